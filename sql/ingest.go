@@ -1,0 +1,212 @@
+package store
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/marcboeker/go-duckdb"
+)
+
+// ErrBadDatasetName is returned for an empty or unprintable dataset name.
+var ErrBadDatasetName = errors.New("store: bad dataset name")
+
+// IngestInfo describes an ingest for the dataset table.
+type IngestInfo struct {
+	Dataset string // user-facing name; an existing dataset of that name is replaced
+	Format  string
+	Source  string // files read, for the record
+	Params  string // JSON, optional
+}
+
+// Counts is what an ingest read, loaded and rejected. Loaders fill it.
+type Counts struct {
+	RowsRead     int64
+	RowsLoaded   int64
+	RowsRejected int64
+	// Rejected counts rejected rows by reason.
+	Rejected map[string]int64
+	// Tables counts rows appended per table.
+	Tables map[string]int64
+}
+
+// Reject records one rejected row under reason.
+func (c *Counts) Reject(reason string) {
+	if c.Rejected == nil {
+		c.Rejected = map[string]int64{}
+	}
+	c.Rejected[reason]++
+	c.RowsRejected++
+}
+
+// Writer appends rows for one ingest inside its transaction. Every Append
+// prepends the dataset name and load id, so callers pass only the remaining
+// columns, in table order.
+type Writer struct {
+	ctx     context.Context
+	conn    driver.Conn
+	dataset string
+	loadID  int64
+	apps    map[string]*duckdb.Appender
+	Counts  Counts
+}
+
+// Dataset is the name rows are written under.
+func (w *Writer) Dataset() string { return w.dataset }
+
+// LoadID is this ingest's number.
+func (w *Writer) LoadID() int64 { return w.loadID }
+
+// Append adds one row to table (a dataset table); vals are the columns
+// after (dataset, load_id).
+func (w *Writer) Append(table string, vals ...driver.Value) error {
+	app, ok := w.apps[table]
+	if !ok {
+		var err error
+		app, err = duckdb.NewAppenderFromConn(w.conn, "", table)
+		if err != nil {
+			return fmt.Errorf("store: appender %s: %w", table, err)
+		}
+		w.apps[table] = app
+	}
+	row := make([]driver.Value, 0, len(vals)+2)
+	row = append(row, w.dataset, w.loadID)
+	row = append(row, vals...)
+	if err := app.AppendRow(row...); err != nil {
+		return fmt.Errorf("store: append %s: %w", table, err)
+	}
+	if w.Counts.Tables == nil {
+		w.Counts.Tables = map[string]int64{}
+	}
+	w.Counts.Tables[table]++
+	return nil
+}
+
+// Flush makes appended rows visible to queries inside the transaction.
+func (w *Writer) Flush() error {
+	for t, a := range w.apps {
+		if err := a.Close(); err != nil {
+			return fmt.Errorf("store: flush %s: %w", t, err)
+		}
+		delete(w.apps, t)
+	}
+	return nil
+}
+
+// Exec flushes pending rows and runs a statement in the ingest's
+// transaction. Positional args ($1, $2, ...) follow the statement.
+func (w *Writer) Exec(query string, args ...any) error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return execConn(w.ctx, w.conn, query, args...)
+}
+
+// QueryRows flushes pending rows and runs a query in the ingest's
+// transaction, calling fn with each row's values.
+func (w *Writer) QueryRows(query string, fn func(row []driver.Value) error, args ...any) error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	rows, err := w.conn.(driver.QueryerContext).QueryContext(w.ctx, query, named(args))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, len(rows.Columns()))
+	for {
+		if err := rows.Next(vals); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if err := fn(vals); err != nil {
+			return err
+		}
+	}
+}
+
+func named(args []any) []driver.NamedValue {
+	nv := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return nv
+}
+
+func execConn(ctx context.Context, conn driver.Conn, query string, args ...any) error {
+	_, err := conn.(driver.ExecerContext).ExecContext(ctx, query, named(args))
+	return err
+}
+
+// Ingest runs load inside one transaction that replaces any dataset of the
+// same name: either all of load's rows land and the old rows are gone, or
+// (on any error, including a cancelled ctx) the database is left exactly as
+// it was.
+func (d *DB) Ingest(ctx context.Context, info IngestInfo, load func(w *Writer) error) (Counts, error) {
+	if info.Dataset == "" {
+		return Counts{}, fmt.Errorf("%w: empty", ErrBadDatasetName)
+	}
+	conn, err := d.connector.Connect(ctx)
+	if err != nil {
+		return Counts{}, fmt.Errorf("store: connect: %w", err)
+	}
+	defer conn.Close()
+	if err := execConn(ctx, conn, "BEGIN TRANSACTION"); err != nil {
+		return Counts{}, fmt.Errorf("store: begin: %w", err)
+	}
+	w := &Writer{ctx: ctx, conn: conn, dataset: info.Dataset, apps: map[string]*duckdb.Appender{}}
+	fail := func(err error) (Counts, error) {
+		for _, a := range w.apps {
+			a.Close()
+		}
+		execConn(context.Background(), conn, "ROLLBACK")
+		return w.Counts, err
+	}
+	if err := w.QueryRows("SELECT nextval('load_seq')", func(r []driver.Value) error {
+		w.loadID = r[0].(int64)
+		return nil
+	}); err != nil {
+		return fail(fmt.Errorf("store: load id: %w", err))
+	}
+	if err := load(w); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if err := w.Flush(); err != nil {
+		return fail(err)
+	}
+	for _, t := range DatasetTables {
+		if err := w.Exec("DELETE FROM "+t+" WHERE dataset = $1 AND load_id <> $2", w.dataset, w.loadID); err != nil {
+			return fail(fmt.Errorf("store: replace %s: %w", t, err))
+		}
+	}
+	exists := false
+	if err := w.QueryRows("SELECT 1 FROM dataset WHERE name = $1", func([]driver.Value) error { exists = true; return nil }, w.dataset); err != nil {
+		return fail(err)
+	}
+	c := w.Counts
+	q := `INSERT INTO dataset (load_id, format, source, loaded_at, rows_read, rows_loaded, rows_rejected, params, name)
+	      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	if exists {
+		// UPDATE touches only non-key columns, so it is done in place.
+		q = `UPDATE dataset SET load_id = $1, format = $2, source = $3, loaded_at = $4, rows_read = $5,
+		     rows_loaded = $6, rows_rejected = $7, params = $8 WHERE name = $9`
+	}
+	var params any
+	if info.Params != "" {
+		params = info.Params
+	}
+	if err := w.Exec(q, w.loadID, info.Format, info.Source, time.Now().UTC(), c.RowsRead, c.RowsLoaded, c.RowsRejected, params, w.dataset); err != nil {
+		return fail(fmt.Errorf("store: dataset row: %w", err))
+	}
+	if err := execConn(ctx, conn, "COMMIT"); err != nil {
+		return fail(fmt.Errorf("store: commit: %w", err))
+	}
+	return w.Counts, nil
+}

@@ -1,0 +1,254 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/marcboeker/go-duckdb"
+)
+
+//go:embed schema/*.sql
+var schemaFS embed.FS
+
+//go:embed views/*.sql
+var viewFS embed.FS
+
+//go:embed queries/*.sql
+var queryFS embed.FS
+
+// Sentinel errors.
+var (
+	ErrUnknownView  = errors.New("store: unknown view")
+	ErrUnknownQuery = errors.New("store: unknown named query")
+	ErrUnknownTable = errors.New("store: unknown table")
+	ErrNewerSchema  = errors.New("store: database was written by a newer placelab")
+)
+
+// DB is an open placelab database.
+type DB struct {
+	sql       *sql.DB
+	connector *duckdb.Connector
+	path      string
+}
+
+// settings applied to every connection: nothing may reach the network.
+var connSettings = []string{
+	"SET autoinstall_known_extensions = false",
+	"SET autoload_known_extensions = false",
+}
+
+// Open opens (creating if needed) the DuckDB database at path — ":memory:"
+// or "" for an in-memory database — migrates it to the latest schema and
+// installs the views.
+func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, 0)
+}
+
+// open migrates up to version upTo (0: latest); views are installed only
+// at the latest version.
+func open(ctx context.Context, path string, upTo int) (*DB, error) {
+	dsn := path
+	if path == ":memory:" {
+		dsn = ""
+	}
+	connector, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
+		for _, s := range connSettings {
+			if _, err := ex.ExecContext(ctx, s, nil); err != nil {
+				return fmt.Errorf("store: %s: %w", s, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db := &DB{sql: sql.OpenDB(connector), connector: connector, path: path}
+	if err := db.Migrate(ctx, upTo); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if upTo > 0 && upTo < LatestVersion() {
+		return db, nil
+	}
+	if err := db.installViews(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// SQL returns the database/sql handle, for queries.
+func (d *DB) SQL() *sql.DB { return d.sql }
+
+// Path is the file the database lives in ("" or ":memory:" when in memory).
+func (d *DB) Path() string { return d.path }
+
+// Close closes the database.
+func (d *DB) Close() error { return d.sql.Close() }
+
+// Migration is one numbered schema file.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Migrations returns the embedded migrations in version order.
+func Migrations() []Migration {
+	entries, err := fs.ReadDir(schemaFS, "schema")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	var ms []Migration
+	for _, e := range entries {
+		name := e.Name()
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			panic("store: migration file without a number: " + name)
+		}
+		b, _ := schemaFS.ReadFile("schema/" + name)
+		ms = append(ms, Migration{Version: v, Name: strings.TrimSuffix(name, ".sql"), SQL: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version })
+	return ms
+}
+
+// LatestVersion is the schema version this build writes.
+func LatestVersion() int {
+	ms := Migrations()
+	return ms[len(ms)-1].Version
+}
+
+// Migrate applies pending migrations up to version upTo (0: all), each in
+// its own transaction together with its schema_version row.
+func (d *DB) Migrate(ctx context.Context, upTo int) error {
+	if _, err := d.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+		version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,
+		applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)`); err != nil {
+		return fmt.Errorf("store: schema_version: %w", err)
+	}
+	cur, err := d.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if cur > LatestVersion() {
+		return fmt.Errorf("%w: schema version %d, this build knows %d", ErrNewerSchema, cur, LatestVersion())
+	}
+	for _, m := range Migrations() {
+		if m.Version <= cur || (upTo > 0 && m.Version > upTo) {
+			continue
+		}
+		tx, err := d.sql.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migration %s: %w", m.Name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, name) VALUES (?, ?)`, m.Version, m.Name); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migration %s: %w", m.Name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("store: migration %s: commit: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// SchemaVersion is the highest migration applied (0 for a new database).
+func (d *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	if err := d.sql.QueryRowContext(ctx, `SELECT max(version) FROM schema_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("store: schema version: %w", err)
+	}
+	return int(v.Int64), nil
+}
+
+// ViewNames lists the embedded views.
+func ViewNames() []string { return names(viewFS, "views") }
+
+// QueryNames lists the embedded named queries.
+func QueryNames() []string { return names(queryFS, "queries") }
+
+func names(f embed.FS, dir string) []string {
+	entries, _ := fs.ReadDir(f, dir)
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".sql"))
+	}
+	return out
+}
+
+// ViewSQL returns the CREATE VIEW statement of a view.
+func ViewSQL(name string) (string, error) {
+	b, err := viewFS.ReadFile(path.Join("views", name+".sql"))
+	if err != nil {
+		return "", fmt.Errorf("%w %q (known: %s)", ErrUnknownView, name, strings.Join(ViewNames(), ", "))
+	}
+	return string(b), nil
+}
+
+// Query returns the text of a named query.
+func Query(name string) (string, error) {
+	b, err := queryFS.ReadFile(path.Join("queries", name+".sql"))
+	if err != nil {
+		return "", fmt.Errorf("%w %q", ErrUnknownQuery, name)
+	}
+	return string(b), nil
+}
+
+// MustQuery is Query for names fixed in the code; it panics on a typo.
+func MustQuery(name string) string {
+	q, err := Query(name)
+	if err != nil {
+		panic(err)
+	}
+	return q
+}
+
+func (d *DB) installViews(ctx context.Context) error {
+	for _, name := range ViewNames() {
+		q, _ := ViewSQL(name)
+		if _, err := d.sql.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store: view %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Tables lists the user tables of the schema, in creation order.
+func (d *DB) Tables(ctx context.Context) ([]string, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_oid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// DatasetTables are the tables whose rows belong to a dataset, in the order
+// a replacement deletes them.
+var DatasetTables = []string{
+	"bpp_item", "bpp_instance", "app_score", "demand_curve", "cpu_reading",
+	"vm", "vm_type_demand", "vm_type", "machine", "sku",
+}
