@@ -1,0 +1,103 @@
+package datasets
+
+import (
+	"context"
+	"io"
+
+	store "placelab/sql"
+)
+
+func init() {
+	register(Format{
+		Name:    "huawei",
+		Summary: "Huawei Cloud VM requests (Huawei-East-1-lt.csv: vmid,cpu,mem,at,lt)",
+		Help: `One CSV with a header: vmid, cpu (vCPUs), mem (GB), at (arrival, s from trace start),
+lt (lifetime, s). Every VM is its own tenant, priority 0; VM types are the distinct
+(cpu, mem) flavors, named like c4m16. VMs still alive at the end are absent from the
+source (right-censored). The trace has no servers: give --inventory.`,
+		Load: loadHuawei,
+	})
+}
+
+func loadHuawei(ctx context.Context, w *store.Writer, paths []string, opts Options) error {
+	types := newVMTypes(w)
+	rej := rejecter{w, opts.MaxRejects}
+	seen := map[string]struct{}{}
+	var vmID int64
+	err := eachFile(paths, opts.Progress, func(src *source) error {
+		c, err := newCSV(src, ',', true)
+		if err != nil {
+			return err
+		}
+		var idx [5]int
+		for i, name := range []string{"vmid", "cpu", "mem", "at", "lt"} {
+			if idx[i], err = c.col(name); err != nil {
+				return err
+			}
+		}
+		for {
+			if _, err := c.next(); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if c.row%65536 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			w.Counts.RowsRead++
+			err := func() error {
+				id, err := c.str(idx[0], "vmid")
+				if err != nil {
+					return err
+				}
+				if id == "" {
+					return c.errf("vmid", "", ErrMissingField)
+				}
+				cpu, err := c.positive(idx[1], "cpu")
+				if err != nil {
+					return err
+				}
+				mem, err := c.positive(idx[2], "mem")
+				if err != nil {
+					return err
+				}
+				at, err := c.float(idx[3], "at")
+				if err != nil {
+					return err
+				}
+				lt, err := c.float(idx[4], "lt")
+				if err != nil {
+					return err
+				}
+				if lt < 0 {
+					return c.errf("lt", c.rec[idx[4]], ErrEndBeforeStart)
+				}
+				if _, dup := seen[id]; dup {
+					return c.errf("vmid", id, ErrDuplicateID)
+				}
+				seen[id] = struct{}{}
+				typ, err := types.name(typeShape{cores: cpu, mem: mem})
+				if err != nil {
+					return err
+				}
+				if err := w.Append("vm", vmID, id, id, nil, typ, int16(0), at, at+lt, nil, nil, nil, nil, nil); err != nil {
+					return err
+				}
+				vmID++
+				w.Counts.RowsLoaded++
+				return nil
+			}()
+			if err != nil {
+				if err := rej.handle(err); err != nil {
+					return err
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return attachInventory(w, opts)
+}

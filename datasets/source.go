@@ -1,0 +1,225 @@
+package datasets
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Progress receives bytes read so far and the total (0 if unknown).
+type Progress func(done, total int64)
+
+// countingReader counts bytes read from the underlying (compressed) file.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// source is an opened input file, transparently gunzipped.
+type source struct {
+	name   string
+	f      *os.File
+	gz     *gzip.Reader
+	r      io.Reader
+	size   int64
+	read   atomic.Int64
+	report Progress
+	base   int64 // bytes of earlier files, for multi-file progress
+	total  int64
+}
+
+// openSource opens path; a .gz suffix or gzip magic bytes select gunzip.
+func openSource(path string) (*source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &RowError{File: path, Err: errors.New("no such file")}
+		}
+		return nil, &RowError{File: path, Err: err}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, &RowError{File: path, Err: err}
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, &RowError{File: path, Err: errors.New("is a directory")}
+	}
+	s := &source{name: path, f: f, size: st.Size()}
+	br := bufio.NewReaderSize(countingReader{f, &s.read}, 1<<16)
+	magic, _ := br.Peek(2)
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, &RowError{File: path, Err: fmt.Errorf("%w: gzip: %v", ErrMalformed, err)}
+		}
+		s.gz = gz
+		s.r = bufio.NewReaderSize(gz, 1<<16)
+	} else if strings.HasSuffix(path, ".gz") {
+		f.Close()
+		return nil, &RowError{File: path, Err: fmt.Errorf("%w: .gz file is not gzip data", ErrMalformed)}
+	} else {
+		s.r = br
+	}
+	return s, nil
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &RowError{File: s.name, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	}
+	return n, err
+}
+
+func (s *source) Close() error {
+	if s.gz != nil {
+		s.gz.Close()
+	}
+	return s.f.Close()
+}
+
+// tick reports progress.
+func (s *source) tick() {
+	if s.report != nil {
+		s.report(s.base+s.read.Load(), s.total)
+	}
+}
+
+// csvFile reads CSV records with physical row numbers and typed field
+// accessors that produce *RowError.
+type csvFile struct {
+	src    *source
+	r      *csv.Reader
+	row    int64
+	rec    []string
+	header map[string]int
+}
+
+// newCSV wraps a source. comma is the separator; header says whether the
+// first record names the columns.
+func newCSV(src *source, comma rune, header bool) (*csvFile, error) {
+	r := csv.NewReader(src)
+	r.Comma = comma
+	r.ReuseRecord = true
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	c := &csvFile{src: src, r: r}
+	if header {
+		rec, err := c.next()
+		if err == io.EOF {
+			return nil, &RowError{File: src.name, Err: fmt.Errorf("%w: empty file, expected a header", ErrMalformed)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.header = map[string]int{}
+		for i, h := range rec {
+			c.header[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+		}
+	}
+	return c, nil
+}
+
+// next returns the next record; io.EOF at the end.
+func (c *csvFile) next() ([]string, error) {
+	rec, err := c.r.Read()
+	if err == io.EOF {
+		return nil, io.EOF
+	}
+	c.row++
+	if err != nil {
+		var re *RowError
+		if errors.As(err, &re) {
+			re.Row = c.row
+			return nil, re
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, &RowError{File: c.src.name, Row: int64(pe.Line), Err: fmt.Errorf("%w: %v", ErrMalformed, pe.Err)}
+		}
+		return nil, &RowError{File: c.src.name, Row: c.row, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	}
+	if c.row%4096 == 0 {
+		c.src.tick()
+	}
+	c.rec = rec
+	return rec, nil
+}
+
+// col returns the index of a header column, or an error naming the file.
+func (c *csvFile) col(name string) (int, error) {
+	i, ok := c.header[name]
+	if !ok {
+		return 0, &RowError{File: c.src.name, Row: 1, Field: name, Err: fmt.Errorf("%w: header has no column %q", ErrMissingField, name)}
+	}
+	return i, nil
+}
+
+func (c *csvFile) errf(field, value string, err error) *RowError {
+	return &RowError{File: c.src.name, Row: c.row, Field: field, Value: value, Err: err}
+}
+
+// str returns field i, or an error if the record is too short.
+func (c *csvFile) str(i int, field string) (string, error) {
+	if i >= len(c.rec) {
+		return "", c.errf(field, "", fmt.Errorf("%w: record has %d fields", ErrMissingField, len(c.rec)))
+	}
+	return strings.TrimSpace(c.rec[i]), nil
+}
+
+// float parses field i as a finite number.
+func (c *csvFile) float(i int, field string) (float64, error) {
+	s, err := c.str(i, field)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v != v || v > 1e300 || v < -1e300 {
+		return 0, c.errf(field, s, ErrNotNumber)
+	}
+	return v, nil
+}
+
+// optFloat parses field i; empty means absent (ok=false).
+func (c *csvFile) optFloat(i int, field string) (v float64, ok bool, err error) {
+	s, err := c.str(i, field)
+	if err != nil || s == "" || strings.EqualFold(s, "nan") || strings.EqualFold(s, "null") {
+		return 0, false, err
+	}
+	v, err = c.float(i, field)
+	return v, err == nil, err
+}
+
+// positive parses field i and requires > 0.
+func (c *csvFile) positive(i int, field string) (float64, error) {
+	v, err := c.float(i, field)
+	if err == nil && v <= 0 {
+		err = c.errf(field, c.rec[i], ErrNonPositive)
+	}
+	return v, err
+}
+
+// nonNegative parses field i and requires >= 0.
+func (c *csvFile) nonNegative(i int, field string) (float64, error) {
+	v, err := c.float(i, field)
+	if err == nil && v < 0 {
+		err = c.errf(field, c.rec[i], ErrNegative)
+	}
+	return v, err
+}
