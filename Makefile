@@ -1,0 +1,72 @@
+# placelab — the two commands of the README:
+#   make demo   install what is missing, build, generate the synthetic zone, write report/index.html
+#   make test   install what is missing, vet, and run every test
+#
+# Nothing here downloads at run time of placelab itself; installs happen only
+# when something is absent (apt packages after an apt-get update; Go modules
+# pinned in go.mod/go.sum).
+
+GO      ?= go
+BIN     := bin/placelab
+DB      ?= placelab.duckdb
+SHARED  ?= ../shared/data
+REPORT  ?= report
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+# Debian packages the test suite needs: headless Chromium checks the HTML report.
+APT_TEST_PKGS := chromium
+APT_DEMO_PKGS :=
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build demo test test-long deps-go deps-demo deps-test fmt vet clean bench
+
+all: build
+
+# apt-install the listed packages that are not installed yet.
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+endef
+
+deps-go:
+	@command -v $(GO) >/dev/null || { echo "Go is required (https://go.dev/dl/)"; exit 1; }
+	$(GO) mod download
+
+deps-demo: deps-go
+	$(call apt_install,$(APT_DEMO_PKGS))
+
+deps-test: deps-go
+	$(call apt_install,$(APT_TEST_PKGS))
+
+build: deps-go
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cli
+
+demo: deps-demo build
+	$(BIN) --db $(DB) generate
+	@if [ -f $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv ]; then \
+	  $(BIN) --db $(DB) ingest huawei $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv --dataset huawei-east-1 --inventory synthetic:5000; \
+	else echo "($(SHARED) not found: demo runs on the synthetic zone only)"; fi
+	$(BIN) --db $(DB) sql --view dataset_summary
+	@echo "report:"; $(BIN) --db $(DB) report --out $(REPORT)
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+test: deps-test vet
+	PLACELAB_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -timeout 30m ./...
+
+# Long mode: every slow check (the full real traces, longer fuzzing).
+test-long: deps-test vet
+	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_LONG=1 $(GO) test -count=1 -timeout 120m ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+clean:
+	rm -rf bin $(REPORT)

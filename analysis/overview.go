@@ -1,0 +1,194 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"placelab/analysis/report"
+	store "placelab/sql"
+)
+
+// maxTypeBars is how many VM types the type-mix chart shows per dataset
+// before grouping the rest as "other".
+const maxTypeBars = 25
+
+// Overview builds the first page: what each loaded dataset holds, its
+// inventory, its workload, the VM type mix and arrivals per hour. dataset
+// restricts it to one dataset ("" = all).
+func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, error) {
+	view := func(name string) (*store.Result, string, error) {
+		res, err := db.QueryView(ctx, name, dataset)
+		if err != nil {
+			return nil, "", err
+		}
+		q, _ := store.ViewSQL(name)
+		return res, q, nil
+	}
+	summary, summarySQL, err := view("dataset_summary")
+	if err != nil {
+		return nil, err
+	}
+	if len(summary.Rows) == 0 {
+		if dataset != "" {
+			return nil, fmt.Errorf("analysis: no dataset named %q is loaded", dataset)
+		}
+		return nil, fmt.Errorf("analysis: the database holds no datasets (run placelab generate or placelab ingest)")
+	}
+	inv, invSQL, err := view("inventory_by_sku")
+	if err != nil {
+		return nil, err
+	}
+	work, workSQL, err := view("workload_summary")
+	if err != nil {
+		return nil, err
+	}
+	mix, mixSQL, err := view("vm_type_mix")
+	if err != nil {
+		return nil, err
+	}
+	arr, arrSQL, err := view("arrivals_per_hour")
+	if err != nil {
+		return nil, err
+	}
+	title := "placelab — overview"
+	sub := "All loaded datasets"
+	if dataset != "" {
+		sub = "Dataset " + dataset
+	}
+	p := &report.Page{Title: title, Subtitle: sub,
+		Footer: "Written by placelab from " + dbName(db) + "."}
+	p.Sections = append(p.Sections,
+		report.Section{Title: "Datasets", Note: "What each loaded dataset holds.", Table: summary, SQL: summarySQL},
+		report.Section{Title: "Inventory", Note: "Machines by SKU (hardware generation): the shape of Protean Table 1.", Table: inv, SQL: invSQL},
+		report.Section{Title: "Workload", Note: "VMs, tenants, lifetimes (completed VMs; censored VMs counted apart) and sizes.", Table: work, SQL: workSQL},
+		report.Section{Title: "VM type mix", Note: "Share of VM requests per VM type (the shape of Protean Table 2).",
+			Chart: typeMixChart(mix), Table: mix, MaxRows: 30, SQL: mixSQL},
+		report.Section{Title: "Arrivals per hour", Note: "VM arrivals per hour since the start of the trace (Protean Fig 3, Resource Central Fig 7).",
+			Chart: arrivalsChart(arr), Table: nil, SQL: arrSQL},
+	)
+	return p, nil
+}
+
+func dbName(db *store.DB) string {
+	if db.Path() == "" || db.Path() == ":memory:" {
+		return "an in-memory database"
+	}
+	return db.Path()
+}
+
+func col(r *store.Result, name string) int {
+	for i, c := range r.Columns {
+		if c == name {
+			return i
+		}
+	}
+	panic("analysis: view has no column " + name)
+}
+
+func num(x any) float64 {
+	switch v := x.(type) {
+	case float64:
+		return v
+	case float32:
+		return float64(v)
+	case int64:
+		return float64(v)
+	case int32:
+		return float64(v)
+	case int:
+		return float64(v)
+	}
+	return 0
+}
+
+// typeMixChart draws the percentage of VMs per type, one series per dataset,
+// over the union of each dataset's top types.
+func typeMixChart(mix *store.Result) *charts.Bar {
+	ds, ty, pct := col(mix, "dataset"), col(mix, "vm_type"), col(mix, "pct")
+	var order []string
+	seen := map[string]bool{}
+	perDS := map[string]map[string]float64{}
+	var dsOrder []string
+	count := map[string]int{}
+	for _, row := range mix.Rows {
+		d, t := fmt.Sprint(row[ds]), fmt.Sprint(row[ty])
+		if perDS[d] == nil {
+			perDS[d] = map[string]float64{}
+			dsOrder = append(dsOrder, d)
+		}
+		if count[d] < maxTypeBars {
+			perDS[d][t] = num(row[pct])
+			if !seen[t] {
+				seen[t] = true
+				order = append(order, t)
+			}
+		} else {
+			perDS[d]["other"] += num(row[pct])
+		}
+		count[d]++
+	}
+	for _, d := range dsOrder {
+		if _, ok := perDS[d]["other"]; ok && !seen["other"] {
+			seen["other"] = true
+			order = append(order, "other")
+		}
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "% of VMs"}),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 45, Interval: "0"}}),
+		charts.WithAnimation(false),
+	)
+	bar.SetXAxis(order)
+	for _, d := range dsOrder {
+		items := make([]opts.BarData, len(order))
+		for i, t := range order {
+			items[i] = opts.BarData{Value: round2(perDS[d][t])}
+		}
+		bar.AddSeries(d, items)
+	}
+	return bar
+}
+
+// arrivalsChart draws arrivals per hour, one line per dataset.
+func arrivalsChart(arr *store.Result) *charts.Line {
+	ds, hr, n := col(arr, "dataset"), col(arr, "hour"), col(arr, "arrivals")
+	series := map[string][][2]float64{}
+	var dsOrder []string
+	maxHour := 0.0
+	for _, row := range arr.Rows {
+		d := fmt.Sprint(row[ds])
+		if _, ok := series[d]; !ok {
+			dsOrder = append(dsOrder, d)
+		}
+		h := num(row[hr])
+		series[d] = append(series[d], [2]float64{h, num(row[n])})
+		if h > maxHour {
+			maxHour = h
+		}
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour", Max: maxHour}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "arrivals"}),
+		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside"}, opts.DataZoom{Type: "slider"}),
+		charts.WithAnimation(false),
+	)
+	for _, d := range dsOrder {
+		items := make([]opts.LineData, len(series[d]))
+		for i, p := range series[d] {
+			items[i] = opts.LineData{Value: []float64{p[0], p[1]}}
+		}
+		line.AddSeries(d, items, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+	}
+	return line
+}
+
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }

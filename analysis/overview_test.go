@@ -1,0 +1,128 @@
+package analysis
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"placelab/analysis/report"
+	store "placelab/sql"
+)
+
+// xss is a VM type name that would run script if the page did not escape it.
+const xss = `<script>document.body.setAttribute('data-pwned','1')</script><img src=x onerror="document.body.setAttribute('data-pwned','2')">`
+
+// tinyDataset writes a hand-made zone and trace: 2 SKUs, 4 machines, 3 VM
+// types (one named like an attack), 6 VMs over 3 hours.
+func tinyDataset(t *testing.T, db *store.DB, name string) {
+	t.Helper()
+	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: name, Format: "test", Source: "hand-made"}, func(w *store.Writer) error {
+		for _, s := range [][]any{{"gen4", 4, 24.0, 256.0}, {"gen5", 5, 40.0, 512.0}} {
+			if err := w.Append("sku", s[0], s[1], s[2], s[3], 0.0, 0.0, 0.0, 0.0, nil); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < 4; i++ {
+			sku := "gen4"
+			if i >= 2 {
+				sku = "gen5"
+			}
+			if err := w.Append("machine", int32(i), "m"+string(rune('0'+i)), "z", "dc", "c-"+sku, "r0", int16(0), sku, "healthy"); err != nil {
+				return err
+			}
+		}
+		for _, ty := range [][]any{{"D2", 2.0, 7.0}, {"G1", 2.0, 28.0}, {xss, 4.0, 14.0}} {
+			if err := w.Append("vm_type", ty[0], nil, ty[1], ty[2], nil, nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		vms := []struct {
+			typ        string
+			start, end float64
+		}{{"D2", 0, 600}, {"D2", 100, 7200}, {"G1", 3700, 9000}, {xss, 3800, 4000}, {"D2", 7300, 8000}, {"D2", -50, 10000}}
+		for i, v := range vms {
+			if err := w.Append("vm", int64(i), "vm"+string(rune('a'+i)), "t", nil, v.typ, int16(0), v.start, v.end, nil, nil, nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOverviewInChromium(t *testing.T) {
+	if _, err := report.Browser(); err != nil {
+		if os.Getenv("PLACELAB_REQUIRE_CHROMIUM") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tinyDataset(t, db, "tiny")
+	page, err := Overview(ctx, db, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path, err := page.Write(dir, "index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "assets", "echarts.min.js")); err != nil {
+		t.Fatal("echarts not written beside the page:", err)
+	}
+	html, _ := os.ReadFile(path)
+	if strings.Contains(string(html), "http://") || strings.Contains(string(html), "https://") {
+		t.Error("page references the network")
+	}
+	res, err := report.Check(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Charts != 2 || res.Rendered != 2 {
+		t.Errorf("charts %d, rendered %d; want 2, 2", res.Charts, res.Rendered)
+	}
+	if len(res.Errors) != 0 {
+		t.Errorf("console errors: %q", res.Errors)
+	}
+	if len(res.Canvases) != 2 {
+		t.Fatalf("canvases = %v, want 2", res.Canvases)
+	}
+	for i, n := range res.Canvases {
+		if n < 1000 {
+			t.Errorf("canvas %d has only %d non-blank pixels", i, n)
+		}
+	}
+	if regexp.MustCompile(`<body[^>]*data-pwned`).MatchString(res.DOM) {
+		t.Error("a VM type name ran as script")
+	}
+	if !strings.Contains(res.DOM, "&lt;script&gt;document.body") {
+		t.Error("the VM type name is not shown escaped in the table")
+	}
+}
+
+func TestOverviewEmptyDatabase(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := Overview(ctx, db, ""); err == nil || !strings.Contains(err.Error(), "no datasets") {
+		t.Fatalf("err = %v", err)
+	}
+	tinyDataset(t, db, "tiny")
+	if _, err := Overview(ctx, db, "other"); err == nil || !strings.Contains(err.Error(), `"other"`) {
+		t.Fatalf("err = %v", err)
+	}
+}

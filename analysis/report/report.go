@@ -1,0 +1,259 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+
+	store "placelab/sql"
+)
+
+// EChartsVersion is the version of the embedded assets/echarts.min.js (npm
+// package echarts, dist/echarts.min.js, Apache-2.0).
+const EChartsVersion = "5.6.0"
+
+//go:embed assets/echarts.min.js
+var echartsJS []byte
+
+//go:embed assets/ECHARTS-LICENSE
+var echartsLicense []byte
+
+// Chart is what go-echarts chart types provide.
+type Chart interface {
+	Validate()
+	JSON() map[string]any
+}
+
+// Section is one block of a page.
+type Section struct {
+	ID    string // anchor; derived from Title when empty
+	Title string
+	Note  string // one paragraph under the title
+	Chart Chart  // optional
+	Table *store.Result
+	// MaxRows caps the rows shown (0: 50); the rest are summarized.
+	MaxRows int
+	SQL     string // the query or view behind the section, shown folded
+}
+
+// Page is one HTML file.
+type Page struct {
+	Title    string
+	Subtitle string
+	Sections []Section
+	Footer   string
+}
+
+// WriteAssets writes the shared script beside pages in dir.
+func WriteAssets(dir string) error {
+	ad := filepath.Join(dir, "assets")
+	if err := os.MkdirAll(ad, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(ad, "echarts.min.js"), echartsJS, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(ad, "ECHARTS-LICENSE"), echartsLicense, 0o644)
+}
+
+// Write renders the page to dir/name and writes the assets beside it.
+func (p *Page) Write(dir, name string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := WriteAssets(dir); err != nil {
+		return "", err
+	}
+	html, err := p.Render()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, html, 0o644); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+type sectionView struct {
+	ID, Title, Note, SQL string
+	ChartID              string
+	Options              template.JS
+	Columns              []string
+	Rows                 [][]string
+	More                 int
+}
+
+// Render returns the page's HTML.
+func (p *Page) Render() ([]byte, error) {
+	var views []sectionView
+	used := map[string]int{}
+	for i, s := range p.Sections {
+		v := sectionView{Title: s.Title, Note: s.Note, SQL: strings.TrimSpace(s.SQL)}
+		v.ID = s.ID
+		if v.ID == "" {
+			v.ID = slug(s.Title)
+		}
+		if n := used[v.ID]; n > 0 {
+			v.ID = fmt.Sprintf("%s-%d", v.ID, n)
+		}
+		used[v.ID]++
+		if s.Chart != nil {
+			s.Chart.Validate()
+			opts := s.Chart.JSON()
+			b, err := json.Marshal(opts) // escapes <, >, & for safe inlining
+			if err != nil {
+				return nil, fmt.Errorf("report: section %q: %w", s.Title, err)
+			}
+			v.ChartID = fmt.Sprintf("chart-%d", i)
+			v.Options = template.JS(b)
+		}
+		if s.Table != nil {
+			max := s.MaxRows
+			if max == 0 {
+				max = 50
+			}
+			v.Columns = s.Table.Columns
+			for r, row := range s.Table.Rows {
+				if r == max {
+					v.More = len(s.Table.Rows) - max
+					break
+				}
+				cells := make([]string, len(row))
+				for c, x := range row {
+					cells[c] = Cell(x)
+				}
+				v.Rows = append(v.Rows, cells)
+			}
+		}
+		views = append(views, v)
+	}
+	var b strings.Builder
+	err := pageTpl.Execute(&b, map[string]any{
+		"Title": p.Title, "Subtitle": p.Subtitle, "Footer": p.Footer,
+		"Sections": views, "EChartsVersion": EChartsVersion,
+	})
+	return []byte(b.String()), err
+}
+
+// Cell formats a value for a table cell.
+func Cell(x any) string {
+	switch v := x.(type) {
+	case nil:
+		return "NULL"
+	case float64:
+		if v == float64(int64(v)) && v < 1e15 && v > -1e15 {
+			return fmt.Sprintf("%d", int64(v))
+		}
+		return fmt.Sprintf("%.4g", v)
+	case float32:
+		return Cell(float64(v))
+	case string:
+		return v
+	}
+	return fmt.Sprint(x)
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if out == "" {
+		out = "section"
+	}
+	return out
+}
+
+var pageTpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #222; background: #fafafa; }
+header { background: #1f3a5f; color: #fff; padding: 18px 32px; }
+header h1 { margin: 0; font-size: 22px; } header p { margin: 4px 0 0; opacity: .85; }
+nav { padding: 8px 32px; background: #e8eef5; font-size: 14px; }
+nav a { margin-right: 14px; color: #1f3a5f; }
+main { padding: 8px 32px 32px; max-width: 1200px; }
+section { background: #fff; border: 1px solid #ddd; border-radius: 6px; margin: 18px 0; padding: 12px 20px; }
+h2 { font-size: 18px; margin: 6px 0; }
+.note { color: #555; font-size: 14px; }
+.chart { width: 100%; height: 380px; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
+th { background: #f0f3f7; } td:first-child, th:first-child { text-align: left; }
+details { font-size: 13px; } pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
+footer { color: #777; font-size: 12px; padding: 0 32px 24px; }
+</style>
+<script>
+window.placelabErrors = [];
+(function () {
+  var orig = console.error;
+  console.error = function () { window.placelabErrors.push([].join.call(arguments, ' ')); orig.apply(console, arguments); };
+  window.addEventListener('error', function (e) { window.placelabErrors.push(String(e.message || e.type)); }, true);
+})();
+</script>
+<script src="assets/echarts.min.js"></script>
+</head>
+<body>
+<header><h1>{{.Title}}</h1>{{if .Subtitle}}<p>{{.Subtitle}}</p>{{end}}</header>
+<nav>{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
+<main>
+{{range .Sections}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+{{if .Note}}<p class="note">{{.Note}}</p>{{end}}
+{{if .ChartID}}<div class="chart" id="{{.ChartID}}"></div>{{end}}
+{{if .Columns}}<table><thead><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>{{if .More}}<p class="note">… {{.More}} more rows (query the view for all).</p>{{end}}{{end}}
+{{if .SQL}}<details><summary>SQL</summary><pre>{{.SQL}}</pre></details>{{end}}
+</section>
+{{end}}</main>
+<footer>{{.Footer}} Charts drawn offline with ECharts {{.EChartsVersion}}.</footer>
+<script>
+(function () {
+  var check = { charts: 0, rendered: 0, errors: window.placelabErrors };
+  var charts = [
+{{range .Sections}}{{if .ChartID}}    [{{.ChartID}}, {{.Options}}],
+{{end}}{{end}}  ];
+  if (typeof echarts === 'undefined') { check.errors.push('echarts script did not load'); }
+  else charts.forEach(function (c) {
+    check.charts++;
+    try {
+      var chart = echarts.init(document.getElementById(c[0]), null, { renderer: 'canvas' });
+      chart.setOption(c[1]);
+      window.addEventListener('resize', function () { chart.resize(); });
+      check.rendered++;
+    } catch (e) { check.errors.push(c[0] + ': ' + e); }
+  });
+  window.placelabCheck = check;
+  // Self-check for tests: with #selfcheck in the URL, count non-blank canvas
+  // pixels per chart and publish the result in the DOM.
+  if (location.hash === '#selfcheck') setTimeout(function () {
+    check.canvases = [];
+    document.querySelectorAll('.chart canvas').forEach(function (cv) {
+      var d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data, n = 0;
+      for (var i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
+      check.canvases.push(n);
+    });
+    var pre = document.createElement('pre'); pre.id = 'selfcheck';
+    pre.textContent = JSON.stringify(check); document.body.appendChild(pre);
+  }, 1500);
+})();
+</script>
+</body>
+</html>
+`))

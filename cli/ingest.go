@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"placelab/datasets"
+	store "placelab/sql"
+)
+
+func ingestCommand() *cli.Command {
+	var formats strings.Builder
+	for _, f := range datasets.Formats() {
+		fmt.Fprintf(&formats, "   %-14s %s\n", f.Name, f.Summary)
+	}
+	return &cli.Command{
+		Name:      "ingest",
+		Usage:     "load trace files of a known FORMAT into the database, as one transaction",
+		ArgsUsage: "FORMAT PATH...",
+		Description: `Loads PATH... (plain or gzip-compressed) as dataset --dataset (default: the
+format's name). Re-ingesting a dataset name replaces it. The whole ingest is one
+transaction: a bad row stops it with an error naming file, row and field, and the
+database is left exactly as it was (--max-rejects N skips up to N bad rows and
+counts them by reason instead).
+
+Formats:
+` + formats.String() + `
+Run "placelab ingest help-format FORMAT" for a format's column mapping.
+
+Traces without servers (huawei, azure-vmtable, azure-packing) take --inventory:
+   synthetic:N                         the synthetic Protean-calibrated zone, N machines
+   shape:gen5:N                        N machines of a named shape (gen3, gen4, gen5, gen6)
+   shape:cores=64,memory=256:N         N machines of a custom shape (+ ssd, hdd, nic, gpus)
+   per-sku:N                           N machines of each SKU the trace names (azure-packing)
+
+Examples:
+   placelab ingest huawei ../shared/data/huawei-east-1/Huawei-East-1-lt.csv --inventory synthetic:2000
+   placelab ingest alibaba-openb ../shared/data/alibaba-gpu-v2023/openb_node_list_all_node.csv \
+        ../shared/data/alibaba-gpu-v2023/openb_pod_list_default.csv
+   placelab ingest azure-vmtable vmtable.csv.gz vm_cpu_readings-file-*.csv.gz --dataset azure-v1`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset `NAME` (default: the format name)"},
+			&cli.StringFlag{Name: "inventory", Usage: "machines for a trace without servers: `SPEC` (see above)"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed for a synthetic inventory"},
+			&cli.Int64Flag{Name: "max-rejects", Value: 0, Usage: "skip up to `N` bad rows (counted by reason) instead of failing"},
+			formatFlag("table"),
+		},
+		Action: runIngest,
+		Subcommands: []*cli.Command{{
+			Name:      "help-format",
+			Usage:     "explain one format's files and column mapping",
+			ArgsUsage: "FORMAT",
+			Action: func(c *cli.Context) error {
+				f, err := datasets.Lookup(c.Args().First())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "%s — %s\n\n%s\n", f.Name, f.Summary, f.Help)
+				return nil
+			},
+		}},
+	}
+}
+
+// ingestSummary is what ingest prints (as JSON with --format json).
+type ingestSummary struct {
+	Dataset      string           `json:"dataset"`
+	Format       string           `json:"format"`
+	Files        []string         `json:"files"`
+	RowsRead     int64            `json:"rows_read"`
+	RowsLoaded   int64            `json:"rows_loaded"`
+	RowsRejected int64            `json:"rows_rejected"`
+	Rejected     map[string]int64 `json:"rejected"`
+	Tables       map[string]int64 `json:"tables"`
+	Seconds      float64          `json:"seconds"`
+	RowsPerSec   float64          `json:"rows_per_sec"`
+}
+
+func runIngest(c *cli.Context) error {
+	if c.NArg() < 2 {
+		return cli.Exit("usage: placelab ingest FORMAT PATH... (see placelab ingest --help)", 2)
+	}
+	format := c.String("format")
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	fmtName := c.Args().First()
+	if _, err := datasets.Lookup(fmtName); err != nil {
+		return err
+	}
+	paths := c.Args().Tail()
+	db, err := openDB(c)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	bar := newProgress("ingest "+fmtName, "B", c.Bool("quiet"))
+	start := time.Now()
+	counts, err := datasets.Ingest(c.Context, db, fmtName, paths, datasets.Options{
+		Dataset:    c.String("dataset"),
+		Inventory:  c.String("inventory"),
+		Seed:       c.Int64("seed"),
+		MaxRejects: c.Int64("max-rejects"),
+		Progress:   bar.Update,
+	})
+	bar.Done()
+	if err != nil {
+		return fmt.Errorf("ingest %s: %w (nothing was changed)", fmtName, err)
+	}
+	name := c.String("dataset")
+	if name == "" {
+		name = fmtName
+	}
+	sum := summarize(name, fmtName, paths, counts, time.Since(start))
+	return printIngest(c.App.Writer, sum, format)
+}
+
+func summarize(name, format string, files []string, counts store.Counts, el time.Duration) ingestSummary {
+	s := ingestSummary{Dataset: name, Format: format, Files: files, RowsRead: counts.RowsRead,
+		RowsLoaded: counts.RowsLoaded, RowsRejected: counts.RowsRejected, Rejected: counts.Rejected,
+		Tables: counts.Tables, Seconds: el.Seconds()}
+	if s.Rejected == nil {
+		s.Rejected = map[string]int64{}
+	}
+	if s.Seconds > 0 {
+		s.RowsPerSec = float64(s.RowsLoaded) / s.Seconds
+	}
+	return s
+}
+
+func printIngest(w io.Writer, s ingestSummary, format string) error {
+	if format == "json" {
+		return printJSON(w, s)
+	}
+	fmt.Fprintf(w, "dataset %q (%s): read %d rows, loaded %d, rejected %d in %.2fs\n",
+		s.Dataset, s.Format, s.RowsRead, s.RowsLoaded, s.RowsRejected, s.Seconds)
+	for _, k := range sortedKeys(s.Rejected) {
+		fmt.Fprintf(w, "  rejected %6d  %s\n", s.Rejected[k], k)
+	}
+	for _, k := range sortedKeys(s.Tables) {
+		fmt.Fprintf(w, "  %-16s %d rows\n", k, s.Tables[k])
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+

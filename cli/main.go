@@ -1,0 +1,71 @@
+// Command placelab keeps VM traces and server inventory in an embedded
+// DuckDB file, characterizes workloads, replays traces through allocators
+// and writes offline reports. Run `placelab --help` for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/urfave/cli/v2"
+
+	store "placelab/sql"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := newApp().RunContext(ctx, os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "placelab:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+func exitCode(err error) int {
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return 1
+}
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:    "placelab",
+		Usage:   "study cloud VM allocation: traces and inventory in DuckDB, allocators, bounds, reports",
+		Version: version,
+		Description: `placelab keeps VM traces and server inventory in one embedded DuckDB file
+(--db, default placelab.duckdb), characterizes workloads with SQL views,
+and writes offline HTML reports.
+
+Typical session:
+   placelab generate                      # the built-in synthetic zone and trace
+   placelab ingest huawei ../shared/data/huawei-east-1/Huawei-East-1-lt.csv --inventory synthetic:5000
+   placelab sql --view dataset_summary
+   placelab sql "SELECT vm_type, count(*) FROM vm GROUP BY 1 ORDER BY 2 DESC LIMIT 5"
+   placelab report --out report           # report/index.html, works offline`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "db", Value: "placelab.duckdb", Usage: "DuckDB database `FILE` (\":memory:\" for a throwaway one)", EnvVars: []string{"PLACELAB_DB"}},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output on stderr"},
+		},
+		Commands: []*cli.Command{
+			generateCommand(),
+			ingestCommand(),
+			sqlCommand(),
+			exportCommand(),
+			reportCommand(),
+		},
+		EnableBashCompletion: true,
+	}
+}
+
+// openDB opens the --db database, migrating it if it is older.
+func openDB(c *cli.Context) (*store.DB, error) {
+	return store.Open(c.Context, c.String("db"))
+}
