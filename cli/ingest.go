@@ -156,4 +156,3 @@ func sortedKeys(m map[string]int64) []string {
 	sort.Strings(keys)
 	return keys
 }
-
