@@ -1,0 +1,71 @@
+package optimizer
+
+import "fmt"
+
+// Defaults, with the section of the paper they come from.
+const (
+	// DefaultK is how many clusters machine selection considers: Protean
+	// uses k ∈ [8, 16] (§3.2).
+	DefaultK = 8
+	// DefaultBuckets quantizes BestFit: production uses three (§6.3, Table 5).
+	DefaultBuckets = 3
+	// DefaultRackBuckets quantizes the rack-balance global rule.
+	DefaultRackBuckets = 10
+	// DefaultRulePool and DefaultEvalPool size the LRU pools of rule
+	// objects and RuleEvaluation objects (§5.2.1–5.2.2: constant-size pools).
+	DefaultRulePool = 4096
+	DefaultEvalPool = 256
+	// DefaultMaxAge evicts cached objects unused for this many requests
+	// (§5.2.1: age-based eviction keeps the footprint low when idle).
+	DefaultMaxAge = 200000
+	// DefaultTopK is how many scored machines an explanation keeps.
+	DefaultTopK = 5
+)
+
+// Config parameterizes the Protean engine.
+type Config struct {
+	K           int  // clusters passed to machine selection
+	Buckets     int  // BestFit buckets; 0 = ∞ (no quantization)
+	RackBuckets int  // rack-balance buckets; 0 = ∞
+	Cache       bool // the cache hierarchy (§5.2); off = evaluate from scratch per VM
+	// Weights are BestFit's scarcity weights wᵢ per dimension (the higher,
+	// the scarcer). Zero weights ignore a dimension.
+	Weights  Vec
+	Buffers  Buffers
+	RulePool int
+	EvalPool int
+	MaxAge   uint64
+	Seed     uint64
+	// Explain records, per VM, candidates per level, machines removed per
+	// rule and the top-k scored machines.
+	Explain bool
+	TopK    int
+	// Evict lets a high-priority VM that fits nowhere evict low-priority VMs.
+	Evict bool
+}
+
+// DefaultConfig is Protean as §6.3 describes production: k = 8, three
+// BestFit buckets, caches on, cores and memory weighted equally.
+func DefaultConfig() Config {
+	return Config{K: DefaultK, Buckets: DefaultBuckets, RackBuckets: DefaultRackBuckets, Cache: true,
+		Weights: Vec{Cores: 1, Memory: 1}, RulePool: DefaultRulePool, EvalPool: DefaultEvalPool,
+		MaxAge: DefaultMaxAge, Seed: 1, Explain: true, TopK: DefaultTopK, Evict: true}
+}
+
+// Validate reports a configuration that cannot run.
+func (c *Config) Validate() error {
+	switch {
+	case c.K < 1:
+		return fmt.Errorf("%w: k = %d, want ≥ 1", ErrBadRequest, c.K)
+	case c.Buckets < 0:
+		return fmt.Errorf("%w: buckets = %d, want ≥ 0 (0 = ∞)", ErrBadRequest, c.Buckets)
+	case c.RulePool < 1 || c.EvalPool < 1:
+		return fmt.Errorf("%w: pool sizes must be ≥ 1", ErrBadRequest)
+	}
+	for d, w := range c.Weights {
+		if w < 0 {
+			return fmt.Errorf("%w: negative weight for %s", ErrBadRequest, Dim(d))
+		}
+	}
+	return nil
+}

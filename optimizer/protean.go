@@ -1,0 +1,666 @@
+package optimizer
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// Rules is the ordered rule set of the engine: validators filter, preferences
+// rank with strict priority in the order given, the global rule ranks racks
+// last, request validators (tenant-dependent) apply at pick time.
+type Rules struct {
+	ClusterValidators  []ClusterValidator
+	ClusterPreferences []ClusterPreference
+	Validators         []MachineValidatorRule
+	Preferences        []MachinePreferenceRule
+	Global             GlobalRule // may be nil
+	Request            []RequestValidator
+}
+
+// DefaultRules is the rule set of §3.2–3.3 and the slides: clusters must
+// support the VM type, be below their buffer limit and healthy, and are
+// ranked emptier first; machines must have the resources, be healthy and
+// respect isolation; they are ranked non-empty first, then by best fit,
+// then by the least used rack; tenant anti-colocation applies at pick time.
+func DefaultRules() Rules {
+	return Rules{
+		ClusterValidators:  []ClusterValidator{IsTypeSupported{}, IsClusterHealthy{}, IsClusterBelowLimit{}},
+		ClusterPreferences: []ClusterPreference{PreferEmptierClusters{}},
+		Validators:         []MachineValidatorRule{IsMachineHealthy{}, RequireIsolation{}, AreNodeResourcesValid{}},
+		Preferences:        []MachinePreferenceRule{PreferNonEmptyMachines{}, BestFit{}},
+		Global:             RackBalance{},
+		Request:            []RequestValidator{TenantAntiColocation{}},
+	}
+}
+
+// RuleStats aggregates how aggressive a rule is (§3.4): over all requests
+// it saw, how many candidates it was given and how many it removed.
+type RuleStats struct {
+	Rule       string `json:"rule"`
+	Level      string `json:"level"`
+	Requests   int64  `json:"requests"`
+	Candidates int64  `json:"candidates"`
+	Removed    int64  `json:"removed"`
+}
+
+type ruleKey struct {
+	rule string
+	t    Traits
+}
+
+type clusterCand struct {
+	c     int32
+	score [2]int64
+}
+
+// Protean is the rule-based allocation agent of §3–§5 with its cache
+// hierarchy. It is not safe for concurrent use: one agent, one goroutine.
+type Protean struct {
+	env      Env
+	cfg      Config
+	rules    Rules
+	rulePool *pool[ruleKey, any]
+	evalPool *pool[Traits, *evaluation]
+	perRule  map[string]*CacheStats
+	cellHits CacheStats
+	clock    uint64
+	pcg      *rand.PCG
+	rng      *rand.Rand
+	stats    []RuleStats
+	statIdx  map[string]int
+	bg       int64
+	// scratch buffers reused across requests
+	cands []clusterCand
+	sel   []*cell
+	ties  []tie
+}
+
+type tie struct {
+	cl    *cell
+	rack  int
+	start int
+	n     int
+}
+
+var _ Allocator = (*Protean)(nil)
+
+// NewProtean returns an agent over state with the given configuration and
+// rules.
+func NewProtean(state *State, cfg Config, rules Rules) (*Protean, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(rules.Preferences) > maxPrefs {
+		return nil, ErrBadRequest
+	}
+	if cfg.TopK <= 0 {
+		cfg.TopK = DefaultTopK
+	}
+	p := &Protean{cfg: cfg, rules: rules, perRule: map[string]*CacheStats{}, statIdx: map[string]int{}}
+	p.env = Env{Inv: state.Inv, State: state, Cfg: &p.cfg}
+	p.rulePool = newPool[ruleKey, any](cfg.RulePool, cfg.MaxAge)
+	p.evalPool = newPool[Traits, *evaluation](cfg.EvalPool, cfg.MaxAge)
+	p.pcg = rand.NewPCG(cfg.Seed, 0)
+	p.rng = rand.New(p.pcg)
+	for _, r := range rules.ClusterValidators {
+		p.addStat(r.Name(), "cluster")
+	}
+	for _, r := range rules.ClusterPreferences {
+		p.addStat(r.Name(), "cluster")
+	}
+	for _, r := range rules.Validators {
+		p.addStat(r.Name(), "machine")
+	}
+	for _, r := range rules.Request {
+		p.addStat(r.Name(), "machine")
+	}
+	for _, r := range rules.Preferences {
+		p.addStat(r.Name(), "machine")
+	}
+	if rules.Global != nil {
+		p.addStat(rules.Global.Name(), "machine")
+	}
+	return p, nil
+}
+
+func (p *Protean) addStat(name, level string) {
+	p.statIdx[name] = len(p.stats)
+	p.stats = append(p.stats, RuleStats{Rule: name, Level: level})
+}
+
+func (p *Protean) stat(name string, in, removed int) {
+	s := &p.stats[p.statIdx[name]]
+	s.Requests++
+	s.Candidates += int64(in)
+	s.Removed += int64(removed)
+}
+
+// Name is "protean".
+func (p *Protean) Name() string { return "protean" }
+
+// State is the agent's view.
+func (p *Protean) State() *State { return p.env.State }
+
+// Config returns the agent's configuration.
+func (p *Protean) Config() Config { return p.cfg }
+
+// RuleStats returns per-rule aggressiveness so far.
+func (p *Protean) RuleStats() []RuleStats { return slices.Clone(p.stats) }
+
+// CacheStats returns hits and misses per cache class: "RuleEvaluation",
+// "Cell" (a RuleEvaluation's per-cluster state), and one entry per rule type.
+func (p *Protean) CacheStats() map[string]CacheStats {
+	out := map[string]CacheStats{"RuleEvaluation": p.evalPool.Stats, "Cell": p.cellHits}
+	for k, v := range p.perRule {
+		out[k] = *v
+	}
+	return out
+}
+
+// BackgroundUpdates is how many cells Refresh brought up to date.
+func (p *Protean) BackgroundUpdates() int64 { return p.bg }
+
+// Refresh brings cached evaluations up to date from the journal, most
+// recently used first, as an idle agent does (§5.2.4 background updates),
+// and drops objects past their age. It returns the cells updated.
+func (p *Protean) Refresh() int {
+	if !p.cfg.Cache {
+		return 0
+	}
+	p.rulePool.expire(p.clock)
+	p.evalPool.expire(p.clock)
+	n := 0
+	p.evalPool.each(func(e *evaluation) { n += e.refresh(&p.env) })
+	p.bg += int64(n)
+	return n
+}
+
+// ruleObject returns the cached object of a rule for a trait class.
+func (p *Protean) ruleObject(r Rule, t Traits, mk func(Traits) any) any {
+	pt := t.project(r.Traits())
+	if !p.cfg.Cache {
+		return mk(pt)
+	}
+	st := p.perRule[r.Name()]
+	if st == nil {
+		st = &CacheStats{}
+		p.perRule[r.Name()] = st
+	}
+	obj, hit := p.rulePool.get(ruleKey{r.Name(), pt}, p.clock, func() any { return mk(pt) })
+	if hit {
+		st.Hits++
+	} else {
+		st.Misses++
+	}
+	return obj
+}
+
+// evaluation returns the RuleEvaluation for trait vector t: cached, or new
+// (always new with the cache off).
+func (p *Protean) evaluation(t Traits) *evaluation {
+	mk := func() *evaluation {
+		vs := make([]MachineValidator, len(p.rules.Validators))
+		for i, r := range p.rules.Validators {
+			r := r
+			vs[i] = p.ruleObject(r, t, func(pt Traits) any { return r.NewValidator(&p.env, pt) }).(MachineValidator)
+		}
+		ps := make([]MachinePreference, len(p.rules.Preferences))
+		for i, r := range p.rules.Preferences {
+			r := r
+			ps[i] = p.ruleObject(r, t, func(pt Traits) any { return r.NewPreference(&p.env, pt) }).(MachinePreference)
+		}
+		return newEvaluation(t, vs, ps, len(p.env.Inv.Clusters))
+	}
+	if !p.cfg.Cache {
+		return mk()
+	}
+	e, _ := p.evalPool.get(t, p.clock, mk)
+	return e
+}
+
+// Allocate runs Algorithm 1: ORDER the VMs, assign each to a machine in
+// turn on the agent's view, and commit all or roll back.
+func (p *Protean) Allocate(req *Request) Decision {
+	p.clock++
+	d := Decision{Request: req.ID}
+	if len(req.VMs) == 0 {
+		d.Reason = ReasonEmptyRequest
+		return d
+	}
+	kind := req.Kind
+	if kind == KindAuto {
+		kind = KindNew
+		if p.env.State.TenantVMs(req.Tenant) > 0 {
+			kind = KindScaleOut
+		}
+	}
+	p.pcg.Seed(p.cfg.Seed, uint64(req.ID))
+	for _, v := range orderVMs(p.env.Inv, req.VMs) {
+		if v.Type < 0 || int(v.Type) >= len(p.env.Inv.Types) {
+			p.rollback(&d)
+			d.FailedVM, d.Reason = v.ID, ReasonBadType
+			return d
+		}
+		var ex *Explanation
+		if p.cfg.Explain {
+			d.Explain = append(d.Explain, Explanation{VM: v.ID, Chosen: -1})
+			ex = &d.Explain[len(d.Explain)-1]
+		}
+		m, reason := p.assign(req, kind, v, ex)
+		var evicted []Placement
+		if m < 0 && p.cfg.Evict && req.Priority == 0 {
+			m, evicted = evictFor(&p.env, p.rules, req, kind, v)
+		}
+		if m < 0 {
+			p.rollback(&d)
+			d.FailedVM, d.Reason = v.ID, reason
+			return d
+		}
+		if ex != nil {
+			ex.Chosen, ex.Evicted = m, len(evicted)
+		}
+		d.Evicted = append(d.Evicted, evicted...)
+		pl := placementFor(p.env.Inv, req, v, m)
+		p.env.State.Place(pl)
+		d.Placements = append(d.Placements, pl)
+	}
+	d.OK = true
+	return d
+}
+
+// rollback undoes the tentative placements of a failed request; evicted
+// VMs stay evicted only if the request succeeds, so they are restored.
+func (p *Protean) rollback(d *Decision) {
+	for i := len(d.Placements) - 1; i >= 0; i-- {
+		p.env.State.Remove(d.Placements[i].VM)
+	}
+	for _, e := range d.Evicted {
+		p.env.State.Place(e)
+	}
+	d.Placements, d.Evicted = nil, nil
+}
+
+// Release removes a departing VM.
+func (p *Protean) Release(vm VMID) bool {
+	_, ok := p.env.State.Remove(vm)
+	return ok
+}
+
+func placementFor(inv *Inventory, req *Request, v VMRequest, m int32) Placement {
+	d, _ := inv.Demand(v.Type, m)
+	return Placement{VM: v.ID, Machine: m, Type: v.Type, Tenant: req.Tenant, Priority: req.Priority, Demand: d, Exclusive: req.Isolation}
+}
+
+// orderVMs is ORDER of Algorithm 1: the largest VMs first (by their largest
+// demand share on any SKU), so the VMs with the fewest candidate machines
+// pick before the tenant's fault-domain budget is spent; ties keep request
+// order.
+func orderVMs(inv *Inventory, vms []VMRequest) []VMRequest {
+	if len(vms) < 2 {
+		return vms
+	}
+	size := func(v VMRequest) float64 {
+		if v.Type < 0 || int(v.Type) >= len(inv.Types) {
+			return 0
+		}
+		best := 0.0
+		for s, d := range inv.Types[v.Type].Demand {
+			c := inv.SKUs[s].Capacity
+			for i := range d {
+				if c[i] > 0 && d[i]/c[i] > best {
+					best = d[i] / c[i]
+				}
+			}
+		}
+		return best
+	}
+	out := slices.Clone(vms)
+	slices.SortStableFunc(out, func(a, b VMRequest) int {
+		sa, sb := size(a), size(b)
+		switch {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// assign is ASSIGN_MACHINE_TO_VM: cluster selection, then machine selection
+// over the k best clusters, then a seeded random pick among the best. It
+// returns the machine, or -1 and the rule that emptied the candidate set.
+func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explanation) (int32, string) {
+	env := &p.env
+	inv := env.Inv
+	t := req.traits(v)
+
+	// Cluster validators, in order; a cluster is charged to the first that rejects it.
+	var crej [8]int
+	cands := p.cands[:0]
+	for c := range inv.Clusters {
+		ok := true
+		for i, cv := range p.rules.ClusterValidators {
+			if !cv.ValidCluster(env, req, kind, t, int32(c)) {
+				crej[i]++
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		cc := clusterCand{c: int32(c)}
+		for i, cp := range p.rules.ClusterPreferences {
+			if i < len(cc.score) {
+				cc.score[i] = cp.ScoreCluster(env, t, int32(c))
+			}
+		}
+		cands = append(cands, cc)
+	}
+	slices.SortFunc(cands, func(a, b clusterCand) int {
+		for i := range a.score {
+			if a.score[i] != b.score[i] {
+				if a.score[i] < b.score[i] {
+					return -1
+				}
+				return 1
+			}
+		}
+		return int(a.c - b.c)
+	})
+	p.cands = cands
+	left := len(inv.Clusters)
+	for i, cv := range p.rules.ClusterValidators {
+		p.stat(cv.Name(), left, crej[i])
+		left -= crej[i]
+	}
+	if ex != nil {
+		ex.Clusters = len(inv.Clusters)
+		for i, cv := range p.rules.ClusterValidators {
+			ex.ClusterRejected = append(ex.ClusterRejected, RuleCount{cv.Name(), crej[i]})
+		}
+	}
+	if len(cands) == 0 {
+		reason := ReasonNoCluster
+		for i := len(p.rules.ClusterValidators) - 1; i >= 0; i-- {
+			if crej[i] > 0 {
+				reason = p.rules.ClusterValidators[i].Name()
+				break
+			}
+		}
+		if ex != nil {
+			ex.FailedRule = reason
+		}
+		return -1, reason
+	}
+
+	// Walk clusters best first; keep the first k with a valid machine. If
+	// the tenant's anti-colocation bounds leave nothing to pick there, walk
+	// on: a request never fails while a feasible machine exists (§3.4).
+	e := p.evaluation(t)
+	var walkedRej [16]int
+	nval := len(p.rules.Validators)
+	blocked, next := 0, 0
+	first := true
+	for {
+		sel := p.sel[:0]
+		for next < len(cands) && len(sel) < p.cfg.K {
+			cl, hit := e.cell(env, cands[next].c)
+			next++
+			if hit {
+				p.cellHits.Hits++
+			} else {
+				p.cellHits.Misses++
+			}
+			for i, r := range cl.rejected {
+				if i < len(walkedRej) {
+					walkedRej[i] += int(r)
+				}
+			}
+			if cl.valid == 0 {
+				continue
+			}
+			if req.MaxPerRack > 0 && p.allRacksBlocked(req, cl) {
+				blocked++
+				continue
+			}
+			sel = append(sel, cl)
+		}
+		p.sel = sel
+		if first {
+			p.explainMachines(sel, ex)
+			first = false
+		}
+		if len(sel) == 0 {
+			reason := ReasonNoCluster
+			if blocked > 0 {
+				reason = TenantAntiColocation{}.Name()
+			} else {
+				for i := nval - 1; i >= 0; i-- {
+					if walkedRej[i] > 0 {
+						reason = p.rules.Validators[i].Name()
+						break
+					}
+				}
+			}
+			if ex != nil {
+				ex.FailedRule = reason
+			}
+			return -1, reason
+		}
+		if m, reason := p.pick(req, t, sel, ex); m >= 0 || next == len(cands) {
+			return m, reason
+		}
+		if ex != nil {
+			ex.FailedRule, ex.Top, ex.AfterPrefs = "", nil, nil
+			ex.Rejected = ex.Rejected[:nval]
+		}
+	}
+}
+
+// explainMachines records the machine level of the first selection.
+func (p *Protean) explainMachines(sel []*cell, ex *Explanation) {
+	inv := p.env.Inv
+	nval := len(p.rules.Validators)
+	machines := 0
+	var rej [16]int
+	for _, cl := range sel {
+		machines += len(inv.Clusters[cl.cluster].Machines)
+		for i, r := range cl.rejected {
+			rej[i] += int(r)
+		}
+	}
+	left := machines
+	for i := 0; i < nval; i++ {
+		p.stat(p.rules.Validators[i].Name(), left, rej[i])
+		left -= rej[i]
+	}
+	if ex == nil {
+		return
+	}
+	ex.Machines = machines
+	ex.Selected = ex.Selected[:0]
+	for _, cl := range sel {
+		ex.Selected = append(ex.Selected, cl.cluster)
+	}
+	ex.Rejected = ex.Rejected[:0]
+	for i := 0; i < nval; i++ {
+		ex.Rejected = append(ex.Rejected, RuleCount{p.rules.Validators[i].Name(), rej[i]})
+	}
+}
+
+func (p *Protean) allRacksBlocked(req *Request, cl *cell) bool {
+	for rl, rack := range cl.racks {
+		if len(rack) > 0 && !rackBlocked(p.env.State, req, p.env.Inv.Clusters[cl.cluster].Racks[rl]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Protean) requestValid(req *Request, m int32) bool {
+	for _, rv := range p.rules.Request {
+		if !rv.ValidFor(&p.env, req, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// pick finds the best machines across the racks of the selected clusters —
+// each rack's sorted list gives its best machine, racks compare by that
+// machine's key and then the global rule — and picks one of the tied best
+// at random.
+func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation) (int32, string) {
+	env := &p.env
+	inv := env.Inv
+	npref := len(p.rules.Preferences)
+	var best key
+	var bestG int64
+	found := false
+	ties := p.ties[:0]
+	total := 0
+	var top []Scored
+	reqRejected := 0
+	for _, cl := range sel {
+		racks := inv.Clusters[cl.cluster].Racks
+		for rl, rack := range cl.racks {
+			if len(rack) == 0 {
+				continue
+			}
+			r := racks[rl]
+			if rackBlocked(env.State, req, r) {
+				reqRejected += len(rack)
+				continue
+			}
+			h := 0
+			for h < len(rack) && !p.requestValid(req, rack[h].m) {
+				h++
+			}
+			reqRejected += h
+			if h == len(rack) {
+				continue
+			}
+			var g int64
+			if p.rules.Global != nil {
+				g = p.rules.Global.ScoreRack(env, t, r)
+			}
+			hk := &rack[h].k
+			if ex != nil {
+				top = p.addTop(top, rack[h].m, hk, g, npref)
+			}
+			switch {
+			case !found || hk.less(&best) || (*hk == best && g < bestG):
+				best, bestG, found = *hk, g, true
+				ties = ties[:0]
+				total = 0
+				fallthrough
+			case *hk == best && g == bestG:
+				n := countPrefix(rack[h:], hk, maxPrefs)
+				ties = append(ties, tie{cl, rl, h, n})
+				total += n
+			}
+		}
+	}
+	p.ties = ties
+	if ex != nil {
+		p.explainPrefs(req, t, sel, &best, bestG, ex, reqRejected)
+		ex.Top = top
+	}
+	if !found {
+		name := TenantAntiColocation{}.Name()
+		if ex != nil {
+			ex.FailedRule = name
+		}
+		return -1, name
+	}
+	// Seeded random tie-break among the best; candidates failing a
+	// request validator inside a run are skipped by resampling, then by
+	// falling back to the run's head (which passed).
+	for attempt := 0; attempt < 4; attempt++ {
+		i := p.rng.IntN(total)
+		for _, tt := range ties {
+			if i < tt.n {
+				m := tt.cl.racks[tt.rack][tt.start+i].m
+				if p.requestValid(req, m) {
+					return m, ""
+				}
+				break
+			}
+			i -= tt.n
+		}
+	}
+	tt := ties[p.rng.IntN(len(ties))]
+	return tt.cl.racks[tt.rack][tt.start].m, ""
+}
+
+// addTop keeps the best TopK rack heads by (key, global score).
+func (p *Protean) addTop(top []Scored, m int32, k *key, g int64, npref int) []Scored {
+	s := Scored{Machine: m, Scores: make([]int64, npref+1)}
+	copy(s.Scores, k[:npref])
+	s.Scores[npref] = g
+	lessS := func(a, b []int64) bool {
+		for i := range a {
+			if a[i] != b[i] {
+				return a[i] < b[i]
+			}
+		}
+		return false
+	}
+	i := len(top)
+	for i > 0 && lessS(s.Scores, top[i-1].Scores) {
+		i--
+	}
+	if i >= p.cfg.TopK {
+		return top
+	}
+	top = slices.Insert(top, i, s)
+	if len(top) > p.cfg.TopK {
+		top = top[:p.cfg.TopK]
+	}
+	return top
+}
+
+// explainPrefs counts the candidates left after each preference rule: the
+// valid machines whose first n scores equal the best machine's.
+func (p *Protean) explainPrefs(req *Request, t Traits, sel []*cell, best *key, bestG int64, ex *Explanation, reqRejected int) {
+	env := &p.env
+	npref := len(p.rules.Preferences)
+	after := make([]int, npref+1)
+	valid := 0
+	for _, cl := range sel {
+		racks := env.Inv.Clusters[cl.cluster].Racks
+		for rl, rack := range cl.racks {
+			if len(rack) == 0 {
+				continue
+			}
+			valid += len(rack)
+			for n := 1; n <= npref; n++ {
+				after[n-1] += countPrefix(rack, best, n)
+			}
+			if p.rules.Global != nil && p.rules.Global.ScoreRack(env, t, racks[rl]) == bestG {
+				after[npref] += countPrefix(rack, best, npref)
+			}
+		}
+	}
+	for _, rv := range p.rules.Request {
+		ex.Rejected = append(ex.Rejected, RuleCount{rv.Name(), reqRejected})
+		p.stat(rv.Name(), valid, reqRejected)
+	}
+	prev := valid - reqRejected
+	for i, r := range p.rules.Preferences {
+		ex.AfterPrefs = append(ex.AfterPrefs, RuleCount{r.Name(), after[i]})
+		p.stat(r.Name(), prev, prev-after[i])
+		prev = after[i]
+	}
+	if p.rules.Global != nil {
+		n := after[npref]
+		if npref == 0 {
+			n = valid
+		}
+		ex.AfterPrefs = append(ex.AfterPrefs, RuleCount{p.rules.Global.Name(), n})
+		p.stat(p.rules.Global.Name(), prev, prev-n)
+	}
+}

@@ -1,0 +1,154 @@
+package optimizer
+
+// Trait is a request property that rule state may depend on (§5.2.1).
+// Requests with equal values of the traits a rule declares share one rule
+// object; requests with equal trait vectors share one RuleEvaluation.
+type Trait int
+
+// The request traits.
+const (
+	TraitType      Trait = iota // VM type
+	TraitPriority               // 0 high, 1 low
+	TraitIsolation              // 1 if the VM requires a machine of its own tenant
+	NumTraits
+)
+
+// Traits is a request's trait vector.
+type Traits [NumTraits]int32
+
+// project keeps only the listed traits; the rest become 0.
+func (t Traits) project(ts []Trait) Traits {
+	var p Traits
+	for _, x := range ts {
+		p[x] = t[x]
+	}
+	return p
+}
+
+// RequestKind selects the cluster buffer that applies (slides, "Buffers").
+type RequestKind uint8
+
+// Request kinds.
+const (
+	KindAuto      RequestKind = iota // New if the tenant has no VM placed, else ScaleOut
+	KindNew                          // a new deployment
+	KindScaleOut                     // an existing tenant grows
+	KindHeal                         // re-creating VMs of a failed machine
+)
+
+// VMRequest is one VM of a service request.
+type VMRequest struct {
+	ID   VMID
+	Type int32
+}
+
+// Request is a service request: the VMs of one tenant, allocated all or
+// nothing (Algorithm 1).
+type Request struct {
+	ID       int64
+	Tenant   int32
+	Time     float64
+	VMs      []VMRequest
+	Priority uint8
+	// Isolation: no other tenant may share a machine with these VMs.
+	Isolation bool
+	// MaxPerRack and MaxPerMachine bound the tenant's VMs per fault domain
+	// and per machine (tenant anti-colocation); 0 = no bound.
+	MaxPerRack, MaxPerMachine int32
+	Kind                      RequestKind
+}
+
+func (r *Request) traits(v VMRequest) Traits {
+	t := Traits{TraitType: v.Type, TraitPriority: int32(r.Priority)}
+	if r.Isolation {
+		t[TraitIsolation] = 1
+	}
+	return t
+}
+
+// Env is what rules read: the inventory, the agent's view of it, the
+// configuration.
+type Env struct {
+	Inv   *Inventory
+	State *State
+	Cfg   *Config
+}
+
+// Rule is the common part of every rule: a name (also the rejection reason
+// it reports) and the request traits its state depends on.
+type Rule interface {
+	Name() string
+	Traits() []Trait
+}
+
+// MachineValidatorRule creates validator objects for a trait class.
+type MachineValidatorRule interface {
+	Rule
+	NewValidator(env *Env, t Traits) MachineValidator
+}
+
+// MachineValidator answers IsValid(x, v) for machine x and the requests of
+// its trait class.
+type MachineValidator interface {
+	IsValid(m int32) bool
+}
+
+// MachinePreferenceRule creates preference objects for a trait class.
+type MachinePreferenceRule interface {
+	Rule
+	NewPreference(env *Env, t Traits) MachinePreference
+}
+
+// MachinePreference scores a machine: lower is better, already quantized
+// into the rule's buckets. Compare(x, y | v) is the sign of Score(y)-Score(x).
+type MachinePreference interface {
+	Score(m int32) int64
+}
+
+// GlobalRule prefers among racks (cells) rather than machines (§5.2.5): a
+// change to one machine changes the score of its whole rack.
+type GlobalRule interface {
+	Rule
+	ScoreRack(env *Env, t Traits, r int32) int64
+}
+
+// ClusterValidator filters clusters for a request (uncached: a zone has at
+// most a few hundred clusters, §5.1).
+type ClusterValidator interface {
+	Name() string
+	ValidCluster(env *Env, req *Request, kind RequestKind, t Traits, c int32) bool
+}
+
+// ClusterPreference scores clusters; lower is better.
+type ClusterPreference interface {
+	Name() string
+	ScoreCluster(env *Env, t Traits, c int32) int64
+}
+
+// RequestValidator is a machine validator that depends on the tenant (anti-
+// colocation), so it cannot be cached per trait class: it "escapes" the
+// cache and is applied to candidates at pick time.
+type RequestValidator interface {
+	Name() string
+	ValidFor(env *Env, req *Request, m int32) bool
+}
+
+// Quantize maps a score S ∈ [0, 1] to ⌈S·N⌉ (§3.3); N = 0 means no
+// quantization (∞ buckets), kept to 1e-9 resolution as an integer.
+func Quantize(s float64, n int) int64 {
+	if s < 0 {
+		s = 0
+	}
+	if s > 1 {
+		s = 1
+	}
+	if n <= 0 {
+		return int64(s*1e9 + 0.5)
+	}
+	q := s * float64(n)
+	b := int64(q)
+	if float64(b) < q-1e-12 {
+		b++
+	}
+	return b
+}

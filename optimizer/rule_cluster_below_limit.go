@@ -1,0 +1,35 @@
+package optimizer
+
+// Buffers are the slides' cluster buffers, expressed as empty healthy
+// machines a cluster must keep: a new deployment may enter a cluster only
+// while it has at least NewDeployment empty machines, an existing tenant
+// may scale out while it has at least ScaleOut, and healing may use the
+// cluster while it has at least Healing. Sensible settings keep
+// NewDeployment ≥ ScaleOut ≥ Healing; zero disables a buffer.
+type Buffers struct {
+	NewDeployment, ScaleOut, Healing int32
+}
+
+// IsClusterBelowLimit is the cluster validator IsClusterBelowLimit(x, v)
+// (§6.3): with E(x) the empty healthy machines of cluster x and B the
+// buffer of v's request kind, x is valid iff E(x) ≥ B.
+type IsClusterBelowLimit struct{}
+
+var _ ClusterValidator = IsClusterBelowLimit{}
+
+func (IsClusterBelowLimit) Name() string { return "IsClusterBelowLimit" }
+
+func (IsClusterBelowLimit) ValidCluster(env *Env, _ *Request, kind RequestKind, _ Traits, c int32) bool {
+	return belowLimit(env.State.ClusterEmpty[c], kind, env.Cfg.Buffers)
+}
+
+func belowLimit(empty int32, kind RequestKind, b Buffers) bool {
+	switch kind {
+	case KindScaleOut:
+		return empty >= b.ScaleOut
+	case KindHeal:
+		return empty >= b.Healing
+	default:
+		return empty >= b.NewDeployment
+	}
+}

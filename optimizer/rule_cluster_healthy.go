@@ -1,0 +1,18 @@
+package optimizer
+
+// IsClusterHealthy is a cluster validator: cluster x has at least one
+// healthy machine.
+type IsClusterHealthy struct{}
+
+var _ ClusterValidator = IsClusterHealthy{}
+
+func (IsClusterHealthy) Name() string { return "IsClusterHealthy" }
+
+func (IsClusterHealthy) ValidCluster(env *Env, _ *Request, _ RequestKind, _ Traits, c int32) bool {
+	for _, m := range env.Inv.Clusters[c].Machines {
+		if env.Inv.Machines[m].Healthy {
+			return true
+		}
+	}
+	return false
+}

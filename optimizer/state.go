@@ -1,0 +1,286 @@
+package optimizer
+
+import "fmt"
+
+// VMID identifies a VM across a run.
+type VMID = int64
+
+// Placement is a VM on a machine.
+type Placement struct {
+	VM       VMID
+	Machine  int32
+	Type     int32
+	Tenant   int32
+	Priority uint8
+	Demand   Vec
+	// Exclusive: the VM required isolation (no other tenant on its machine).
+	Exclusive bool
+}
+
+type tenantCount struct {
+	tenant int32
+	n      int32
+}
+
+// State is the placement state of every machine: the allocation agent's
+// view of the inventory. Every change is recorded in its Journal so that
+// cached objects can bring themselves up to date from the machines that
+// changed (§5.2.4).
+type State struct {
+	Inv *Inventory
+	// Used is the resources allocated on each machine; LowUsed the part of
+	// it held by low-priority (evictable) VMs.
+	Used, LowUsed []Vec
+	// Count is the number of VMs per machine.
+	Count []int32
+	// Exclusive is the tenant holding a machine exclusively (RequireIsolation), or -1.
+	Exclusive []int32
+	onMachine [][]VMID
+	tenantsOn [][]tenantCount
+	vms       map[VMID]Placement
+	// ClusterEmpty counts empty healthy machines per cluster: the unit of
+	// the slides' cluster buffers.
+	ClusterEmpty     []int32
+	ClusterUsedCores []float64
+	RackUsedCores    []float64
+	tenantRack       map[int32]map[int32]int32
+	tenantVMs        map[int32]int32
+	Journal          *Journal
+}
+
+// NewState returns an empty state over inv.
+func NewState(inv *Inventory) *State {
+	n := len(inv.Machines)
+	s := &State{
+		Inv: inv, Used: make([]Vec, n), LowUsed: make([]Vec, n), Count: make([]int32, n),
+		Exclusive: make([]int32, n), onMachine: make([][]VMID, n), tenantsOn: make([][]tenantCount, n),
+		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)),
+		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
+		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
+		Journal: NewJournal(inv),
+	}
+	for m := range s.Exclusive {
+		s.Exclusive[m] = -1
+		if inv.Machines[m].Healthy {
+			s.ClusterEmpty[inv.Machines[m].Cluster]++
+		}
+	}
+	return s
+}
+
+// Free is what machine m has left.
+func (s *State) Free(m int32) Vec { return s.Inv.Capacity(m).Sub(s.Used[m]) }
+
+// Empty reports whether machine m hosts no VM.
+func (s *State) Empty(m int32) bool { return s.Count[m] == 0 }
+
+// Lookup returns where a VM is.
+func (s *State) Lookup(vm VMID) (Placement, bool) {
+	p, ok := s.vms[vm]
+	return p, ok
+}
+
+// VMsOn lists the VMs on machine m (shared slice; do not modify).
+func (s *State) VMsOn(m int32) []VMID { return s.onMachine[m] }
+
+// Len is the number of placed VMs.
+func (s *State) Len() int { return len(s.vms) }
+
+// TenantOnMachine is how many VMs of tenant t machine m hosts.
+func (s *State) TenantOnMachine(t int32, m int32) int32 {
+	for _, tc := range s.tenantsOn[m] {
+		if tc.tenant == t {
+			return tc.n
+		}
+	}
+	return 0
+}
+
+// OnlyTenant reports whether machine m hosts VMs of tenant t only (or none).
+func (s *State) OnlyTenant(t int32, m int32) bool {
+	for _, tc := range s.tenantsOn[m] {
+		if tc.tenant != t {
+			return false
+		}
+	}
+	return true
+}
+
+// TenantInRack is how many VMs of tenant t rack r hosts.
+func (s *State) TenantInRack(t int32, r int32) int32 { return s.tenantRack[t][r] }
+
+// TenantVMs is how many VMs tenant t has placed.
+func (s *State) TenantVMs(t int32) int32 { return s.tenantVMs[t] }
+
+// Place records p. It panics if the VM is already placed (a caller bug);
+// capacity is the caller's to check (the commit store checks it).
+func (s *State) Place(p Placement) {
+	if _, dup := s.vms[p.VM]; dup {
+		panic(fmt.Sprintf("optimizer: VM %d placed twice", p.VM))
+	}
+	m := p.Machine
+	mc := s.Inv.Machines[m]
+	if s.Count[m] == 0 && mc.Healthy {
+		s.ClusterEmpty[mc.Cluster]--
+	}
+	s.vms[p.VM] = p
+	s.Used[m] = s.Used[m].Add(p.Demand)
+	if p.Priority > 0 {
+		s.LowUsed[m] = s.LowUsed[m].Add(p.Demand)
+	}
+	s.Count[m]++
+	if p.Exclusive {
+		s.Exclusive[m] = p.Tenant
+	}
+	s.onMachine[m] = append(s.onMachine[m], p.VM)
+	s.addTenant(m, p.Tenant, 1)
+	s.ClusterUsedCores[mc.Cluster] += p.Demand[Cores]
+	s.RackUsedCores[mc.Rack] += p.Demand[Cores]
+	tr := s.tenantRack[p.Tenant]
+	if tr == nil {
+		tr = map[int32]int32{}
+		s.tenantRack[p.Tenant] = tr
+	}
+	tr[mc.Rack]++
+	s.tenantVMs[p.Tenant]++
+	s.Journal.Touch(m, mc.Cluster)
+}
+
+// Remove takes a VM off its machine and returns where it was.
+func (s *State) Remove(vm VMID) (Placement, bool) {
+	p, ok := s.vms[vm]
+	if !ok {
+		return p, false
+	}
+	delete(s.vms, vm)
+	m := p.Machine
+	mc := s.Inv.Machines[m]
+	s.Used[m] = s.Used[m].Sub(p.Demand)
+	if p.Priority > 0 {
+		s.LowUsed[m] = s.LowUsed[m].Sub(p.Demand)
+	}
+	s.Count[m]--
+	if s.Count[m] == 0 {
+		s.Used[m], s.LowUsed[m] = Vec{}, Vec{} // drop float residue
+		if mc.Healthy {
+			s.ClusterEmpty[mc.Cluster]++
+		}
+	}
+	if p.Exclusive && s.Exclusive[m] == p.Tenant && s.TenantOnMachine(p.Tenant, m) == 1 {
+		s.Exclusive[m] = -1
+	}
+	vs := s.onMachine[m]
+	for i, v := range vs {
+		if v == vm {
+			vs[i] = vs[len(vs)-1]
+			s.onMachine[m] = vs[:len(vs)-1]
+			break
+		}
+	}
+	s.addTenant(m, p.Tenant, -1)
+	s.ClusterUsedCores[mc.Cluster] -= p.Demand[Cores]
+	s.RackUsedCores[mc.Rack] -= p.Demand[Cores]
+	if tr := s.tenantRack[p.Tenant]; tr != nil {
+		if tr[mc.Rack]--; tr[mc.Rack] == 0 {
+			delete(tr, mc.Rack)
+		}
+		if len(tr) == 0 {
+			delete(s.tenantRack, p.Tenant)
+		}
+	}
+	if s.tenantVMs[p.Tenant]--; s.tenantVMs[p.Tenant] <= 0 {
+		delete(s.tenantVMs, p.Tenant)
+	}
+	s.Journal.Touch(m, mc.Cluster)
+	return p, true
+}
+
+func (s *State) addTenant(m, t, d int32) {
+	ts := s.tenantsOn[m]
+	for i := range ts {
+		if ts[i].tenant == t {
+			ts[i].n += d
+			if ts[i].n == 0 {
+				ts[i] = ts[len(ts)-1]
+				s.tenantsOn[m] = ts[:len(ts)-1]
+			}
+			return
+		}
+	}
+	if d > 0 {
+		s.tenantsOn[m] = append(ts, tenantCount{t, d})
+	}
+}
+
+// SetHealthy changes a machine's health (an inventory event).
+func (s *State) SetHealthy(m int32, healthy bool) {
+	mc := &s.Inv.Machines[m]
+	if mc.Healthy == healthy {
+		return
+	}
+	if s.Count[m] == 0 {
+		if healthy {
+			s.ClusterEmpty[mc.Cluster]++
+		} else {
+			s.ClusterEmpty[mc.Cluster]--
+		}
+	}
+	mc.Healthy = healthy
+	s.Journal.Touch(m, mc.Cluster)
+}
+
+// CheckInvariants verifies capacity in every dimension, isolation and the
+// bookkeeping counters against a recount. Tests call it after every
+// placement.
+func (s *State) CheckInvariants() error {
+	inv := s.Inv
+	used := make([]Vec, len(inv.Machines))
+	count := make([]int32, len(inv.Machines))
+	tenants := make([]map[int32]bool, len(inv.Machines))
+	for _, p := range s.vms {
+		used[p.Machine] = used[p.Machine].Add(p.Demand)
+		count[p.Machine]++
+		if tenants[p.Machine] == nil {
+			tenants[p.Machine] = map[int32]bool{}
+		}
+		tenants[p.Machine][p.Tenant] = true
+	}
+	for m := range inv.Machines {
+		id := int32(m)
+		if count[m] != s.Count[m] {
+			return fmt.Errorf("machine %d: count %d, recount %d", m, s.Count[m], count[m])
+		}
+		if !Within(used[m], inv.Capacity(id)) {
+			return fmt.Errorf("machine %d over capacity: used %v > capacity %v (dim %s)", m, used[m], inv.Capacity(id), FirstShort(used[m], inv.Capacity(id)))
+		}
+		for d := range used[m] {
+			if diff := used[m][d] - s.Used[m][d]; diff > 1e-6 || diff < -1e-6 {
+				return fmt.Errorf("machine %d: used %s %v, recount %v", m, Dim(d), s.Used[m][d], used[m][d])
+			}
+		}
+		if ex := s.Exclusive[m]; ex >= 0 {
+			for t := range tenants[m] {
+				if t != ex {
+					return fmt.Errorf("machine %d isolated for tenant %d also hosts tenant %d", m, ex, t)
+				}
+			}
+		}
+	}
+	for _, p := range s.vms {
+		if p.Exclusive && len(tenants[p.Machine]) > 1 {
+			return fmt.Errorf("VM %d requires isolation but machine %d hosts %d tenants", p.VM, p.Machine, len(tenants[p.Machine]))
+		}
+	}
+	for c := range inv.Clusters {
+		var empty int32
+		for _, m := range inv.Clusters[c].Machines {
+			if count[m] == 0 && inv.Machines[m].Healthy {
+				empty++
+			}
+		}
+		if empty != s.ClusterEmpty[c] {
+			return fmt.Errorf("cluster %d: empty %d, recount %d", c, s.ClusterEmpty[c], empty)
+		}
+	}
+	return nil
+}
