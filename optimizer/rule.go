@@ -30,10 +30,10 @@ type RequestKind uint8
 
 // Request kinds.
 const (
-	KindAuto      RequestKind = iota // New if the tenant has no VM placed, else ScaleOut
-	KindNew                          // a new deployment
-	KindScaleOut                     // an existing tenant grows
-	KindHeal                         // re-creating VMs of a failed machine
+	KindAuto     RequestKind = iota // New if the tenant has no VM placed, else ScaleOut
+	KindNew                         // a new deployment
+	KindScaleOut                    // an existing tenant grows
+	KindHeal                        // re-creating VMs of a failed machine
 )
 
 // VMRequest is one VM of a service request.
