@@ -1,0 +1,109 @@
+package optimizer
+
+import "testing"
+
+// Test rules for Protean Table 4: R1 depends on traits X and Y, R2 on X.
+// X is the VM type trait, Y the priority trait.
+type r1 struct{}
+
+func (r1) Name() string    { return "R1" }
+func (r1) Traits() []Trait { return []Trait{TraitType, TraitPriority} }
+func (r1) NewPreference(env *Env, _ Traits) MachinePreference {
+	return nonEmpty{env.State}
+}
+
+type r2 struct{}
+
+func (r2) Name() string    { return "R2" }
+func (r2) Traits() []Trait { return []Trait{TraitType} }
+func (r2) NewValidator(env *Env, t Traits) MachineValidator {
+	return AreNodeResourcesValid{}.NewValidator(env, t)
+}
+
+// TestTable4CacheTimeline replays the example cache timeline of Protean
+// Table 4: three requests with trait vectors (x1,y1), (x1,y2), (x1,y1).
+func TestTable4CacheTimeline(t *testing.T) {
+	inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 4, skus: []SKU{skuLarge}})
+	rules := Rules{
+		ClusterValidators: []ClusterValidator{IsTypeSupported{}},
+		Validators:        []MachineValidatorRule{r2{}},
+		Preferences:       []MachinePreferenceRule{r1{}},
+	}
+	p, err := NewProtean(NewState(inv), DefaultConfig(), rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const x1, y1, y2 = 0, 0, 1
+	type want struct{ evalHit, evalMiss, r1Hit, r1Miss, r2Hit, r2Miss int64 }
+	steps := []struct {
+		name string
+		y    uint8
+		want want // cumulative
+	}{
+		// T1 req(x1,y1): nothing cached; create Eval(x1,y1), R1(x1,y1), R2(x1).
+		{"T1", y1, want{0, 1, 0, 1, 0, 1}},
+		// T2 req(x1,y2): R2(x1) hits; create Eval(x1,y2), R1(x1,y2).
+		{"T2", y2, want{0, 2, 0, 2, 1, 1}},
+		// T3 req(x1,y1): Eval(x1,y1) hits; its rule objects are reached through it.
+		{"T3", y1, want{1, 2, 0, 2, 1, 1}},
+	}
+	for i, s := range steps {
+		d := p.Allocate(&Request{ID: int64(i), Tenant: int32(i), Priority: s.y, VMs: []VMRequest{{VMID(i), x1}}})
+		if !d.OK {
+			t.Fatalf("%s: %+v", s.name, d)
+		}
+		cs := p.CacheStats()
+		got := want{cs["RuleEvaluation"].Hits, cs["RuleEvaluation"].Misses, cs["R1"].Hits, cs["R1"].Misses, cs["R2"].Hits, cs["R2"].Misses}
+		if got != s.want {
+			t.Fatalf("%s: got %+v, want %+v", s.name, got, s.want)
+		}
+	}
+	if n := p.rulePool.len(); n != 3 {
+		t.Fatalf("rule objects cached: %d, want 3 (R1(x1,y1), R1(x1,y2), R2(x1))", n)
+	}
+	if n := p.evalPool.len(); n != 2 {
+		t.Fatalf("evaluations cached: %d, want 2", n)
+	}
+}
+
+func TestPoolLRUAndAge(t *testing.T) {
+	p := newPool[int, int](2, 10)
+	mk := func(v int) func() int { return func() int { return v } }
+	p.get(1, 0, mk(1))
+	p.get(2, 1, mk(2))
+	if _, hit := p.get(1, 2, mk(1)); !hit {
+		t.Fatal("1 should hit")
+	}
+	p.get(3, 3, mk(3)) // evicts 2, the least recently used
+	if _, hit := p.get(2, 4, mk(2)); hit {
+		t.Fatal("2 should have been evicted")
+	}
+	if _, hit := p.get(1, 30, mk(1)); hit {
+		t.Fatal("1 should have aged out")
+	}
+	if p.Stats.Hits != 1 || p.Stats.Misses != 5 {
+		t.Fatalf("stats %+v", p.Stats)
+	}
+}
+
+func TestJournalFallsBehind(t *testing.T) {
+	inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 2, skus: []SKU{skuSmall}})
+	j := NewJournal(inv)
+	cur := j.Head(0)
+	j.Touch(0, 0)
+	j.Touch(1, 0)
+	j.Touch(0, 0)
+	var seen []int32
+	if !j.Changed(0, &cur, func(m int32) { seen = append(seen, m) }) {
+		t.Fatal("fell behind too early")
+	}
+	if len(seen) != 2 || seen[0] != 1 || seen[1] != 0 {
+		t.Fatalf("changed = %v, want [1 0] (each machine once, latest revision)", seen)
+	}
+	for i := 0; i < 3*minLogLimit; i++ {
+		j.Touch(1, 0)
+	}
+	if j.Changed(0, &cur, func(int32) {}) {
+		t.Fatal("a cursor behind the compacted log must rebuild")
+	}
+}
