@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,8 +22,9 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := newApp().RunContext(ctx, os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "placelab:", err)
+	app := newApp()
+	if err := app.RunContext(ctx, interspersed(app, os.Args)); err != nil {
+		fmt.Fprintln(os.Stderr, "placelab:", strings.TrimSpace(err.Error()))
 		os.Exit(exitCode(err))
 	}
 }
@@ -60,8 +62,13 @@ Typical session:
 			sqlCommand(),
 			exportCommand(),
 			reportCommand(),
+			replayCommand(),
+			explainCommand(),
 		},
 		EnableBashCompletion: true,
+		// Errors, usage errors included, come back to main, which prints them
+		// once and picks the exit code (urfave/cli would otherwise os.Exit).
+		ExitErrHandler: func(*cli.Context, error) {},
 	}
 }
 

@@ -51,6 +51,7 @@ type Writer struct {
 	dataset string
 	loadID  int64
 	apps    map[string]*duckdb.Appender
+	raw     bool // WriteTx: no (dataset, load_id) prefix
 	Counts  Counts
 }
 
@@ -72,9 +73,12 @@ func (w *Writer) Append(table string, vals ...driver.Value) error {
 		}
 		w.apps[table] = app
 	}
-	row := make([]driver.Value, 0, len(vals)+2)
-	row = append(row, w.dataset, w.loadID)
-	row = append(row, vals...)
+	row := vals
+	if !w.raw {
+		row = make([]driver.Value, 0, len(vals)+2)
+		row = append(row, w.dataset, w.loadID)
+		row = append(row, vals...)
+	}
 	if err := app.AppendRow(row...); err != nil {
 		return fmt.Errorf("store: append %s: %w", table, err)
 	}
@@ -209,4 +213,45 @@ func (d *DB) Ingest(ctx context.Context, info IngestInfo, load func(w *Writer) e
 		return fail(fmt.Errorf("store: commit: %w", err))
 	}
 	return w.Counts, nil
+}
+
+// WriteTx runs fn in one transaction with a Writer whose Append takes every
+// column of the table (no dataset prefix): for result tables (run,
+// placement, explain, run_metric). On error nothing is written.
+func (d *DB) WriteTx(ctx context.Context, fn func(w *Writer) error) error {
+	conn, err := d.connector.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("store: connect: %w", err)
+	}
+	defer conn.Close()
+	if err := execConn(ctx, conn, "BEGIN TRANSACTION"); err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	w := &Writer{ctx: ctx, conn: conn, apps: map[string]*duckdb.Appender{}, raw: true}
+	err = fn(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		for _, a := range w.apps {
+			a.Close()
+		}
+		execConn(context.Background(), conn, "ROLLBACK")
+		return err
+	}
+	if err := execConn(ctx, conn, "COMMIT"); err != nil {
+		execConn(context.Background(), conn, "ROLLBACK")
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// NextRunID draws a run id from the run sequence.
+func (d *DB) NextRunID(ctx context.Context) (int64, error) {
+	var id int64
+	err := d.sql.QueryRowContext(ctx, "SELECT nextval('run_seq')").Scan(&id)
+	return id, err
 }

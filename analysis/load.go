@@ -1,0 +1,168 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+
+	"placelab/optimizer"
+	store "placelab/sql"
+)
+
+// ErrNoInventory says a dataset has VMs but no machines to place them on.
+var ErrNoInventory = errors.New("analysis: dataset has no machines (ingest it with --inventory)")
+
+// Trace is a dataset loaded for replay: the inventory as the engines see it
+// and the VMs in arrival order.
+type Trace struct {
+	Dataset    string
+	Inv        *optimizer.Inventory
+	MachineIDs []int32 // database machine_id per inventory index
+	VMs        []TraceVM
+	TypeNames  []string
+	Tenants    []string
+}
+
+// TraceVM is one VM of a trace.
+type TraceVM struct {
+	ID       int64 // vm_id
+	Tenant   int32
+	Type     int32 // index into Inv.Types; -1 if the type runs on no SKU
+	Priority uint8
+	Start    float64
+	End      float64 // +Inf when still alive at the end of the trace
+}
+
+// LoadTrace reads a dataset's inventory and the VMs alive at some point of
+// [from, to) (use ±Inf for all).
+func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float64) (*Trace, error) {
+	q := db.SQL()
+	tr := &Trace{Dataset: dataset}
+	// SKUs.
+	var skus []optimizer.SKU
+	skuIdx := map[string]int32{}
+	err := each(ctx, q, "replay_skus", []any{dataset}, func(r *sql.Rows) error {
+		var s optimizer.SKU
+		var c optimizer.Vec
+		if err := r.Scan(&s.Name, &s.Generation, &c[optimizer.Cores], &c[optimizer.Memory], &c[optimizer.SSD],
+			&c[optimizer.HDD], &c[optimizer.NIC], &c[optimizer.GPU]); err != nil {
+			return err
+		}
+		s.Capacity = c
+		skuIdx[s.Name] = int32(len(skus))
+		skus = append(skus, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Machines.
+	var specs []optimizer.MachineSpec
+	err = each(ctx, q, "replay_machines", []any{dataset}, func(r *sql.Rows) error {
+		var id int32
+		var ms optimizer.MachineSpec
+		var sku, health string
+		if err := r.Scan(&id, &ms.Name, &ms.Cluster, &ms.Rack, &ms.UpdateDomain, &sku, &health); err != nil {
+			return err
+		}
+		s, ok := skuIdx[sku]
+		if !ok {
+			return fmt.Errorf("analysis: machine %s: unknown SKU %q", ms.Name, sku)
+		}
+		ms.SKU, ms.Healthy = s, health == "healthy"
+		// Racks are named within their cluster.
+		specs = append(specs, ms)
+		tr.MachineIDs = append(tr.MachineIDs, id)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("%w: %q", ErrNoInventory, dataset)
+	}
+	// VM types with per-SKU demand (fractions × SKU capacity).
+	typeIdx := map[string]int32{}
+	var types []optimizer.VMType
+	err = each(ctx, q, "replay_type_demand", []any{dataset}, func(r *sql.Rows) error {
+		var name, sku string
+		var f optimizer.Vec
+		if err := r.Scan(&name, &sku, &f[optimizer.Cores], &f[optimizer.Memory], &f[optimizer.SSD], &f[optimizer.HDD],
+			&f[optimizer.NIC], &f[optimizer.GPU]); err != nil {
+			return err
+		}
+		t, ok := typeIdx[name]
+		if !ok {
+			t = int32(len(types))
+			typeIdx[name] = t
+			types = append(types, optimizer.VMType{Name: name, Demand: make([]optimizer.Vec, len(skus)), Supported: make([]bool, len(skus))})
+			tr.TypeNames = append(tr.TypeNames, name)
+		}
+		s, ok := skuIdx[sku]
+		if !ok {
+			return fmt.Errorf("analysis: demand of %s on unknown SKU %q", name, sku)
+		}
+		var d optimizer.Vec
+		for i := range d {
+			d[i] = f[i] * skus[s].Capacity[i]
+		}
+		types[t].Demand[s], types[t].Supported[s] = d, true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	inv, err := optimizer.NewInventory(skus, specs, types)
+	if err != nil {
+		return nil, err
+	}
+	tr.Inv = inv
+	// VMs.
+	tenantIdx := map[string]int32{}
+	err = each(ctx, q, "replay_vms", []any{dataset, from, to}, func(r *sql.Rows) error {
+		var v TraceVM
+		var tenant, typ string
+		var prio int16
+		var end sql.NullFloat64
+		if err := r.Scan(&v.ID, &tenant, &typ, &prio, &v.Start, &end); err != nil {
+			return err
+		}
+		t, ok := tenantIdx[tenant]
+		if !ok {
+			t = int32(len(tr.Tenants))
+			tenantIdx[tenant] = t
+			tr.Tenants = append(tr.Tenants, tenant)
+		}
+		v.Tenant, v.Priority = t, uint8(prio)
+		v.Type = -1
+		if ti, ok := typeIdx[typ]; ok {
+			v.Type = ti
+		}
+		v.End = math.Inf(1)
+		if end.Valid {
+			v.End = end.Float64
+		}
+		tr.VMs = append(tr.VMs, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+func each(ctx context.Context, q *sql.DB, name string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, store.MustQuery(name), args...)
+	if err != nil {
+		return fmt.Errorf("analysis: %s: %w", name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return fmt.Errorf("analysis: %s: %w", name, err)
+		}
+	}
+	return rows.Err()
+}
