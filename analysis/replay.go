@@ -25,6 +25,8 @@ type ReplayOptions struct {
 	// Refresh lets an idle Protean agent update its caches in the background
 	// after departures (§5.2.4).
 	Refresh bool
+	// MaxRequests stops the replay after that many requests (0: all).
+	MaxRequests int
 }
 
 // PlacementRow is one VM's outcome.
@@ -152,6 +154,9 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		end[v.ID] = v.End
 	}
 	reqs := Requests(tr, opt.From, opt.To)
+	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
+		reqs = reqs[:opt.MaxRequests]
+	}
 	res := &Result{Summary: Summary{Policy: alloc.Name(), Dataset: tr.Dataset, RejectedBy: map[string]int{}}, trace: tr}
 	rowOf := map[int64]int{}
 	var deps depHeap

@@ -64,6 +64,7 @@ Typical session:
 			reportCommand(),
 			replayCommand(),
 			explainCommand(),
+			benchCommand(),
 		},
 		EnableBashCompletion: true,
 		// Errors, usage errors included, come back to main, which prints them

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Progress receives bytes read so far and the total (0 if unknown).
@@ -180,7 +181,11 @@ func (c *csvFile) str(i int, field string) (string, error) {
 	if i >= len(c.rec) {
 		return "", c.errf(field, "", fmt.Errorf("%w: record has %d fields", ErrMissingField, len(c.rec)))
 	}
-	return strings.TrimSpace(c.rec[i]), nil
+	s := strings.TrimSpace(c.rec[i])
+	if !utf8.ValidString(s) {
+		return "", c.errf(field, "", fmt.Errorf("%w: not valid UTF-8", ErrMalformed))
+	}
+	return s, nil
 }
 
 // float parses field i as a finite number.

@@ -57,14 +57,146 @@ type cell struct {
 	cursor   Cursor
 	status   []mstatus // by Machine.Local
 	racks    [][]entry // by Machine.RackLocal
+	runs     []int32   // per rack: length of the run of entries tied with its head; -1 = stale
 	valid    int32
 	rejected []int32 // machines whose first failing validator is i
+	// prefix[n-1] counts valid machines by their first n scores, so an
+	// explanation can say how many candidates each preference rule left
+	// without scanning the racks.
+	prefix []map[key]int32
+	// heads holds each rack's best machine key and global (rack) score;
+	// heap orders the racks by them, so the best rack of the cell is found
+	// in O(1) and kept in O(log racks) per change.
+	heads []rackHead
+	heap  []int32
+	hpos  []int32
+}
+
+type rackHead struct {
+	ok bool // the rack has a valid machine
+	k  key
+	g  int64
+}
+
+// headLess orders racks: valid before empty, then by key, global score and
+// rack index (a total order, so cached and fresh cells agree).
+func (cl *cell) headLess(a, b int32) bool {
+	ha, hb := &cl.heads[a], &cl.heads[b]
+	if ha.ok != hb.ok {
+		return ha.ok
+	}
+	if c := cmpKey(&ha.k, ha.g, &hb.k, hb.g); c != 0 {
+		return c < 0
+	}
+	return a < b
+}
+
+func (cl *cell) swap(i, j int) {
+	cl.heap[i], cl.heap[j] = cl.heap[j], cl.heap[i]
+	cl.hpos[cl.heap[i]] = int32(i)
+	cl.hpos[cl.heap[j]] = int32(j)
+}
+
+func (cl *cell) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !cl.headLess(cl.heap[i], cl.heap[p]) {
+			return
+		}
+		cl.swap(i, p)
+		i = p
+	}
+}
+
+func (cl *cell) down(i int) {
+	n := len(cl.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && cl.headLess(cl.heap[r], cl.heap[l]) {
+			m = r
+		}
+		if !cl.headLess(cl.heap[m], cl.heap[i]) {
+			return
+		}
+		cl.swap(i, m)
+		i = m
+	}
+}
+
+// setHead recomputes rack rl's head and global score and restores the heap.
+func (cl *cell) setHead(env *Env, e *evaluation, rl int) {
+	h := rackHead{}
+	if r := cl.racks[rl]; len(r) > 0 {
+		h.ok, h.k = true, r[0].k
+		if e.global != nil {
+			h.g = e.global.ScoreRack(env, e.traits, env.Inv.Clusters[cl.cluster].Racks[rl])
+		}
+	}
+	cl.heads[rl] = h
+	i := int(cl.hpos[rl])
+	cl.up(i)
+	cl.down(int(cl.hpos[rl]))
+}
+
+// best returns the cell's best rack, or -1.
+func (cl *cell) best() int32 {
+	if len(cl.heap) == 0 || !cl.heads[cl.heap[0]].ok {
+		return -1
+	}
+	return cl.heap[0]
+}
+
+// walk visits racks in heap order from the root, descending only into
+// subtrees for which descend(rack) is true.
+func (cl *cell) walk(i int, descend func(rl int32) bool) {
+	if i >= len(cl.heap) {
+		return
+	}
+	rl := cl.heap[i]
+	if !cl.heads[rl].ok || !descend(rl) {
+		return
+	}
+	cl.walk(2*i+1, descend)
+	cl.walk(2*i+2, descend)
+}
+
+// headRun is the number of machines of rack rl tied with its head.
+func (cl *cell) headRun(rl int, npref int) int {
+	if cl.runs[rl] < 0 {
+		r := cl.racks[rl]
+		cl.runs[rl] = int32(countPrefix(r, &r[0].k, npref))
+	}
+	return int(cl.runs[rl])
+}
+
+// truncated keeps the first n scores of k.
+func truncated(k key, n int) key {
+	for i := n; i < maxPrefs; i++ {
+		k[i] = 0
+	}
+	return k
+}
+
+func (cl *cell) count(k *key, d int32) {
+	for n := range cl.prefix {
+		t := truncated(*k, n+1)
+		if c := cl.prefix[n][t] + d; c == 0 {
+			delete(cl.prefix[n], t)
+		} else {
+			cl.prefix[n][t] = c
+		}
+	}
 }
 
 // evaluation is a RuleEvaluation object (§5.2.2): the evaluation result
 // (sorted valid machines) for one trait vector, with the rule objects it
 // was built from.
 type evaluation struct {
+	global     GlobalRule
 	traits     Traits
 	validators []MachineValidator
 	prefs      []MachinePreference
@@ -74,8 +206,8 @@ type evaluation struct {
 	Updates, Rebuilds int64
 }
 
-func newEvaluation(t Traits, validators []MachineValidator, prefs []MachinePreference, clusters int) *evaluation {
-	return &evaluation{traits: t, validators: validators, prefs: prefs, cells: make([]*cell, clusters)}
+func newEvaluation(t Traits, validators []MachineValidator, prefs []MachinePreference, global GlobalRule, clusters int) *evaluation {
+	return &evaluation{traits: t, validators: validators, prefs: prefs, global: global, cells: make([]*cell, clusters)}
 }
 
 // eval computes a machine's status.
@@ -117,7 +249,11 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 	inv := env.Inv
 	ci := &inv.Clusters[c]
 	cl := &cell{cluster: c, cursor: env.State.Journal.Head(c), status: make([]mstatus, len(ci.Machines)),
-		racks: make([][]entry, len(ci.Racks)), rejected: make([]int32, len(e.validators))}
+		racks: make([][]entry, len(ci.Racks)), runs: make([]int32, len(ci.Racks)), rejected: make([]int32, len(e.validators)),
+		prefix: make([]map[key]int32, len(e.prefs))}
+	for n := range cl.prefix {
+		cl.prefix[n] = map[key]int32{}
+	}
 	for _, m := range ci.Machines {
 		st := e.eval(m)
 		mc := &inv.Machines[m]
@@ -125,12 +261,27 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 		if st.valid {
 			cl.racks[mc.RackLocal] = append(cl.racks[mc.RackLocal], entry{st.k, m})
 			cl.valid++
+			cl.count(&st.k, 1)
 		} else {
 			cl.rejected[st.failed]++
 		}
 	}
-	for _, r := range cl.racks {
+	cl.heads = make([]rackHead, len(ci.Racks))
+	cl.heap = make([]int32, len(ci.Racks))
+	cl.hpos = make([]int32, len(ci.Racks))
+	for i, r := range cl.racks {
 		sort.Slice(r, func(i, j int) bool { return entryLess(&r[i], &r[j]) })
+		cl.runs[i] = -1
+		cl.heap[i], cl.hpos[i] = int32(i), int32(i)
+		if len(r) > 0 {
+			cl.heads[i] = rackHead{ok: true, k: r[0].k}
+			if e.global != nil {
+				cl.heads[i].g = e.global.ScoreRack(env, e.traits, ci.Racks[i])
+			}
+		}
+	}
+	for i := len(cl.heap)/2 - 1; i >= 0; i-- {
+		cl.down(i)
 	}
 	return cl
 }
@@ -142,6 +293,7 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	old := cl.status[mc.Local]
 	st := e.eval(m)
 	if old.valid && st.valid && old.k == st.k {
+		cl.setHead(env, e, int(mc.RackLocal)) // the rack's global score may have changed
 		return
 	}
 	rack := cl.racks[mc.RackLocal]
@@ -152,6 +304,7 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 			rack = append(rack[:i], rack[i+1:]...)
 		}
 		cl.valid--
+		cl.count(&old.k, -1)
 	} else {
 		cl.rejected[old.failed]--
 	}
@@ -162,11 +315,14 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 		copy(rack[i+1:], rack[i:])
 		rack[i] = x
 		cl.valid++
+		cl.count(&st.k, 1)
 	} else {
 		cl.rejected[st.failed]++
 	}
 	cl.racks[mc.RackLocal] = rack
+	cl.runs[mc.RackLocal] = -1
 	cl.status[mc.Local] = st
+	cl.setHead(env, e, int(mc.RackLocal))
 }
 
 // refresh brings every materialized cell up to date (background update).

@@ -73,6 +73,7 @@ type Protean struct {
 	cands []clusterCand
 	sel   []*cell
 	ties  []tie
+	top   []topCand
 }
 
 type tie struct {
@@ -209,7 +210,7 @@ func (p *Protean) evaluation(t Traits) *evaluation {
 			r := r
 			ps[i] = p.ruleObject(r, t, func(pt Traits) any { return r.NewPreference(&p.env, pt) }).(MachinePreference)
 		}
-		return newEvaluation(t, vs, ps, len(p.env.Inv.Clusters))
+		return newEvaluation(t, vs, ps, p.rules.Global, len(p.env.Inv.Clusters))
 	}
 	if !p.cfg.Cache {
 		return mk()
@@ -502,28 +503,61 @@ func (p *Protean) allRacksBlocked(req *Request, cl *cell) bool {
 
 func (p *Protean) requestValid(req *Request, m int32) bool {
 	for _, rv := range p.rules.Request {
-		if !rv.ValidFor(&p.env, req, m) {
+		if rv.Applies(req) && !rv.ValidFor(&p.env, req, m) {
 			return false
 		}
 	}
 	return true
 }
 
-// pick finds the best machines across the racks of the selected clusters —
+func (p *Protean) requestApplies(req *Request) bool {
+	for _, rv := range p.rules.Request {
+		if rv.Applies(req) {
+			return true
+		}
+	}
+	return false
+}
+
+// cmpKey compares keys and then global scores: -1, 0 or 1.
+func cmpKey(a *key, ga int64, b *key, gb int64) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case ga < gb:
+		return -1
+	case ga > gb:
+		return 1
+	}
+	return 0
+}
+
+// pick finds the best machines across the racks of the selected clusters:
 // each rack's sorted list gives its best machine, racks compare by that
-// machine's key and then the global rule — and picks one of the tied best
-// at random.
+// machine's key and then the global rule (§5.2.5, N_c log N_c with N_c the
+// racks), and one of the tied best is picked at random, seeded by the run
+// seed and the request id.
 func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation) (int32, string) {
 	env := &p.env
 	inv := env.Inv
 	npref := len(p.rules.Preferences)
+	global := p.rules.Global
+	needReq := p.requestApplies(req)
+	if !needReq {
+		return p.pickFast(sel, ex)
+	}
 	var best key
 	var bestG int64
 	found := false
 	ties := p.ties[:0]
-	total := 0
-	var top []Scored
 	reqRejected := 0
+	p.top = p.top[:0]
 	for _, cl := range sel {
 		racks := inv.Clusters[cl.cluster].Racks
 		for rl, rack := range cl.racks {
@@ -531,43 +565,57 @@ func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation) (in
 				continue
 			}
 			r := racks[rl]
-			if rackBlocked(env.State, req, r) {
-				reqRejected += len(rack)
-				continue
-			}
 			h := 0
-			for h < len(rack) && !p.requestValid(req, rack[h].m) {
-				h++
+			if needReq {
+				if rackBlocked(env.State, req, r) {
+					reqRejected += len(rack)
+					continue
+				}
+				for h < len(rack) && !p.requestValid(req, rack[h].m) {
+					h++
+				}
+				reqRejected += h
+				if h == len(rack) {
+					continue
+				}
 			}
-			reqRejected += h
-			if h == len(rack) {
+			hk := &rack[h].k
+			// Without the global score, a head worse than the best (and than
+			// the worst kept top machine) cannot matter: skip it.
+			if found && !hk.less(&best) && *hk != best && (ex == nil || !p.mayEnterTop(hk)) {
 				continue
 			}
 			var g int64
-			if p.rules.Global != nil {
-				g = p.rules.Global.ScoreRack(env, t, r)
+			if global != nil {
+				g = global.ScoreRack(env, t, r)
 			}
-			hk := &rack[h].k
 			if ex != nil {
-				top = p.addTop(top, rack[h].m, hk, g, npref)
+				p.offerTop(rack[h].m, hk, g)
 			}
-			switch {
-			case !found || hk.less(&best) || (*hk == best && g < bestG):
+			switch c := cmpKey(hk, g, &best, bestG); {
+			case !found || c < 0:
 				best, bestG, found = *hk, g, true
-				ties = ties[:0]
-				total = 0
-				fallthrough
-			case *hk == best && g == bestG:
-				n := countPrefix(rack[h:], hk, maxPrefs)
-				ties = append(ties, tie{cl, rl, h, n})
-				total += n
+				ties = append(ties[:0], tie{cl, rl, h, 0})
+			case c == 0:
+				ties = append(ties, tie{cl, rl, h, 0})
 			}
 		}
 	}
+	total := 0
+	for i := range ties {
+		tt := &ties[i]
+		if tt.start == 0 {
+			tt.n = tt.cl.headRun(tt.rack, npref)
+		} else {
+			r := tt.cl.racks[tt.rack]
+			tt.n = countPrefix(r[tt.start:], &r[tt.start].k, npref)
+		}
+		total += tt.n
+	}
 	p.ties = ties
 	if ex != nil {
-		p.explainPrefs(req, t, sel, &best, bestG, ex, reqRejected)
-		ex.Top = top
+		p.explainPrefs(sel, &best, total, ex, reqRejected)
+		ex.Top = p.topScored(npref)
 	}
 	if !found {
 		name := TenantAntiColocation{}.Name()
@@ -578,13 +626,13 @@ func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation) (in
 	}
 	// Seeded random tie-break among the best; candidates failing a
 	// request validator inside a run are skipped by resampling, then by
-	// falling back to the run's head (which passed).
+	// falling back to a run's head (which passed).
 	for attempt := 0; attempt < 4; attempt++ {
 		i := p.rng.IntN(total)
 		for _, tt := range ties {
 			if i < tt.n {
 				m := tt.cl.racks[tt.rack][tt.start+i].m
-				if p.requestValid(req, m) {
+				if !needReq || p.requestValid(req, m) {
 					return m, ""
 				}
 				break
@@ -596,53 +644,142 @@ func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation) (in
 	return tt.cl.racks[tt.rack][tt.start].m, ""
 }
 
-// addTop keeps the best TopK rack heads by (key, global score).
-func (p *Protean) addTop(top []Scored, m int32, k *key, g int64, npref int) []Scored {
-	s := Scored{Machine: m, Scores: make([]int64, npref+1)}
-	copy(s.Scores, k[:npref])
-	s.Scores[npref] = g
-	lessS := func(a, b []int64) bool {
-		for i := range a {
-			if a[i] != b[i] {
-				return a[i] < b[i]
-			}
+// pickFast is pick for requests without tenant-dependent validators: each
+// cell's rack heap gives its best rack in O(1); the tied best racks and the
+// top-k are read off the heaps without visiting the other racks.
+func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
+	npref := len(p.rules.Preferences)
+	var best rackHead
+	found := false
+	for _, cl := range sel {
+		rl := cl.best()
+		if rl < 0 {
+			continue
 		}
-		return false
+		h := &cl.heads[rl]
+		if c := cmpKey(&h.k, h.g, &best.k, best.g); !found || c < 0 {
+			best, found = *h, true
+		}
 	}
-	i := len(top)
-	for i > 0 && lessS(s.Scores, top[i-1].Scores) {
-		i--
+	ties := p.ties[:0]
+	total := 0
+	p.top = p.top[:0]
+	for _, cl := range sel {
+		if !found {
+			break
+		}
+		start := len(ties)
+		cl.walk(0, func(rl int32) bool {
+			h := &cl.heads[rl]
+			if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
+				return false
+			}
+			n := cl.headRun(int(rl), npref)
+			ties = append(ties, tie{cl, int(rl), 0, n})
+			total += n
+			return true
+		})
+		// Heap order depends on history; rack order does not: sort so that
+		// the seeded pick is the same with the cache on or off.
+		slices.SortFunc(ties[start:], func(a, b tie) int { return a.rack - b.rack })
+		if ex != nil {
+			cl.walk(0, func(rl int32) bool {
+				h := &cl.heads[rl]
+				if !p.mayEnterTopG(&h.k, h.g) {
+					return false
+				}
+				p.offerTop(cl.racks[rl][0].m, &h.k, h.g)
+				return true
+			})
+		}
 	}
-	if i >= p.cfg.TopK {
-		return top
+	p.ties = ties
+	if ex != nil {
+		p.explainPrefs(sel, &best.k, total, ex, 0)
+		ex.Top = p.topScored(npref)
 	}
-	top = slices.Insert(top, i, s)
-	if len(top) > p.cfg.TopK {
-		top = top[:p.cfg.TopK]
+	if !found {
+		return -1, TenantAntiColocation{}.Name()
 	}
-	return top
+	i := p.rng.IntN(total)
+	for _, tt := range ties {
+		if i < tt.n {
+			return tt.cl.racks[tt.rack][i].m, ""
+		}
+		i -= tt.n
+	}
+	panic("optimizer: tie-break out of range")
 }
 
-// explainPrefs counts the candidates left after each preference rule: the
-// valid machines whose first n scores equal the best machine's.
-func (p *Protean) explainPrefs(req *Request, t Traits, sel []*cell, best *key, bestG int64, ex *Explanation, reqRejected int) {
-	env := &p.env
+// mayEnterTopG is mayEnterTop with the global score.
+func (p *Protean) mayEnterTopG(k *key, g int64) bool {
+	if len(p.top) < p.cfg.TopK {
+		return true
+	}
+	w := &p.top[len(p.top)-1]
+	return cmpKey(k, g, &w.k, w.g) <= 0
+}
+
+type topCand struct {
+	k key
+	g int64
+	m int32
+}
+
+// mayEnterTop reports whether a head with key k could rank among the
+// TopK kept so far (by key alone; the global score only breaks key ties).
+func (p *Protean) mayEnterTop(k *key) bool {
+	if len(p.top) < p.cfg.TopK {
+		return true
+	}
+	w := &p.top[len(p.top)-1]
+	return !w.k.less(k)
+}
+
+// offerTop keeps the best TopK rack heads by (key, global score, machine).
+func (p *Protean) offerTop(m int32, k *key, g int64) {
+	c := topCand{*k, g, m}
+	less := func(a, b *topCand) bool {
+		if x := cmpKey(&a.k, a.g, &b.k, b.g); x != 0 {
+			return x < 0
+		}
+		return a.m < b.m
+	}
+	if len(p.top) == p.cfg.TopK && !less(&c, &p.top[len(p.top)-1]) {
+		return
+	}
+	i := len(p.top)
+	for i > 0 && less(&c, &p.top[i-1]) {
+		i--
+	}
+	p.top = slices.Insert(p.top, i, c)
+	if len(p.top) > p.cfg.TopK {
+		p.top = p.top[:p.cfg.TopK]
+	}
+}
+
+func (p *Protean) topScored(npref int) []Scored {
+	out := make([]Scored, len(p.top))
+	for i, c := range p.top {
+		sc := make([]int64, npref+1)
+		copy(sc, c.k[:npref])
+		sc[npref] = c.g
+		out[i] = Scored{Machine: c.m, Scores: sc}
+	}
+	return out
+}
+
+// explainPrefs counts the candidates left after each preference rule —
+// the valid machines whose first n scores equal the best machine's, read
+// from the cells' prefix counts — and after the global rule (the tied best).
+func (p *Protean) explainPrefs(sel []*cell, best *key, tied int, ex *Explanation, reqRejected int) {
 	npref := len(p.rules.Preferences)
-	after := make([]int, npref+1)
+	after := make([]int, npref)
 	valid := 0
 	for _, cl := range sel {
-		racks := env.Inv.Clusters[cl.cluster].Racks
-		for rl, rack := range cl.racks {
-			if len(rack) == 0 {
-				continue
-			}
-			valid += len(rack)
-			for n := 1; n <= npref; n++ {
-				after[n-1] += countPrefix(rack, best, n)
-			}
-			if p.rules.Global != nil && p.rules.Global.ScoreRack(env, t, racks[rl]) == bestG {
-				after[npref] += countPrefix(rack, best, npref)
-			}
+		valid += int(cl.valid)
+		for n := 0; n < npref; n++ {
+			after[n] += int(cl.prefix[n][truncated(*best, n+1)])
 		}
 	}
 	for _, rv := range p.rules.Request {
@@ -656,11 +793,7 @@ func (p *Protean) explainPrefs(req *Request, t Traits, sel []*cell, best *key, b
 		prev = after[i]
 	}
 	if p.rules.Global != nil {
-		n := after[npref]
-		if npref == 0 {
-			n = valid
-		}
-		ex.AfterPrefs = append(ex.AfterPrefs, RuleCount{p.rules.Global.Name(), n})
-		p.stat(p.rules.Global.Name(), prev, prev-n)
+		ex.AfterPrefs = append(ex.AfterPrefs, RuleCount{p.rules.Global.Name(), tied})
+		p.stat(p.rules.Global.Name(), prev, prev-tied)
 	}
 }

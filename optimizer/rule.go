@@ -130,6 +130,9 @@ type ClusterPreference interface {
 // cache and is applied to candidates at pick time.
 type RequestValidator interface {
 	Name() string
+	// Applies reports whether the rule can reject anything for req; when
+	// it cannot, pick skips it.
+	Applies(req *Request) bool
 	ValidFor(env *Env, req *Request, m int32) bool
 }
 

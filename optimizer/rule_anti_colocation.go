@@ -11,6 +11,10 @@ var _ RequestValidator = TenantAntiColocation{}
 
 func (TenantAntiColocation) Name() string { return "TenantAntiColocation" }
 
+func (TenantAntiColocation) Applies(req *Request) bool {
+	return req.MaxPerRack > 0 || req.MaxPerMachine > 0
+}
+
 func (TenantAntiColocation) ValidFor(env *Env, req *Request, m int32) bool {
 	return antiColocationOK(env.State, req, m)
 }

@@ -1,0 +1,157 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"placelab/datasets/synth"
+	"placelab/optimizer"
+	store "placelab/sql"
+)
+
+// BenchZone generates a synthetic zone of the given size with a one-day
+// trace (the initial population fills Load of its cores), loads it through
+// an in-memory DuckDB exactly as a replay would, and returns the trace.
+func BenchZone(ctx context.Context, machines int, seed uint64) (*Trace, error) {
+	cfg := synth.DefaultConfig()
+	cfg.Machines = machines
+	cfg.Seed = seed
+	cfg.Days = 1
+	cfg.SeriesVMs = 0
+	// Enough VMs for the initial population at Load plus a day of arrivals.
+	cfg.VMs = machines * 12
+	db, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "bench", Format: "synthetic", Source: "bench"}, func(w *store.Writer) error {
+		_, err := synth.Write(ctx, w, cfg, nil)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return LoadTrace(ctx, db, "bench", math.Inf(-1), math.Inf(1))
+}
+
+// AllocatorBench is one measurement of the allocator on a zone.
+type AllocatorBench struct {
+	Machines         int     `json:"machines"`
+	Cache            bool    `json:"cache"`
+	WarmupVMs        int     `json:"warmup_vms"`
+	MeasuredVMs      int     `json:"measured_vms"`
+	LatencyP50US     float64 `json:"latency_p50_us"`
+	LatencyP99US     float64 `json:"latency_p99_us"`
+	MeanUS           float64 `json:"mean_us"`
+	PlacementsPerSec float64 `json:"placements_per_sec"`
+	CacheHitRate     float64 `json:"cache_hit_rate"`
+	MemoryMB         float64 `json:"memory_mb"`
+	Rejected         int     `json:"rejected"`
+}
+
+// BenchAllocator replays the trace's initial population (untimed warm-up:
+// every VM alive at t = 0) and then `measure` arrival requests with their
+// departures, and reports per-VM latency of the measured part. Memory is
+// the heap the agent holds (state and caches) after the run.
+func BenchAllocator(ctx context.Context, tr *Trace, cfg optimizer.Config, measure int) (AllocatorBench, error) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cfg.Weights = ScarcityWeights(tr)
+	cfg.Explain = true
+	alloc, err := NewAllocator("protean", tr, cfg)
+	if err != nil {
+		return AllocatorBench{}, err
+	}
+	warm := 0
+	for _, r := range Requests(tr, 0, math.Inf(1)) {
+		if r.Time > 0 {
+			break
+		}
+		warm++
+	}
+	if warm == 0 {
+		return AllocatorBench{}, fmt.Errorf("analysis: bench zone has no initial population")
+	}
+	res, err := Replay(ctx, tr, alloc, ReplayOptions{From: 0, Interval: 86400 * 365, MaxRequests: warm + measure})
+	if err != nil {
+		return AllocatorBench{}, err
+	}
+	var lat []float64
+	b := AllocatorBench{Machines: len(tr.Inv.Machines), Cache: cfg.Cache}
+	var sum float64
+	for _, p := range res.Placements {
+		if p.T <= 0 {
+			b.WarmupVMs++
+			continue
+		}
+		lat = append(lat, p.LatencyUS)
+		sum += p.LatencyUS
+		if p.Outcome == "rejected" {
+			b.Rejected++
+		}
+	}
+	if len(lat) == 0 {
+		return b, fmt.Errorf("analysis: bench measured no VMs (warm-up %d requests)", warm)
+	}
+	b.MeasuredVMs = len(lat)
+	b.LatencyP50US = quantile(lat, 0.5)
+	b.LatencyP99US = quantile(lat, 0.99)
+	b.MeanUS = sum / float64(len(lat))
+	b.PlacementsPerSec = 1e6 / b.MeanUS
+	b.CacheHitRate = res.Summary.CacheHitRate
+	res = nil
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(alloc)
+	b.MemoryMB = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
+	return b, nil
+}
+
+// AllocatorComparison is what `placelab bench allocator` prints.
+type AllocatorComparison struct {
+	Machines            int            `json:"machines"`
+	LatencyP50US        float64        `json:"latency_p50_us"`
+	LatencyP99US        float64        `json:"latency_p99_us"`
+	PlacementsPerSec    float64        `json:"placements_per_sec"`
+	NoCacheLatencyP50US float64        `json:"nocache_latency_p50_us"`
+	NoCacheLatencyP99US float64        `json:"nocache_latency_p99_us"`
+	NoCachePlacementsPS float64        `json:"nocache_placements_per_sec"`
+	CacheSpeedup        float64        `json:"cache_speedup"`
+	CacheHitRate        float64        `json:"cache_hit_rate"`
+	MemoryMB            float64        `json:"memory_mb"`
+	Seconds             float64        `json:"seconds"`
+	On                  AllocatorBench `json:"cache_on"`
+	Off                 AllocatorBench `json:"cache_off"`
+}
+
+// CompareCache measures the same engine with the cache on and off on one
+// zone in the same run; cache_speedup is the ratio of mean time per VM.
+func CompareCache(ctx context.Context, machines int, measureOn, measureOff int, seed uint64) (AllocatorComparison, error) {
+	start := time.Now()
+	tr, err := BenchZone(ctx, machines, seed)
+	if err != nil {
+		return AllocatorComparison{}, err
+	}
+	cfg := optimizer.DefaultConfig()
+	cfg.Seed = seed
+	on, err := BenchAllocator(ctx, tr, cfg, measureOn)
+	if err != nil {
+		return AllocatorComparison{}, err
+	}
+	cfg.Cache = false
+	off, err := BenchAllocator(ctx, tr, cfg, measureOff)
+	if err != nil {
+		return AllocatorComparison{}, err
+	}
+	return AllocatorComparison{
+		Machines: len(tr.Inv.Machines), LatencyP50US: on.LatencyP50US, LatencyP99US: on.LatencyP99US,
+		PlacementsPerSec: on.PlacementsPerSec, NoCacheLatencyP50US: off.LatencyP50US, NoCacheLatencyP99US: off.LatencyP99US,
+		NoCachePlacementsPS: off.PlacementsPerSec, CacheSpeedup: off.MeanUS / on.MeanUS, CacheHitRate: on.CacheHitRate,
+		MemoryMB: on.MemoryMB, Seconds: time.Since(start).Seconds(), On: on, Off: off,
+	}, nil
+}
