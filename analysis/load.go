@@ -29,7 +29,7 @@ type Trace struct {
 type TraceVM struct {
 	ID       int64 // vm_id
 	Tenant   int32
-	Type     int32 // index into Inv.Types; -1 if the type runs on no SKU
+	Type     int32 // index into Inv.Types (a type no SKU can host is supported nowhere)
 	Priority uint8
 	Start    float64
 	End      float64 // +Inf when still alive at the end of the trace
@@ -114,6 +114,32 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	if err != nil {
 		return nil, err
 	}
+	// VM types the inventory cannot host at all get a type that runs on no
+	// SKU, so IsTypeSupported rejects them like any unsupported request.
+	unsupported := func(name string) int32 {
+		t := int32(len(types))
+		typeIdx[name] = t
+		types = append(types, optimizer.VMType{Name: name, Demand: make([]optimizer.Vec, len(skus)), Supported: make([]bool, len(skus))})
+		tr.TypeNames = append(tr.TypeNames, name)
+		return t
+	}
+	var typeNames []string
+	err = each(ctx, q, "replay_types", []any{dataset}, func(r *sql.Rows) error {
+		var name string
+		if err := r.Scan(&name); err != nil {
+			return err
+		}
+		typeNames = append(typeNames, name)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range typeNames {
+		if _, ok := typeIdx[name]; !ok {
+			unsupported(name)
+		}
+	}
 	inv, err := optimizer.NewInventory(skus, specs, types)
 	if err != nil {
 		return nil, err
@@ -136,10 +162,11 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 			tr.Tenants = append(tr.Tenants, tenant)
 		}
 		v.Tenant, v.Priority = t, uint8(prio)
-		v.Type = -1
-		if ti, ok := typeIdx[typ]; ok {
-			v.Type = ti
+		ti, ok := typeIdx[typ]
+		if !ok {
+			return fmt.Errorf("analysis: VM %d has type %q, which the vm_type table lacks", v.ID, typ)
 		}
+		v.Type = ti
 		v.End = math.Inf(1)
 		if end.Valid {
 			v.End = end.Float64

@@ -13,6 +13,14 @@ import (
 // DefaultInterval is the metric sampling interval of a replay (one hour).
 const DefaultInterval = 3600.0
 
+// RefreshGap is the idle time (trace seconds between requests) in which a
+// replayed agent refreshes its caches, and RefreshEvals how many of its
+// most recently used evaluations it refreshes then.
+const (
+	RefreshGap   = 1.0
+	RefreshEvals = 4
+)
+
 // ReplayOptions control a replay.
 type ReplayOptions struct {
 	// From and To bound the replayed window (seconds); VMs alive at From are
@@ -22,8 +30,9 @@ type ReplayOptions struct {
 	Interval float64
 	// Progress is called with requests done and total.
 	Progress func(done, total int64)
-	// Refresh lets an idle Protean agent update its caches in the background
-	// after departures (§5.2.4).
+	// Refresh lets an idle Protean agent update its most recently used
+	// caches in the background (§5.2.4) when the trace leaves it idle for
+	// at least RefreshGap seconds before the next request.
 	Refresh bool
 	// MaxRequests stops the replay after that many requests (0: all).
 	MaxRequests int
@@ -68,6 +77,8 @@ type Summary struct {
 	CacheHitRate       float64            `json:"cache_hit_rate"`
 	PostBestFitPct     float64            `json:"post_bestfit_pct"`
 	Seconds            float64            `json:"seconds"`
+	LoadSeconds        float64            `json:"load_seconds"`
+	WriteSeconds       float64            `json:"write_seconds"`
 	Caches             map[string]float64 `json:"cache_hit_rates,omitempty"`
 }
 
@@ -241,8 +252,8 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			}
 		}
 		advance(r.Time)
-		if opt.Refresh && protean != nil && i > 0 && reqs[i-1].Time < r.Time {
-			protean.Refresh()
+		if opt.Refresh && protean != nil && i > 0 && r.Time-reqs[i-1].Time >= RefreshGap {
+			protean.Refresh(RefreshEvals)
 		}
 		t0 := time.Now()
 		d := alloc.Allocate(r)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"placelab/optimizer"
@@ -89,6 +91,7 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *Result) (int
 	if err != nil {
 		return 0, err
 	}
+	q := &quoted{}
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
 		if err := w.Append("run", id, meta.Engine, meta.Policy, string(params), int64(meta.Seed), meta.Dataset,
 			meta.Version, meta.Started.UTC(), res.Summary.Seconds, "done"); err != nil {
@@ -110,7 +113,7 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *Result) (int
 				return err
 			}
 			if p.Explain != nil {
-				if err := appendExplain(w, id, p.Explain, res.trace); err != nil {
+				if err := appendExplain(w, id, p.Explain, res.trace, q); err != nil {
 					return err
 				}
 			}
@@ -129,52 +132,102 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *Result) (int
 	return id, nil
 }
 
-// explainTop is a top-k machine as stored: database id and name.
-type explainTop struct {
-	Machine int32   `json:"machine_id"`
-	Name    string  `json:"name"`
-	Scores  []int64 `json:"scores"`
+// quoted caches JSON string literals of cluster and machine names.
+type quoted struct {
+	clusters, machines []string
 }
 
-func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *Trace) error {
-	crej := map[string]int{}
-	for _, r := range ex.ClusterRejected {
-		crej[r.Rule] = r.Count
+func (q *quoted) of(cache *[]string, i int32, name string) string {
+	if *cache == nil {
+		*cache = make([]string, 0)
 	}
-	cj, _ := json.Marshal(crej)
-	sel := make([]string, len(ex.Selected))
+	for int(i) >= len(*cache) {
+		*cache = append(*cache, "")
+	}
+	if (*cache)[i] == "" {
+		b, _ := json.Marshal(name)
+		(*cache)[i] = string(b)
+	}
+	return (*cache)[i]
+}
+
+// ruleCounts writes {"Rule":n,...}; rule names are identifiers.
+func ruleCounts(b *strings.Builder, rc []optimizer.RuleCount) {
+	b.WriteByte('{')
+	for i, r := range rc {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(r.Rule)
+		b.WriteString(`":`)
+		b.WriteString(strconv.Itoa(r.Count))
+	}
+	b.WriteByte('}')
+}
+
+// appendExplain writes a VM's explanation as two rows, cluster level and
+// machine level, with small JSON documents built directly (this runs once
+// per VM of a replay).
+func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *Trace, q *quoted) error {
+	var b strings.Builder
+	ruleCounts(&b, ex.ClusterRejected)
+	cj := b.String()
+	b.Reset()
+	b.WriteString(`{"selected_clusters":[`)
 	for i, c := range ex.Selected {
-		sel[i] = tr.Inv.Clusters[c].Name
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(q.of(&q.clusters, c, tr.Inv.Clusters[c].Name))
 	}
-	top, _ := json.Marshal(map[string]any{"selected_clusters": sel})
+	b.WriteString("]}")
+	top := b.String()
 	var failed any
 	if ex.FailedRule != "" && ex.Machines == 0 {
 		failed = ex.FailedRule
 	}
-	if err := w.Append("explain", run, ex.VM, "cluster", int32(ex.Clusters), string(cj), string(top), failed); err != nil {
+	if err := w.Append("explain", run, ex.VM, "cluster", int32(ex.Clusters), cj, top, failed); err != nil {
 		return err
 	}
-	mrej := map[string]int{}
-	for _, r := range ex.Rejected {
-		mrej[r.Rule] = r.Count
-	}
-	after := map[string]int{}
-	for _, a := range ex.AfterPrefs {
-		after[a.Rule] = a.Count
-	}
-	mj, _ := json.Marshal(map[string]any{"rejected": mrej, "left_after": after, "evicted": ex.Evicted})
-	tops := make([]explainTop, len(ex.Top))
-	for i, t := range ex.Top {
-		tops[i] = explainTop{tr.MachineIDs[t.Machine], tr.Inv.Machines[t.Machine].Name, t.Scores}
-	}
-	var chosen any
+	b.Reset()
+	b.WriteString(`{"rejected":`)
+	ruleCounts(&b, ex.Rejected)
+	b.WriteString(`,"left_after":`)
+	ruleCounts(&b, ex.AfterPrefs)
+	b.WriteString(`,"evicted":`)
+	b.WriteString(strconv.Itoa(ex.Evicted))
+	b.WriteByte('}')
+	mj := b.String()
+	b.Reset()
+	b.WriteString(`{"chosen":`)
 	if ex.Chosen >= 0 {
-		chosen = tr.MachineIDs[ex.Chosen]
+		b.WriteString(strconv.Itoa(int(tr.MachineIDs[ex.Chosen])))
+	} else {
+		b.WriteString("null")
 	}
-	topj, _ := json.Marshal(map[string]any{"chosen": chosen, "top": tops})
+	b.WriteString(`,"top":[`)
+	for i, t := range ex.Top {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"machine_id":`)
+		b.WriteString(strconv.Itoa(int(tr.MachineIDs[t.Machine])))
+		b.WriteString(`,"name":`)
+		b.WriteString(q.of(&q.machines, t.Machine, tr.Inv.Machines[t.Machine].Name))
+		b.WriteString(`,"scores":[`)
+		for k, sc := range t.Scores {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatInt(sc, 10))
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString("]}")
 	failed = nil
 	if ex.FailedRule != "" && ex.Machines > 0 {
 		failed = ex.FailedRule
 	}
-	return w.Append("explain", run, ex.VM, "machine", int32(ex.Machines), string(mj), string(topj), failed)
+	return w.Append("explain", run, ex.VM, "machine", int32(ex.Machines), mj, b.String(), failed)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -55,6 +56,25 @@ Typical session:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Value: "placelab.duckdb", Usage: "DuckDB database `FILE` (\":memory:\" for a throwaway one)", EnvVars: []string{"PLACELAB_DB"}},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output on stderr"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the command to `FILE` (go tool pprof)"},
+		},
+		Before: func(c *cli.Context) error {
+			if f := c.String("cpuprofile"); f != "" {
+				out, err := os.Create(f)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(out); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		After: func(c *cli.Context) error {
+			if c.String("cpuprofile") != "" {
+				pprof.StopCPUProfile()
+			}
+			return nil
 		},
 		Commands: []*cli.Command{
 			generateCommand(),

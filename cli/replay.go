@@ -158,6 +158,7 @@ func runReplay(c *cli.Context) error {
 	}
 	defer db.Close()
 	ds := c.String("dataset")
+	t0 := time.Now()
 	tr, err := analysis.LoadTrace(c.Context, db, ds, from, to)
 	if err != nil {
 		return err
@@ -171,6 +172,7 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	loadSeconds := time.Since(t0).Seconds()
 	bar := newProgress("replay "+policy, "", c.Bool("quiet"))
 	started := time.Now()
 	res, err := analysis.Replay(c.Context, tr, alloc, analysis.ReplayOptions{From: from, To: to, Interval: interval, Progress: bar.Update, Refresh: cfg.Cache})
@@ -180,10 +182,13 @@ func runReplay(c *cli.Context) error {
 	}
 	params := map[string]any{"k": cfg.K, "buckets": cfg.Buckets, "cache": cfg.Cache, "weights": cfg.Weights,
 		"buffers": cfg.Buffers, "evict": cfg.Evict, "from": finite(from), "to": finite(to), "interval": interval}
+	res.Summary.LoadSeconds = loadSeconds
+	t1 := time.Now()
 	if _, err := analysis.WriteRun(c.Context, db, analysis.RunMeta{Engine: "replay", Policy: policy, Dataset: ds,
 		Version: version, Seed: cfg.Seed, Params: params, Started: started}, res); err != nil {
 		return err
 	}
+	res.Summary.WriteSeconds = time.Since(t1).Seconds()
 	return printSummary(c, res.Summary, format)
 }
 
@@ -199,8 +204,9 @@ func printSummary(c *cli.Context, s analysis.Summary, format string) error {
 	if format == "json" {
 		return printJSON(w, s)
 	}
-	fmt.Fprintf(w, "run %d: %s on %q — %d VMs in %d requests, %d accepted, %d rejected, %d evicted (%.2fs)\n",
-		s.RunID, s.Policy, s.Dataset, s.VMs, s.Requests, s.Accepted, s.Rejected, s.Evicted, s.Seconds)
+	fmt.Fprintf(w, "run %d: %s on %q — %d VMs in %d requests, %d accepted, %d rejected, %d evicted\n",
+		s.RunID, s.Policy, s.Dataset, s.VMs, s.Requests, s.Accepted, s.Rejected, s.Evicted)
+	fmt.Fprintf(w, "  load %.2fs  replay %.2fs  write %.2fs\n", s.LoadSeconds, s.Seconds, s.WriteSeconds)
 	fmt.Fprintf(w, "  packing density %.2f%%  utilization %.2f%%  post-BestFit candidates %.1f%%\n",
 		100*s.PackingDensityMean, 100*s.UtilizationMean, s.PostBestFitPct)
 	fmt.Fprintf(w, "  latency p50 %.1f µs  p99 %.1f µs  %.0f placements/s  cache hit rate %.1f%%\n",

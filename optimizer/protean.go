@@ -161,17 +161,23 @@ func (p *Protean) CacheStats() map[string]CacheStats {
 // BackgroundUpdates is how many cells Refresh brought up to date.
 func (p *Protean) BackgroundUpdates() int64 { return p.bg }
 
-// Refresh brings cached evaluations up to date from the journal, most
-// recently used first, as an idle agent does (§5.2.4 background updates),
-// and drops objects past their age. It returns the cells updated.
-func (p *Protean) Refresh() int {
+// Refresh brings up to maxEvals cached evaluations (0: all) up to date
+// from the journal, most recently used first, as an idle agent does
+// (§5.2.4 background updates), and drops objects past their age. It
+// returns the cells updated.
+func (p *Protean) Refresh(maxEvals int) int {
 	if !p.cfg.Cache {
 		return 0
 	}
 	p.rulePool.expire(p.clock)
 	p.evalPool.expire(p.clock)
-	n := 0
-	p.evalPool.each(func(e *evaluation) { n += e.refresh(&p.env) })
+	n, k := 0, 0
+	p.evalPool.each(func(e *evaluation) {
+		if maxEvals == 0 || k < maxEvals {
+			n += e.refresh(&p.env)
+		}
+		k++
+	})
 	p.bg += int64(n)
 	return n
 }
