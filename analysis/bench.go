@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -52,62 +53,95 @@ type AllocatorBench struct {
 	Rejected         int     `json:"rejected"`
 }
 
-// BenchAllocator replays the trace's initial population (untimed warm-up:
-// every VM alive at t = 0) and then `measure` arrival requests with their
-// departures, and reports per-VM latency of the measured part. Memory is
-// the heap the agent holds (state and caches) after the run.
+// BenchAllocator places the trace's initial population (untimed warm-up:
+// every VM alive at t = 0, placed by the cached engine, whose decisions
+// equal the uncached one's) and then times `measure` arrival requests with
+// their departures through the engine configured by cfg, reporting per-VM
+// latency (a request's time divided by its VMs). As in a replay, the cached
+// engine refreshes its caches when the trace leaves it idle. Memory is the heap the
+// agent holds (state and caches) after the run.
 func BenchAllocator(ctx context.Context, tr *Trace, cfg optimizer.Config, measure int) (AllocatorBench, error) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	cfg.Weights = ScarcityWeights(tr)
 	cfg.Explain = true
-	alloc, err := NewAllocator("protean", tr, cfg)
+	warmCfg := cfg
+	warmCfg.Cache = true
+	state := optimizer.NewState(tr.Inv)
+	warmer, err := optimizer.NewProtean(state, warmCfg, optimizer.DefaultRules())
 	if err != nil {
 		return AllocatorBench{}, err
 	}
-	warm := 0
-	for _, r := range Requests(tr, 0, math.Inf(1)) {
-		if r.Time > 0 {
-			break
+	reqs := Requests(tr, 0, math.Inf(1))
+	end := make(map[int64]float64, len(tr.VMs))
+	for _, v := range tr.VMs {
+		end[v.ID] = v.End
+	}
+	var deps depHeap
+	push := func(d optimizer.Decision) {
+		for _, p := range d.Placements {
+			if e := end[p.VM]; !math.IsInf(e, 1) {
+				heap.Push(&deps, departure{e, p.VM})
+			}
 		}
-		warm++
 	}
-	if warm == 0 {
-		return AllocatorBench{}, fmt.Errorf("analysis: bench zone has no initial population")
+	b := AllocatorBench{Machines: len(tr.Inv.Machines), Cache: cfg.Cache}
+	i := 0
+	for ; i < len(reqs) && reqs[i].Time <= 0; i++ {
+		push(warmer.Allocate(&reqs[i]))
+		b.WarmupVMs += len(reqs[i].VMs)
 	}
-	res, err := Replay(ctx, tr, alloc, ReplayOptions{From: 0, Interval: 86400 * 365, MaxRequests: warm + measure})
-	if err != nil {
-		return AllocatorBench{}, err
+	if b.WarmupVMs == 0 {
+		return b, fmt.Errorf("analysis: bench zone has no initial population")
+	}
+	alloc := warmer
+	if !cfg.Cache {
+		if alloc, err = optimizer.NewProtean(state, cfg, optimizer.DefaultRules()); err != nil {
+			return b, err
+		}
 	}
 	var lat []float64
-	b := AllocatorBench{Machines: len(tr.Inv.Machines), Cache: cfg.Cache}
 	var sum float64
-	for _, p := range res.Placements {
-		if p.T <= 0 {
-			b.WarmupVMs++
-			continue
+	for n := 0; i < len(reqs) && n < measure; i, n = i+1, n+1 {
+		if n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return b, err
+			}
 		}
-		lat = append(lat, p.LatencyUS)
-		sum += p.LatencyUS
-		if p.Outcome == "rejected" {
-			b.Rejected++
+		r := &reqs[i]
+		if cfg.Cache && i > 0 && r.Time-reqs[i-1].Time >= RefreshGap {
+			alloc.Refresh(RefreshEvals) // idle time: background update, untimed (§5.2.4)
 		}
+		for deps.Len() > 0 && deps[0].t <= r.Time {
+			alloc.Release(heap.Pop(&deps).(departure).vm)
+		}
+		t0 := time.Now()
+		d := alloc.Allocate(r)
+		us := float64(time.Since(t0).Nanoseconds()) / 1e3 / float64(len(r.VMs))
+		for range r.VMs {
+			lat = append(lat, us)
+			sum += us
+		}
+		if !d.OK {
+			b.Rejected += len(r.VMs)
+		}
+		push(d)
 	}
 	if len(lat) == 0 {
-		return b, fmt.Errorf("analysis: bench measured no VMs (warm-up %d requests)", warm)
+		return b, fmt.Errorf("analysis: bench measured no VMs")
 	}
 	b.MeasuredVMs = len(lat)
 	b.LatencyP50US = quantile(lat, 0.5)
 	b.LatencyP99US = quantile(lat, 0.99)
 	b.MeanUS = sum / float64(len(lat))
 	b.PlacementsPerSec = 1e6 / b.MeanUS
-	b.CacheHitRate = res.Summary.CacheHitRate
-	res = nil
+	b.CacheHitRate = alloc.CacheStats()["RuleEvaluation"].HitRate()
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(alloc)
+	runtime.KeepAlive(warmer)
 	b.MemoryMB = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
 	return b, nil
 }

@@ -1,6 +1,9 @@
 package optimizer
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // maxPrefs bounds the machine preference rules (plus nothing else) a key holds.
 const maxPrefs = 4
@@ -8,7 +11,22 @@ const maxPrefs = 4
 // key is a machine's preference scores in rule order, compared
 // lexicographically: strict priority, each rule breaking only the ties the
 // rules before it left (§3.3's exponentially spaced weights).
-type key [maxPrefs]int64
+//
+// Scores are int32: quantized buckets are small, and unquantized scores
+// (Quantize with N = 0) are at most 1e9. Narrow keys keep the per-machine
+// state of an evaluation small, which is what bounds update speed.
+type key [maxPrefs]int32
+
+// clampScore narrows a rule's score into a key slot.
+func clampScore(v int64) int32 {
+	switch {
+	case v > math.MaxInt32:
+		return math.MaxInt32
+	case v < math.MinInt32:
+		return math.MinInt32
+	}
+	return int32(v)
+}
 
 func (a *key) less(b *key) bool {
 	for i := range a {
@@ -136,6 +154,9 @@ func (cl *cell) setHead(env *Env, e *evaluation, rl int) {
 			h.g = e.global.ScoreRack(env, e.traits, env.Inv.Clusters[cl.cluster].Racks[rl])
 		}
 	}
+	if cl.heads[rl] == h {
+		return
+	}
 	cl.heads[rl] = h
 	i := int(cl.hpos[rl])
 	cl.up(i)
@@ -183,12 +204,17 @@ func truncated(k key, n int) key {
 
 func (cl *cell) count(k *key, d int32) {
 	for n := range cl.prefix {
-		t := truncated(*k, n+1)
-		if c := cl.prefix[n][t] + d; c == 0 {
-			delete(cl.prefix[n], t)
-		} else {
-			cl.prefix[n][t] = c
-		}
+		cl.bump(n, k, d)
+	}
+}
+
+// bump adds d to the count of k's first n+1 scores.
+func (cl *cell) bump(n int, k *key, d int32) {
+	t := truncated(*k, n+1)
+	if c := cl.prefix[n][t] + d; c == 0 {
+		delete(cl.prefix[n], t)
+	} else {
+		cl.prefix[n][t] = c
 	}
 }
 
@@ -204,6 +230,9 @@ type evaluation struct {
 	// Updates counts machines re-evaluated; Rebuilds counts cells built from
 	// scratch (new, or fallen behind the journal).
 	Updates, Rebuilds int64
+	// fresh is the agent clock when the evaluation was last used or
+	// refreshed: background refresh serves the stalest first.
+	fresh uint64
 }
 
 func newEvaluation(t Traits, validators []MachineValidator, prefs []MachinePreference, global GlobalRule, clusters int) *evaluation {
@@ -219,7 +248,7 @@ func (e *evaluation) eval(m int32) mstatus {
 	}
 	st := mstatus{valid: true, failed: -1}
 	for i, p := range e.prefs {
-		st.k[i] = p.Score(m)
+		st.k[i] = clampScore(p.Score(m))
 	}
 	return st
 }
@@ -290,39 +319,71 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	e.Updates++
 	mc := &env.Inv.Machines[m]
+	rl := int(mc.RackLocal)
 	old := cl.status[mc.Local]
 	st := e.eval(m)
-	if old.valid && st.valid && old.k == st.k {
-		cl.setHead(env, e, int(mc.RackLocal)) // the rack's global score may have changed
+	switch {
+	case old.valid && st.valid && old.k == st.k:
+		cl.setHead(env, e, rl) // the rack's global score may have changed
+		return
+	case !old.valid && !st.valid:
+		cl.rejected[old.failed]--
+		cl.rejected[st.failed]++
+		cl.status[mc.Local] = st
+		cl.setHead(env, e, rl)
 		return
 	}
-	rack := cl.racks[mc.RackLocal]
+	rack := cl.racks[rl]
 	if old.valid {
-		x := entry{old.k, m}
-		i := sort.Search(len(rack), func(i int) bool { return !entryLess(&rack[i], &x) })
+		i := searchEntry(rack, &old.k, m)
 		if i < len(rack) && rack[i].m == m {
-			rack = append(rack[:i], rack[i+1:]...)
+			copy(rack[i:], rack[i+1:])
+			rack = rack[:len(rack)-1]
 		}
 		cl.valid--
-		cl.count(&old.k, -1)
 	} else {
 		cl.rejected[old.failed]--
 	}
 	if st.valid {
-		x := entry{st.k, m}
-		i := sort.Search(len(rack), func(i int) bool { return !entryLess(&rack[i], &x) })
+		i := searchEntry(rack, &st.k, m)
 		rack = append(rack, entry{})
 		copy(rack[i+1:], rack[i:])
-		rack[i] = x
+		rack[i] = entry{st.k, m}
 		cl.valid++
-		cl.count(&st.k, 1)
 	} else {
 		cl.rejected[st.failed]++
 	}
-	cl.racks[mc.RackLocal] = rack
-	cl.runs[mc.RackLocal] = -1
+	// Prefix counts change only from the first score that differs.
+	for n := range cl.prefix {
+		if old.valid && st.valid && old.k.prefixEq(&st.k, n+1) {
+			continue
+		}
+		if old.valid {
+			cl.bump(n, &old.k, -1)
+		}
+		if st.valid {
+			cl.bump(n, &st.k, 1)
+		}
+	}
+	cl.racks[rl] = rack
+	cl.runs[rl] = -1
 	cl.status[mc.Local] = st
-	cl.setHead(env, e, int(mc.RackLocal))
+	cl.setHead(env, e, rl)
+}
+
+// searchEntry is the position of (k, m) in a sorted rack (binary search).
+func searchEntry(rack []entry, k *key, m int32) int {
+	lo, hi := 0, len(rack)
+	x := entry{*k, m}
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if entryLess(&rack[mid], &x) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // refresh brings every materialized cell up to date (background update).

@@ -1,6 +1,7 @@
 package optimizer
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 )
@@ -53,6 +54,16 @@ type clusterCand struct {
 	score [2]int64
 }
 
+// clusterLess orders clusters by preference scores, then index.
+func clusterLess(a, b *clusterCand) bool {
+	for i := range a.score {
+		if a.score[i] != b.score[i] {
+			return a.score[i] < b.score[i]
+		}
+	}
+	return a.c < b.c
+}
+
 // Protean is the rule-based allocation agent of §3–§5 with its cache
 // hierarchy. It is not safe for concurrent use: one agent, one goroutine.
 type Protean struct {
@@ -70,10 +81,13 @@ type Protean struct {
 	statIdx  map[string]int
 	bg       int64
 	// scratch buffers reused across requests
-	cands []clusterCand
-	sel   []*cell
-	ties  []tie
-	top   []topCand
+	cands    []clusterCand
+	order    []clusterCand
+	sel      []*cell
+	ties     []tie
+	top      []topCand
+	frontier []frontierNode
+	stale    []*evaluation
 }
 
 type tie struct {
@@ -171,13 +185,19 @@ func (p *Protean) Refresh(maxEvals int) int {
 	}
 	p.rulePool.expire(p.clock)
 	p.evalPool.expire(p.clock)
-	n, k := 0, 0
-	p.evalPool.each(func(e *evaluation) {
-		if maxEvals == 0 || k < maxEvals {
-			n += e.refresh(&p.env)
-		}
-		k++
-	})
+	evals := p.stale[:0]
+	p.evalPool.each(func(e *evaluation) { evals = append(evals, e) })
+	// Stalest first: the most recently used evaluations are fresh already.
+	slices.SortStableFunc(evals, func(a, b *evaluation) int { return cmp.Compare(a.fresh, b.fresh) })
+	if maxEvals > 0 && len(evals) > maxEvals {
+		evals = evals[:maxEvals]
+	}
+	n := 0
+	for _, e := range evals {
+		n += e.refresh(&p.env)
+		e.fresh = p.clock
+	}
+	p.stale = evals[:0]
 	p.bg += int64(n)
 	return n
 }
@@ -222,6 +242,7 @@ func (p *Protean) evaluation(t Traits) *evaluation {
 		return mk()
 	}
 	e, _ := p.evalPool.get(t, p.clock, mk)
+	e.fresh = p.clock
 	return e
 }
 
@@ -250,7 +271,10 @@ func (p *Protean) Allocate(req *Request) Decision {
 		}
 		var ex *Explanation
 		if p.cfg.Explain {
-			d.Explain = append(d.Explain, Explanation{VM: v.ID, Chosen: -1})
+			if d.Explain == nil {
+				d.Explain = make([]Explanation, 0, len(req.VMs))
+			}
+			d.Explain = append(d.Explain, p.newExplanation(v.ID))
 			ex = &d.Explain[len(d.Explain)-1]
 		}
 		m, reason := p.assign(req, kind, v, ex)
@@ -273,6 +297,19 @@ func (p *Protean) Allocate(req *Request) Decision {
 	}
 	d.OK = true
 	return d
+}
+
+// newExplanation returns an explanation whose slices share one backing
+// array each, sized for the rule set (one allocation instead of several).
+func (p *Protean) newExplanation(vm VMID) Explanation {
+	ncv, nv, nr, np := len(p.rules.ClusterValidators), len(p.rules.Validators), len(p.rules.Request), len(p.rules.Preferences)+1
+	rc := make([]RuleCount, 0, ncv+nv+nr+np)
+	return Explanation{VM: vm, Chosen: -1,
+		ClusterRejected: rc[0:0:ncv],
+		Rejected:        rc[ncv : ncv : ncv+nv+nr],
+		AfterPrefs:      rc[ncv+nv+nr : ncv+nv+nr : ncv+nv+nr+np],
+		Selected:        make([]int32, 0, p.cfg.K),
+	}
 }
 
 // rollback undoes the tentative placements of a failed request; evicted
@@ -343,40 +380,46 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 	inv := env.Inv
 	t := req.traits(v)
 
+	// Rank every cluster by the cluster preferences. The order of the
+	// previous request is kept and re-sorted by insertion: scores move
+	// little between requests, so this is O(clusters) rather than a sort.
+	order := p.order
+	if len(order) != len(inv.Clusters) {
+		order = make([]clusterCand, len(inv.Clusters))
+		for c := range order {
+			order[c].c = int32(c)
+		}
+	}
+	for i := range order {
+		c := order[i].c
+		for j, cp := range p.rules.ClusterPreferences {
+			if j < len(order[i].score) {
+				order[i].score[j] = cp.ScoreCluster(env, t, c)
+			}
+		}
+	}
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && clusterLess(&order[j], &order[j-1]); j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	p.order = order
 	// Cluster validators, in order; a cluster is charged to the first that rejects it.
 	var crej [8]int
 	cands := p.cands[:0]
-	for c := range inv.Clusters {
+	for _, cc := range order {
 		ok := true
 		for i, cv := range p.rules.ClusterValidators {
-			if !cv.ValidCluster(env, req, kind, t, int32(c)) {
+			if !cv.ValidCluster(env, req, kind, t, cc.c) {
 				crej[i]++
 				ok = false
 				break
 			}
 		}
-		if !ok {
-			continue
+		if ok {
+			cands = append(cands, cc)
 		}
-		cc := clusterCand{c: int32(c)}
-		for i, cp := range p.rules.ClusterPreferences {
-			if i < len(cc.score) {
-				cc.score[i] = cp.ScoreCluster(env, t, int32(c))
-			}
-		}
-		cands = append(cands, cc)
 	}
-	slices.SortFunc(cands, func(a, b clusterCand) int {
-		for i := range a.score {
-			if a.score[i] != b.score[i] {
-				if a.score[i] < b.score[i] {
-					return -1
-				}
-				return 1
-			}
-		}
-		return int(a.c - b.c)
-	})
 	p.cands = cands
 	left := len(inv.Clusters)
 	for i, cv := range p.rules.ClusterValidators {
@@ -688,15 +731,19 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 		// Heap order depends on history; rack order does not: sort so that
 		// the seeded pick is the same with the cache on or off.
 		slices.SortFunc(ties[start:], func(a, b tie) int { return a.rack - b.rack })
-		if ex != nil {
-			cl.walk(0, func(rl int32) bool {
-				h := &cl.heads[rl]
-				if !p.mayEnterTopG(&h.k, h.g) {
-					return false
-				}
-				p.offerTop(cl.racks[rl][0].m, &h.k, h.g)
-				return true
-			})
+	}
+	if ex != nil {
+		// The top machines: the heads of the tied racks in order, then, if
+		// fewer than TopK, the best heads strictly below them.
+		for _, tt := range ties {
+			if len(p.top) == p.cfg.TopK {
+				break
+			}
+			h := &tt.cl.heads[tt.rack]
+			p.top = append(p.top, topCand{h.k, h.g, tt.cl.racks[tt.rack][0].m})
+		}
+		if room := p.cfg.TopK - len(p.top); room > 0 {
+			p.topBelow(sel, &best, room)
 		}
 	}
 	p.ties = ties
@@ -717,13 +764,55 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 	panic("optimizer: tie-break out of range")
 }
 
-// mayEnterTopG is mayEnterTop with the global score.
-func (p *Protean) mayEnterTopG(k *key, g int64) bool {
-	if len(p.top) < p.cfg.TopK {
-		return true
+type frontierNode struct {
+	cell int // index into sel
+	i    int // heap index
+}
+
+// topBelow appends to p.top the best `room` rack heads strictly worse than
+// best, by a best-first search over the cells' rack heaps: O(room · k)
+// nodes instead of every rack. Within a cell the heap's total order
+// (key, global score, rack) makes the result independent of heap shape;
+// across cells, ties go to the earlier selected cell.
+func (p *Protean) topBelow(sel []*cell, best *rackHead, room int) {
+	fr := p.frontier[:0]
+	for ci, cl := range sel {
+		if len(cl.heap) > 0 {
+			fr = append(fr, frontierNode{ci, 0})
+		}
 	}
-	w := &p.top[len(p.top)-1]
-	return cmpKey(k, g, &w.k, w.g) <= 0
+	for added := 0; added < room && len(fr) > 0; {
+		bi := 0
+		for j := 1; j < len(fr); j++ {
+			a, b := fr[j], fr[bi]
+			ca, cb := sel[a.cell], sel[b.cell]
+			ra, rb := ca.heap[a.i], cb.heap[b.i]
+			ha, hb := &ca.heads[ra], &cb.heads[rb]
+			c := cmpKey(&ha.k, ha.g, &hb.k, hb.g)
+			if c < 0 || c == 0 && (a.cell < b.cell || a.cell == b.cell && ra < rb) {
+				bi = j
+			}
+		}
+		n := fr[bi]
+		fr[bi] = fr[len(fr)-1]
+		fr = fr[:len(fr)-1]
+		cl := sel[n.cell]
+		rl := cl.heap[n.i]
+		h := &cl.heads[rl]
+		if !h.ok {
+			continue // empty racks sort last: nothing below either
+		}
+		if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
+			p.top = append(p.top, topCand{h.k, h.g, cl.racks[rl][0].m})
+			added++
+		}
+		for _, c := range [2]int{2*n.i + 1, 2*n.i + 2} {
+			if c < len(cl.heap) {
+				fr = append(fr, frontierNode{n.cell, c})
+			}
+		}
+	}
+	p.frontier = fr
 }
 
 type topCand struct {
@@ -744,31 +833,40 @@ func (p *Protean) mayEnterTop(k *key) bool {
 
 // offerTop keeps the best TopK rack heads by (key, global score, machine).
 func (p *Protean) offerTop(m int32, k *key, g int64) {
-	c := topCand{*k, g, m}
+	insertTop(&p.top, p.cfg.TopK, topCand{*k, g, m})
+}
+
+// insertTop inserts c into the sorted list if it ranks among the best limit.
+func insertTop(list *[]topCand, limit int, c topCand) {
 	less := func(a, b *topCand) bool {
 		if x := cmpKey(&a.k, a.g, &b.k, b.g); x != 0 {
 			return x < 0
 		}
 		return a.m < b.m
 	}
-	if len(p.top) == p.cfg.TopK && !less(&c, &p.top[len(p.top)-1]) {
+	l := *list
+	if len(l) >= limit && (limit == 0 || !less(&c, &l[len(l)-1])) {
 		return
 	}
-	i := len(p.top)
-	for i > 0 && less(&c, &p.top[i-1]) {
+	i := len(l)
+	for i > 0 && less(&c, &l[i-1]) {
 		i--
 	}
-	p.top = slices.Insert(p.top, i, c)
-	if len(p.top) > p.cfg.TopK {
-		p.top = p.top[:p.cfg.TopK]
+	l = slices.Insert(l, i, c)
+	if len(l) > limit {
+		l = l[:limit]
 	}
+	*list = l
 }
 
 func (p *Protean) topScored(npref int) []Scored {
 	out := make([]Scored, len(p.top))
+	all := make([]int64, len(p.top)*(npref+1))
 	for i, c := range p.top {
-		sc := make([]int64, npref+1)
-		copy(sc, c.k[:npref])
+		sc := all[i*(npref+1) : (i+1)*(npref+1) : (i+1)*(npref+1)]
+		for i := 0; i < npref; i++ {
+			sc[i] = int64(c.k[i])
+		}
 		sc[npref] = c.g
 		out[i] = Scored{Machine: c.m, Scores: sc}
 	}
