@@ -15,10 +15,11 @@ const DefaultInterval = 3600.0
 
 // RefreshGap is the idle time (trace seconds between requests) in which a
 // replayed agent refreshes its caches, and RefreshEvals how many of its
-// most recently used evaluations it refreshes then.
+// evaluations it refreshes then, stalest first (0: all — a second of idle
+// time is ample for that).
 const (
 	RefreshGap   = 1.0
-	RefreshEvals = 4
+	RefreshEvals = 0
 )
 
 // ReplayOptions control a replay.

@@ -81,13 +81,14 @@ type Protean struct {
 	statIdx  map[string]int
 	bg       int64
 	// scratch buffers reused across requests
-	cands    []clusterCand
-	order    []clusterCand
-	sel      []*cell
-	ties     []tie
-	top      []topCand
-	frontier []frontierNode
-	stale    []*evaluation
+	evalTraits []Trait
+	cands      []clusterCand
+	order      []clusterCand
+	sel        []*cell
+	ties       []tie
+	top        []topCand
+	frontier   []frontierNode
+	stale      []*evaluation
 }
 
 type tie struct {
@@ -116,6 +117,27 @@ func NewProtean(state *State, cfg Config, rules Rules) (*Protean, error) {
 	p.rulePool = newPool[ruleKey, any](cfg.RulePool, cfg.MaxAge)
 	p.evalPool = newPool[Traits, *evaluation](cfg.EvalPool, cfg.MaxAge)
 	p.pcg = rand.NewPCG(cfg.Seed, 0)
+	// A RuleEvaluation depends only on the traits its rules declare:
+	// requests that differ in other traits share it (§5.2.1's equivalence
+	// classes applied to the whole evaluation).
+	seen := map[Trait]bool{}
+	add := func(ts []Trait) {
+		for _, x := range ts {
+			if !seen[x] {
+				seen[x] = true
+				p.evalTraits = append(p.evalTraits, x)
+			}
+		}
+	}
+	for _, r := range rules.Validators {
+		add(r.Traits())
+	}
+	for _, r := range rules.Preferences {
+		add(r.Traits())
+	}
+	if rules.Global != nil {
+		add(rules.Global.Traits())
+	}
 	p.rng = rand.New(p.pcg)
 	for _, r := range rules.ClusterValidators {
 		p.addStat(r.Name(), "cluster")
@@ -225,23 +247,24 @@ func (p *Protean) ruleObject(r Rule, t Traits, mk func(Traits) any) any {
 // evaluation returns the RuleEvaluation for trait vector t: cached, or new
 // (always new with the cache off).
 func (p *Protean) evaluation(t Traits) *evaluation {
+	pt := t.project(p.evalTraits)
 	mk := func() *evaluation {
 		vs := make([]MachineValidator, len(p.rules.Validators))
 		for i, r := range p.rules.Validators {
 			r := r
-			vs[i] = p.ruleObject(r, t, func(pt Traits) any { return r.NewValidator(&p.env, pt) }).(MachineValidator)
+			vs[i] = p.ruleObject(r, pt, func(rt Traits) any { return r.NewValidator(&p.env, rt) }).(MachineValidator)
 		}
 		ps := make([]MachinePreference, len(p.rules.Preferences))
 		for i, r := range p.rules.Preferences {
 			r := r
-			ps[i] = p.ruleObject(r, t, func(pt Traits) any { return r.NewPreference(&p.env, pt) }).(MachinePreference)
+			ps[i] = p.ruleObject(r, pt, func(rt Traits) any { return r.NewPreference(&p.env, rt) }).(MachinePreference)
 		}
-		return newEvaluation(t, vs, ps, p.rules.Global, len(p.env.Inv.Clusters))
+		return newEvaluation(pt, vs, ps, p.rules.Global, len(p.env.Inv.Clusters))
 	}
 	if !p.cfg.Cache {
 		return mk()
 	}
-	e, _ := p.evalPool.get(t, p.clock, mk)
+	e, _ := p.evalPool.get(pt, p.clock, mk)
 	e.fresh = p.clock
 	return e
 }

@@ -9,10 +9,5 @@ var _ ClusterValidator = IsClusterHealthy{}
 func (IsClusterHealthy) Name() string { return "IsClusterHealthy" }
 
 func (IsClusterHealthy) ValidCluster(env *Env, _ *Request, _ RequestKind, _ Traits, c int32) bool {
-	for _, m := range env.Inv.Clusters[c].Machines {
-		if env.Inv.Machines[m].Healthy {
-			return true
-		}
-	}
-	return false
+	return env.State.ClusterHealthy[c] > 0
 }

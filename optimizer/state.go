@@ -41,6 +41,7 @@ type State struct {
 	// ClusterEmpty counts empty healthy machines per cluster: the unit of
 	// the slides' cluster buffers.
 	ClusterEmpty     []int32
+	ClusterHealthy   []int32 // healthy machines per cluster
 	ClusterUsedCores []float64
 	RackUsedCores    []float64
 	tenantRack       map[int32]map[int32]int32
@@ -54,7 +55,7 @@ func NewState(inv *Inventory) *State {
 	s := &State{
 		Inv: inv, Used: make([]Vec, n), LowUsed: make([]Vec, n), Count: make([]int32, n),
 		Exclusive: make([]int32, n), onMachine: make([][]VMID, n), tenantsOn: make([][]tenantCount, n),
-		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)),
+		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)), ClusterHealthy: make([]int32, len(inv.Clusters)),
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
 		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
 		Journal: NewJournal(inv),
@@ -63,6 +64,7 @@ func NewState(inv *Inventory) *State {
 		s.Exclusive[m] = -1
 		if inv.Machines[m].Healthy {
 			s.ClusterEmpty[inv.Machines[m].Cluster]++
+			s.ClusterHealthy[inv.Machines[m].Cluster]++
 		}
 	}
 	return s
@@ -224,6 +226,11 @@ func (s *State) SetHealthy(m int32, healthy bool) {
 		} else {
 			s.ClusterEmpty[mc.Cluster]--
 		}
+	}
+	if healthy {
+		s.ClusterHealthy[mc.Cluster]++
+	} else {
+		s.ClusterHealthy[mc.Cluster]--
 	}
 	mc.Healthy = healthy
 	s.Journal.Touch(m, mc.Cluster)
