@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -110,7 +111,12 @@ func runIngest(c *cli.Context) error {
 	})
 	bar.Done()
 	if err != nil {
-		return fmt.Errorf("ingest %s: %w (nothing was changed)", fmtName, err)
+		hint := ""
+		var re *datasets.RowError
+		if errors.As(err, &re) && re.Row > 0 && c.Int64("max-rejects") == 0 {
+			hint = "; --max-rejects N skips up to N bad rows"
+		}
+		return fmt.Errorf("ingest %s: %w (nothing was changed%s)", fmtName, err, hint)
 	}
 	name := c.String("dataset")
 	if name == "" {

@@ -47,7 +47,9 @@ func (t *vmTypes) named(name string, s typeShape) error {
 	return t.w.Append("vm_type", name, nullStr(s.family), s.cores, s.mem, s.ssd, s.hdd, s.nic, s.gpus)
 }
 
-func fnum(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+// fnum formats a size for a type name: the shortest form that reads back
+// as the same float, so distinct sizes never share a name.
+func fnum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 func nullStr(s string) any {
 	if s == "" {

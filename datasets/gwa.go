@@ -439,10 +439,10 @@ func loadGWA(ctx context.Context, w *store.Writer, paths []string, opts Options)
 	return attachInventory(w, opts)
 }
 
-// canonical rounds v to the digits a VM type name shows, so that two sizes
-// with the same name are the same size.
+// canonical rounds a size to 6 significant digits, so that capacities that
+// differ only in measurement noise make one VM type.
 func canonical(v float64) float64 {
-	c, err := strconv.ParseFloat(fnum(v), 64)
+	c, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
 	if err != nil || c <= 0 {
 		return v
 	}

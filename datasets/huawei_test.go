@@ -100,3 +100,34 @@ func TestHuaweiBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestHuaweiLastRowFailureLeavesDatabase: a bad last row of the real
+// 116,313-row file fails the whole ingest and leaves an earlier dataset of
+// the same name exactly as it was.
+func TestHuaweiLastRowFailureLeavesDatabase(t *testing.T) {
+	p := shared(t, "huawei-east-1/Huawei-East-1-lt.csv")
+	real, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	ctx := context.Background()
+	small := writeFile(t, "small.csv", "vmid,cpu,mem,at,lt\n0,4,16,0,10\n1,2,4,5,10\n")
+	if _, err := Ingest(ctx, db, "huawei", []string{small}, Options{Dataset: "hw"}); err != nil {
+		t.Fatal(err)
+	}
+	bad := writeFile(t, "bad.csv", string(real)+"999999,4,16,100,-1\n")
+	_, err = Ingest(ctx, db, "huawei", []string{bad}, Options{Dataset: "hw"})
+	if !errors.Is(err, ErrEndBeforeStart) || !strings.Contains(err.Error(), "row 116315") {
+		t.Fatalf("err = %v, want end before start on row 116315", err)
+	}
+	if n := rowCount(t, db, "SELECT count(*) FROM vm WHERE dataset = 'hw'"); n != 2 {
+		t.Fatalf("dataset hw has %d VMs after the failed ingest, want the 2 from before", n)
+	}
+	if n := rowCount(t, db, "SELECT count(*) FROM vm"); n != 2 {
+		t.Fatalf("%d VMs in the database", n)
+	}
+	if n := rowCount(t, db, "SELECT rows_loaded FROM dataset WHERE name = 'hw'"); n != 2 {
+		t.Fatalf("dataset row changed: %d", n)
+	}
+}

@@ -144,6 +144,12 @@ type subscription struct {
 	utilZ       float64 // standard-normal utilization level
 }
 
+// maxInitialAge caps how long before t = 0 a VM of the initial population
+// started: the length-biased long class has a heavy tail, and a zone's
+// oldest VMs are a few years old, not decades. Capping the age moves only
+// the start time; the VM still ends when it would have.
+const maxInitialAge = 3 * 365 * day
+
 // lifeModel holds the lifetime classes with the solved long median.
 type lifeModel struct {
 	longMedian float64
@@ -335,7 +341,7 @@ func (g *generator) initial(vms []VM, targetCores float64) ([]VM, int) {
 		}
 		k := pick(rng, cumulative(cw[:]))
 		life := g.lm.draw(rng, k, s.lifeScale, true)
-		age := math.Max(1, rng.Float64()*life)
+		age := math.Min(math.Max(1, rng.Float64()*life), maxInitialAge)
 		t := g.chooseType(rng, s)
 		need := int(math.Ceil((targetCores - cores) / vmTypes[t].Cores))
 		n := g.size(rng, t, min(need, g.cfg.VMs-len(gen)))
