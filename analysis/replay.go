@@ -307,12 +307,17 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			res.Summary.Evicted++
 		}
 	}
+	// Sample through the end of the window (a finite To), else through the
+	// last arrival; close a partial last interval with one more sample.
 	last := opt.From
 	if len(reqs) > 0 {
 		last = reqs[len(reqs)-1].Time
 	}
-	if next-opt.Interval <= last { // close the last partial interval
-		depart(last)
+	if !math.IsInf(opt.To, 1) && opt.To > last {
+		last = opt.To
+	}
+	advance(last)
+	if next-opt.Interval < last {
 		sample(last)
 	}
 	if opt.Progress != nil {

@@ -474,6 +474,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 	// on: a request never fails while a feasible machine exists (§3.4).
 	e := p.evaluation(t)
 	var walkedRej [16]int
+	walkedMachines := 0
 	nval := len(p.rules.Validators)
 	blocked, next := 0, 0
 	first := true
@@ -487,6 +488,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 			} else {
 				p.cellHits.Misses++
 			}
+			walkedMachines += len(inv.Clusters[cl.cluster].Machines)
 			for i, r := range cl.rejected {
 				if i < len(walkedRej) {
 					walkedRej[i] += int(r)
@@ -519,7 +521,13 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 				}
 			}
 			if ex != nil {
+				// No cluster had a valid machine: explain with every cluster walked.
 				ex.FailedRule = reason
+				ex.Machines = walkedMachines
+				ex.Rejected = ex.Rejected[:0]
+				for i := 0; i < nval; i++ {
+					ex.Rejected = append(ex.Rejected, RuleCount{p.rules.Validators[i].Name(), walkedRej[i]})
+				}
 			}
 			return -1, reason
 		}
