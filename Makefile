@@ -45,12 +45,17 @@ deps-test: deps-go
 build: deps-go
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cli
 
+# The demo: the synthetic zone and trace, replayed through Protean and a
+# baseline; Huawei-East-1 too when ../shared/data is present; then the report.
 demo: deps-demo build
 	$(BIN) --db $(DB) generate
+	$(BIN) --db $(DB) replay --policy protean
+	$(BIN) --db $(DB) replay --policy bestfit
 	@if [ -f $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv ]; then \
-	  $(BIN) --db $(DB) ingest huawei $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv --dataset huawei-east-1 --inventory synthetic:5000; \
+	  $(BIN) --db $(DB) ingest huawei $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv --dataset huawei-east-1 --inventory synthetic:200 && \
+	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean; \
 	else echo "($(SHARED) not found: demo runs on the synthetic zone only)"; fi
-	$(BIN) --db $(DB) sql --view dataset_summary
+	$(BIN) --db $(DB) sql --view run_summary
 	@echo "report:"; $(BIN) --db $(DB) report --out $(REPORT)
 
 vet:

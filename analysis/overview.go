@@ -53,6 +53,14 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	if err != nil {
 		return nil, err
 	}
+	runs, runsSQL, err := view("run_summary")
+	if err != nil {
+		return nil, err
+	}
+	dens, densSQL, err := view("run_density")
+	if err != nil {
+		return nil, err
+	}
 	title := "placelab — overview"
 	sub := "All loaded datasets"
 	if dataset != "" {
@@ -69,6 +77,13 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 		report.Section{Title: "Arrivals per hour", Note: "VM arrivals per hour since the start of the trace (Protean Fig 3, Resource Central Fig 7).",
 			Chart: arrivalsChart(arr), Table: nil, SQL: arrSQL},
 	)
+	if len(runs.Rows) > 0 {
+		p.Sections = append(p.Sections,
+			report.Section{Title: "Replay runs", Note: "Every stored replay: policy, parameters, outcomes, mean packing density (allocated cores / cores of non-empty machines, Protean §6.3) and decision latency.",
+				Table: runs, SQL: runsSQL},
+			report.Section{Title: "Packing density over time", Note: "One line per run (the latest " + fmt.Sprint(maxRunLines) + ").",
+				Chart: densityChart(dens), SQL: densSQL})
+	}
 	return p, nil
 }
 
@@ -187,6 +202,46 @@ func arrivalsChart(arr *store.Result) *charts.Line {
 			items[i] = opts.LineData{Value: []float64{p[0], p[1]}}
 		}
 		line.AddSeries(d, items, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+	}
+	return line
+}
+
+// maxRunLines caps the runs drawn in the density chart.
+const maxRunLines = 12
+
+// densityChart draws packing density per run over time.
+func densityChart(d *store.Result) *charts.Line {
+	rc, pc, dc, hc, vc := col(d, "run_id"), col(d, "policy"), col(d, "dataset"), col(d, "hour"), col(d, "packing_density")
+	type series struct {
+		name string
+		pts  []opts.LineData
+	}
+	var order []int64
+	byRun := map[int64]*series{}
+	for _, row := range d.Rows {
+		id := int64(num(row[rc]))
+		s := byRun[id]
+		if s == nil {
+			s = &series{name: fmt.Sprintf("run %d %v (%v)", id, row[pc], row[dc])}
+			byRun[id] = s
+			order = append(order, id)
+		}
+		s.pts = append(s.pts, opts.LineData{Value: []float64{round2(num(row[hc])), round2(100 * num(row[vc]))}})
+	}
+	if len(order) > maxRunLines {
+		order = order[len(order)-maxRunLines:]
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "packing density %"}),
+		charts.WithAnimation(false),
+	)
+	for _, id := range order {
+		s := byRun[id]
+		line.AddSeries(s.name, s.pts, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
 	}
 	return line
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"placelab/analysis/report"
+	"placelab/optimizer"
 	store "placelab/sql"
 )
 
@@ -48,7 +50,7 @@ func tinyDataset(t *testing.T, db *store.DB, name string) {
 				return err
 			}
 		}
-		return nil
+		return w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID())
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +71,19 @@ func TestOverviewInChromium(t *testing.T) {
 	}
 	defer db.Close()
 	tinyDataset(t, db, "tiny")
+	// One stored replay, so the runs table and density chart render too.
+	tr, err := LoadTrace(ctx, db, "tiny", math.Inf(-1), math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc, _ := NewAllocator("protean", tr, optimizer.DefaultConfig())
+	res, err := Replay(ctx, tr, alloc, ReplayOptions{Interval: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "protean", Dataset: "tiny", Version: "test"}, res); err != nil {
+		t.Fatal(err)
+	}
 	page, err := Overview(ctx, db, "")
 	if err != nil {
 		t.Fatal(err)
@@ -85,28 +100,28 @@ func TestOverviewInChromium(t *testing.T) {
 	if strings.Contains(string(html), "http://") || strings.Contains(string(html), "https://") {
 		t.Error("page references the network")
 	}
-	res, err := report.Check(ctx, path)
+	chk, err := report.Check(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Charts != 2 || res.Rendered != 2 {
-		t.Errorf("charts %d, rendered %d; want 2, 2", res.Charts, res.Rendered)
+	if chk.Charts != 3 || chk.Rendered != 3 {
+		t.Errorf("charts %d, rendered %d; want 3, 3", chk.Charts, chk.Rendered)
 	}
-	if len(res.Errors) != 0 {
-		t.Errorf("console errors: %q", res.Errors)
+	if len(chk.Errors) != 0 {
+		t.Errorf("console errors: %q", chk.Errors)
 	}
-	if len(res.Canvases) != 2 {
-		t.Fatalf("canvases = %v, want 2", res.Canvases)
+	if len(chk.Canvases) != 3 {
+		t.Fatalf("canvases = %v, want 3", chk.Canvases)
 	}
-	for i, n := range res.Canvases {
+	for i, n := range chk.Canvases {
 		if n < 1000 {
 			t.Errorf("canvas %d has only %d non-blank pixels", i, n)
 		}
 	}
-	if regexp.MustCompile(`<body[^>]*data-pwned`).MatchString(res.DOM) {
+	if regexp.MustCompile(`<body[^>]*data-pwned`).MatchString(chk.DOM) {
 		t.Error("a VM type name ran as script")
 	}
-	if !strings.Contains(res.DOM, "&lt;script&gt;document.body") {
+	if !strings.Contains(chk.DOM, "&lt;script&gt;document.body") {
 		t.Error("the VM type name is not shown escaped in the table")
 	}
 }

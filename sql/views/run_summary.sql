@@ -1,0 +1,30 @@
+-- One row per run: the policy, its dataset and parameters, VMs placed and
+-- rejected, and the mean packing density (Protean §6.3: allocated cores /
+-- cores of non-empty machines) and utilization over the run's samples.
+CREATE OR REPLACE VIEW run_summary AS
+SELECT r.run_id, r.dataset, r.engine, r.policy, r.seed,
+       json_extract_string(r.params, '$.buckets') AS buckets,
+       json_extract_string(r.params, '$.cache') AS cache,
+       p.vms, p.placed, p.rejected, p.evicted,
+       round(100 * m.density, 2) AS packing_density_pct,
+       round(100 * m.utilization, 2) AS utilization_pct,
+       round(p.latency_p50_us, 1) AS latency_p50_us,
+       round(p.latency_p99_us, 1) AS latency_p99_us,
+       round(r.seconds, 2) AS seconds
+FROM run r
+LEFT JOIN (
+    SELECT run_id, count(*) AS vms,
+           count(*) FILTER (WHERE outcome = 'placed') AS placed,
+           count(*) FILTER (WHERE outcome = 'rejected') AS rejected,
+           count(*) FILTER (WHERE outcome = 'evicted') AS evicted,
+           quantile_disc(latency_us, 0.5) AS latency_p50_us,
+           quantile_disc(latency_us, 0.99) AS latency_p99_us
+    FROM placement GROUP BY run_id
+) p USING (run_id)
+LEFT JOIN (
+    SELECT run_id,
+           avg(value) FILTER (WHERE metric = 'packing_density' AND value > 0) AS density,
+           avg(value) FILTER (WHERE metric = 'utilization') AS utilization
+    FROM run_metric GROUP BY run_id
+) m USING (run_id)
+ORDER BY r.run_id;
