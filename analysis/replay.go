@@ -81,6 +81,18 @@ type Summary struct {
 	LoadSeconds        float64            `json:"load_seconds"`
 	WriteSeconds       float64            `json:"write_seconds"`
 	Caches             map[string]float64 `json:"cache_hit_rates,omitempty"`
+	// Rules says how aggressive each rule was (Protean §3.4): the share of
+	// the candidates it was given that it removed, over the whole run.
+	Rules []RuleShare `json:"rules,omitempty"`
+}
+
+// RuleShare is one rule's aggregate aggressiveness.
+type RuleShare struct {
+	Rule         string  `json:"rule"`
+	Level        string  `json:"level"`
+	MeanGiven    float64 `json:"mean_candidates"`
+	RemovedShare float64 `json:"removed_share"`
+	Evaluations  int64   `json:"evaluations"`
 }
 
 // Result is everything a replay produced.
@@ -342,6 +354,17 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			s.Caches[k] = v.HitRate()
 		}
 		res.RuleStats = protean.RuleStats()
+		for _, r := range res.RuleStats {
+			if r.Requests == 0 {
+				continue
+			}
+			rs := RuleShare{Rule: r.Rule, Level: r.Level, Evaluations: r.Requests, MeanGiven: float64(r.Candidates) / float64(r.Requests)}
+			if r.Candidates > 0 {
+				rs.RemovedShare = float64(r.Removed) / float64(r.Candidates)
+			}
+			s.Rules = append(s.Rules, rs)
+			res.Metrics = append(res.Metrics, MetricRow{last, "rule_removed_share/" + r.Rule, rs.RemovedShare})
+		}
 	}
 	return res, nil
 }

@@ -211,6 +211,12 @@ func printSummary(c *cli.Context, s analysis.Summary, format string) error {
 		100*s.PackingDensityMean, 100*s.UtilizationMean, s.PostBestFitPct)
 	fmt.Fprintf(w, "  latency p50 %.1f µs  p99 %.1f µs  %.0f placements/s  cache hit rate %.1f%%\n",
 		s.LatencyP50US, s.LatencyP99US, s.PlacementsPerSec, 100*s.CacheHitRate)
+	if len(s.Rules) > 0 {
+		fmt.Fprintf(w, "  rule aggressiveness (share of its candidates each rule removed):\n")
+		for _, r := range s.Rules {
+			fmt.Fprintf(w, "    %-8s %-24s %6.2f%% of %.0f\n", r.Level, r.Rule, 100*r.RemovedShare, r.MeanGiven)
+		}
+	}
 	keys := make([]string, 0, len(s.RejectedBy))
 	for k := range s.RejectedBy {
 		keys = append(keys, k)
