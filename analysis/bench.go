@@ -65,7 +65,6 @@ func BenchAllocator(ctx context.Context, tr *Trace, cfg optimizer.Config, measur
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	cfg.Weights = ScarcityWeights(tr)
-	cfg.Explain = true
 	warmCfg := cfg
 	warmCfg.Cache = true
 	state := optimizer.NewState(tr.Inv)
@@ -149,6 +148,7 @@ func BenchAllocator(ctx context.Context, tr *Trace, cfg optimizer.Config, measur
 // AllocatorComparison is what `placelab bench allocator` prints.
 type AllocatorComparison struct {
 	Machines            int            `json:"machines"`
+	Explain             bool           `json:"explain"`
 	LatencyP50US        float64        `json:"latency_p50_us"`
 	LatencyP99US        float64        `json:"latency_p99_us"`
 	PlacementsPerSec    float64        `json:"placements_per_sec"`
@@ -165,7 +165,7 @@ type AllocatorComparison struct {
 
 // CompareCache measures the same engine with the cache on and off on one
 // zone in the same run; cache_speedup is the ratio of mean time per VM.
-func CompareCache(ctx context.Context, machines int, measureOn, measureOff int, seed uint64) (AllocatorComparison, error) {
+func CompareCache(ctx context.Context, machines int, measureOn, measureOff int, seed uint64, explain bool) (AllocatorComparison, error) {
 	start := time.Now()
 	tr, err := BenchZone(ctx, machines, seed)
 	if err != nil {
@@ -173,6 +173,7 @@ func CompareCache(ctx context.Context, machines int, measureOn, measureOff int, 
 	}
 	cfg := optimizer.DefaultConfig()
 	cfg.Seed = seed
+	cfg.Explain = explain
 	on, err := BenchAllocator(ctx, tr, cfg, measureOn)
 	if err != nil {
 		return AllocatorComparison{}, err
@@ -183,7 +184,7 @@ func CompareCache(ctx context.Context, machines int, measureOn, measureOff int, 
 		return AllocatorComparison{}, err
 	}
 	return AllocatorComparison{
-		Machines: len(tr.Inv.Machines), LatencyP50US: on.LatencyP50US, LatencyP99US: on.LatencyP99US,
+		Machines: len(tr.Inv.Machines), Explain: explain, LatencyP50US: on.LatencyP50US, LatencyP99US: on.LatencyP99US,
 		PlacementsPerSec: on.PlacementsPerSec, NoCacheLatencyP50US: off.LatencyP50US, NoCacheLatencyP99US: off.LatencyP99US,
 		NoCachePlacementsPS: off.PlacementsPerSec, CacheSpeedup: off.MeanUS / on.MeanUS, CacheHitRate: on.CacheHitRate,
 		MemoryMB: on.MemoryMB, Seconds: time.Since(start).Seconds(), On: on, Off: off,

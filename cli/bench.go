@@ -28,6 +28,7 @@ Example:
 				&cli.IntFlag{Name: "vms", Value: 20000, Usage: "arriving requests timed with the cache on"},
 				&cli.IntFlag{Name: "nocache-vms", Value: 2000, Usage: "arriving requests timed with the cache off"},
 				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the zone and tie-breaks"},
+				&cli.BoolFlag{Name: "no-explain", Usage: "time decisions without building their explanations"},
 				formatFlag("table"),
 			},
 			Action: func(c *cli.Context) error {
@@ -38,7 +39,7 @@ Example:
 				if !c.Bool("quiet") {
 					fmt.Fprintf(c.App.ErrWriter, "bench allocator: generating a %d-machine zone and measuring (cache on, then off)...\n", c.Int("machines"))
 				}
-				r, err := analysis.CompareCache(c.Context, c.Int("machines"), c.Int("vms"), c.Int("nocache-vms"), c.Uint64("seed"))
+				r, err := analysis.CompareCache(c.Context, c.Int("machines"), c.Int("vms"), c.Int("nocache-vms"), c.Uint64("seed"), !c.Bool("no-explain"))
 				if err != nil {
 					return err
 				}

@@ -24,6 +24,7 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "buffers", Value: "0,0,0", Usage: "cluster buffers as empty machines: `NEW,SCALEOUT,HEAL`"},
 		&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "seed of the random tie-breaks"},
 		&cli.BoolFlag{Name: "no-evict", Usage: "never evict low-priority VMs for high-priority ones"},
+		&cli.BoolFlag{Name: "no-explain", Usage: "record no explanations (faster; placelab explain then has nothing to show)"},
 	}
 }
 
@@ -33,6 +34,7 @@ func engineConfig(c *cli.Context) (optimizer.Config, error) {
 	cfg.K = c.Int("k")
 	cfg.Seed = c.Uint64("seed")
 	cfg.Evict = !c.Bool("no-evict")
+	cfg.Explain = !c.Bool("no-explain")
 	switch b := c.String("buckets"); b {
 	case "inf", "∞", "0":
 		cfg.Buckets = 0
