@@ -193,6 +193,7 @@ h2 { font-size: 18px; margin: 6px 0; }
 .note { color: #555; font-size: 14px; }
 .chart { width: 100%; height: 380px; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+.scroll { overflow-x: auto; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
 th { background: #f0f3f7; } td:first-child, th:first-child { text-align: left; }
 details { font-size: 13px; } pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
@@ -216,9 +217,9 @@ window.placelabErrors = [];
 <h2>{{.Title}}</h2>
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
 {{if .ChartID}}<div class="chart" id="{{.ChartID}}"></div>{{end}}
-{{if .Columns}}<table><thead><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{if .Columns}}<div class="scroll"><table><thead><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table>{{if .More}}<p class="note">… {{.More}} more rows (query the view for all).</p>{{end}}{{end}}
+{{end}}</tbody></table></div>{{if .More}}<p class="note">… {{.More}} more rows (query the view for all).</p>{{end}}{{end}}
 {{if .SQL}}<details><summary>SQL</summary><pre>{{.SQL}}</pre></details>{{end}}
 </section>
 {{end}}</main>
