@@ -3,7 +3,6 @@ package datasets
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -123,24 +122,7 @@ func openbCols(c *csvFile, required, optional []string) (map[string]int, error) 
 
 // each calls row for every record, applying ctx and rejections.
 func (l *alibabaLoader) each(c *csvFile, row func() error) error {
-	for {
-		if _, err := c.next(); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		if c.row%65536 == 0 {
-			if err := l.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		l.w.Counts.RowsRead++
-		if err := row(); err != nil {
-			if err := l.rej.handle(err); err != nil {
-				return err
-			}
-		}
-	}
+	return c.each(l.ctx, l.rej, row)
 }
 
 // optNonNegative reads an optional column (-1: absent) that must be >= 0;

@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"context"
-	"io"
 	"strconv"
 
 	store "placelab/sql"
@@ -72,71 +71,53 @@ func loadAzureCPU(ctx context.Context, w *store.Writer, paths []string, opts Opt
 			}
 		}
 		iPeriod, hasPeriod := c.header["period_hours"]
-		for {
-			if _, err := c.next(); err == io.EOF {
-				return nil
-			} else if err != nil {
+		return c.each(ctx, rej, func() error {
+			vm, err := textField(c, iVM, "vm")
+			if err != nil {
 				return err
 			}
-			if c.row%65536 == 0 {
-				if err := ctx.Err(); err != nil {
+			if vm == "" {
+				return c.errf("vm", "", ErrMissingField)
+			}
+			key := cpuSeriesKey{vm: vm}
+			if hasPeriod {
+				if key.period, err = c.positive(iPeriod, "period_hours"); err != nil {
 					return err
 				}
 			}
-			w.Counts.RowsRead++
-			err := func() error {
-				vm, err := textField(c, iVM, "vm")
-				if err != nil {
-					return err
-				}
-				if vm == "" {
-					return c.errf("vm", "", ErrMissingField)
-				}
-				key := cpuSeriesKey{vm: vm}
-				if hasPeriod {
-					if key.period, err = c.positive(iPeriod, "period_hours"); err != nil {
-						return err
-					}
-				}
-				minute, err := c.float(iMin, "minute")
-				if err != nil {
-					return err
-				}
-				avg, err := c.nonNegative(iAvg, "avg_cpu")
-				if err != nil {
-					return err
-				}
-				mx, err := c.nonNegative(iMax, "max_cpu")
-				if err != nil {
-					return err
-				}
-				s := byKey[key]
-				if s == nil {
-					s = &cpuSeries{id: int64(len(series)), name: vm, tenant: vm, first: minute, last: minute}
-					if hasPeriod {
-						s.name = vm + " " + strconv.FormatFloat(key.period, 'g', -1, 64)
-						s.period = key.period
-					}
-					byKey[key] = s
-					series = append(series, s)
-				}
-				ts := minute * 60
-				if !s.ts.add(ts) {
-					return c.errf("minute", c.rec[iMin], ErrDuplicateID)
-				}
-				s.first, s.last = min(s.first, minute), max(s.last, minute)
-				if err := w.Append("cpu_reading", s.id, ts, nil, mx, avg); err != nil {
-					return err
-				}
-				w.Counts.RowsLoaded++
-				return nil
-			}()
+			minute, err := c.float(iMin, "minute")
 			if err != nil {
-				if err := rej.handle(err); err != nil {
-					return err
-				}
+				return err
 			}
-		}
+			avg, err := c.nonNegative(iAvg, "avg_cpu")
+			if err != nil {
+				return err
+			}
+			mx, err := c.nonNegative(iMax, "max_cpu")
+			if err != nil {
+				return err
+			}
+			s := byKey[key]
+			if s == nil {
+				s = &cpuSeries{id: int64(len(series)), name: vm, tenant: vm, first: minute, last: minute}
+				if hasPeriod {
+					s.name = vm + " " + strconv.FormatFloat(key.period, 'g', -1, 64)
+					s.period = key.period
+				}
+				byKey[key] = s
+				series = append(series, s)
+			}
+			ts := minute * 60
+			if !s.ts.add(ts) {
+				return c.errf("minute", c.rec[iMin], ErrDuplicateID)
+			}
+			s.first, s.last = min(s.first, minute), max(s.last, minute)
+			if err := w.Append("cpu_reading", s.id, ts, nil, mx, avg); err != nil {
+				return err
+			}
+			w.Counts.RowsLoaded++
+			return nil
+		})
 	})
 	if err != nil {
 		return err

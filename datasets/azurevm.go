@@ -124,30 +124,12 @@ func firstRecordWidth(path string) (int, error) {
 
 // each runs row on every record of c, which must have width fields.
 func (l *azureVMLoader) each(c *csvFile, width int, row func(c *csvFile) error) error {
-	for {
-		rec, err := c.next()
-		if err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
+	return c.each(l.ctx, l.rej, func() error {
+		if len(c.rec) != width {
+			return c.errf("", "", fmt.Errorf("%w: %d fields, expected %d like the file's first row", ErrMalformed, len(c.rec), width))
 		}
-		if c.row%65536 == 0 {
-			if err := l.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		l.w.Counts.RowsRead++
-		if len(rec) != width {
-			err = c.errf("", "", fmt.Errorf("%w: %d fields, expected %d like the file's first row", ErrMalformed, len(rec), width))
-		} else {
-			err = row(c)
-		}
-		if err != nil {
-			if err := l.rej.handle(err); err != nil {
-				return err
-			}
-		}
-	}
+		return row(c)
+	})
 }
 
 // vmID returns the vm_id of vmid, assigning the next one if new.

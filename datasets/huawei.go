@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"context"
-	"io"
 
 	store "placelab/sql"
 )
@@ -35,66 +34,48 @@ func loadHuawei(ctx context.Context, w *store.Writer, paths []string, opts Optio
 				return err
 			}
 		}
-		for {
-			if _, err := c.next(); err == io.EOF {
-				return nil
-			} else if err != nil {
+		return c.each(ctx, rej, func() error {
+			id, err := c.str(idx[0], "vmid")
+			if err != nil {
 				return err
 			}
-			if c.row%65536 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
+			if id == "" {
+				return c.errf("vmid", "", ErrMissingField)
 			}
-			w.Counts.RowsRead++
-			err := func() error {
-				id, err := c.str(idx[0], "vmid")
-				if err != nil {
-					return err
-				}
-				if id == "" {
-					return c.errf("vmid", "", ErrMissingField)
-				}
-				cpu, err := c.positive(idx[1], "cpu")
-				if err != nil {
-					return err
-				}
-				mem, err := c.positive(idx[2], "mem")
-				if err != nil {
-					return err
-				}
-				at, err := c.float(idx[3], "at")
-				if err != nil {
-					return err
-				}
-				lt, err := c.float(idx[4], "lt")
-				if err != nil {
-					return err
-				}
-				if lt < 0 {
-					return c.errf("lt", c.rec[idx[4]], ErrEndBeforeStart)
-				}
-				if _, dup := seen[id]; dup {
-					return c.errf("vmid", id, ErrDuplicateID)
-				}
-				seen[id] = struct{}{}
-				typ, err := types.name(typeShape{cores: cpu, mem: mem})
-				if err != nil {
-					return err
-				}
-				if err := w.Append("vm", vmID, id, id, nil, typ, int16(0), at, at+lt, nil, nil, nil, nil, nil); err != nil {
-					return err
-				}
-				vmID++
-				w.Counts.RowsLoaded++
-				return nil
-			}()
+			cpu, err := c.positive(idx[1], "cpu")
 			if err != nil {
-				if err := rej.handle(err); err != nil {
-					return err
-				}
+				return err
 			}
-		}
+			mem, err := c.positive(idx[2], "mem")
+			if err != nil {
+				return err
+			}
+			at, err := c.float(idx[3], "at")
+			if err != nil {
+				return err
+			}
+			lt, err := c.float(idx[4], "lt")
+			if err != nil {
+				return err
+			}
+			if lt < 0 {
+				return c.errf("lt", c.rec[idx[4]], ErrEndBeforeStart)
+			}
+			if _, dup := seen[id]; dup {
+				return c.errf("vmid", id, ErrDuplicateID)
+			}
+			seen[id] = struct{}{}
+			typ, err := types.name(typeShape{cores: cpu, mem: mem})
+			if err != nil {
+				return err
+			}
+			if err := w.Append("vm", vmID, id, id, nil, typ, int16(0), at, at+lt, nil, nil, nil, nil, nil); err != nil {
+				return err
+			}
+			vmID++
+			w.Counts.RowsLoaded++
+			return nil
+		})
 	})
 	if err != nil {
 		return err

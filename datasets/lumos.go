@@ -3,7 +3,6 @@ package datasets
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,64 +54,46 @@ func loadLumos(ctx context.Context, w *store.Writer, paths []string, opts Option
 			}
 		}
 		sar, hasSar := c.header["sar_interval"]
-		for {
-			if _, err := c.next(); err == io.EOF {
-				return nil
-			} else if err != nil {
-				return err
-			}
-			if c.row%65536 == 0 {
-				if err := ctx.Err(); err != nil {
+		return c.each(ctx, rej, func() error {
+			var f [5]string
+			for i := range f {
+				var err error
+				if f[i], err = c.str(idx[i], names[i]); err != nil {
 					return err
 				}
+				if f[i] == "" && i < 3 {
+					return c.errf(names[i], "", ErrMissingField)
+				}
+				if !utf8.ValidString(f[i]) {
+					return c.errf(names[i], f[i], fmt.Errorf("%w: not UTF-8", ErrMalformed))
+				}
 			}
-			w.Counts.RowsRead++
-			err := func() error {
-				var f [5]string
-				for i := range f {
-					var err error
-					if f[i], err = c.str(idx[i], names[i]); err != nil {
-						return err
-					}
-					if f[i] == "" && i < 3 {
-						return c.errf(names[i], "", ErrMissingField)
-					}
-					if !utf8.ValidString(f[i]) {
-						return c.errf(names[i], f[i], fmt.Errorf("%w: not UTF-8", ErrMalformed))
-					}
-				}
-				done, err := strconv.ParseBool(f[4])
-				if err != nil {
-					return c.errf("completed", f[4], fmt.Errorf("%w: want True or False", ErrMalformed))
-				}
-				var elapsed float64
-				if done {
-					if elapsed, err = c.positive(idx[5], "elapsed_time_s"); err != nil {
-						return err
-					}
-				}
-				interval := ""
-				if hasSar && sar < len(c.rec) {
-					interval = strings.TrimSpace(c.rec[sar])
-				}
-				key := strings.Join([]string{f[0], interval, f[1], f[2], f[3]}, "\x00")
-				if _, dup := seen[key]; dup {
-					return c.errf("repeat", f[3], fmt.Errorf("%w: run %s on %s/%s (sar_interval %q) repeat %s appears twice", ErrDuplicateID, f[2], f[0], f[1], interval, f[3]))
-				}
-				seen[key] = struct{}{}
-				if done {
-					cell := lumosCell{app: f[2], col: f[0] + "/" + f[1]}
-					runs[cell] = append(runs[cell], elapsed)
-					w.Counts.RowsLoaded++
-				}
-				return nil
-			}()
+			done, err := strconv.ParseBool(f[4])
 			if err != nil {
-				if err := rej.handle(err); err != nil {
+				return c.errf("completed", f[4], fmt.Errorf("%w: want True or False", ErrMalformed))
+			}
+			var elapsed float64
+			if done {
+				if elapsed, err = c.positive(idx[5], "elapsed_time_s"); err != nil {
 					return err
 				}
 			}
-		}
+			interval := ""
+			if hasSar && sar < len(c.rec) {
+				interval = strings.TrimSpace(c.rec[sar])
+			}
+			key := strings.Join([]string{f[0], interval, f[1], f[2], f[3]}, "\x00")
+			if _, dup := seen[key]; dup {
+				return c.errf("repeat", f[3], fmt.Errorf("%w: run %s on %s/%s (sar_interval %q) repeat %s appears twice", ErrDuplicateID, f[2], f[0], f[1], interval, f[3]))
+			}
+			seen[key] = struct{}{}
+			if done {
+				cell := lumosCell{app: f[2], col: f[0] + "/" + f[1]}
+				runs[cell] = append(runs[cell], elapsed)
+				w.Counts.RowsLoaded++
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return err

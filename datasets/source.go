@@ -3,6 +3,7 @@ package datasets
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -227,4 +228,27 @@ func (c *csvFile) nonNegative(i int, field string) (float64, error) {
 		err = c.errf(field, c.rec[i], ErrNegative)
 	}
 	return v, err
+}
+
+// each calls row for every record: it counts rows read, checks ctx every
+// 65,536 records, and hands row errors to rej (skip and count, or stop).
+func (c *csvFile) each(ctx context.Context, rej rejecter, row func() error) error {
+	for {
+		if _, err := c.next(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if c.row%65536 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		rej.w.Counts.RowsRead++
+		if err := row(); err != nil {
+			if err := rej.handle(err); err != nil {
+				return err
+			}
+		}
+	}
 }
