@@ -26,6 +26,9 @@ type Decision struct {
 	Reason   string
 	// Explain holds one explanation per VM tried, when enabled.
 	Explain []Explanation
+	// Avoided: at least one VM was placed by the conflict-avoidance scheme
+	// (a random pick among the top N0 machines) rather than among the best.
+	Avoided bool
 }
 
 // Reasons reported when no rule is to blame.

@@ -89,6 +89,11 @@ type Protean struct {
 	top        []topCand
 	frontier   []frontierNode
 	stale      []*evaluation
+	// conflict avoidance (§5.3), set by the owning Agent per request
+	avoidProb float64
+	avoidN0   int
+	avoided   bool
+	merge     []mergeNode
 }
 
 type tie struct {
@@ -317,9 +322,16 @@ func (p *Protean) Allocate(req *Request) Decision {
 		pl := placementFor(p.env.Inv, req, v, m)
 		p.env.State.Place(pl)
 		d.Placements = append(d.Placements, pl)
+		d.Avoided = d.Avoided || p.avoided
 	}
 	d.OK = true
 	return d
+}
+
+// setAvoidance turns the conflict-avoidance scheme on for the next requests
+// with probability prob of picking among the top n0 machines.
+func (p *Protean) setAvoidance(prob float64, n0 int) {
+	p.avoidProb, p.avoidN0 = prob, n0
 }
 
 // newExplanation returns an explanation whose slices share one backing
@@ -728,6 +740,13 @@ func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation) (in
 // cell's rack heap gives its best rack in O(1); the tied best racks and the
 // top-k are read off the heaps without visiting the other racks.
 func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
+	p.avoided = false
+	if p.avoidProb > 0 && p.avoidN0 > 1 && p.rng.Float64() < p.avoidProb {
+		if m, ok := p.pickAvoiding(sel); ok {
+			p.avoided = true
+			return m, ""
+		}
+	}
 	npref := len(p.rules.Preferences)
 	var best rackHead
 	found := false
@@ -793,6 +812,85 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 		i -= tt.n
 	}
 	panic("optimizer: tie-break out of range")
+}
+
+type mergeNode struct {
+	cell, rack, pos int
+}
+
+// pickAvoiding is the conflict-avoidance pick of §5.3: a uniformly random
+// machine among the top N0 of the selected clusters (by key, then rack
+// score), found by merging the racks' sorted lists best first.
+func (p *Protean) pickAvoiding(sel []*cell) (int32, bool) {
+	fr := p.merge[:0]
+	for ci, cl := range sel {
+		if rl := cl.best(); rl >= 0 {
+			fr = append(fr, mergeNode{ci, int(rl), 0})
+		}
+	}
+	// The heap gives each cell's racks in order; a rack enters the merge when
+	// its parent in the heap has been reached, so expand heap children too.
+	type hk struct{ cell, rack int }
+	inHeap := map[hk]bool{}
+	for _, n := range fr {
+		inHeap[hk{n.cell, n.rack}] = true
+	}
+	n0 := p.avoidN0
+	chosen := -1
+	seen := 0
+	target := p.rng.IntN(n0)
+	var pickM int32
+	for seen < n0 && len(fr) > 0 {
+		bi := 0
+		for j := 1; j < len(fr); j++ {
+			a, b := fr[j], fr[bi]
+			ea := &sel[a.cell].racks[a.rack][a.pos]
+			eb := &sel[b.cell].racks[b.rack][b.pos]
+			c := cmpKey(&ea.k, sel[a.cell].heads[a.rack].g, &eb.k, sel[b.cell].heads[b.rack].g)
+			if c < 0 || c == 0 && (a.cell < b.cell || a.cell == b.cell && (a.rack < b.rack || a.rack == b.rack && a.pos < b.pos)) {
+				bi = j
+			}
+		}
+		n := fr[bi]
+		fr[bi] = fr[len(fr)-1]
+		fr = fr[:len(fr)-1]
+		cl := sel[n.cell]
+		if seen == target {
+			chosen, pickM = seen, cl.racks[n.rack][n.pos].m
+		}
+		seen++
+		if n.pos+1 < len(cl.racks[n.rack]) {
+			fr = append(fr, mergeNode{n.cell, n.rack, n.pos + 1})
+		}
+		if n.pos == 0 {
+			i := int(cl.hpos[n.rack])
+			for _, c := range [2]int{2*i + 1, 2*i + 2} {
+				if c < len(cl.heap) {
+					r := int(cl.heap[c])
+					if cl.heads[r].ok && !inHeap[hk{n.cell, r}] {
+						inHeap[hk{n.cell, r}] = true
+						fr = append(fr, mergeNode{n.cell, r, 0})
+					}
+				}
+			}
+		}
+	}
+	p.merge = fr[:0]
+	if chosen < 0 {
+		if seen == 0 {
+			return 0, false
+		}
+		return p.pickAvoidingFallback(sel, seen)
+	}
+	return pickM, true
+}
+
+// pickAvoidingFallback handles fewer than N0 candidates: pick among them.
+func (p *Protean) pickAvoidingFallback(sel []*cell, n int) (int32, bool) {
+	p.avoidN0, n = n, p.avoidN0
+	m, ok := p.pickAvoiding(sel)
+	p.avoidN0 = n
+	return m, ok
 }
 
 type frontierNode struct {

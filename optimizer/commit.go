@@ -1,0 +1,168 @@
+package optimizer
+
+import (
+	"fmt"
+	"sync"
+)
+
+// EventKind says what a published change did.
+type EventKind uint8
+
+// Event kinds.
+const (
+	EventPlace EventKind = iota + 1
+	EventRemove
+	EventEvict
+)
+
+// Event is one committed change to the authoritative inventory, published to
+// every agent (the pub/sub stream of §4).
+type Event struct {
+	Seq   int // position in the stream
+	Kind  EventKind
+	P     Placement
+	Agent int // the agent whose commit made it (-1: the trace, e.g. a departure)
+}
+
+// CommitResult is the outcome of a commit.
+type CommitResult struct {
+	OK bool
+	// Conflict names the first machine and the check that failed.
+	Machine int32
+	Reason  string
+}
+
+// Commit conflict reasons.
+const (
+	ConflictCapacity  = "capacity"
+	ConflictIsolation = "isolation"
+	ConflictAntiColoc = "anti-colocation"
+	ConflictEvicted   = "eviction target gone"
+	ConflictGone      = "machine unhealthy"
+)
+
+// CommitStore is the authoritative state of the inventory (§4): agents
+// decide on their own stale views and commit here. A commit made on an
+// outdated view still succeeds when, merged into the current state, it
+// over-commits no resource and breaks no isolation or anti-colocation
+// constraint (fine-grained conflict detection, §5.3); otherwise nothing of
+// it is applied. Commits are serialized; every applied change is appended to
+// the published stream.
+type CommitStore struct {
+	mu     sync.Mutex
+	state  *State
+	events []Event
+	// Commits and Conflicts count commit attempts that succeeded and failed.
+	Commits, Conflicts int64
+}
+
+// NewCommitStore returns a store over an empty state of inv.
+func NewCommitStore(inv *Inventory) *CommitStore {
+	return &CommitStore{state: NewState(inv)}
+}
+
+// Commit applies a request's placements (and the low-priority evictions its
+// agent chose) all or nothing.
+func (cs *CommitStore) Commit(agent int, req *Request, placements, evicted []Placement) CommitResult {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	s := cs.state
+	// Evictions first: the victims must still be where the agent saw them.
+	for _, e := range evicted {
+		if p, ok := s.Lookup(e.VM); !ok || p.Machine != e.Machine {
+			cs.Conflicts++
+			return CommitResult{Machine: e.Machine, Reason: ConflictEvicted}
+		}
+	}
+	for _, e := range evicted {
+		s.Remove(e.VM)
+	}
+	undo := func(n int) {
+		for i := n - 1; i >= 0; i-- {
+			s.Remove(placements[i].VM)
+		}
+		for _, e := range evicted {
+			s.Place(e)
+		}
+	}
+	for i, p := range placements {
+		if why := commitCheck(s, req, p); why != "" {
+			undo(i)
+			cs.Conflicts++
+			return CommitResult{Machine: p.Machine, Reason: why}
+		}
+		s.Place(p)
+	}
+	cs.Commits++
+	for _, e := range evicted {
+		cs.events = append(cs.events, Event{Seq: len(cs.events), Kind: EventEvict, P: e, Agent: agent})
+	}
+	for _, p := range placements {
+		cs.events = append(cs.events, Event{Seq: len(cs.events), Kind: EventPlace, P: p, Agent: agent})
+	}
+	return CommitResult{OK: true}
+}
+
+// commitCheck is the fine-grained conflict check of one placement against
+// the current state: "" if it merges cleanly.
+func commitCheck(s *State, req *Request, p Placement) string {
+	m := p.Machine
+	switch {
+	case !s.Inv.Machines[m].Healthy:
+		return ConflictGone
+	case !Fits(p.Demand, s.Free(m)):
+		return ConflictCapacity
+	case p.Exclusive && s.Count[m] > 0, !p.Exclusive && s.Exclusive[m] >= 0:
+		return ConflictIsolation
+	case !antiColocationOK(s, req, m):
+		return ConflictAntiColoc
+	}
+	return ""
+}
+
+// Release removes a departing VM and publishes it; false if it is not placed.
+func (cs *CommitStore) Release(vm VMID) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	p, ok := cs.state.Remove(vm)
+	if ok {
+		cs.events = append(cs.events, Event{Seq: len(cs.events), Kind: EventRemove, P: p, Agent: -1})
+	}
+	return ok
+}
+
+// Since returns the events after position from (a copy), and the new position.
+func (cs *CommitStore) Since(from int) ([]Event, int) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if from >= len(cs.events) {
+		return nil, from
+	}
+	out := append([]Event(nil), cs.events[from:]...)
+	return out, len(cs.events)
+}
+
+// Lookup reports where the authoritative state has a VM.
+func (cs *CommitStore) Lookup(vm VMID) (Placement, bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.state.Lookup(vm)
+}
+
+// CheckInvariants verifies the authoritative state.
+func (cs *CommitStore) CheckInvariants() error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if err := cs.state.CheckInvariants(); err != nil {
+		return fmt.Errorf("authoritative state: %w", err)
+	}
+	return nil
+}
+
+// WithState runs fn on the authoritative state under the store's lock (for
+// metrics and tests; fn must not keep the pointer).
+func (cs *CommitStore) WithState(fn func(*State)) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	fn(cs.state)
+}
