@@ -37,7 +37,11 @@ type ReplayOptions struct {
 	Refresh bool
 	// MaxRequests stops the replay after that many requests (0: all).
 	MaxRequests int
+	// Seed seeds randomness of the replay itself (simulated latencies).
+	Seed uint64
 }
+
+func (o ReplayOptions) seed() uint64 { return o.Seed }
 
 // PlacementRow is one VM's outcome.
 type PlacementRow struct {
@@ -49,6 +53,8 @@ type PlacementRow struct {
 	Reason    string
 	EvictedAt float64 // NaN unless evicted
 	Explain   *optimizer.Explanation
+	Agent     int
+	Retries   int
 }
 
 // MetricRow is one sample of a named figure.
@@ -81,6 +87,18 @@ type Summary struct {
 	LoadSeconds        float64            `json:"load_seconds"`
 	WriteSeconds       float64            `json:"write_seconds"`
 	Caches             map[string]float64 `json:"cache_hit_rates,omitempty"`
+	// Multi-agent replays (placelab replay --agents N).
+	Agents               int     `json:"agents,omitempty"`
+	TimeModel            string  `json:"time_model,omitempty"`
+	Conflicts            int     `json:"conflicts"`
+	Retries              int     `json:"retries"`
+	ConflictsP99PerS     float64 `json:"conflicts_p99_per_s"`
+	ThroughputP99PerS    float64 `json:"throughput_p99_per_s,omitempty"`
+	RejectionRate        float64 `json:"rejection_rate"`
+	QueueDelayMeanS      float64 `json:"queue_delay_mean_s,omitempty"`
+	QueueDelayP99S       float64 `json:"queue_delay_p99_s,omitempty"`
+	SpanS                float64 `json:"span_s,omitempty"`
+	AvoidanceActivations int64   `json:"avoidance_activations"`
 	// Rules says how aggressive each rule was (Protean §3.4): the share of
 	// the candidates it was given that it removed, over the whole run.
 	Rules []RuleShare `json:"rules,omitempty"`

@@ -109,7 +109,7 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *Result) (int
 			if !math.IsNaN(p.EvictedAt) {
 				evicted = p.EvictedAt
 			}
-			if err := w.Append("placement", id, p.VM, p.T, machine, int16(0), int32(0), p.LatencyUS, p.Outcome, reason, evicted); err != nil {
+			if err := w.Append("placement", id, p.VM, p.T, machine, int16(p.Agent), int32(p.Retries), p.LatencyUS, p.Outcome, reason, evicted); err != nil {
 				return err
 			}
 			if p.Explain != nil {

@@ -107,6 +107,17 @@ func replayCommand() *cli.Command {
 		&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 0, 36h, 2d); VMs alive then are placed first"},
 		&cli.StringFlag{Name: "to", Usage: "end of the window (default: the end of the trace)"},
 		&cli.StringFlag{Name: "interval", Value: "1h", Usage: "metric sampling interval"},
+		&cli.IntFlag{Name: "agents", Value: 1, Usage: "allocation agents on stale views committing to one store (Protean §4)"},
+		&cli.StringFlag{Name: "time", Value: "sim", Usage: "with --agents: sim (simulated time, deterministic) or real (goroutines, wall clock)"},
+		&cli.Float64Flag{Name: "speedup", Value: 1, Usage: "simulated time: run the trace this many times faster (1..1000)"},
+		&cli.Float64Flag{Name: "hit-rate", Value: analysis.DefaultHitRate, Usage: "simulated time: probability an evaluation hits the cache"},
+		&cli.Float64Flag{Name: "hit-ms", Value: analysis.DefaultHitMS, Usage: "simulated time: cost of a cache hit (ms)"},
+		&cli.Float64Flag{Name: "miss-ms", Value: analysis.DefaultMissMS, Usage: "simulated time: cost of a cache miss (ms)"},
+		&cli.Float64Flag{Name: "commit-ms", Value: analysis.DefaultCommitMS, Usage: "simulated time: commit round trip (pipelined: the agent moves on)"},
+		&cli.IntFlag{Name: "max-retries", Value: optimizer.DefaultMaxRetries, Usage: "conflicting commits before a request is rejected"},
+		&cli.IntFlag{Name: "window", Value: optimizer.DefaultWindow, Usage: "commits in the conflict-ratio window"},
+		&cli.IntFlag{Name: "n0", Value: optimizer.DefaultN0, Usage: "machines the conflict-avoidance scheme picks among"},
+		&cli.StringFlag{Name: "avoid", Value: "on", Usage: "conflict avoidance: on or off"},
 		formatFlag("table"),
 	)
 	return &cli.Command{
@@ -170,20 +181,57 @@ func runReplay(c *cli.Context) error {
 	}
 	cfg.Weights = analysis.ScarcityWeights(tr)
 	policy := c.String("policy")
-	alloc, err := analysis.NewAllocator(policy, tr, cfg)
-	if err != nil {
-		return err
-	}
 	loadSeconds := time.Since(t0).Seconds()
 	bar := newProgress("replay "+policy, "", c.Bool("quiet"))
 	started := time.Now()
-	res, err := analysis.Replay(c.Context, tr, alloc, analysis.ReplayOptions{From: from, To: to, Interval: interval, Progress: bar.Update, Refresh: cfg.Cache})
+	params := map[string]any{"k": cfg.K, "buckets": cfg.Buckets, "cache": cfg.Cache, "weights": cfg.Weights,
+		"buffers": cfg.Buffers, "evict": cfg.Evict, "from": finite(from), "to": finite(to), "interval": interval}
+	var res *analysis.Result
+	ropt := analysis.ReplayOptions{From: from, To: to, Interval: interval, Progress: bar.Update, Refresh: cfg.Cache, Seed: cfg.Seed}
+	if agents := c.Int("agents"); agents > 1 || c.IsSet("agents") || c.IsSet("time") {
+		if policy != "protean" {
+			return fmt.Errorf("--agents works with --policy protean")
+		}
+		opt := analysis.DefaultAgentOptions()
+		opt.ReplayOptions = ropt
+		opt.Agents, opt.TimeModel, opt.Speedup = agents, c.String("time"), c.Float64("speedup")
+		opt.HitRate, opt.HitMS, opt.MissMS, opt.CommitMS = c.Float64("hit-rate"), c.Float64("hit-ms"), c.Float64("miss-ms"), c.Float64("commit-ms")
+		opt.MaxRetries, opt.Window, opt.N0 = c.Int("max-retries"), c.Int("window"), c.Int("n0")
+		switch c.String("avoid") {
+		case "on":
+			opt.Avoid = true
+		case "off":
+			opt.Avoid = false
+		default:
+			return fmt.Errorf("--avoid %q: want on or off", c.String("avoid"))
+		}
+		if opt.TimeModel != analysis.TimeSim && opt.TimeModel != analysis.TimeReal {
+			return fmt.Errorf("--time %q: want sim or real", opt.TimeModel)
+		}
+		if opt.Speedup < 1 || opt.Speedup > 1000 {
+			return fmt.Errorf("--speedup %v: want 1..1000", opt.Speedup)
+		}
+		if opt.HitRate < 0 || opt.HitRate > 1 || opt.HitMS < 0 || opt.MissMS < 0 || opt.CommitMS < 0 {
+			return fmt.Errorf("--hit-rate must be in [0, 1] and latencies ≥ 0")
+		}
+		cfg.Explain = false // multi-agent runs record outcomes, retries and conflicts, not per-rule explanations
+		res, err = analysis.ReplayAgents(c.Context, tr, cfg, opt)
+		for k, v := range map[string]any{"agents": opt.Agents, "time": opt.TimeModel, "speedup": opt.Speedup, "hit_rate": opt.HitRate,
+			"hit_ms": opt.HitMS, "miss_ms": opt.MissMS, "commit_ms": opt.CommitMS, "max_retries": opt.MaxRetries,
+			"window": opt.Window, "n0": opt.N0, "avoid": opt.Avoid} {
+			params[k] = v
+		}
+	} else {
+		var alloc optimizer.Allocator
+		if alloc, err = analysis.NewAllocator(policy, tr, cfg); err != nil {
+			return err
+		}
+		res, err = analysis.Replay(c.Context, tr, alloc, ropt)
+	}
 	bar.Done()
 	if err != nil {
 		return err
 	}
-	params := map[string]any{"k": cfg.K, "buckets": cfg.Buckets, "cache": cfg.Cache, "weights": cfg.Weights,
-		"buffers": cfg.Buffers, "evict": cfg.Evict, "from": finite(from), "to": finite(to), "interval": interval}
 	res.Summary.LoadSeconds = loadSeconds
 	t1 := time.Now()
 	if _, err := analysis.WriteRun(c.Context, db, analysis.RunMeta{Engine: "replay", Policy: policy, Dataset: ds,
@@ -213,6 +261,10 @@ func printSummary(c *cli.Context, s analysis.Summary, format string) error {
 		100*s.PackingDensityMean, 100*s.UtilizationMean, s.PostBestFitPct)
 	fmt.Fprintf(w, "  latency p50 %.1f µs  p99 %.1f µs  %.0f placements/s  cache hit rate %.1f%%\n",
 		s.LatencyP50US, s.LatencyP99US, s.PlacementsPerSec, 100*s.CacheHitRate)
+	if s.Agents > 0 {
+		fmt.Fprintf(w, "  %d agents (%s time): %d conflicts (p99 %.1f/s), %d retries, rejection rate %.4f, queue delay mean %.3fs p99 %.3fs, span %.1fs, avoidance used %d times\n",
+			s.Agents, s.TimeModel, s.Conflicts, s.ConflictsP99PerS, s.Retries, s.RejectionRate, s.QueueDelayMeanS, s.QueueDelayP99S, s.SpanS, s.AvoidanceActivations)
+	}
 	if len(s.Rules) > 0 {
 		fmt.Fprintf(w, "  rule aggressiveness (share of its candidates each rule removed):\n")
 		for _, r := range s.Rules {
