@@ -67,26 +67,30 @@ type MetricRow struct {
 // Summary is the headline of a run; it is what `placelab replay --format
 // json` prints.
 type Summary struct {
-	RunID              int64              `json:"run_id"`
-	Policy             string             `json:"policy"`
-	Dataset            string             `json:"dataset"`
-	VMs                int                `json:"vms"`
-	Requests           int                `json:"requests"`
-	Accepted           int                `json:"accepted"`
-	Rejected           int                `json:"rejected"`
-	Evicted            int                `json:"evicted"`
-	RejectedBy         map[string]int     `json:"rejected_by"`
-	PackingDensityMean float64            `json:"packing_density_mean"`
-	UtilizationMean    float64            `json:"utilization_mean"`
-	LatencyP50US       float64            `json:"latency_p50_us"`
-	LatencyP99US       float64            `json:"latency_p99_us"`
-	PlacementsPerSec   float64            `json:"placements_per_sec"`
-	CacheHitRate       float64            `json:"cache_hit_rate"`
-	PostBestFitPct     float64            `json:"post_bestfit_pct"`
-	Seconds            float64            `json:"seconds"`
-	LoadSeconds        float64            `json:"load_seconds"`
-	WriteSeconds       float64            `json:"write_seconds"`
-	Caches             map[string]float64 `json:"cache_hit_rates,omitempty"`
+	RunID              int64          `json:"run_id"`
+	Policy             string         `json:"policy"`
+	Dataset            string         `json:"dataset"`
+	VMs                int            `json:"vms"`
+	Requests           int            `json:"requests"`
+	Accepted           int            `json:"accepted"`
+	Rejected           int            `json:"rejected"`
+	Evicted            int            `json:"evicted"`
+	RejectedBy         map[string]int `json:"rejected_by"`
+	PackingDensityMean float64        `json:"packing_density_mean"`
+	UtilizationMean    float64        `json:"utilization_mean"`
+	// Multi-priority: mean share of zone cores held by low-priority VMs, and
+	// evicted / low-priority VMs placed.
+	LowPriorityUtilizationMean float64            `json:"low_priority_utilization_mean"`
+	EvictionRate               float64            `json:"eviction_rate"`
+	LatencyP50US               float64            `json:"latency_p50_us"`
+	LatencyP99US               float64            `json:"latency_p99_us"`
+	PlacementsPerSec           float64            `json:"placements_per_sec"`
+	CacheHitRate               float64            `json:"cache_hit_rate"`
+	PostBestFitPct             float64            `json:"post_bestfit_pct"`
+	Seconds                    float64            `json:"seconds"`
+	LoadSeconds                float64            `json:"load_seconds"`
+	WriteSeconds               float64            `json:"write_seconds"`
+	Caches                     map[string]float64 `json:"cache_hit_rates,omitempty"`
 	// Multi-agent replays (placelab replay --agents N).
 	Agents               int     `json:"agents,omitempty"`
 	TimeModel            string  `json:"time_model,omitempty"`
@@ -192,8 +196,12 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		opt.To = math.Inf(1)
 	}
 	end := map[int64]float64{}
+	lowPriority := map[int64]bool{}
 	for _, v := range tr.VMs {
 		end[v.ID] = v.End
+		if v.Priority > 0 {
+			lowPriority[v.ID] = true
+		}
 	}
 	reqs := Requests(tr, opt.From, opt.To)
 	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
@@ -215,7 +223,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		next = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
 	}
 	var iv struct{ arrivals, accepted, rejected, evicted int }
-	var densities, utils []float64
+	var densities, utils, lowUtils []float64
 	sample := func(t float64) {
 		var used, nonEmpty float64
 		emptyMachines := 0
@@ -236,10 +244,16 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		}
 		util := used / totalCores
 		utils = append(utils, util)
+		var lowCores float64
+		for m := range state.LowUsed {
+			lowCores += state.LowUsed[m][optimizer.Cores]
+		}
+		lowUtils = append(lowUtils, lowCores/totalCores)
 		add := func(name string, v float64) { res.Metrics = append(res.Metrics, MetricRow{t, name, v}) }
 		add("packing_density", pd)
 		add("utilization", util)
 		add("allocated_cores", used)
+		add("low_priority_utilization", lowCores/totalCores)
 		add("empty_machines", float64(emptyMachines))
 		add("empty_machines_per_cluster", float64(emptyMachines)/float64(len(inv.Clusters)))
 		add("alive_vms", float64(state.Len()))
@@ -358,6 +372,16 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	s.VMs = len(lat)
 	s.PackingDensityMean = mean(densities)
 	s.UtilizationMean = mean(utils)
+	s.LowPriorityUtilizationMean = mean(lowUtils)
+	lowPlaced := 0
+	for i := range res.Placements {
+		if res.Placements[i].Outcome != "rejected" && lowPriority[res.Placements[i].VM] {
+			lowPlaced++
+		}
+	}
+	if lowPlaced > 0 {
+		s.EvictionRate = float64(s.Evicted) / float64(lowPlaced)
+	}
 	s.LatencyP50US = quantile(lat, 0.5)
 	s.LatencyP99US = quantile(lat, 0.99)
 	if busy > 0 {

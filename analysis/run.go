@@ -72,6 +72,29 @@ func ScarcityWeights(tr *Trace) optimizer.Vec {
 	return w
 }
 
+// ArrivalRates is, per VM type of the trace, the arrival rate (per second)
+// of high-priority VMs over the trace's arrival span: the input of the
+// slides' safety score.
+func ArrivalRates(tr *Trace) []float64 {
+	rates := make([]float64, len(tr.Inv.Types))
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, v := range tr.VMs {
+		if v.Start < 0 || v.Priority != 0 {
+			continue
+		}
+		rates[v.Type]++
+		first, last = math.Min(first, v.Start), math.Max(last, v.Start)
+	}
+	span := last - first
+	if span <= 0 {
+		span = 1
+	}
+	for i := range rates {
+		rates[i] /= span
+	}
+	return rates
+}
+
 // RunMeta is what the run table records besides the results.
 type RunMeta struct {
 	Engine, Policy, Dataset, Version string

@@ -25,6 +25,8 @@ func engineFlags() []cli.Flag {
 		&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "seed of the random tie-breaks"},
 		&cli.BoolFlag{Name: "no-evict", Usage: "never evict low-priority VMs for high-priority ones"},
 		&cli.BoolFlag{Name: "no-explain", Usage: "record no explanations (faster; placelab explain then has nothing to show)"},
+		&cli.StringFlag{Name: "safety", Value: "off", Usage: "place low-priority VMs by the slides' safety score: on or off"},
+		&cli.Float64Flag{Name: "top-pct", Value: optimizer.DefaultTopPct, Usage: "share X of best-packing candidates among which eviction cost (or safety) decides"},
 	}
 }
 
@@ -35,6 +37,14 @@ func engineConfig(c *cli.Context) (optimizer.Config, error) {
 	cfg.Seed = c.Uint64("seed")
 	cfg.Evict = !c.Bool("no-evict")
 	cfg.Explain = !c.Bool("no-explain")
+	cfg.TopPct = c.Float64("top-pct")
+	switch c.String("safety") {
+	case "on":
+		cfg.Safety = true
+	case "off":
+	default:
+		return cfg, fmt.Errorf("--safety %q: want on or off", c.String("safety"))
+	}
 	switch b := c.String("buckets"); b {
 	case "inf", "∞", "0":
 		cfg.Buckets = 0
@@ -180,12 +190,16 @@ func runReplay(c *cli.Context) error {
 		return fmt.Errorf("replay: dataset %q has no VMs in the window", ds)
 	}
 	cfg.Weights = analysis.ScarcityWeights(tr)
+	if cfg.Safety {
+		cfg.ArrivalRates = analysis.ArrivalRates(tr)
+	}
 	policy := c.String("policy")
 	loadSeconds := time.Since(t0).Seconds()
 	bar := newProgress("replay "+policy, "", c.Bool("quiet"))
 	started := time.Now()
 	params := map[string]any{"k": cfg.K, "buckets": cfg.Buckets, "cache": cfg.Cache, "weights": cfg.Weights,
-		"buffers": cfg.Buffers, "evict": cfg.Evict, "from": finite(from), "to": finite(to), "interval": interval}
+		"buffers": cfg.Buffers, "evict": cfg.Evict, "from": finite(from), "to": finite(to), "interval": interval,
+		"safety": cfg.Safety, "top_pct": cfg.TopPct}
 	var res *analysis.Result
 	ropt := analysis.ReplayOptions{From: from, To: to, Interval: interval, Progress: bar.Update, Refresh: cfg.Cache, Seed: cfg.Seed}
 	if agents := c.Int("agents"); agents > 1 || c.IsSet("agents") || c.IsSet("time") {
@@ -257,8 +271,8 @@ func printSummary(c *cli.Context, s analysis.Summary, format string) error {
 	fmt.Fprintf(w, "run %d: %s on %q — %d VMs in %d requests, %d accepted, %d rejected, %d evicted\n",
 		s.RunID, s.Policy, s.Dataset, s.VMs, s.Requests, s.Accepted, s.Rejected, s.Evicted)
 	fmt.Fprintf(w, "  load %.2fs  replay %.2fs  write %.2fs\n", s.LoadSeconds, s.Seconds, s.WriteSeconds)
-	fmt.Fprintf(w, "  packing density %.2f%%  utilization %.2f%%  post-BestFit candidates %.1f%%\n",
-		100*s.PackingDensityMean, 100*s.UtilizationMean, s.PostBestFitPct)
+	fmt.Fprintf(w, "  packing density %.2f%%  utilization %.2f%% (low priority %.2f%%, eviction rate %.4f)  post-BestFit candidates %.1f%%\n",
+		100*s.PackingDensityMean, 100*s.UtilizationMean, 100*s.LowPriorityUtilizationMean, s.EvictionRate, s.PostBestFitPct)
 	fmt.Fprintf(w, "  latency p50 %.1f µs  p99 %.1f µs  %.0f placements/s  cache hit rate %.1f%%\n",
 		s.LatencyP50US, s.LatencyP99US, s.PlacementsPerSec, 100*s.CacheHitRate)
 	if s.Agents > 0 {

@@ -20,6 +20,9 @@ const (
 	DefaultMaxAge = 200000
 	// DefaultTopK is how many scored machines an explanation keeps.
 	DefaultTopK = 5
+	// DefaultTopPct is the share of best-packing candidates among which
+	// eviction cost or safety decides (the slides' X, "data-driven"; 20%).
+	DefaultTopPct = 0.2
 )
 
 // Config parameterizes the Protean engine.
@@ -42,6 +45,15 @@ type Config struct {
 	TopK    int
 	// Evict lets a high-priority VM that fits nowhere evict low-priority VMs.
 	Evict bool
+	// TopPct is the slides' balancing parameter X: order candidates by
+	// packing score, keep the best X share, and among those pick the least
+	// eviction cost (high-priority VMs that must evict) or the highest safety
+	// score (low-priority VMs, when Safety is on).
+	TopPct float64
+	// Safety places low-priority VMs by the slides' safety score, computed
+	// from ArrivalRates (high-priority arrivals per second, by VM type).
+	Safety       bool
+	ArrivalRates []float64
 }
 
 // DefaultConfig is Protean as §6.3 describes production: k = 8, three
@@ -49,7 +61,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{K: DefaultK, Buckets: DefaultBuckets, RackBuckets: DefaultRackBuckets, Cache: true,
 		Weights: Vec{Cores: 1, Memory: 1}, RulePool: DefaultRulePool, EvalPool: DefaultEvalPool,
-		MaxAge: DefaultMaxAge, Seed: 1, Explain: true, TopK: DefaultTopK, Evict: true}
+		MaxAge: DefaultMaxAge, Seed: 1, Explain: true, TopK: DefaultTopK, Evict: true, TopPct: DefaultTopPct}
 }
 
 // Validate reports a configuration that cannot run.
@@ -61,6 +73,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: buckets = %d, want ≥ 0 (0 = ∞)", ErrBadRequest, c.Buckets)
 	case c.RulePool < 1 || c.EvalPool < 1:
 		return fmt.Errorf("%w: pool sizes must be ≥ 1", ErrBadRequest)
+	case c.TopPct < 0 || c.TopPct > 1:
+		return fmt.Errorf("%w: top share %v, want 0..1", ErrBadRequest, c.TopPct)
 	}
 	for d, w := range c.Weights {
 		if w < 0 {

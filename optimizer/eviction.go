@@ -1,6 +1,10 @@
 package optimizer
 
-import "slices"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // ReasonEvicted is the reason recorded for a low-priority VM evicted to make
 // room for a high-priority one.
@@ -9,18 +13,22 @@ const ReasonEvicted = "EvictedByHighPriority"
 // evictFor is the eviction fallback for a high-priority VM that fits
 // nowhere (slides, "Multi-Priority Allocation": low-priority VMs fill free
 // capacity and are evicted when high-priority VMs arrive). Over the clusters
-// that pass the cluster validators, it finds the machine where the VM fits
-// in free plus low-priority capacity, passing every validator except
-// resources, with the least low-priority cores to evict (ties: best fit,
-// then lowest id), and evicts that machine's low-priority VMs largest
-// first until the VM fits. It is an uncached scan: it runs only when the
-// cached path found nothing.
+// that pass the cluster validators, the candidates are the machines where
+// the VM fits in free plus low-priority capacity, passing every validator
+// except resources. As the slides balance packing and eviction cost, it
+// orders them by packing score, keeps the best TopPct, picks the least
+// low-priority cores to evict among those, and evicts that machine's
+// low-priority VMs largest first until the VM fits. It is an uncached scan:
+// it runs only when the cached path found nothing.
 func evictFor(env *Env, rules Rules, req *Request, kind RequestKind, v VMRequest) (int32, []Placement) {
 	s := env.State
 	inv := env.Inv
 	t := req.traits(v)
-	best := int32(-1)
-	var bestCost, bestFit float64
+	type cand struct {
+		m         int32
+		fit, cost float64
+	}
+	var cands []cand
 	for c := range inv.Clusters {
 		ok := true
 		for _, cv := range rules.ClusterValidators {
@@ -52,22 +60,46 @@ func evictFor(env *Env, rules Rules, req *Request, kind RequestKind, v VMRequest
 			if cost < 0 {
 				continue
 			}
-			fit := BestFitScore(room, d, inv.Capacity(m), env.Cfg.Weights)
-			if best < 0 || cost < bestCost || cost == bestCost && fit < bestFit {
-				best, bestCost, bestFit = m, cost, fit
-			}
+			cands = append(cands, cand{m, BestFitScore(room, d, inv.Capacity(m), env.Cfg.Weights), cost})
 		}
 	}
-	if best < 0 {
+	if len(cands) == 0 {
 		return -1, nil
 	}
-	d, _ := inv.Demand(v.Type, best)
+	// The slides' balancing: order by packing, keep the top X%, then the
+	// least eviction cost (ties: packing, then machine id).
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.fit != b.fit {
+			return cmp.Compare(a.fit, b.fit)
+		}
+		return int(a.m - b.m)
+	})
+	keep := topCount(len(cands), env.Cfg.TopPct)
+	best := cands[0]
+	for _, c := range cands[1:keep] {
+		if c.cost < best.cost {
+			best = c
+		}
+	}
+	d, _ := inv.Demand(v.Type, best.m)
 	var evicted []Placement
-	for _, vm := range victims(s, best, d) {
+	for _, vm := range victims(s, best.m, d) {
 		p, _ := s.Remove(vm)
 		evicted = append(evicted, p)
 	}
-	return best, evicted
+	return best.m, evicted
+}
+
+// topCount is how many of n candidates the top share x keeps (at least 1).
+func topCount(n int, x float64) int {
+	k := int(math.Ceil(x * float64(n)))
+	if k < 1 {
+		k = 1
+	}
+	if k > n {
+		k = n
+	}
+	return k
 }
 
 func lowEmpty(s *State, m int32) bool { return s.LowUsed[m] == (Vec{}) }

@@ -2,6 +2,7 @@ package optimizer
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -543,6 +544,14 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 			}
 			return -1, reason
 		}
+		if p.cfg.Safety && req.Priority > 0 && len(p.cfg.ArrivalRates) > 0 {
+			if m := p.pickSafe(req, t, sel); m >= 0 {
+				if ex != nil {
+					ex.FailedRule = ""
+				}
+				return m, ""
+			}
+		}
 		if m, reason := p.pick(req, t, sel, ex); m >= 0 || next == len(cands) {
 			return m, reason
 		}
@@ -891,6 +900,77 @@ func (p *Protean) pickAvoidingFallback(sel []*cell, n int) (int32, bool) {
 	m, ok := p.pickAvoiding(sel)
 	p.avoidN0 = n
 	return m, ok
+}
+
+// pickSafe places a low-priority VM by the slides' balancing of packing and
+// safety: the valid machines of the selected clusters ordered by packing
+// score (BestFitScore), the best TopPct kept, and among them the one with
+// the highest SafetyScore (ties: packing, then machine id). It scans the
+// candidates (O(machines · types) per VM), so it is an option for
+// multi-priority studies, off by default.
+func (p *Protean) pickSafe(req *Request, t Traits, sel []*cell) int32 {
+	env := &p.env
+	inv, s := env.Inv, env.State
+	needReq := p.requestApplies(req)
+	type cand struct {
+		m   int32
+		fit float64
+	}
+	var cands []cand
+	var nodes []int32
+	for _, cl := range sel {
+		nodes = append(nodes, inv.Clusters[cl.cluster].Machines...)
+		for _, rack := range cl.racks {
+			for _, e := range rack {
+				if needReq && !p.requestValid(req, e.m) {
+					continue
+				}
+				d, _ := inv.Demand(t[TraitType], e.m)
+				cands = append(cands, cand{e.m, BestFitScore(s.Free(e.m), d, inv.Capacity(e.m), p.cfg.Weights)})
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return -1
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.fit != b.fit {
+			return cmp.Compare(a.fit, b.fit)
+		}
+		return int(a.m - b.m)
+	})
+	cands = cands[:topCount(len(cands), p.cfg.TopPct)]
+	// Node state of the selected clusters, and the no-eviction slots per type.
+	index := make(map[int32]int, len(nodes))
+	free := make([]Vec, len(nodes))
+	low := make([]Vec, len(nodes))
+	for i, m := range nodes {
+		index[m] = i
+		free[i], low[i] = s.Free(m), s.LowUsed[m]
+	}
+	rates := p.cfg.ArrivalRates
+	demand := make([][]Vec, len(rates))
+	slots := make([]int, len(rates))
+	for ty, r := range rates {
+		if r <= 0 || ty >= len(inv.Types) {
+			continue
+		}
+		demand[ty] = make([]Vec, len(nodes))
+		for i, m := range nodes {
+			if d, ok := inv.Demand(int32(ty), m); ok {
+				demand[ty][i] = d
+				slots[ty] += Slots(free[i], d)
+			}
+		}
+	}
+	best, bestS := int32(-1), math.Inf(-1)
+	for _, c := range cands {
+		dx, _ := inv.Demand(t[TraitType], c.m)
+		if sc := SafetyScore(index[c.m], dx, free, low, demand, rates, slots); sc > bestS {
+			best, bestS = c.m, sc
+		}
+	}
+	return best
 }
 
 type frontierNode struct {
