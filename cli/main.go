@@ -85,6 +85,7 @@ Typical session:
 			replayCommand(),
 			explainCommand(),
 			benchCommand(),
+			whatifCommand(),
 		},
 		EnableBashCompletion: true,
 		// Errors, usage errors included, come back to main, which prints them
