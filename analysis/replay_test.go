@@ -137,6 +137,15 @@ func TestReplayByHand(t *testing.T) {
 	if failed != "AreNodeResourcesValid" {
 		t.Fatalf("failed rule %q", failed)
 	}
+	// What-if at t=4500: VMs 0, 2 on one machine and 3, 4 on the other, 8 of
+	// 10 cores each; neither can be emptied into the other's 2 free cores.
+	rep, err := WhatIfMigrate(ctx, db, id, 4500, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.VMs != 4 || len(rep.Moves) != 0 || math.Abs(rep.DensityBefore-0.8) > 1e-9 {
+		t.Fatalf("what-if %+v", rep)
+	}
 	// Worst fit spreads: VM 1 goes to the empty machine.
 	wf, _ := NewAllocator("worstfit", tr, cfg)
 	res, err = Replay(ctx, tr, wf, ReplayOptions{Interval: 3600})
