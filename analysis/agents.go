@@ -489,6 +489,16 @@ func summarizeAgents(tr *Trace, store *optimizer.CommitStore, agents []*optimize
 			last = math.Max(last, outs[i].at)
 		}
 		s.SpanS = last - first
+		// The demand spike of the trace's start: every request arriving at
+		// the first instant (in a trace with an initial population, all of
+		// it). Its span is how long the agents take to resolve it (Fig 13).
+		t0 := reqs[0].Time
+		for i := range outs {
+			if reqs[i].Time == t0 {
+				s.BurstRequests++
+				s.BurstSpanS = math.Max(s.BurstSpanS, outs[i].at-outs[i].arrive)
+			}
+		}
 		if s.SpanS > 0 {
 			s.PlacementsPerSec = float64(s.Accepted) / s.SpanS
 		}

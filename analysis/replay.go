@@ -102,6 +102,8 @@ type Summary struct {
 	QueueDelayMeanS      float64 `json:"queue_delay_mean_s,omitempty"`
 	QueueDelayP99S       float64 `json:"queue_delay_p99_s,omitempty"`
 	SpanS                float64 `json:"span_s,omitempty"`
+	BurstRequests        int     `json:"burst_requests,omitempty"`
+	BurstSpanS           float64 `json:"burst_span_s,omitempty"`
 	AvoidanceActivations int64   `json:"avoidance_activations"`
 	// Rules says how aggressive each rule was (Protean §3.4): the share of
 	// the candidates it was given that it removed, over the whole run.

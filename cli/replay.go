@@ -276,8 +276,8 @@ func printSummary(c *cli.Context, s analysis.Summary, format string) error {
 	fmt.Fprintf(w, "  latency p50 %.1f µs  p99 %.1f µs  %.0f placements/s  cache hit rate %.1f%%\n",
 		s.LatencyP50US, s.LatencyP99US, s.PlacementsPerSec, 100*s.CacheHitRate)
 	if s.Agents > 0 {
-		fmt.Fprintf(w, "  %d agents (%s time): %d conflicts (p99 %.1f/s), %d retries, rejection rate %.4f, queue delay mean %.3fs p99 %.3fs, span %.1fs, avoidance used %d times\n",
-			s.Agents, s.TimeModel, s.Conflicts, s.ConflictsP99PerS, s.Retries, s.RejectionRate, s.QueueDelayMeanS, s.QueueDelayP99S, s.SpanS, s.AvoidanceActivations)
+		fmt.Fprintf(w, "  %d agents (%s time): %d conflicts (p99 %.1f/s), %d retries, rejection rate %.4f, queue delay mean %.3fs p99 %.3fs, initial burst of %d requests resolved in %.1fs, avoidance used %d times\n",
+			s.Agents, s.TimeModel, s.Conflicts, s.ConflictsP99PerS, s.Retries, s.RejectionRate, s.QueueDelayMeanS, s.QueueDelayP99S, s.BurstRequests, s.BurstSpanS, s.AvoidanceActivations)
 	}
 	if len(s.Rules) > 0 {
 		fmt.Fprintf(w, "  rule aggressiveness (share of its candidates each rule removed):\n")
