@@ -65,10 +65,13 @@ vet:
 
 test: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -timeout 30m ./...
+	# the concurrent agents again, under the race detector
+	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance' ./analysis/ ./optimizer/
 
 # Long mode: every slow check (the full real traces, longer fuzzing).
 test-long: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_LONG=1 $(GO) test -count=1 -timeout 120m ./...
+	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance' ./analysis/ ./optimizer/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
