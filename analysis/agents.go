@@ -65,6 +65,7 @@ type outcome struct {
 	arrive, start, at float64 // arrival, first evaluation start, resolution (seconds)
 	machines          []int32
 	conflictAt        []float64 // times of this request's commit conflicts
+	avoided           int       // attempts decided with conflict avoidance
 	evicted           []optimizer.Placement
 	evalUS            float64 // evaluation time of the last attempt per VM (real time)
 }
@@ -204,6 +205,9 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 			ag.Sync(store)
 			req := &reqs[r]
 			d := ag.Decide(req)
+			if d.Avoided {
+				outs[r].avoided++
+			}
 			cost := 0.0
 			for range req.VMs {
 				if rng.Float64() < opt.HitRate {
@@ -311,6 +315,9 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 					e0 := time.Now()
 					d := ag.Decide(req)
 					o.evalUS = float64(time.Since(e0).Nanoseconds()) / 1e3 / float64(len(req.VMs))
+					if d.Avoided {
+						o.avoided++
+					}
 					if !d.OK {
 						o.done, o.reason, o.at = true, d.Reason, now()
 						break
@@ -449,13 +456,61 @@ func summarizeAgents(tr *Trace, store *optimizer.CommitStore, agents []*optimize
 		conflictsPerS = append(conflictsPerS, float64(per[k].conflicts))
 		throughput = append(throughput, float64(per[k].commits))
 	}
+	// Per-interval series for run_metric: throughput, queueing delay,
+	// commits, conflicts, retries, rejections, avoidance activations.
+	type ivl struct {
+		commits, conflicts, retries, rejected, avoided, n int
+		delay, maxConf                                    float64
+	}
+	ivls := map[int64]*ivl{}
+	get := func(t float64) *ivl {
+		k := int64(math.Floor(t / opt.Interval))
+		v := ivls[k]
+		if v == nil {
+			v = &ivl{}
+			ivls[k] = v
+		}
+		return v
+	}
+	for i := range outs {
+		o := &outs[i]
+		v := get(o.at)
+		v.n++
+		v.delay += math.Max(0, o.start-o.arrive)
+		v.retries += o.retries
+		v.avoided += o.avoided
+		if o.ok {
+			v.commits += len(reqs[i].VMs)
+		} else {
+			v.rejected += len(reqs[i].VMs)
+		}
+		for _, t := range o.conflictAt {
+			get(t).conflicts++
+		}
+	}
 	for _, k := range keys {
-		b := per[k]
-		t := float64(k)
-		res.Metrics = append(res.Metrics,
-			MetricRow{t, "commits_per_s", float64(b.commits)},
-			MetricRow{t, "conflicts_per_s", float64(b.conflicts)},
-			MetricRow{t, "rejected_per_s", float64(b.rejected)})
+		v := get(float64(k))
+		v.maxConf = math.Max(v.maxConf, float64(per[k].conflicts))
+	}
+	ikeys := make([]int64, 0, len(ivls))
+	for k := range ivls {
+		ikeys = append(ikeys, k)
+	}
+	slices.Sort(ikeys)
+	for _, k := range ikeys {
+		v := ivls[k]
+		t := float64(k+1) * opt.Interval
+		add := func(name string, x float64) { res.Metrics = append(res.Metrics, MetricRow{t, name, x}) }
+		add("throughput_per_s", float64(v.commits)/opt.Interval)
+		add("commits", float64(v.commits))
+		add("conflicts", float64(v.conflicts))
+		add("conflicts_max_per_s", v.maxConf)
+		add("retries", float64(v.retries))
+		add("rejected", float64(v.rejected))
+		add("avoidance_activations", float64(v.avoided))
+		if v.n > 0 {
+			add("queue_delay_mean_s", v.delay/float64(v.n))
+		}
 	}
 	var used, nonEmpty float64
 	store.WithState(func(st *optimizer.State) {
