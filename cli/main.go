@@ -44,14 +44,18 @@ func newApp() *cli.App {
 		Usage:   "study cloud VM allocation: traces and inventory in DuckDB, allocators, bounds, reports",
 		Version: version,
 		Description: `placelab keeps VM traces and server inventory in one embedded DuckDB file
-(--db, default placelab.duckdb), characterizes workloads with SQL views,
-and writes offline HTML reports.
+(--db, default placelab.duckdb), characterizes workloads with SQL views, replays traces
+through Azure's Protean allocator and baselines, and writes offline HTML reports.
 
 Typical session:
    placelab generate                      # the built-in synthetic zone and trace
-   placelab ingest huawei ../shared/data/huawei-east-1/Huawei-East-1-lt.csv --inventory synthetic:5000
+   placelab ingest huawei ../shared/data/huawei-east-1/Huawei-East-1-lt.csv --inventory synthetic:200
    placelab sql --view dataset_summary
-   placelab sql "SELECT vm_type, count(*) FROM vm GROUP BY 1 ORDER BY 2 DESC LIMIT 5"
+   placelab replay                        # Protean on the synthetic zone; a run id is printed
+   placelab replay --policy bestfit --format json
+   placelab replay --agents 8 --speedup 100
+   placelab explain --run 1 --vm 4711
+   placelab sql --view run_summary
    placelab report --out report           # report/index.html, works offline`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Value: "placelab.duckdb", Usage: "DuckDB database `FILE` (\":memory:\" for a throwaway one)", EnvVars: []string{"PLACELAB_DB"}},
