@@ -451,10 +451,14 @@ func summarizeAgents(tr *Trace, store *optimizer.CommitStore, agents []*optimize
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	// Per-second figures over the busy seconds (some request resolved or
+	// conflicted): the trace's idle seconds would otherwise hide the peaks.
 	var conflictsPerS, throughput []float64
 	for _, k := range keys {
 		conflictsPerS = append(conflictsPerS, float64(per[k].conflicts))
 		throughput = append(throughput, float64(per[k].commits))
+		s.ConflictsMaxPerS = math.Max(s.ConflictsMaxPerS, float64(per[k].conflicts))
+		s.ThroughputMaxPerS = math.Max(s.ThroughputMaxPerS, float64(per[k].commits))
 	}
 	// Per-interval series for run_metric: throughput, queueing delay,
 	// commits, conflicts, retries, rejections, avoidance activations.

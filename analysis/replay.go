@@ -98,6 +98,8 @@ type Summary struct {
 	Retries              int     `json:"retries"`
 	ConflictsP99PerS     float64 `json:"conflicts_p99_per_s"`
 	ThroughputP99PerS    float64 `json:"throughput_p99_per_s,omitempty"`
+	ConflictsMaxPerS     float64 `json:"conflicts_max_per_s"`
+	ThroughputMaxPerS    float64 `json:"throughput_max_per_s,omitempty"`
 	RejectionRate        float64 `json:"rejection_rate"`
 	QueueDelayMeanS      float64 `json:"queue_delay_mean_s,omitempty"`
 	QueueDelayP99S       float64 `json:"queue_delay_p99_s,omitempty"`
