@@ -11,8 +11,13 @@ import (
 	store "placelab/sql"
 )
 
-// ErrNoInventory says a dataset has VMs but no machines to place them on.
-var ErrNoInventory = errors.New("analysis: dataset has no machines (ingest it with --inventory)")
+// Sentinel errors of loading a trace.
+var (
+	// ErrNoInventory says a dataset has VMs but no machines to place them on.
+	ErrNoInventory = errors.New("analysis: dataset has no machines (ingest it with --inventory)")
+	// ErrNoDataset says no dataset of that name is loaded.
+	ErrNoDataset = errors.New("analysis: no such dataset")
+)
 
 // Trace is a dataset loaded for replay: the inventory as the engines see it
 // and the VMs in arrival order.
@@ -40,6 +45,13 @@ type TraceVM struct {
 func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float64) (*Trace, error) {
 	q := db.SQL()
 	tr := &Trace{Dataset: dataset}
+	var n int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM dataset WHERE name = ?", dataset).Scan(&n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: %q (placelab sql --view dataset_summary lists what is loaded; placelab generate makes \"synthetic\")", ErrNoDataset, dataset)
+	}
 	// SKUs.
 	var skus []optimizer.SKU
 	skuIdx := map[string]int32{}

@@ -175,6 +175,37 @@ func runReplay(c *cli.Context) error {
 	if err != nil || interval <= 0 {
 		return fmt.Errorf("--interval %q: want a positive duration", c.String("interval"))
 	}
+	// Multi-agent options, checked before anything is loaded.
+	useAgents := c.Int("agents") > 1 || c.IsSet("agents") || c.IsSet("time")
+	opt := analysis.DefaultAgentOptions()
+	if useAgents {
+		if c.String("policy") != "protean" {
+			return fmt.Errorf("--agents works with --policy protean")
+		}
+		opt.Agents, opt.TimeModel, opt.Speedup = c.Int("agents"), c.String("time"), c.Float64("speedup")
+		opt.HitRate, opt.HitMS, opt.MissMS, opt.CommitMS = c.Float64("hit-rate"), c.Float64("hit-ms"), c.Float64("miss-ms"), c.Float64("commit-ms")
+		opt.MaxRetries, opt.Window, opt.N0 = c.Int("max-retries"), c.Int("window"), c.Int("n0")
+		switch c.String("avoid") {
+		case "on":
+			opt.Avoid = true
+		case "off":
+			opt.Avoid = false
+		default:
+			return fmt.Errorf("--avoid %q: want on or off", c.String("avoid"))
+		}
+		switch {
+		case opt.Agents < 1:
+			return fmt.Errorf("--agents %d: want ≥ 1", opt.Agents)
+		case opt.TimeModel != analysis.TimeSim && opt.TimeModel != analysis.TimeReal:
+			return fmt.Errorf("--time %q: want sim or real", opt.TimeModel)
+		case opt.Speedup < 1 || opt.Speedup > 1000:
+			return fmt.Errorf("--speedup %v: want 1..1000", opt.Speedup)
+		case opt.HitRate < 0 || opt.HitRate > 1 || opt.HitMS < 0 || opt.MissMS < 0 || opt.CommitMS < 0:
+			return fmt.Errorf("--hit-rate must be in [0, 1] and latencies ≥ 0")
+		case opt.MaxRetries < 0 || opt.Window < 0 || opt.N0 < 1:
+			return fmt.Errorf("--max-retries and --window must be ≥ 0, --n0 ≥ 1")
+		}
+	}
 	db, err := openDB(c)
 	if err != nil {
 		return err
@@ -202,32 +233,8 @@ func runReplay(c *cli.Context) error {
 		"safety": cfg.Safety, "top_pct": cfg.TopPct}
 	var res *analysis.Result
 	ropt := analysis.ReplayOptions{From: from, To: to, Interval: interval, Progress: bar.Update, Refresh: cfg.Cache, Seed: cfg.Seed}
-	if agents := c.Int("agents"); agents > 1 || c.IsSet("agents") || c.IsSet("time") {
-		if policy != "protean" {
-			return fmt.Errorf("--agents works with --policy protean")
-		}
-		opt := analysis.DefaultAgentOptions()
+	if useAgents {
 		opt.ReplayOptions = ropt
-		opt.Agents, opt.TimeModel, opt.Speedup = agents, c.String("time"), c.Float64("speedup")
-		opt.HitRate, opt.HitMS, opt.MissMS, opt.CommitMS = c.Float64("hit-rate"), c.Float64("hit-ms"), c.Float64("miss-ms"), c.Float64("commit-ms")
-		opt.MaxRetries, opt.Window, opt.N0 = c.Int("max-retries"), c.Int("window"), c.Int("n0")
-		switch c.String("avoid") {
-		case "on":
-			opt.Avoid = true
-		case "off":
-			opt.Avoid = false
-		default:
-			return fmt.Errorf("--avoid %q: want on or off", c.String("avoid"))
-		}
-		if opt.TimeModel != analysis.TimeSim && opt.TimeModel != analysis.TimeReal {
-			return fmt.Errorf("--time %q: want sim or real", opt.TimeModel)
-		}
-		if opt.Speedup < 1 || opt.Speedup > 1000 {
-			return fmt.Errorf("--speedup %v: want 1..1000", opt.Speedup)
-		}
-		if opt.HitRate < 0 || opt.HitRate > 1 || opt.HitMS < 0 || opt.MissMS < 0 || opt.CommitMS < 0 {
-			return fmt.Errorf("--hit-rate must be in [0, 1] and latencies ≥ 0")
-		}
 		cfg.Explain = false // multi-agent runs record outcomes, retries and conflicts, not per-rule explanations
 		res, err = analysis.ReplayAgents(c.Context, tr, cfg, opt)
 		for k, v := range map[string]any{"agents": opt.Agents, "time": opt.TimeModel, "speedup": opt.Speedup, "hit_rate": opt.HitRate,
