@@ -101,7 +101,7 @@ func TestAgentsSimulatedTimeIsDeterministic(t *testing.T) {
 func TestAgentsConcurrent(t *testing.T) {
 	machines, vms, rounds := 300, 6000, 1
 	if os.Getenv("PLACELAB_LONG") != "" {
-		machines, vms, rounds = 2000, 100000, 10
+		machines, vms, rounds = 2000, 100000, 11
 	}
 	tr := synthTrace(t, machines, vms, 2)
 	total := 0
