@@ -90,6 +90,7 @@ Typical session:
 			explainCommand(),
 			benchCommand(),
 			whatifCommand(),
+			classifyCommand(),
 		},
 		EnableBashCompletion: true,
 		// Errors, usage errors included, come back to main, which prints them

@@ -190,6 +190,10 @@ func (d *DB) Ingest(ctx context.Context, info IngestInfo, load func(w *Writer) e
 			return fail(fmt.Errorf("store: replace %s: %w", t, err))
 		}
 	}
+	// Derived results keyed by the old load's vm_ids are stale now.
+	if err := w.Exec("DELETE FROM workload_class WHERE dataset = $1", w.dataset); err != nil {
+		return fail(fmt.Errorf("store: replace workload_class: %w", err))
+	}
 	exists := false
 	if err := w.QueryRows("SELECT 1 FROM dataset WHERE name = $1", func([]driver.Value) error { exists = true; return nil }, w.dataset); err != nil {
 		return fail(err)

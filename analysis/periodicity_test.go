@@ -1,0 +1,96 @@
+package analysis
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"placelab/datasets"
+)
+
+func series(days float64, f func(t float64) float64) []float64 {
+	n := int(days * 86400 / SampleSeconds)
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = f(float64(i) * SampleSeconds)
+	}
+	return x
+}
+
+func TestDetectPeriod(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	day := 86400.0
+	cases := []struct {
+		name     string
+		x        []float64
+		periodic bool
+		hours    float64
+	}{
+		{"pure 24h sine, 3 days", series(3, func(t float64) float64 { return 30 + 20*math.Sin(2*math.Pi*t/day) }), true, 24},
+		{"24h sine with noise, 7 days", series(7, func(t float64) float64 { return 30 + 20*math.Sin(2*math.Pi*t/day) + 8*rng.NormFloat64() }), true, 24},
+		{"8h sine", series(4, func(t float64) float64 { return 10 + 5*math.Sin(2*math.Pi*t/(8*3600)) }), true, 8},
+		{"1h sine", series(3, func(t float64) float64 { return 10 + 5*math.Sin(2*math.Pi*t/3600) }), true, 1},
+		// A daily on/off pattern: strong 12h and 8h harmonics, fundamental 24h.
+		{"24h square wave", series(5, func(t float64) float64 {
+			if math.Mod(t, day) < 9*3600 {
+				return 60
+			}
+			return 5
+		}), true, 24},
+		{"white noise", series(7, func(float64) float64 { return 20 + 10*rng.NormFloat64() }), false, 0},
+		{"constant", series(4, func(float64) float64 { return 7 }), false, 0},
+	}
+	for _, tc := range cases {
+		r := DetectPeriod(tc.x, SampleSeconds, MinPeriodHours, MaxPeriodHours)
+		if r.Periodic != tc.periodic {
+			t.Errorf("%s: periodic %v (strength %.3f), want %v", tc.name, r.Periodic, r.Strength, tc.periodic)
+			continue
+		}
+		if tc.periodic && math.Abs(r.PeriodHours-tc.hours) > 0.1*tc.hours {
+			t.Errorf("%s: period %.2fh, want %vh", tc.name, r.PeriodHours, tc.hours)
+		}
+	}
+}
+
+// TestPeriodicityOnAzureLabels classifies the 78 labelled periodic Azure V1
+// series (periods 1, 8 and 24 h) and the 100-VM random sample. The detector
+// must tell them apart — flag far more of the labelled series as periodic
+// than of the random sample; how many are found at their labelled period is
+// logged (measured, not asserted: most labelled series are dominated by an
+// hourly cycle, see the closing note of issue 5's first part).
+func TestPeriodicityOnAzureLabels(t *testing.T) {
+	ctx := context.Background()
+	rate := map[string]float64{}
+	for _, file := range []string{
+		"azure-v1-cpu-100vms/azure_v1_cpu_78periodic_5min.csv.gz",
+		"azure-v1-cpu-100vms/azure_v1_cpu_100vms_5min.csv.gz",
+	} {
+		p := "../../shared/data/" + file
+		if _, err := os.Stat(p); err != nil {
+			t.Skip("shared data not present")
+		}
+		db := memDB(t)
+		if _, err := datasets.Ingest(ctx, db, "azure-cpu", []string{p}, datasets.Options{Dataset: "az"}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := ClassifyWorkloads(ctx, db, "az", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Series == 0 {
+			t.Fatal("nothing classified")
+		}
+		var labelled, found int
+		if err := db.SQL().QueryRow(`SELECT labelled, found_at_period FROM periodicity_accuracy WHERE dataset = 'az'`).Scan(&labelled, &found); err != nil {
+			t.Fatal(err)
+		}
+		rate[file] = float64(st.Periodic) / float64(st.Series)
+		t.Logf("%s: %d series, %d periodic, %d interactive; labelled %d, found at their period %d", file, st.Series, st.Periodic, st.Interactive, labelled, found)
+	}
+	lab, rnd := rate["azure-v1-cpu-100vms/azure_v1_cpu_78periodic_5min.csv.gz"], rate["azure-v1-cpu-100vms/azure_v1_cpu_100vms_5min.csv.gz"]
+	if !(lab >= 2*rnd && lab >= 0.5) {
+		t.Fatalf("periodic share: labelled %.2f, random sample %.2f", lab, rnd)
+	}
+}
