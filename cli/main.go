@@ -91,6 +91,7 @@ Typical session:
 			benchCommand(),
 			whatifCommand(),
 			classifyCommand(),
+			characterizeCommand(),
 		},
 		EnableBashCompletion: true,
 		// Errors, usage errors included, come back to main, which prints them
