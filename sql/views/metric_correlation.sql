@@ -1,7 +1,8 @@
 -- Resource Central Fig 8: Spearman rank correlation between per-VM metrics —
 -- average and P95-max CPU, lifetime (completed VMs), cores, memory and the
 -- size of the VM's deployment — as the Pearson correlation of average ranks
--- (ties share their mean rank). Only VMs with every metric count.
+-- (ties share their mean rank: each distinct value's rank is computed once,
+-- over the distinct values, and joined back). Only VMs with every metric count.
 CREATE OR REPLACE VIEW metric_correlation AS
 WITH d AS (
     SELECT dataset, tenant, count(*) AS deployment_size FROM vm GROUP BY ALL
@@ -13,15 +14,28 @@ WITH d AS (
     JOIN d ON d.dataset = v.dataset AND d.tenant = v.tenant
     WHERE v.cpu_avg IS NOT NULL AND v.cpu_p95max IS NOT NULL AND v.end_s IS NOT NULL
       AND t.cores IS NOT NULL AND t.memory_gb IS NOT NULL
+), r_cpu_avg AS (
+    SELECT dataset, cpu_avg AS x, sum(n) OVER (PARTITION BY dataset ORDER BY cpu_avg) - (n - 1) / 2.0 AS rk
+    FROM (SELECT dataset, cpu_avg, count(*) AS n FROM v GROUP BY ALL)), r_cpu_p95max AS (
+    SELECT dataset, cpu_p95max AS x, sum(n) OVER (PARTITION BY dataset ORDER BY cpu_p95max) - (n - 1) / 2.0 AS rk
+    FROM (SELECT dataset, cpu_p95max, count(*) AS n FROM v GROUP BY ALL)), r_lifetime AS (
+    SELECT dataset, lifetime AS x, sum(n) OVER (PARTITION BY dataset ORDER BY lifetime) - (n - 1) / 2.0 AS rk
+    FROM (SELECT dataset, lifetime, count(*) AS n FROM v GROUP BY ALL)), r_cores AS (
+    SELECT dataset, cores AS x, sum(n) OVER (PARTITION BY dataset ORDER BY cores) - (n - 1) / 2.0 AS rk
+    FROM (SELECT dataset, cores, count(*) AS n FROM v GROUP BY ALL)), r_memory_gb AS (
+    SELECT dataset, memory_gb AS x, sum(n) OVER (PARTITION BY dataset ORDER BY memory_gb) - (n - 1) / 2.0 AS rk
+    FROM (SELECT dataset, memory_gb, count(*) AS n FROM v GROUP BY ALL)), r_deployment_size AS (
+    SELECT dataset, deployment_size AS x, sum(n) OVER (PARTITION BY dataset ORDER BY deployment_size) - (n - 1) / 2.0 AS rk
+    FROM (SELECT dataset, deployment_size, count(*) AS n FROM v GROUP BY ALL)
 ), r AS (
-    SELECT dataset,
-           (rank() OVER (PARTITION BY dataset ORDER BY cpu_avg) + count(*) OVER (PARTITION BY dataset) + 1 - rank() OVER (PARTITION BY dataset ORDER BY cpu_avg DESC)) / 2.0 AS cpu_avg,
-           (rank() OVER (PARTITION BY dataset ORDER BY cpu_p95max) + count(*) OVER (PARTITION BY dataset) + 1 - rank() OVER (PARTITION BY dataset ORDER BY cpu_p95max DESC)) / 2.0 AS cpu_p95max,
-           (rank() OVER (PARTITION BY dataset ORDER BY lifetime) + count(*) OVER (PARTITION BY dataset) + 1 - rank() OVER (PARTITION BY dataset ORDER BY lifetime DESC)) / 2.0 AS lifetime,
-           (rank() OVER (PARTITION BY dataset ORDER BY cores) + count(*) OVER (PARTITION BY dataset) + 1 - rank() OVER (PARTITION BY dataset ORDER BY cores DESC)) / 2.0 AS cores,
-           (rank() OVER (PARTITION BY dataset ORDER BY memory_gb) + count(*) OVER (PARTITION BY dataset) + 1 - rank() OVER (PARTITION BY dataset ORDER BY memory_gb DESC)) / 2.0 AS memory_gb,
-           (rank() OVER (PARTITION BY dataset ORDER BY deployment_size) + count(*) OVER (PARTITION BY dataset) + 1 - rank() OVER (PARTITION BY dataset ORDER BY deployment_size DESC)) / 2.0 AS deployment_size
+    SELECT v.dataset, r_cpu_avg.rk AS cpu_avg, r_cpu_p95max.rk AS cpu_p95max, r_lifetime.rk AS lifetime, r_cores.rk AS cores, r_memory_gb.rk AS memory_gb, r_deployment_size.rk AS deployment_size
     FROM v
+    JOIN r_cpu_avg ON r_cpu_avg.dataset = v.dataset AND r_cpu_avg.x = v.cpu_avg
+    JOIN r_cpu_p95max ON r_cpu_p95max.dataset = v.dataset AND r_cpu_p95max.x = v.cpu_p95max
+    JOIN r_lifetime ON r_lifetime.dataset = v.dataset AND r_lifetime.x = v.lifetime
+    JOIN r_cores ON r_cores.dataset = v.dataset AND r_cores.x = v.cores
+    JOIN r_memory_gb ON r_memory_gb.dataset = v.dataset AND r_memory_gb.x = v.memory_gb
+    JOIN r_deployment_size ON r_deployment_size.dataset = v.dataset AND r_deployment_size.x = v.deployment_size
 ), c AS (
     SELECT dataset, count(*) AS vms,
            corr(cpu_avg, cpu_avg) AS "cpu_avg|cpu_avg",
