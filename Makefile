@@ -56,6 +56,8 @@ demo: deps-demo build
 	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean; \
 	else echo "($(SHARED) not found: demo runs on the synthetic zone only)"; fi
 	$(BIN) --db $(DB) sql --view run_summary
+	$(BIN) --db $(DB) classify --dataset synthetic
+	$(BIN) --db $(DB) characterize --out $(REPORT)
 	@echo "report:"; $(BIN) --db $(DB) report --out $(REPORT)
 
 vet:
