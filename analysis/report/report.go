@@ -46,7 +46,12 @@ type Page struct {
 	Subtitle string
 	Sections []Section
 	Footer   string
+	// Links are other pages of the same report (relative paths).
+	Links []Link
 }
+
+// Link is a link to another page of the report.
+type Link struct{ Text, Href string }
 
 // WriteAssets writes the shared script beside pages in dir.
 func WriteAssets(dir string) error {
@@ -135,7 +140,7 @@ func (p *Page) Render() ([]byte, error) {
 	var b strings.Builder
 	err := pageTpl.Execute(&b, map[string]any{
 		"Title": p.Title, "Subtitle": p.Subtitle, "Footer": p.Footer,
-		"Sections": views, "EChartsVersion": EChartsVersion,
+		"Sections": views, "EChartsVersion": EChartsVersion, "Links": p.Links,
 	})
 	return []byte(b.String()), err
 }
@@ -210,7 +215,7 @@ window.placelabErrors = [];
 <script src="assets/echarts.min.js"></script>
 </head>
 <body>
-<header><h1>{{.Title}}</h1>{{if .Subtitle}}<p>{{.Subtitle}}</p>{{end}}</header>
+<header><h1>{{.Title}}</h1>{{if .Subtitle}}<p>{{.Subtitle}}</p>{{end}}{{if .Links}}<p>{{range .Links}}<a style="color:#fff;margin-right:14px" href="{{.Href}}">{{.Text}}</a>{{end}}</p>{{end}}</header>
 <nav>{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
 <main>
 {{range .Sections}}<section id="{{.ID}}">
