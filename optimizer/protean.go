@@ -751,7 +751,7 @@ func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation) (in
 func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 	p.avoided = false
 	if p.avoidProb > 0 && p.avoidN0 > 1 && p.rng.Float64() < p.avoidProb {
-		if m, ok := p.pickAvoiding(sel); ok {
+		if m, ok := p.pickAvoiding(sel, p.avoidN0); ok {
 			p.avoided = true
 			return m, ""
 		}
@@ -830,7 +830,7 @@ type mergeNode struct {
 // pickAvoiding is the conflict-avoidance pick of §5.3: a uniformly random
 // machine among the top N0 of the selected clusters (by key, then rack
 // score), found by merging the racks' sorted lists best first.
-func (p *Protean) pickAvoiding(sel []*cell) (int32, bool) {
+func (p *Protean) pickAvoiding(sel []*cell, n0 int) (int32, bool) {
 	fr := p.merge[:0]
 	for ci, cl := range sel {
 		if rl := cl.best(); rl >= 0 {
@@ -844,7 +844,6 @@ func (p *Protean) pickAvoiding(sel []*cell) (int32, bool) {
 	for _, n := range fr {
 		inHeap[hk{n.cell, n.rack}] = true
 	}
-	n0 := p.avoidN0
 	chosen := -1
 	seen := 0
 	target := p.rng.IntN(n0)
@@ -889,17 +888,9 @@ func (p *Protean) pickAvoiding(sel []*cell) (int32, bool) {
 		if seen == 0 {
 			return 0, false
 		}
-		return p.pickAvoidingFallback(sel, seen)
+		return p.pickAvoiding(sel, seen) // fewer than n0 candidates: pick among them
 	}
 	return pickM, true
-}
-
-// pickAvoidingFallback handles fewer than N0 candidates: pick among them.
-func (p *Protean) pickAvoidingFallback(sel []*cell, n int) (int32, bool) {
-	p.avoidN0, n = n, p.avoidN0
-	m, ok := p.pickAvoiding(sel)
-	p.avoidN0 = n
-	return m, ok
 }
 
 // pickSafe places a low-priority VM by the slides' balancing of packing and
