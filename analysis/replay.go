@@ -310,7 +310,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		busy += el
 		perVM := float64(el.Nanoseconds()) / 1e3 / float64(len(r.VMs))
 		res.Summary.Requests++
-		for k, v := range r.VMs {
+		for _, v := range r.VMs {
 			lat = append(lat, perVM)
 			intervalLat = append(intervalLat, perVM)
 			row := PlacementRow{VM: v.ID, T: r.Time, Machine: -1, LatencyUS: perVM, Outcome: "rejected", EvictedAt: math.NaN()}
@@ -325,7 +325,6 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 				row.Reason = d.Reason
 				res.Summary.RejectedBy[d.Reason]++
 			}
-			_ = k
 			rowOf[v.ID] = len(res.Placements)
 			res.Placements = append(res.Placements, row)
 		}

@@ -82,7 +82,7 @@ type MachineSpec struct {
 // demand non-negative.
 func NewInventory(skus []SKU, machines []MachineSpec, types []VMType) (*Inventory, error) {
 	inv := &Inventory{SKUs: skus, Types: types}
-	for i, s := range skus {
+	for _, s := range skus {
 		if s.Capacity[Cores] <= 0 {
 			return nil, fmt.Errorf("%w: SKU %q has %v cores", ErrBadInventory, s.Name, s.Capacity[Cores])
 		}
@@ -91,9 +91,8 @@ func NewInventory(skus []SKU, machines []MachineSpec, types []VMType) (*Inventor
 				return nil, fmt.Errorf("%w: SKU %q: negative %s", ErrBadInventory, s.Name, Dim(d))
 			}
 		}
-		_ = i
 	}
-	for i, t := range types {
+	for _, t := range types {
 		if len(t.Demand) != len(skus) || len(t.Supported) != len(skus) {
 			return nil, fmt.Errorf("%w: VM type %q: demand for %d SKUs, inventory has %d", ErrBadInventory, t.Name, len(t.Demand), len(skus))
 		}
@@ -104,7 +103,6 @@ func NewInventory(skus []SKU, machines []MachineSpec, types []VMType) (*Inventor
 				}
 			}
 		}
-		_ = i
 	}
 	clusterIdx := map[string]int32{}
 	rackIdx := map[[2]string]int32{}
