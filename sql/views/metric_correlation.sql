@@ -4,15 +4,12 @@
 -- (ties share their mean rank: each distinct value's rank is computed once,
 -- over the distinct values, and joined back). Only VMs with every metric count.
 CREATE OR REPLACE VIEW metric_correlation AS
-WITH d AS (
-    SELECT dataset, tenant, count(*) AS deployment_size FROM vm GROUP BY ALL
-), v AS (
+WITH v AS MATERIALIZED (
     SELECT v.dataset, v.cpu_avg, v.cpu_p95max, v.end_s - v.start_s AS lifetime,
-           t.cores, t.memory_gb, d.deployment_size
+           t.cores, t.memory_gb, count(*) OVER (PARTITION BY v.dataset, v.tenant) AS deployment_size
     FROM vm v
     JOIN vm_type t ON t.load_id = v.load_id AND t.vm_type = v.vm_type
-    JOIN d ON d.dataset = v.dataset AND d.tenant = v.tenant
-    WHERE v.cpu_avg IS NOT NULL AND v.cpu_p95max IS NOT NULL AND v.end_s IS NOT NULL
+    QUALIFY v.cpu_avg IS NOT NULL AND v.cpu_p95max IS NOT NULL AND v.end_s IS NOT NULL
       AND t.cores IS NOT NULL AND t.memory_gb IS NOT NULL
 ), r_cpu_avg AS (
     SELECT dataset, cpu_avg AS x, sum(n) OVER (PARTITION BY dataset ORDER BY cpu_avg) - (n - 1) / 2.0 AS rk
