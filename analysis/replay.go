@@ -91,6 +91,8 @@ type Summary struct {
 	LoadSeconds                float64            `json:"load_seconds"`
 	WriteSeconds               float64            `json:"write_seconds"`
 	Caches                     map[string]float64 `json:"cache_hit_rates,omitempty"`
+	// BackgroundRefreshes counts cells an idle agent brought up to date.
+	BackgroundRefreshes int64 `json:"background_refreshes,omitempty"`
 	// Multi-agent replays (placelab replay --agents N).
 	Agents               int     `json:"agents,omitempty"`
 	TimeModel            string  `json:"time_model,omitempty"`
@@ -399,6 +401,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			s.Caches[k] = v.HitRate()
 		}
 		res.RuleStats = protean.RuleStats()
+		s.BackgroundRefreshes = protean.BackgroundUpdates()
 		for _, r := range res.RuleStats {
 			if r.Requests == 0 {
 				continue

@@ -85,8 +85,8 @@ func (a *Agent) apply(ev Event) {
 // view as pending until Resolve learns the commit's outcome.
 func (a *Agent) Decide(req *Request) Decision {
 	prob := 0.0
-	if a.Avoid && len(a.outcomes) > 0 {
-		prob = float64(a.fails) / float64(len(a.outcomes))
+	if a.Avoid {
+		prob = a.ConflictRatio()
 	}
 	a.Engine.setAvoidance(prob, a.N0)
 	d := a.Engine.Allocate(req)

@@ -77,6 +77,9 @@ func TestIsMachineHealthy(t *testing.T) {
 	if s.ClusterEmpty[0] != 1 {
 		t.Errorf("unhealthy machine counted as empty buffer: %d", s.ClusterEmpty[0])
 	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestTenantAntiColocation(t *testing.T) {

@@ -98,16 +98,6 @@ func (s *State) TenantOnMachine(t int32, m int32) int32 {
 	return 0
 }
 
-// OnlyTenant reports whether machine m hosts VMs of tenant t only (or none).
-func (s *State) OnlyTenant(t int32, m int32) bool {
-	for _, tc := range s.tenantsOn[m] {
-		if tc.tenant != t {
-			return false
-		}
-	}
-	return true
-}
-
 // TenantInRack is how many VMs of tenant t rack r hosts.
 func (s *State) TenantInRack(t int32, r int32) int32 { return s.tenantRack[t][r] }
 
@@ -287,6 +277,15 @@ func (s *State) CheckInvariants() error {
 		}
 		if empty != s.ClusterEmpty[c] {
 			return fmt.Errorf("cluster %d: empty %d, recount %d", c, s.ClusterEmpty[c], empty)
+		}
+		var healthy int32
+		for _, m := range inv.Clusters[c].Machines {
+			if inv.Machines[m].Healthy {
+				healthy++
+			}
+		}
+		if healthy != s.ClusterHealthy[c] {
+			return fmt.Errorf("cluster %d: healthy %d, recount %d", c, s.ClusterHealthy[c], healthy)
 		}
 	}
 	return nil
