@@ -20,6 +20,16 @@ var (
 	// Protean Table 3: VM cores mix, zones 1 and 2 (%).
 	paperTable3Zone1 = map[string]float64{"1": 17.1, "2": 37.4, "4": 32.0, "8": 8.9, ">=10": 4.3, ">=20": 0.3}
 	paperTable3Zone2 = map[string]float64{"1": 27.0, "2": 52.4, "4": 10.5, "8": 4.5, ">=10": 2.6, ">=20": 3.1}
+	// Resource Central Table 4, column "%" of each Table 3 bucket: the share
+	// of VMs that truly fall in it, keyed "metric bucket".
+	paperRCBuckets = map[string]float64{
+		"avg_cpu 1": 74, "avg_cpu 2": 19, "avg_cpu 3": 6, "avg_cpu 4": 2,
+		"p95_cpu 1": 25, "p95_cpu 2": 15, "p95_cpu 3": 14, "p95_cpu 4": 46,
+		"deploy_vms 1": 49, "deploy_vms 2": 40, "deploy_vms 3": 10, "deploy_vms 4": 1,
+		"deploy_cores 1": 19, "deploy_cores 2": 60, "deploy_cores 3": 19, "deploy_cores 4": 3,
+		"lifetime 1": 29, "lifetime 2": 32, "lifetime 3": 32, "lifetime 4": 7,
+		"workload_class 1": 99, "workload_class 2": 1,
+	}
 )
 
 // charView is one section of the characterization: a view, what it
@@ -80,6 +90,9 @@ func charViews() []charView {
 			func(r *store.Result) report.Chart {
 				return barWithPaper(r, "lifetime", "pct_core_hours", "% of core-hours", "", nil)
 			}},
+		{"rc_buckets", "Prediction buckets (Resource Central Tables 3–4)",
+			"Share of VMs in each of the buckets RC predicts, beside the shares RC's trace had (Table 4, column %).",
+			func(r *store.Result) report.Chart { return bucketBars(r) }},
 		{"core_hours_by_class", "Workload classes (Resource Central Fig 6, §3.6)",
 			"Potentially interactive (periodic at 24 h) vs delay-insensitive, from placelab classify.",
 			func(r *store.Result) report.Chart {
@@ -178,6 +191,46 @@ func barWithPaper(r *store.Result, xc, yc, yname string, paper ...any) *charts.B
 		}
 		bar.AddSeries(name, items, charts.WithItemStyleOpts(opts.ItemStyle{Opacity: opts.Float(0.45)}))
 	}
+	return bar
+}
+
+// bucketBars draws rc_buckets: one bar per (metric, bucket) and dataset,
+// with RC's shares as a translucent series.
+func bucketBars(r *store.Result) *charts.Bar {
+	ds, mi, bi, pi := col(r, "dataset"), col(r, "metric"), col(r, "bucket"), col(r, "pct")
+	var xs, order []string
+	seen := map[string]bool{}
+	vals := map[string]map[string]float64{}
+	for _, row := range r.Rows {
+		d, x := fmt.Sprint(row[ds]), fmt.Sprintf("%v %v", row[mi], row[bi])
+		if vals[d] == nil {
+			vals[d] = map[string]float64{}
+			order = append(order, d)
+		}
+		vals[d][x] = num(row[pi])
+		if !seen[x] {
+			seen[x] = true
+			xs = append(xs, x)
+		}
+	}
+	sort.SliceStable(xs, func(i, j int) bool { return xs[i] < xs[j] })
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: "% of VMs"}),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 40, Interval: "0"}}), charts.WithAnimation(false))
+	bar.SetXAxis(xs)
+	for _, d := range order {
+		items := make([]opts.BarData, len(xs))
+		for i, x := range xs {
+			items[i] = opts.BarData{Value: round2(vals[d][x])}
+		}
+		bar.AddSeries(d, items)
+	}
+	items := make([]opts.BarData, len(xs))
+	for i, x := range xs {
+		items[i] = opts.BarData{Value: paperRCBuckets[x]}
+	}
+	bar.AddSeries("Resource Central", items, charts.WithItemStyleOpts(opts.ItemStyle{Opacity: opts.Float(0.45)}))
 	return bar
 }
 

@@ -104,6 +104,13 @@ func TestResourceCentralViewsByHand(t *testing.T) {
 	if seen != 2 || len(rows) != 21 {
 		t.Errorf("cpu_utilization_cdf rows %q", rows)
 	}
+	// RC Table 3 buckets: averages 40, 30 | 20, 10; P95-max 90, 80 | 70, 60;
+	// four one-VM deployments of 1 | 2, 4, 8 cores; lifetimes 1 h (≤ 60 min,
+	// inclusive) | 2, 3, 4 h.
+	if got := fmt.Sprint(get("rc_buckets", "metric", "bucket", "vms", "pct")); got != "[avg_cpu 1 2 50 avg_cpu 2 2 50 "+
+		"deploy_cores 1 1 25 deploy_cores 2 3 75 deploy_vms 1 4 100 lifetime 2 1 25 lifetime 3 3 75 p95_cpu 3 2 50 p95_cpu 4 2 50]" {
+		t.Errorf("rc_buckets: %s", got)
+	}
 	// Per-subscription CoV of cores 1, 2, 4, 8: population stddev / mean 3.75.
 	cores := []float64{1, 2, 4, 8}
 	mean, ss := 3.75, 0.0

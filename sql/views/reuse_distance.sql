@@ -7,25 +7,25 @@
 -- 0. For the first request of a run, the distance is a DISTINCT count over a
 -- window frame reaching back, in run order, to the type's previous run —
 -- computed over runs rather than requests, which are far fewer when most
--- distances are zero.
+-- distances are zero. One sort of the requests finds where runs start (the
+-- row number and the previous type share a window); a run's size is the
+-- distance to the next run's start.
 CREATE OR REPLACE VIEW reuse_distance AS
-WITH r AS (
-    SELECT dataset, vm_type,
-           row_number() OVER (PARTITION BY dataset ORDER BY start_s, vm_id) AS seq
+WITH b AS (
+    SELECT dataset, vm_type, row_number() OVER w AS seq, lag(vm_type) OVER w AS prev,
+           count(*) OVER (PARTITION BY dataset) AS n
     FROM vm WHERE start_s >= 0
-), b AS (
-    SELECT dataset, vm_type, seq,
-           CASE WHEN lag(vm_type) OVER (PARTITION BY dataset ORDER BY seq) = vm_type THEN 0 ELSE 1 END AS starts
-    FROM r
-), g AS (
-    SELECT dataset, vm_type, sum(starts) OVER (PARTITION BY dataset ORDER BY seq) AS run FROM b
+    WINDOW w AS (PARTITION BY dataset ORDER BY start_s, vm_id)
 ), runs AS (
-    SELECT dataset, run, any_value(vm_type) AS vm_type, count(*) AS size FROM g GROUP BY dataset, run
+    SELECT dataset, vm_type,
+           row_number() OVER (PARTITION BY dataset ORDER BY seq) AS run,
+           coalesce(lead(seq) OVER (PARTITION BY dataset ORDER BY seq), n + 1) - seq AS size
+    FROM b WHERE prev IS DISTINCT FROM vm_type
 ), p AS (
     SELECT dataset, run, vm_type, size,
            run - lag(run) OVER (PARTITION BY dataset, vm_type ORDER BY run) AS gap
     FROM runs
-), d AS (
+), d AS MATERIALIZED (
     SELECT dataset, size, gap,
            count(DISTINCT vm_type) OVER (PARTITION BY dataset ORDER BY run
                ROWS BETWEEN (coalesce(gap, 1) - 1) PRECEDING AND 1 PRECEDING) AS distance
