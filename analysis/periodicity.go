@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/cmplx"
+	"sort"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
@@ -21,36 +22,78 @@ const (
 	// MinPeriodHours and MaxPeriodHours bound the periods looked for.
 	MinPeriodHours = 0.75
 	MaxPeriodHours = 48.0
-	// PeakShare is the share of the series' (non-DC) spectral power a
-	// period's peak (its bin and two neighbours) must hold to count.
+	// PeakShare is the share of the series' (non-DC) spectral power the
+	// dominant peak (its bin and two neighbours) must hold for the series to
+	// be called periodic.
 	PeakShare = 0.08
+	// MinPeakShare is the share any significant peak must hold: below it a
+	// peak, however sharp, moves too little of the utilization to matter.
+	MinPeakShare = 0.005
+	// NoiseWidth is the half-width, relative to the peak's frequency, of the
+	// neighbourhood whose median power is the local noise floor; NoiseMinBins
+	// keeps the neighbourhood of low-frequency peaks wide enough.
+	NoiseWidth   = 0.25
+	NoiseMinBins = 6
+	// HarmonicSlack is how close (relative) a frequency ratio must be to an
+	// integer for a peak to count as a harmonic.
+	HarmonicSlack = 0.03
 	// HarmonicRatio: a longer period whose peak holds at least this share of
 	// the strongest peak is taken as the fundamental.
 	HarmonicRatio = 0.5
-	// PeakOverMedian is how far above the band's median power the peak must
-	// stand: noise spreads power evenly, a period concentrates it.
+	// PeakOverMedian is how far above the local noise floor (median power
+	// of the neighbouring bins) a peak must stand: noise spreads power
+	// evenly, a period concentrates it.
 	PeakOverMedian = 25.0
 	// DiurnalTolerance is how close to 24 h a period must be to be diurnal.
 	DiurnalTolerance = 0.1
 )
 
-// PeriodResult is the dominant period of one series.
+// PeriodResult is what DetectPeriod finds in one series.
 type PeriodResult struct {
 	Periodic    bool
-	PeriodHours float64
-	Strength    float64 // share of non-DC power in the peak's bins
+	PeriodHours float64 // the dominant (strongest significant) period
+	Strength    float64 // share of non-DC power in the dominant peak's bins
+	// Periods lists every significant period, strongest first (the FFT
+	// "detects periodicity at multiple time scales", RC §3.6): a series can
+	// spike every hour and also follow the day.
+	Periods []Period
 }
 
-// DetectPeriod finds the dominant period of x, uniformly sampled every step
-// seconds, with gonum's real FFT: subtract the mean, take the power
-// spectrum, and among the bins whose period lies in [minH, maxH] hours take
-// the strongest peak (a local maximum; its power with its two neighbours, so
-// a period between bins is not split); the fundamental is the longest
-// period whose peak holds HarmonicRatio of the strongest. The series is
-// periodic when that peak holds PeakShare of the non-DC power and its bin
-// stands PeakOverMedian above the band's median (a periodogram of noise is
-// roughly exponential: its largest of a few hundred bins stays near ten
-// times the median).
+// Period is one significant peak of the power spectrum.
+type Period struct {
+	Hours     float64 // refined between bins by the power-weighted frequency
+	Share     float64 // share of non-DC power in the peak and its two neighbours
+	OverNoise float64 // the peak bin's power over the local noise floor
+}
+
+// HasPeriod reports whether one of the significant periods lies within
+// tol (relative) of hours.
+func (r PeriodResult) HasPeriod(hours, tol float64) bool {
+	for _, p := range r.Periods {
+		if math.Abs(p.Hours-hours) <= tol*hours {
+			return true
+		}
+	}
+	return false
+}
+
+// DetectPeriod finds the significant periods of x, uniformly sampled every
+// step seconds, with gonum's real FFT: subtract the mean, take the power
+// spectrum |X_k|², and look at the bins k whose period n·step/k lies in
+// [minH, maxH] hours. A bin is a peak when it is a local maximum; its
+// strength is its power with its two neighbours (a period between bins is
+// not split). A peak is significant when
+//
+//	power_k ≥ PeakOverMedian · median(power over the bins within ±NoiseWidth of k)
+//	share_k  = (power_{k−1} + power_k + power_{k+1}) / Σ_{j≥1} power_j ≥ MinPeakShare
+//
+// The floor is local because utilization spectra are red: low frequencies
+// carry more power than high ones, so a band-wide median would make every
+// slow wiggle look significant. A periodogram bin of noise is roughly
+// exponential around its local mean, so PeakOverMedian·median stands far
+// above what noise reaches. Harmonics of a significant period (integer
+// fractions of it) are dropped in favour of the fundamental. The series is
+// Periodic when the dominant peak also holds PeakShare of the power.
 func DetectPeriod(x []float64, step, minH, maxH float64) PeriodResult {
 	n := len(x)
 	if n < 8 {
@@ -80,8 +123,8 @@ func DetectPeriod(x []float64, step, minH, maxH float64) PeriodResult {
 	span := float64(n) * step
 	lo := int(math.Ceil(span / (maxH * 3600)))
 	hi := int(math.Floor(span / (minH * 3600)))
-	if lo < 1 {
-		lo = 1
+	if lo < 2 {
+		lo = 2
 	}
 	if hi > len(c)-2 {
 		hi = len(c) - 2
@@ -90,36 +133,81 @@ func DetectPeriod(x []float64, step, minH, maxH float64) PeriodResult {
 		return PeriodResult{}
 	}
 	peak := func(k int) float64 { return pw[k-1] + pw[k] + pw[k+1] }
-	band := make([]float64, 0, hi-lo+1)
-	best, bestP := -1, 0.0
-	for k := max(lo, 1); k <= hi; k++ {
-		band = append(band, pw[k])
-		if k > 1 && pw[k] >= pw[k-1] && pw[k] >= pw[k+1] && peak(k) > bestP {
-			best, bestP = k, peak(k)
+	// floor is the median power of the bins within ±NoiseWidth of k (at
+	// least NoiseMinBins on each side), leaving out the peak's own three.
+	floor := func(k int) float64 {
+		w := max(int(NoiseWidth*float64(k)), NoiseMinBins)
+		var xs []float64
+		for j := max(1, k-w); j <= min(len(pw)-1, k+w); j++ {
+			if j < k-1 || j > k+1 {
+				xs = append(xs, pw[j])
+			}
+		}
+		return median(xs)
+	}
+	type cand struct {
+		k           int
+		share, over float64
+	}
+	var cands []cand
+	for k := lo; k <= hi; k++ {
+		if pw[k] < pw[k-1] || pw[k] < pw[k+1] || pw[k] == 0 {
+			continue
+		}
+		sh := peak(k) / total
+		if sh < MinPeakShare {
+			continue
+		}
+		f := floor(k)
+		over := math.Inf(1)
+		if f > 0 {
+			over = pw[k] / f
+		}
+		if over >= PeakOverMedian {
+			cands = append(cands, cand{k, sh, over})
 		}
 	}
-	if best < 0 {
+	if len(cands) == 0 {
 		return PeriodResult{}
 	}
-	// The fundamental: the lowest-frequency local maximum strong enough
-	// (24 h over its 12 h and 8 h harmonics).
-	fund := best
-	for k := max(lo, 2); k < best; k++ {
-		if pw[k] >= pw[k-1] && pw[k] >= pw[k+1] && peak(k) >= HarmonicRatio*bestP {
-			fund = k
-			break
+	sort.Slice(cands, func(i, j int) bool { return cands[i].share > cands[j].share })
+	// Drop harmonics: a peak at (about) an integer multiple of a stronger
+	// or longer significant peak's frequency belongs to that period.
+	refine := func(k int) float64 {
+		w := pw[k-1] + pw[k] + pw[k+1]
+		return (float64(k-1)*pw[k-1] + float64(k)*pw[k] + float64(k+1)*pw[k+1]) / w
+	}
+	var res PeriodResult
+	var kept []float64 // refined frequencies (in bins) kept so far
+	for _, cd := range cands {
+		kf := refine(cd.k)
+		harmonic := false
+		for _, f0 := range kept {
+			if r := kf / f0; r > 1.5 && math.Abs(r-math.Round(r)) <= HarmonicSlack*r {
+				harmonic = true
+				break
+			}
+		}
+		// A weaker candidate at a lower frequency whose harmonic the kept
+		// peak is: report the fundamental, as 24 h over its 12 h and 8 h.
+		if harmonic {
+			continue
+		}
+		kept = append(kept, kf)
+		res.Periods = append(res.Periods, Period{Hours: span / kf / 3600, Share: cd.share, OverNoise: cd.over})
+	}
+	// The dominant period: the strongest peak, unless a longer period of
+	// which it is a harmonic holds HarmonicRatio of its power.
+	dom := res.Periods[0]
+	for _, p := range res.Periods[1:] {
+		if p.Hours > dom.Hours && p.Share >= HarmonicRatio*res.Periods[0].Share {
+			if r := p.Hours / dom.Hours; math.Abs(r-math.Round(r)) <= HarmonicSlack*r {
+				dom = p
+			}
 		}
 	}
-	// Refine the period between bins by the power-weighted mean frequency.
-	wsum := pw[fund-1] + pw[fund] + pw[fund+1]
-	kf := (float64(fund-1)*pw[fund-1] + float64(fund)*pw[fund] + float64(fund+1)*pw[fund+1]) / wsum
-	share := peak(fund) / total
-	med := median(band)
-	res := PeriodResult{PeriodHours: span / kf / 3600, Strength: share}
-	res.Periodic = share >= PeakShare && (med == 0 || pw[fund] >= PeakOverMedian*med)
-	if !res.Periodic {
-		res.PeriodHours = 0
-	}
+	res.PeriodHours, res.Strength = dom.Hours, dom.Share
+	res.Periodic = dom.Share >= PeakShare
 	return res
 }
 
@@ -149,8 +237,9 @@ type ClassStats struct {
 // ClassifyWorkloads classifies every VM of a dataset that has a CPU series
 // and stores the result in workload_class (replacing the dataset's rows):
 // a series of at least MinSeriesDays is resampled onto the 5-minute grid
-// (gaps hold the last reading) and DetectPeriod decides; a period within
-// DiurnalTolerance of 24 h makes the VM potentially interactive.
+// (gaps hold the last reading) and DetectPeriod decides; a significant
+// period within DiurnalTolerance of 24 h — dominant or not — makes the VM
+// potentially interactive (RC §3.6: periodic "at the diurnal scale").
 func ClassifyWorkloads(ctx context.Context, db *store.DB, dataset string, progress func(done, total int64)) (ClassStats, error) {
 	st := ClassStats{Dataset: dataset}
 	rows, err := db.SQL().QueryContext(ctx, store.MustQuery("classify_series"), dataset)
@@ -217,7 +306,7 @@ func ClassifyWorkloads(ctx context.Context, db *store.DB, dataset string, progre
 			switch {
 			case r.days < MinSeriesDays:
 				st.Unknown++
-			case r.r.Periodic && math.Abs(r.r.PeriodHours-24) <= DiurnalTolerance*24:
+			case r.r.HasPeriod(24, DiurnalTolerance):
 				class = "interactive"
 				st.Interactive++
 			default:
@@ -228,7 +317,11 @@ func ClassifyWorkloads(ctx context.Context, db *store.DB, dataset string, progre
 				period = r.r.PeriodHours
 				st.Periodic++
 			}
-			if err := w.Append("workload_class", dataset, r.vm, r.days, r.r.Periodic, period, r.r.Strength, class); err != nil {
+			var periods []float64
+			for _, p := range r.r.Periods {
+				periods = append(periods, math.Round(p.Hours*1000)/1000)
+			}
+			if err := w.Append("workload_class", dataset, r.vm, r.days, r.r.Periodic, period, r.r.Strength, class, periods); err != nil {
 				return err
 			}
 		}

@@ -58,8 +58,10 @@ func TestDetectPeriod(t *testing.T) {
 // series (periods 1, 8 and 24 h) and the 100-VM random sample. The detector
 // must tell them apart — flag far more of the labelled series as periodic
 // than of the random sample; how many are found at their labelled period is
-// logged (measured, not asserted: most labelled series are dominated by an
-// hourly cycle, see the closing note of issue 5's first part).
+// logged per label (measured, not asserted: the spectra of most labelled
+// series — the 24 h ones included — are dominated by a 1.0–1.15 h spike
+// train and show no peak at the labelled period above the local noise
+// floor; see issue 5's closing note).
 func TestPeriodicityOnAzureLabels(t *testing.T) {
 	ctx := context.Background()
 	rate := map[string]float64{}
@@ -86,6 +88,22 @@ func TestPeriodicityOnAzureLabels(t *testing.T) {
 		if err := db.SQL().QueryRow(`SELECT labelled, found_at_period FROM periodicity_accuracy WHERE dataset = 'az'`).Scan(&labelled, &found); err != nil {
 			t.Fatal(err)
 		}
+		per, err := db.SQL().Query(`SELECT v.period_hours, count(*), count(*) FILTER (WHERE list_filter(w.periods, p -> abs(p - v.period_hours) <= 0.1 * v.period_hours) <> []),
+			count(*) FILTER (WHERE w.periodic), count(*) FILTER (WHERE w.class = 'interactive')
+			FROM workload_class w JOIN vm v ON v.dataset = w.dataset AND v.vm_id = w.vm_id
+			WHERE w.dataset = 'az' AND v.period_hours IS NOT NULL GROUP BY 1 ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for per.Next() {
+			var label float64
+			var n, at, flagged, inter int
+			if err := per.Scan(&label, &n, &at, &flagged, &inter); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("  label %2.0f h: %d series, %d with a significant period at the label, %d periodic, %d interactive", label, n, at, flagged, inter)
+		}
+		per.Close()
 		rate[file] = float64(st.Periodic) / float64(st.Series)
 		t.Logf("%s: %d series, %d periodic, %d interactive; labelled %d, found at their period %d", file, st.Series, st.Periodic, st.Interactive, labelled, found)
 	}
