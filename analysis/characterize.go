@@ -42,13 +42,15 @@ type charView struct {
 func charViews() []charView {
 	return []charView{
 		{"inventory_by_generation", "Inventory by hardware generation (Protean Table 1)",
-			"Machines per generation; the paper's zone is the dashed series.",
+			"Machines per generation; the paper's zone is the translucent series.",
 			func(r *store.Result) report.Chart {
 				return barWithPaper(r, "generation", "pct_machines", "% of machines", "Protean Table 1", paperTable1)
 			}},
 		{"vm_type_share", "VM type mix (Protean Table 2)",
 			"Share of VMs per type; the paper leaves out types under 2% in both zones (column below_2pct).",
-			func(r *store.Result) report.Chart { return barWithPaper(r, "vm_type", "pct", "% of VMs", "", nil) }},
+			func(r *store.Result) report.Chart {
+				return barWithPaper(topPerDataset(r, 10), "vm_type", "pct", "% of VMs", "", nil)
+			}},
 		{"cores_mix", "VM cores mix (Protean Table 3)",
 			"Share of VMs by cores, beside the paper's two zones.",
 			func(r *store.Result) report.Chart {
@@ -98,6 +100,9 @@ func charViews() []charView {
 			func(r *store.Result) report.Chart {
 				return barWithPaper(r, "class", "pct_core_hours", "% of core-hours", "", nil)
 			}},
+		{"periodicity_accuracy", "Periodicity detection against labels (Resource Central §3.6)",
+			"For datasets whose VMs carry a period label: labelled VMs with a significant period at their label (recall), and unlabelled VMs flagged periodic.",
+			nil},
 		{"arrivals_per_hour", "Arrivals per hour (Resource Central Fig 7)", "VM arrivals per hour.",
 			func(r *store.Result) report.Chart { return lineSeries(r, "hour", "arrivals", "value", "arrivals") }},
 		{"interarrival", "Inter-arrival times (Resource Central Fig 7)", "Gaps between arrivals with a least-squares Weibull fit.", nil},
@@ -132,7 +137,7 @@ func Characterize(ctx context.Context, db *store.DB, dataset string, progress fu
 		}
 		q, _ := store.ViewSQL(v.view)
 		out[v.view] = res
-		sec := report.Section{Title: v.title, Note: v.note, Table: res, SQL: q, MaxRows: 40}
+		sec := report.Section{Title: v.title, Note: v.note, Table: res, SQL: q, MaxRows: 20}
 		if len(res.Rows) == 0 {
 			sec.Note += " No rows: the dataset lacks the columns this view needs (e.g. CPU summaries, subscriptions, or a classification run)."
 			sec.Table = nil
@@ -192,6 +197,23 @@ func barWithPaper(r *store.Result, xc, yc, yname string, paper ...any) *charts.B
 		bar.AddSeries(name, items, charts.WithItemStyleOpts(opts.ItemStyle{Opacity: opts.Float(0.45)}))
 	}
 	return bar
+}
+
+// topPerDataset keeps each dataset's first n rows (views order them by
+// share), so one large dataset's long tail does not crowd the others out of
+// a shared axis.
+func topPerDataset(r *store.Result, n int) *store.Result {
+	ds := col(r, "dataset")
+	out := &store.Result{Columns: r.Columns}
+	seen := map[string]int{}
+	for _, row := range r.Rows {
+		d := fmt.Sprint(row[ds])
+		if seen[d] < n {
+			seen[d]++
+			out.Rows = append(out.Rows, row)
+		}
+	}
+	return out
 }
 
 // bucketBars draws rc_buckets: one bar per (metric, bucket) and dataset,
@@ -269,10 +291,17 @@ func lineSeries(r *store.Result, xc, yc, xtype, yname string) *charts.Line {
 	return line
 }
 
-// correlationHeatMap draws the Spearman matrix of the first dataset.
+// correlationHeatMap draws the Spearman matrix of the dataset with the
+// most VMs (the table beneath lists every dataset's).
 func correlationHeatMap(r *store.Result) *charts.HeatMap {
-	ds, ai, bi, vi := col(r, "dataset"), col(r, "metric_a"), col(r, "metric_b"), col(r, "spearman")
+	ds, ai, bi, vi, ni := col(r, "dataset"), col(r, "metric_a"), col(r, "metric_b"), col(r, "spearman"), col(r, "vms")
 	var first string
+	most := -1.0
+	for _, row := range r.Rows {
+		if n := num(row[ni]); n > most {
+			most, first = n, fmt.Sprint(row[ds])
+		}
+	}
 	idx := map[string]int{}
 	var names []string
 	type cell struct {
@@ -281,11 +310,7 @@ func correlationHeatMap(r *store.Result) *charts.HeatMap {
 	}
 	var cells []cell
 	for _, row := range r.Rows {
-		d := fmt.Sprint(row[ds])
-		if first == "" {
-			first = d
-		}
-		if d != first {
+		if fmt.Sprint(row[ds]) != first {
 			continue
 		}
 		a, b := fmt.Sprint(row[ai]), fmt.Sprint(row[bi])

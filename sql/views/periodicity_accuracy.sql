@@ -4,7 +4,8 @@
 -- labelled VMs were found periodic at their period (one of the significant
 -- periods within 10%; found_as_dominant: the strongest one), how many were
 -- flagged periodic at all, and how many unlabelled VMs were flagged
--- (false positives when the unlabelled are known aperiodic).
+-- (false positives when the unlabelled are known aperiodic; precision is
+-- left empty for a dataset with no unlabelled VMs).
 CREATE OR REPLACE VIEW periodicity_accuracy AS
 WITH j AS (
     SELECT w.dataset, v.period_hours AS label, w.periodic, w.period_hours AS dominant,
@@ -22,8 +23,9 @@ SELECT dataset,
        count(*) FILTER (WHERE label IS NULL AND periodic) AS unlabelled_flagged,
        round(100.0 * count(*) FILTER (WHERE label IS NOT NULL AND at_label)
              / nullif(count(*) FILTER (WHERE label IS NOT NULL), 0), 2) AS recall_pct,
+       CASE WHEN count(*) FILTER (WHERE label IS NULL) > 0 THEN
        round(100.0 * count(*) FILTER (WHERE label IS NOT NULL AND at_label)
-             / nullif(count(*) FILTER (WHERE at_label OR (label IS NULL AND periodic)), 0), 2) AS precision_pct
+             / nullif(count(*) FILTER (WHERE at_label OR (label IS NULL AND periodic)), 0), 2) END AS precision_pct
 FROM j
 GROUP BY dataset
 ORDER BY dataset;
