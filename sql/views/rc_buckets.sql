@@ -5,44 +5,53 @@
 --   lifetime (completed VMs): ≤ 15 min, 15–60 min, 1–24 h, > 24 h
 --   workload class: delay-insensitive, interactive (from placelab classify)
 -- A deployment is a tenant's VMs (VMs without a tenant are deployments of
--- one). Metrics a dataset lacks give no rows.
+-- one). Metrics a dataset lacks give no rows. One pass over the VMs counts
+-- the buckets of the per-VM metrics; deployment buckets are counted over
+-- deployments, each weighted by its VMs (no join back to the VMs).
 CREATE OR REPLACE VIEW rc_buckets AS
-WITH dep AS (
-    SELECT v.load_id, v.tenant, count(*) AS vms, sum(coalesce(t.cores, 1)) AS cores
+WITH c1 AS (
+    SELECT dataset,
+           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND (CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END) = 1) AS "avg_cpu|1",
+           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND (CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END) = 2) AS "avg_cpu|2",
+           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND (CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END) = 3) AS "avg_cpu|3",
+           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND (CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END) = 4) AS "avg_cpu|4",
+           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND (CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END) = 1) AS "p95_cpu|1",
+           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND (CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END) = 2) AS "p95_cpu|2",
+           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND (CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END) = 3) AS "p95_cpu|3",
+           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND (CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END) = 4) AS "p95_cpu|4",
+           count(*) FILTER (WHERE end_s IS NOT NULL AND (CASE WHEN end_s - start_s <= 900 THEN 1 WHEN end_s - start_s <= 3600 THEN 2 WHEN end_s - start_s <= 86400 THEN 3 ELSE 4 END) = 1) AS "lifetime|1",
+           count(*) FILTER (WHERE end_s IS NOT NULL AND (CASE WHEN end_s - start_s <= 900 THEN 1 WHEN end_s - start_s <= 3600 THEN 2 WHEN end_s - start_s <= 86400 THEN 3 ELSE 4 END) = 2) AS "lifetime|2",
+           count(*) FILTER (WHERE end_s IS NOT NULL AND (CASE WHEN end_s - start_s <= 900 THEN 1 WHEN end_s - start_s <= 3600 THEN 2 WHEN end_s - start_s <= 86400 THEN 3 ELSE 4 END) = 3) AS "lifetime|3",
+           count(*) FILTER (WHERE end_s IS NOT NULL AND (CASE WHEN end_s - start_s <= 900 THEN 1 WHEN end_s - start_s <= 3600 THEN 2 WHEN end_s - start_s <= 86400 THEN 3 ELSE 4 END) = 4) AS "lifetime|4"
+    FROM vm GROUP BY dataset
+), dep AS (
+    SELECT v.dataset, v.tenant, count(*) AS vms, sum(t.cores) AS cores
     FROM vm v LEFT JOIN vm_type t ON t.load_id = v.load_id AND t.vm_type = v.vm_type
     WHERE v.tenant IS NOT NULL GROUP BY ALL
-), v AS (
-    SELECT v.dataset, v.cpu_avg, v.cpu_p95max,
-           CASE WHEN v.end_s IS NOT NULL THEN v.end_s - v.start_s END AS lifetime,
-           coalesce(d.vms, 1) AS dep_vms, coalesce(d.cores, t.cores) AS dep_cores
-    FROM vm v
-    LEFT JOIN vm_type t ON t.load_id = v.load_id AND t.vm_type = v.vm_type
-    LEFT JOIN dep d ON d.load_id = v.load_id AND d.tenant = v.tenant
+    UNION ALL
+    SELECT v.dataset, NULL, 1, t.cores
+    FROM vm v LEFT JOIN vm_type t ON t.load_id = v.load_id AND t.vm_type = v.vm_type
+    WHERE v.tenant IS NULL
+), c2 AS (
+    SELECT dataset,
+           sum(vms) FILTER (WHERE true AND (CASE WHEN vms <= 1 THEN 1 WHEN vms <= 10 THEN 2 WHEN vms <= 100 THEN 3 ELSE 4 END) = 1) AS "deploy_vms|1",
+           sum(vms) FILTER (WHERE true AND (CASE WHEN vms <= 1 THEN 1 WHEN vms <= 10 THEN 2 WHEN vms <= 100 THEN 3 ELSE 4 END) = 2) AS "deploy_vms|2",
+           sum(vms) FILTER (WHERE true AND (CASE WHEN vms <= 1 THEN 1 WHEN vms <= 10 THEN 2 WHEN vms <= 100 THEN 3 ELSE 4 END) = 3) AS "deploy_vms|3",
+           sum(vms) FILTER (WHERE true AND (CASE WHEN vms <= 1 THEN 1 WHEN vms <= 10 THEN 2 WHEN vms <= 100 THEN 3 ELSE 4 END) = 4) AS "deploy_vms|4",
+           sum(vms) FILTER (WHERE cores IS NOT NULL AND (CASE WHEN cores <= 1 THEN 1 WHEN cores <= 10 THEN 2 WHEN cores <= 100 THEN 3 ELSE 4 END) = 1) AS "deploy_cores|1",
+           sum(vms) FILTER (WHERE cores IS NOT NULL AND (CASE WHEN cores <= 1 THEN 1 WHEN cores <= 10 THEN 2 WHEN cores <= 100 THEN 3 ELSE 4 END) = 2) AS "deploy_cores|2",
+           sum(vms) FILTER (WHERE cores IS NOT NULL AND (CASE WHEN cores <= 1 THEN 1 WHEN cores <= 10 THEN 2 WHEN cores <= 100 THEN 3 ELSE 4 END) = 3) AS "deploy_cores|3",
+           sum(vms) FILTER (WHERE cores IS NOT NULL AND (CASE WHEN cores <= 1 THEN 1 WHEN cores <= 10 THEN 2 WHEN cores <= 100 THEN 3 ELSE 4 END) = 4) AS "deploy_cores|4"
+    FROM dep GROUP BY dataset
 ), b AS (
-    SELECT dataset, metric, bucket, count(*) AS vms FROM (
-        SELECT dataset, 'avg_cpu' AS metric,
-               CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END AS bucket
-        FROM v WHERE cpu_avg IS NOT NULL
-        UNION ALL
-        SELECT dataset, 'p95_cpu',
-               CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END
-        FROM v WHERE cpu_p95max IS NOT NULL
-        UNION ALL
-        SELECT dataset, 'deploy_vms',
-               CASE WHEN dep_vms <= 1 THEN 1 WHEN dep_vms <= 10 THEN 2 WHEN dep_vms <= 100 THEN 3 ELSE 4 END
-        FROM v
-        UNION ALL
-        SELECT dataset, 'deploy_cores',
-               CASE WHEN dep_cores <= 1 THEN 1 WHEN dep_cores <= 10 THEN 2 WHEN dep_cores <= 100 THEN 3 ELSE 4 END
-        FROM v WHERE dep_cores IS NOT NULL
-        UNION ALL
-        SELECT dataset, 'lifetime',
-               CASE WHEN lifetime <= 900 THEN 1 WHEN lifetime <= 3600 THEN 2 WHEN lifetime <= 86400 THEN 3 ELSE 4 END
-        FROM v WHERE lifetime IS NOT NULL
-        UNION ALL
-        SELECT dataset, 'workload_class', CASE class WHEN 'delay-insensitive' THEN 1 ELSE 2 END
-        FROM workload_class WHERE class <> 'unknown'
-    ) GROUP BY ALL
+    SELECT dataset, split_part(key, '|', 1) AS metric, split_part(key, '|', 2)::INTEGER AS bucket, vms
+    FROM (UNPIVOT c1 ON "avg_cpu|1", "avg_cpu|2", "avg_cpu|3", "avg_cpu|4", "p95_cpu|1", "p95_cpu|2", "p95_cpu|3", "p95_cpu|4", "lifetime|1", "lifetime|2", "lifetime|3", "lifetime|4" INTO NAME key VALUE vms) WHERE vms > 0
+    UNION ALL
+    SELECT dataset, split_part(key, '|', 1), split_part(key, '|', 2)::INTEGER, vms
+    FROM (UNPIVOT c2 ON "deploy_vms|1", "deploy_vms|2", "deploy_vms|3", "deploy_vms|4", "deploy_cores|1", "deploy_cores|2", "deploy_cores|3", "deploy_cores|4" INTO NAME key VALUE vms) WHERE vms > 0
+    UNION ALL
+    SELECT dataset, 'workload_class', CASE class WHEN 'delay-insensitive' THEN 1 ELSE 2 END, count(*)
+    FROM workload_class WHERE class <> 'unknown' GROUP BY ALL
 )
 SELECT dataset, metric, bucket,
        CASE metric
