@@ -54,6 +54,9 @@ type Config struct {
 	// from ArrivalRates (high-priority arrivals per second, by VM type).
 	Safety       bool
 	ArrivalRates []float64
+	// Oversub, when set, oversubscribes CPU with Resource Central's rule
+	// (use OversubRules for the rule set); nil allocates physical cores.
+	Oversub *OversubConfig
 }
 
 // DefaultConfig is Protean as §6.3 describes production: k = 8, three
@@ -75,6 +78,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: pool sizes must be ≥ 1", ErrBadRequest)
 	case c.TopPct < 0 || c.TopPct > 1:
 		return fmt.Errorf("%w: top share %v, want 0..1", ErrBadRequest, c.TopPct)
+	}
+	if c.Oversub != nil {
+		if err := c.Oversub.Validate(); err != nil {
+			return err
+		}
 	}
 	for d, w := range c.Weights {
 		if w < 0 {

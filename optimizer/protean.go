@@ -118,6 +118,9 @@ func NewProtean(state *State, cfg Config, rules Rules) (*Protean, error) {
 	if cfg.TopK <= 0 {
 		cfg.TopK = DefaultTopK
 	}
+	if cfg.Oversub != nil {
+		state.OversubLimit = cfg.Oversub.MaxOversub
+	}
 	p := &Protean{cfg: cfg, rules: rules, perRule: map[string]*CacheStats{}, statIdx: map[string]int{}}
 	p.env = Env{Inv: state.Inv, State: state, Cfg: &p.cfg}
 	p.rulePool = newPool[ruleKey, any](cfg.RulePool, cfg.MaxAge)
@@ -368,7 +371,8 @@ func (p *Protean) Release(vm VMID) bool {
 
 func placementFor(inv *Inventory, req *Request, v VMRequest, m int32) Placement {
 	d, _ := inv.Demand(v.Type, m)
-	return Placement{VM: v.ID, Machine: m, Type: v.Type, Tenant: req.Tenant, Priority: req.Priority, Demand: d, Exclusive: req.Isolation}
+	return Placement{VM: v.ID, Machine: m, Type: v.Type, Tenant: req.Tenant, Priority: req.Priority, Demand: d, Exclusive: req.Isolation,
+		Production: req.Production, PredUtil: PredictedCores(req.UtilBucket, d[Cores])}
 }
 
 // orderVMs is ORDER of Algorithm 1: the largest VMs first (by their largest

@@ -10,6 +10,8 @@ const (
 	TraitType      Trait = iota // VM type
 	TraitPriority               // 0 high, 1 low
 	TraitIsolation              // 1 if the VM requires a machine of its own tenant
+	TraitProduction             // 1 for a production VM (never oversubscribed, RC §5)
+	TraitUtilBucket             // predicted P95 CPU bucket, 0 = no confident prediction (RC Table 3)
 	NumTraits
 )
 
@@ -56,6 +58,14 @@ type Request struct {
 	// and per machine (tenant anti-colocation); 0 = no bound.
 	MaxPerRack, MaxPerMachine int32
 	Kind                      RequestKind
+	// Production marks production VMs (Resource Central §5: only
+	// non-production VMs oversubscribe CPU); UtilBucket is the predicted
+	// P95 CPU utilization bucket of RC Table 3 (1: ≤25%, 2: ≤50%, 3: ≤75%,
+	// 4: ≤100%), 0 when no prediction reached the confidence threshold
+	// (the VM is assumed to use all its cores). Both matter only under
+	// Config.Oversub.
+	Production bool
+	UtilBucket int8
 }
 
 func (r *Request) traits(v VMRequest) Traits {
@@ -63,6 +73,10 @@ func (r *Request) traits(v VMRequest) Traits {
 	if r.Isolation {
 		t[TraitIsolation] = 1
 	}
+	if r.Production {
+		t[TraitProduction] = 1
+	}
+	t[TraitUtilBucket] = int32(r.UtilBucket)
 	return t
 }
 

@@ -13,6 +13,10 @@ type Placement struct {
 	Tenant   int32
 	Priority uint8
 	Demand   Vec
+	// Production and PredUtil (predicted P95 cores in use) feed the CPU
+	// oversubscription bookkeeping of Resource Central's Algorithm 1.
+	Production bool
+	PredUtil   float64
 	// Exclusive: the VM required isolation (no other tenant on its machine).
 	Exclusive bool
 }
@@ -47,7 +51,26 @@ type State struct {
 	tenantRack       map[int32]map[int32]int32
 	tenantVMs        map[int32]int32
 	Journal          *Journal
+	// Tag is each machine's oversubscription class (RC Algorithm 1,
+	// PLACEVM): set by the first VM an empty machine receives, cleared when
+	// it empties. PredUtil sums the predicted P95 cores of the VMs of
+	// oversubscribable machines.
+	Tag      []MachineTag
+	PredUtil []float64
+	// OversubLimit, when > 0, lets oversubscribable machines hold up to
+	// OversubLimit × their cores (MAX_OVERSUB); CheckInvariants allows it.
+	OversubLimit float64
 }
+
+// MachineTag is a machine's oversubscription class.
+type MachineTag int8
+
+// The tags of RC Algorithm 1.
+const (
+	TagEmpty            MachineTag = iota // hosts nothing: takes either kind
+	TagProduction                         // non-oversubscribable: production VMs only
+	TagOversubscribable                   // non-production VMs only
+)
 
 // NewState returns an empty state over inv.
 func NewState(inv *Inventory) *State {
@@ -58,7 +81,7 @@ func NewState(inv *Inventory) *State {
 		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)), ClusterHealthy: make([]int32, len(inv.Clusters)),
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
 		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
-		Journal: NewJournal(inv),
+		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n),
 	}
 	for m := range s.Exclusive {
 		s.Exclusive[m] = -1
@@ -112,8 +135,17 @@ func (s *State) Place(p Placement) {
 	}
 	m := p.Machine
 	mc := s.Inv.Machines[m]
-	if s.Count[m] == 0 && mc.Healthy {
-		s.ClusterEmpty[mc.Cluster]--
+	if s.Count[m] == 0 {
+		if mc.Healthy {
+			s.ClusterEmpty[mc.Cluster]--
+		}
+		s.Tag[m] = TagOversubscribable
+		if p.Production {
+			s.Tag[m] = TagProduction
+		}
+	}
+	if s.Tag[m] == TagOversubscribable {
+		s.PredUtil[m] += p.PredUtil
 	}
 	s.vms[p.VM] = p
 	s.Used[m] = s.Used[m].Add(p.Demand)
@@ -151,9 +183,13 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	if p.Priority > 0 {
 		s.LowUsed[m] = s.LowUsed[m].Sub(p.Demand)
 	}
+	if s.Tag[m] == TagOversubscribable {
+		s.PredUtil[m] -= p.PredUtil
+	}
 	s.Count[m]--
 	if s.Count[m] == 0 {
 		s.Used[m], s.LowUsed[m] = Vec{}, Vec{} // drop float residue
+		s.Tag[m], s.PredUtil[m] = TagEmpty, 0
 		if mc.Healthy {
 			s.ClusterEmpty[mc.Cluster]++
 		}
@@ -247,8 +283,30 @@ func (s *State) CheckInvariants() error {
 		if count[m] != s.Count[m] {
 			return fmt.Errorf("machine %d: count %d, recount %d", m, s.Count[m], count[m])
 		}
-		if !Within(used[m], inv.Capacity(id)) {
-			return fmt.Errorf("machine %d over capacity: used %v > capacity %v (dim %s)", m, used[m], inv.Capacity(id), FirstShort(used[m], inv.Capacity(id)))
+		limit := inv.Capacity(id)
+		if s.OversubLimit > 0 && s.Tag[m] == TagOversubscribable {
+			limit[Cores] *= s.OversubLimit
+		}
+		if !Within(used[m], limit) {
+			return fmt.Errorf("machine %d over capacity: used %v > capacity %v (dim %s)", m, used[m], limit, FirstShort(used[m], limit))
+		}
+		if count[m] > 0 {
+			prod, oversub := false, false
+			for _, v := range s.onMachine[m] {
+				if s.vms[v].Production {
+					prod = true
+				} else {
+					oversub = true
+				}
+			}
+			if s.OversubLimit > 0 && prod && oversub {
+				return fmt.Errorf("machine %d hosts production and non-production VMs under oversubscription", m)
+			}
+			if want := map[bool]MachineTag{true: TagProduction, false: TagOversubscribable}[prod]; s.OversubLimit > 0 && s.Tag[m] != want {
+				return fmt.Errorf("machine %d tagged %d, hosts production=%v", m, s.Tag[m], prod)
+			}
+		} else if s.Tag[m] != TagEmpty {
+			return fmt.Errorf("empty machine %d tagged %d", m, s.Tag[m])
 		}
 		for d := range used[m] {
 			if diff := used[m][d] - s.Used[m][d]; diff > 1e-6 || diff < -1e-6 {
