@@ -7,11 +7,11 @@ type Trait int
 
 // The request traits.
 const (
-	TraitType      Trait = iota // VM type
-	TraitPriority               // 0 high, 1 low
-	TraitIsolation              // 1 if the VM requires a machine of its own tenant
-	TraitProduction             // 1 for a production VM (never oversubscribed, RC §5)
-	TraitUtilBucket             // predicted P95 CPU bucket, 0 = no confident prediction (RC Table 3)
+	TraitType       Trait = iota // VM type
+	TraitPriority                // 0 high, 1 low
+	TraitIsolation               // 1 if the VM requires a machine of its own tenant
+	TraitProduction              // 1 for a production VM (never oversubscribed, RC §5)
+	TraitUtilBucket              // predicted P95 CPU bucket, 0 = no confident prediction (RC Table 3)
 	NumTraits
 )
 
