@@ -39,6 +39,10 @@ type ReplayOptions struct {
 	MaxRequests int
 	// Seed seeds randomness of the replay itself (simulated latencies).
 	Seed uint64
+	// Decorate, when set, may fill request fields the trace does not carry
+	// (production flag, predicted utilization bucket) just before the
+	// request is allocated; requests come in time order.
+	Decorate func(r *optimizer.Request)
 }
 
 func (o ReplayOptions) seed() uint64 { return o.Seed }
@@ -305,6 +309,9 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		advance(r.Time)
 		if opt.Refresh && protean != nil && i > 0 && r.Time-reqs[i-1].Time >= RefreshGap {
 			protean.Refresh(RefreshEvals)
+		}
+		if opt.Decorate != nil {
+			opt.Decorate(r)
 		}
 		t0 := time.Now()
 		d := alloc.Allocate(r)

@@ -1,0 +1,419 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+
+	"placelab/optimizer"
+	store "placelab/sql"
+)
+
+// The arms of Resource Central's §6.2 comparison.
+var OversubArms = []string{"baseline", "naive", "rc-hard", "rc-soft", "rc-soft-right", "rc-soft-wrong"}
+
+// Defaults of the oversubscription experiment, from Resource Central §6.2.
+const (
+	// DefaultProductionShare is the share of VMs tagged production in RC's
+	// simulation (71%); placelab tags whole subscriptions.
+	DefaultProductionShare = 0.71
+	// ReadingSeconds is the utilization reading period (5 minutes).
+	ReadingSeconds = 300.0
+	// SubscriptionSpread is the standard deviation, in quantiles of the
+	// series pool, of a VM's series around its subscription's: VMs of one
+	// subscription behave alike (RC §3, per-subscription CoV) but not
+	// identically.
+	SubscriptionSpread = 0.05
+)
+
+// OversubOptions configure OversubReplay.
+type OversubOptions struct {
+	Arm string
+	// MaxOversub and MaxUtil are Algorithm 1's MAX_OVERSUB and MAX_UTIL (0:
+	// the defaults, 125% and 100%).
+	MaxOversub, MaxUtil float64
+	// ProductionShare of subscriptions tagged production (0: 71%).
+	ProductionShare float64
+	// Series names the dataset whose CPU readings (max per 5 minutes, else
+	// the average) are the pool of utilization series given to the VMs; ""
+	// uses the replayed dataset's own.
+	Series string
+	Seed   uint64
+	// From and To bound the replay window in seconds (±Inf: all).
+	From, To float64
+	Progress func(done, total int64)
+}
+
+// OversubResult is one arm's outcome. Readings are server utilizations per
+// 5 minutes — the sum of the co-located VMs' maximum utilizations in the
+// period over the server's cores, RC §6.2's pessimistic aggregation — of
+// servers with load.
+type OversubResult struct {
+	Arm             string  `json:"arm"`
+	Dataset         string  `json:"dataset"`
+	Series          string  `json:"series"`
+	MaxOversub      float64 `json:"max_oversub"`
+	MaxUtil         float64 `json:"max_util"`
+	VMs             int     `json:"vms"`
+	Failures        int     `json:"failures"`
+	FailurePct      float64 `json:"failure_pct"`
+	Readings        int64   `json:"readings"`
+	ReadingsOver100 int64   `json:"readings_over_100"`
+	MeanUtilPct     float64 `json:"mean_util_pct"`
+	P99UtilPct      float64 `json:"p99_util_pct"`
+	// OversubscribedServerPct is the share of readings of oversubscribable
+	// servers whose allocated cores exceeded their physical cores.
+	OversubscribedReadings int64 `json:"oversubscribed_readings"`
+	// Predictions: non-production requests, those with a confident
+	// prediction (score ≥ 0.6), and how many of those named the true bucket.
+	NonProduction int     `json:"non_production_requests"`
+	Confident     int     `json:"confident_predictions"`
+	Correct       int     `json:"correct_predictions"`
+	PackingPct    float64 `json:"packing_density_mean_pct"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// ErrNoSeries says the series pool is empty.
+var ErrNoSeries = errors.New("analysis: no CPU utilization series")
+
+// OversubReplay replays a dataset through Protean under one arm of RC §6.2
+// and measures server utilization per 5 minutes and scheduling failures:
+//
+//   - baseline: no oversubscription, production and non-production alike;
+//   - naive: non-production VMs oversubscribe up to MAX_OVERSUB, no
+//     predictions;
+//   - rc-hard / rc-soft: Algorithm 1 with P95 predictions from the
+//     subscription's history to date, the utilization check hard or soft;
+//   - rc-soft-right / rc-soft-wrong: the soft rule with an oracle that
+//     always names the true bucket, or always a wrong one.
+//
+// Each VM is given a utilization series from the pool (see
+// assignSeries); its true P95 bucket (RC Table 3) is that series'. The
+// prediction for a subscription is the bucket most of its completed VMs
+// fell in, scored by their share (RC: "the percentage of VMs classified into
+// each bucket to date in the subscription" is the strongest feature); below
+// optimizer.ConfidenceThreshold the VM is assumed to use all its cores.
+func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubOptions) (*OversubResult, error) {
+	start := time.Now()
+	if !slices.Contains(OversubArms, o.Arm) {
+		return nil, fmt.Errorf("analysis: arm %q: want one of %v", o.Arm, OversubArms)
+	}
+	if o.MaxOversub == 0 {
+		o.MaxOversub = optimizer.DefaultMaxOversub
+	}
+	if o.MaxUtil == 0 {
+		o.MaxUtil = optimizer.DefaultMaxUtil
+	}
+	if o.ProductionShare == 0 {
+		o.ProductionShare = DefaultProductionShare
+	}
+	if o.ProductionShare < 0 || o.ProductionShare > 1 {
+		return nil, fmt.Errorf("analysis: production share %v: want 0..1", o.ProductionShare)
+	}
+	if o.Series == "" {
+		o.Series = dataset
+	}
+	if math.IsNaN(o.From) {
+		o.From = math.Inf(-1)
+	}
+	if o.To == 0 || math.IsNaN(o.To) {
+		o.To = math.Inf(1)
+	}
+	tr, err := LoadTrace(ctx, db, dataset, o.From, o.To)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := loadSeries(ctx, db, o.Series)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := loadSubscriptions(ctx, db, dataset)
+	if err != nil {
+		return nil, err
+	}
+	res := &OversubResult{Arm: o.Arm, Dataset: dataset, Series: o.Series, MaxOversub: o.MaxOversub, MaxUtil: o.MaxUtil}
+	// Per VM: subscription, production flag, series and true bucket.
+	n := len(tr.VMs)
+	vmSub := make([]string, n)
+	series := make([]int, n)
+	offset := make([]int, n)
+	truth := make([]int8, n)
+	prod := make([]bool, n)
+	index := make(map[int64]int, n)
+	assignSeries(tr, subs, pool, o.Seed, vmSub, series, offset)
+	for i, v := range tr.VMs {
+		index[v.ID] = i
+		truth[i] = pool[series[i]].bucket
+		prod[i] = unitHash(o.Seed, "prod", vmSub[i]) < o.ProductionShare
+	}
+	// Completed VMs in order of end time feed each subscription's history.
+	byEnd := make([]int, 0, n)
+	for i, v := range tr.VMs {
+		if !math.IsInf(v.End, 1) {
+			byEnd = append(byEnd, i)
+		}
+	}
+	sort.SliceStable(byEnd, func(a, b int) bool { return tr.VMs[byEnd[a]].End < tr.VMs[byEnd[b]].End })
+	history := map[string]*[5]int{}
+	next := 0
+	rng := rand.New(rand.NewPCG(o.Seed, 0x0c5ab))
+	decorate := func(r *optimizer.Request) {
+		for next < len(byEnd) && tr.VMs[byEnd[next]].End <= r.Time {
+			i := byEnd[next]
+			h := history[vmSub[i]]
+			if h == nil {
+				h = &[5]int{}
+				history[vmSub[i]] = h
+			}
+			h[truth[i]]++
+			next++
+		}
+		first := index[r.VMs[0].ID]
+		r.Production = prod[first] && o.Arm != "baseline"
+		if r.Production || o.Arm == "baseline" || o.Arm == "naive" {
+			return
+		}
+		res.NonProduction++
+		var want int8 // the request's true bucket: its largest VM's
+		for _, v := range r.VMs {
+			want = max(want, truth[index[v.ID]])
+		}
+		var pred int8
+		switch o.Arm {
+		case "rc-soft-right":
+			pred = want
+		case "rc-soft-wrong":
+			pred = int8(1 + rng.IntN(3))
+			if pred >= want {
+				pred++
+			}
+		default:
+			if h := history[vmSub[first]]; h != nil {
+				total, best := 0, 1
+				for b := 1; b <= 4; b++ {
+					total += h[b]
+					if h[b] > h[best] {
+						best = b
+					}
+				}
+				if total > 0 && float64(h[best])/float64(total) >= optimizer.ConfidenceThreshold {
+					pred = int8(best)
+				}
+			}
+		}
+		r.UtilBucket = pred
+		if pred > 0 {
+			res.Confident++
+			if pred == want {
+				res.Correct++
+			}
+		}
+	}
+	cfg := optimizer.DefaultConfig()
+	cfg.Weights = ScarcityWeights(tr)
+	cfg.Explain, cfg.Evict, cfg.Seed = false, false, o.Seed+1
+	rules := optimizer.DefaultRules()
+	if o.Arm != "baseline" {
+		oc := optimizer.OversubConfig{MaxOversub: o.MaxOversub, MaxUtil: o.MaxUtil,
+			Soft: o.Arm != "rc-hard", Naive: o.Arm == "naive"}
+		cfg.Oversub = &oc
+		rules = optimizer.OversubRules(oc)
+	}
+	alloc, err := optimizer.NewProtean(optimizer.NewState(tr.Inv), cfg, rules)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Replay(ctx, tr, alloc, ReplayOptions{From: o.From, To: o.To, Progress: o.Progress, Decorate: decorate, Seed: o.Seed})
+	if err != nil {
+		return nil, err
+	}
+	res.PackingPct = 100 * rep.Summary.PackingDensityMean
+	// Utilization readings.
+	machineOf := make(map[int32]int32, len(tr.MachineIDs))
+	for i, id := range tr.MachineIDs {
+		machineOf[id] = int32(i)
+	}
+	lo := math.Max(0, o.From)
+	hi := 0.0
+	for _, v := range tr.VMs {
+		hi = math.Max(hi, math.Max(v.Start, 0))
+		if !math.IsInf(v.End, 1) {
+			hi = math.Max(hi, v.End)
+		}
+	}
+	hi = math.Min(hi, o.To)
+	periods := int(math.Ceil((hi - lo) / ReadingSeconds))
+	if periods < 1 {
+		periods = 1
+	}
+	M := len(tr.Inv.Machines)
+	util := make([]float32, periods*M)    // predicted-free truth: Σ cores × max util
+	alloced := make([]float32, periods*M) // allocated cores, for oversubscription
+	for _, p := range rep.Placements {
+		res.VMs++
+		if p.Machine < 0 || p.Outcome == "rejected" {
+			res.Failures++
+			continue
+		}
+		i := index[p.VM]
+		v := tr.VMs[i]
+		m := machineOf[p.Machine]
+		d, _ := tr.Inv.Demand(v.Type, m)
+		end := math.Min(v.End, hi)
+		if !math.IsNaN(p.EvictedAt) {
+			end = math.Min(end, p.EvictedAt)
+		}
+		s := pool[series[i]]
+		k0 := int(math.Ceil((math.Max(p.T, lo) - lo) / ReadingSeconds))
+		for k := k0; k < periods && lo+float64(k)*ReadingSeconds < end; k++ {
+			u := s.max[(offset[i]+k-k0)%len(s.max)]
+			util[k*M+int(m)] += float32(d[optimizer.Cores] * u / 100)
+			alloced[k*M+int(m)] += float32(d[optimizer.Cores])
+		}
+	}
+	var vals []float64
+	for k := 0; k < periods; k++ {
+		for m := 0; m < M; m++ {
+			a := alloced[k*M+m]
+			if a == 0 {
+				continue
+			}
+			c := tr.Inv.Capacity(int32(m))[optimizer.Cores]
+			u := float64(util[k*M+m]) / c
+			res.Readings++
+			vals = append(vals, u)
+			if u > 1+1e-9 {
+				res.ReadingsOver100++
+			}
+			if float64(a) > c+1e-6 {
+				res.OversubscribedReadings++
+			}
+		}
+	}
+	if len(vals) > 0 {
+		sort.Float64s(vals)
+		sum := 0.0
+		for _, v := range vals {
+			sum += v
+		}
+		res.MeanUtilPct = 100 * sum / float64(len(vals))
+		res.P99UtilPct = 100 * vals[int(0.99*float64(len(vals)-1))]
+	}
+	if res.VMs > 0 {
+		res.FailurePct = 100 * float64(res.Failures) / float64(res.VMs)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// utilSeries is one VM's 5-minute maximum CPU utilization (%) and the RC
+// Table 3 bucket of its 95th percentile.
+type utilSeries struct {
+	max    []float64
+	p95    float64
+	bucket int8
+}
+
+// p95Bucket is RC Table 3's bucket of a P95 utilization in percent.
+func p95Bucket(p float64) int8 {
+	switch {
+	case p <= 25:
+		return 1
+	case p <= 50:
+		return 2
+	case p <= 75:
+		return 3
+	}
+	return 4
+}
+
+// loadSeries reads the CPU series of a dataset (cpu_max per reading, the
+// average where the maximum is missing), ordered by P95.
+func loadSeries(ctx context.Context, db *store.DB, dataset string) ([]utilSeries, error) {
+	var pool []utilSeries
+	var cur int64 = -1
+	var xs []float64
+	flush := func() {
+		if len(xs) >= 12 { // at least an hour of readings
+			s := utilSeries{max: append([]float64(nil), xs...)}
+			sorted := append([]float64(nil), xs...)
+			sort.Float64s(sorted)
+			s.p95 = sorted[int(math.Ceil(0.95*float64(len(sorted))))-1]
+			s.bucket = p95Bucket(s.p95)
+			pool = append(pool, s)
+		}
+		xs = xs[:0]
+	}
+	err := each(ctx, db.SQL(), "oversub_series", []any{dataset}, func(r *sql.Rows) error {
+		var vm int64
+		var v float64
+		if err := r.Scan(&vm, &v); err != nil {
+			return err
+		}
+		if vm != cur {
+			flush()
+			cur = vm
+		}
+		xs = append(xs, math.Min(math.Max(v, 0), 100))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	flush()
+	if len(pool) == 0 {
+		return nil, fmt.Errorf("%w in dataset %q (give --series with a dataset of CPU readings, e.g. one ingested with placelab ingest azure-cpu)", ErrNoSeries, dataset)
+	}
+	sort.SliceStable(pool, func(i, j int) bool { return pool[i].p95 < pool[j].p95 })
+	return pool, nil
+}
+
+// loadSubscriptions maps vm_id to subscription (the tenant when the dataset
+// has no subscriptions).
+func loadSubscriptions(ctx context.Context, db *store.DB, dataset string) (map[int64]string, error) {
+	out := map[int64]string{}
+	err := each(ctx, db.SQL(), "oversub_subscriptions", []any{dataset}, func(r *sql.Rows) error {
+		var vm int64
+		var s string
+		if err := r.Scan(&vm, &s); err != nil {
+			return err
+		}
+		out[vm] = s
+		return nil
+	})
+	return out, err
+}
+
+// assignSeries gives every VM a series of the pool (sorted by P95): each
+// subscription draws a quantile q uniformly, each of its VMs the series at
+// q + N(0, SubscriptionSpread) (clamped), starting at a random offset, so a
+// subscription's VMs have similar — not equal — P95 utilization. Draws are
+// seeded by the subscription and VM, so an arm does not change them.
+func assignSeries(tr *Trace, subs map[int64]string, pool []utilSeries, seed uint64, vmSub []string, series, offset []int) {
+	for i, v := range tr.VMs {
+		s, ok := subs[v.ID]
+		if !ok {
+			s = fmt.Sprintf("vm-%d", v.ID)
+		}
+		vmSub[i] = s
+		q := unitHash(seed, "sub", s)
+		r := rand.New(rand.NewPCG(seed, uint64(v.ID)))
+		q = math.Min(math.Max(q+SubscriptionSpread*r.NormFloat64(), 0), 1)
+		series[i] = int(math.Round(q * float64(len(pool)-1)))
+		offset[i] = r.IntN(len(pool[series[i]].max))
+	}
+}
+
+// unitHash maps (seed, kind, key) to [0, 1).
+func unitHash(seed uint64, kind, key string) float64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%s|%s", seed, kind, key)
+	return float64(h.Sum64()>>11) / float64(1<<53)
+}
