@@ -1,0 +1,77 @@
+package violation
+
+// Tenant is a database replica as placement sees it: what is known about it
+// now, not its future (§3.2, §5.1).
+type Tenant struct {
+	// ID identifies the tenant within a run. It keys the tenant's random
+	// stream in Algorithm 1 (so its sampled futures are common to every
+	// node's estimate within one request) and the Estimator's cache.
+	ID int64
+	// Class is the tenant class; Algorithm 1 simulates the tenant with
+	// curves of this class.
+	Class string
+	// Age is the number of steps since the tenant was placed, the index δ
+	// of its current, not yet observed, sample; samples 0, …, Age−1 are
+	// known. A new tenant has Age 0. Algorithm 1 draws only curves with
+	// lifetime L > Age ("placed L units of time ago … lifetime at least L").
+	Age int
+	// ObservedMax is LBMax_r of §5.1, the largest demand seen so far per
+	// resource (zero for a new tenant). Algorithm 1 draws only curves whose
+	// maximum reaches it.
+	ObservedMax Vec
+	// Usage is the tenant's current demand usage_{db,now}^r; for a tenant
+	// being placed for the first time it is the estimate
+	// \overline{usage}_{db,0}^r of §6 (Repository.InitialDemand).
+	Usage Vec
+	// Max is MaxUsage^r, the tenant's cap (its share of the density).
+	Max Vec
+}
+
+// Node is one machine N_i with the tenants placed on it.
+type Node struct {
+	Tenants []Tenant
+	// Load is nodeload_i^r = Σ_{db on N_i} usage_{db,now}^r.
+	Load Vec
+	// Unavailable excludes the node as a destination (the node a tenant is
+	// being failed over from).
+	Unavailable bool
+}
+
+// Cluster is the state a Policy places into: H nodes of one hardware
+// specification.
+type Cluster struct {
+	// Capacity is c_r.
+	Capacity Vec
+	// Threshold is f_r ∈ (0, 1]: a node violates when nodeload^r ≥ f_r·c_r.
+	Threshold Vec
+	Nodes     []Node
+}
+
+// Limit is f_r·c_r, the load at which a node is in violation.
+func (c *Cluster) Limit() Vec { return c.Threshold.Mul(c.Capacity) }
+
+// Fits reports whether a node with the given load can take demand d without
+// being in violation at once: load_r + d_r < limit_r for every r. It is the
+// configuration space of §6 ("all nodes that can accommodate the estimated
+// initial demand of db").
+func Fits(load, d, limit Vec) bool {
+	for r := range load {
+		if load[r]+d[r] >= limit[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// feasible lists the nodes that can take the request's tenant.
+func feasible(c *Cluster, t *Tenant, buf []int) []int {
+	limit := c.Limit()
+	buf = buf[:0]
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if !n.Unavailable && Fits(n.Load, t.Usage, limit) {
+			buf = append(buf, i)
+		}
+	}
+	return buf
+}

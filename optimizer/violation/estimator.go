@@ -1,0 +1,258 @@
+package violation
+
+// DefaultRepetitions is NumRepetitions of §8.1: "100 repetitions … a good
+// trade-off between placement quality and overhead".
+const DefaultRepetitions = 100
+
+// cacheLimit bounds the Estimator's per-tenant cache; past it the cache is
+// dropped and refilled (it is only a layer: results do not depend on it).
+const cacheLimit = 1 << 16
+
+// MCConfig configures the Monte Carlo estimate of Algorithm 1.
+type MCConfig struct {
+	// Reps is NumRepetitions; 0 means DefaultRepetitions.
+	Reps int `json:"reps"`
+	// Full replays the drawn full curves at every future step instead of
+	// their compressed models at the |S| steps of §5.3 (the reference side
+	// of the paper's Fig 7; much slower).
+	Full bool `json:"full,omitempty"`
+	// NoCache rebuilds every tenant's 𝒟(db) from the repository's index on
+	// every call (the cache-off side of the cache benchmark pair).
+	NoCache bool `json:"no_cache,omitempty"`
+}
+
+// Stats counts the Estimator's work.
+type Stats struct {
+	Calls   int64 // Estimate calls
+	Bounded int64 // calls settled by the node bound without drawing
+	Draws   int64 // trace offsets drawn (line 5 of Algorithm 1)
+	Checks  int64 // repetitions that needed the time-point check of line 7
+	// Relaxed counts tenant resolutions (one per tenant per call) whose
+	// 𝒟(db) needed relaxed conditions, by level: [0] dropped the max-demand condition, [1] also the class, [2]
+	// no curve outlived the tenant's age, which was then left out.
+	Relaxed [numLevels - 1]int64
+}
+
+// Estimate is the outcome of Algorithm 1 on one node for one candidate,
+// both probabilities from the same draws.
+type Estimate struct {
+	With    float64 `json:"with"`    // Pr_violation(S_n ∪ {db})
+	Without float64 `json:"without"` // Pr_violation(S_n)
+}
+
+// Delta is Pr_violation(S_n ∪ {db}) − Pr_violation(S_n), the expected
+// number of violations placing db on the node adds (Algorithms 2–3).
+func (e Estimate) Delta() float64 { return e.With - e.Without }
+
+// Estimator runs Algorithm 1 against a Repository. It keeps scratch space
+// and a per-tenant cache of eligible sets, so it is not safe for concurrent
+// use; use one Estimator per goroutine.
+type Estimator struct {
+	repo  *Repository
+	cfg   MCConfig
+	cache map[int64]*pool
+
+	// Stats accumulates over calls; reset it freely.
+	Stats Stats
+
+	tmp   []pool
+	ts    []tstate
+	ds    []draw
+	cds   []curveDraw
+	cand  tstate
+	candK candKey
+	candD []draw
+}
+
+// tstate is one tenant of an estimate, resolved to its eligible set.
+type tstate struct {
+	idx  []int32
+	base uint64
+	age  int32
+	peak Vec
+}
+
+type candKey struct {
+	ok    bool
+	seed  uint64
+	id    int64
+	class string
+	age   int
+	obs   Vec
+}
+
+// NewEstimator returns an estimator over repo.
+func NewEstimator(repo *Repository, cfg MCConfig) *Estimator {
+	if cfg.Reps <= 0 {
+		cfg.Reps = DefaultRepetitions
+	}
+	return &Estimator{repo: repo, cfg: cfg, cache: map[int64]*pool{}}
+}
+
+// Repository is the 𝒟 the estimator draws from.
+func (e *Estimator) Repository() *Repository { return e.repo }
+
+// Config is the estimator's configuration with defaults filled in.
+func (e *Estimator) Config() MCConfig { return e.cfg }
+
+// ProbViolation is Algorithm 1: the fraction of reps Monte Carlo draws in
+// which the tenants S, each simulated by a curve drawn uniformly from its
+// 𝒟(db) (same class, lifetime L > age, maximum ≥ observed maximum), reach
+// limit = f_r·c_r on some resource at some future step:
+//
+//	Pr_violation(S) ≈ (1/reps) · Σ_l 1[∃ r, t : Σ_j demand_{o_j^l, age_j+t}^r ≥ f_r·c_r]
+//
+// checked on the compressed models at the |S| time points of §5.3. The
+// draws are a function of (seed, tenant ID, repetition) only; derive seed
+// with RequestSeed. reps ≤ 0 means DefaultRepetitions.
+func ProbViolation(repo *Repository, s []Tenant, limit Vec, seed uint64, reps int) float64 {
+	return NewEstimator(repo, MCConfig{Reps: reps, NoCache: true}).Estimate(s, nil, limit, seed).With
+}
+
+// Estimate runs Algorithm 1 for the tenants s of one node and a candidate
+// (nil for none), returning Pr_violation(s ∪ {cand}) and Pr_violation(s)
+// from the same draws, so Delta ≥ 0. Every tenant's draws depend only on
+// (seed, its ID, repetition): the candidate's are the same for every node
+// of a request (common random numbers).
+//
+// A node is settled without drawing when even the largest model peaks of
+// every tenant's eligible set cannot reach the limit (the estimate is then
+// exactly 0, as the draws would find).
+func (e *Estimator) Estimate(s []Tenant, cand *Tenant, limit Vec, seed uint64) Estimate {
+	e.Stats.Calls++
+	reps := e.cfg.Reps
+	if len(e.tmp) < len(s) {
+		e.tmp = append(e.tmp, make([]pool, len(s)-len(e.tmp))...)
+	}
+	e.ts = e.ts[:0]
+	var bound Vec
+	for k := range s {
+		t := e.resolve(&s[k], &e.tmp[k], seed)
+		if t.idx != nil {
+			e.ts = append(e.ts, t)
+			bound = bound.Add(t.peak)
+		}
+	}
+	hasCand := false
+	if cand != nil {
+		e.candidate(cand, seed)
+		hasCand = e.cand.idx != nil
+	}
+	withBound := bound
+	if hasCand {
+		withBound = withBound.Add(e.cand.peak)
+	}
+	if !e.cfg.Full && !withBound.AnyAtLeast(limit) {
+		e.Stats.Bounded++
+		return Estimate{}
+	}
+	e.Stats.Draws += int64(reps * len(e.ts))
+	if e.cfg.Full {
+		return e.estimateFull(limit, hasCand)
+	}
+	recs := e.repo.recs
+	var with, without int
+	for rep := range reps {
+		ds := e.ds[:0]
+		var peak Vec
+		for k := range e.ts {
+			t := &e.ts[k]
+			c := &recs[t.idx[pick(t.base, rep, len(t.idx))]]
+			ds = append(ds, draw{c: c, age: t.age, end: c.l - t.age})
+			for r := range NumResources {
+				peak[r] += c.peak[r]
+			}
+		}
+		alone := peak.AnyAtLeast(limit)
+		if hasCand {
+			d := e.candD[rep]
+			ds = append(ds, d)
+			peak = peak.Add(d.c.peak)
+		}
+		e.ds = ds
+		if !peak.AnyAtLeast(limit) {
+			continue
+		}
+		e.Stats.Checks++
+		if violatesModel(ds, limit) {
+			with++
+			if !hasCand || (alone && violatesModel(ds[:len(ds)-1], limit)) {
+				without++
+			}
+		}
+	}
+	return Estimate{With: float64(with) / float64(reps), Without: float64(without) / float64(reps)}
+}
+
+func (e *Estimator) estimateFull(limit Vec, hasCand bool) Estimate {
+	curves := e.repo.curves
+	var with, without int
+	for rep := range e.cfg.Reps {
+		cds := e.cds[:0]
+		for k := range e.ts {
+			t := &e.ts[k]
+			i := t.idx[pick(t.base, rep, len(t.idx))]
+			cds = append(cds, curveDraw{c: &curves[i], age: t.age, end: e.repo.recs[i].l - t.age})
+		}
+		if hasCand {
+			i := e.cand.idx[pick(e.cand.base, rep, len(e.cand.idx))]
+			cds = append(cds, curveDraw{c: &curves[i], age: e.cand.age, end: e.repo.recs[i].l - e.cand.age})
+		}
+		e.cds = cds
+		e.Stats.Checks++
+		if violatesCurves(cds, limit, true) {
+			with++
+			if !hasCand || violatesCurves(cds[:len(cds)-1], limit, true) {
+				without++
+			}
+		}
+	}
+	return Estimate{With: float64(with) / float64(e.cfg.Reps), Without: float64(without) / float64(e.cfg.Reps)}
+}
+
+// resolve finds a tenant's eligible set, through the cache unless disabled.
+func (e *Estimator) resolve(t *Tenant, scratch *pool, seed uint64) tstate {
+	p := scratch
+	if !e.cfg.NoCache {
+		p = e.cache[t.ID]
+		if p == nil {
+			if len(e.cache) >= cacheLimit {
+				clear(e.cache)
+			}
+			p = &pool{}
+			e.cache[t.ID] = p
+		}
+	}
+	return e.fill(t, p, !e.cfg.NoCache, seed)
+}
+
+func (e *Estimator) fill(t *Tenant, p *pool, reuse bool, seed uint64) tstate {
+	e.repo.refresh(p, t, reuse)
+	if p.level > levelExact {
+		e.Stats.Relaxed[p.level-1]++
+	}
+	if p.idx == nil {
+		return tstate{}
+	}
+	return tstate{idx: p.idx, base: stream(seed, t.ID), age: int32(t.Age), peak: p.maxPeak()}
+}
+
+// candidate resolves the candidate and draws its futures once per request:
+// every node's estimate of the request reuses them.
+func (e *Estimator) candidate(t *Tenant, seed uint64) {
+	k := candKey{ok: true, seed: seed, id: t.ID, class: t.Class, age: t.Age, obs: t.ObservedMax}
+	if k == e.candK {
+		return
+	}
+	e.candK = k
+	e.cand = e.fill(t, &pool{}, false, seed)
+	e.candD = e.candD[:0]
+	if e.cand.idx == nil {
+		return
+	}
+	e.Stats.Draws += int64(e.cfg.Reps)
+	for rep := range e.cfg.Reps {
+		c := &e.repo.recs[e.cand.idx[pick(e.cand.base, rep, len(e.cand.idx))]]
+		e.candD = append(e.candD, draw{c: c, age: e.cand.age, end: c.l - e.cand.age})
+	}
+}

@@ -1,0 +1,169 @@
+package violation
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Policy places one tenant into a cluster. Implementations keep scratch
+// space (and the PrV ones an Estimator), so a Policy is not safe for
+// concurrent use.
+type Policy interface {
+	// Name is the policy's registry name (see PolicyNames).
+	Name() string
+	// Place returns the node for req.Tenant, or ok = false when no
+	// available node can take its demand req.Tenant.Usage without being in
+	// violation at once (Fits). It does not modify the cluster.
+	Place(c *Cluster, req Request) (node int, ok bool)
+}
+
+// Explainer is a Policy that can say why: the PrV policies return the
+// steps of Algorithms 2 and 3 as a Decision.
+type Explainer interface {
+	Policy
+	Explain(c *Cluster, req Request) Decision
+}
+
+// Prober estimates violation probabilities for the PrV policies; *Estimator
+// is the implementation, tests stub it.
+type Prober interface {
+	Estimate(s []Tenant, cand *Tenant, limit Vec, seed uint64) Estimate
+}
+
+var _ Prober = (*Estimator)(nil)
+
+// Request is one placement: a new tenant (Age 0, Usage the initial-demand
+// estimate) or a tenant being failed over (its history and current Usage).
+type Request struct {
+	// ID numbers the request within its run.
+	ID int64
+	// Seed is RequestSeed(run seed, ID); it seeds Algorithm 1's draws.
+	Seed   uint64
+	Tenant Tenant
+}
+
+// Policy registry names. Baselines weigh with W_Sum unless suffixed -max;
+// the PrV policies with W_Max (§8.3) unless suffixed -sum.
+const (
+	NamePrVWorstFit    = "prv-worstfit"
+	NamePrVBestFit     = "prv-bestfit"
+	NamePrVWorstFitSum = "prv-worstfit-sum"
+	NamePrVBestFitSum  = "prv-bestfit-sum"
+	NameBestFit        = "bestfit"
+	NameBestFitMax     = "bestfit-max"
+	NameWorstFit       = "worstfit"
+	NameWorstFitMax    = "worstfit-max"
+	NameMinStdDev      = "minstddev"
+	NameDotProduct     = "dotproduct"
+)
+
+// PolicyNames lists the registry, PrV policies first.
+func PolicyNames() []string {
+	return []string{
+		NamePrVWorstFit, NamePrVBestFit, NamePrVWorstFitSum, NamePrVBestFitSum,
+		NameBestFit, NameBestFitMax, NameWorstFit, NameWorstFitMax,
+		NameMinStdDev, NameDotProduct,
+	}
+}
+
+// IsPrV reports whether a registry name is a probability-of-violation
+// policy.
+func IsPrV(name string) bool {
+	switch name {
+	case NamePrVWorstFit, NamePrVBestFit, NamePrVWorstFitSum, NamePrVBestFitSum:
+		return true
+	}
+	return false
+}
+
+// DefaultTheta is θ of §8.3.
+const DefaultTheta = 0.01
+
+// DefaultHeldOut is M, the held-out nodes of PrV-WorstFit in §8.3.
+const DefaultHeldOut = 3
+
+// PolicyParams configures the PrV policies; zero fields take the defaults
+// (DefaultTheta, DefaultHeldOut, DefaultRepetitions). A negative HeldOut
+// holds out no node.
+type PolicyParams struct {
+	Theta   float64  `json:"theta"`
+	HeldOut int      `json:"held_out"`
+	MC      MCConfig `json:"mc"`
+}
+
+func (p PolicyParams) withDefaults() PolicyParams {
+	if p.Theta == 0 {
+		p.Theta = DefaultTheta
+	}
+	if p.HeldOut == 0 {
+		p.HeldOut = DefaultHeldOut
+	}
+	p.HeldOut = max(p.HeldOut, 0)
+	if p.MC.Reps <= 0 {
+		p.MC.Reps = DefaultRepetitions
+	}
+	return p
+}
+
+// NewPolicy builds a policy by registry name; the PrV policies get their
+// own Estimator over repo. Errors wrap ErrPolicy or ErrConfig.
+func NewPolicy(name string, repo *Repository, p PolicyParams) (Policy, error) {
+	p = p.withDefaults()
+	if !(p.Theta > 0 && p.Theta <= 1) {
+		return nil, fmt.Errorf("%w: theta %v not in (0, 1]", ErrConfig, p.Theta)
+	}
+	if IsPrV(name) && repo == nil {
+		return nil, fmt.Errorf("%w: policy %s needs a repository", ErrConfig, name)
+	}
+	switch name {
+	case NamePrVWorstFit:
+		return NewPrVWorstFit(NewEstimator(repo, p.MC), p.Theta, p.HeldOut, WMax), nil
+	case NamePrVBestFit:
+		return NewPrVBestFit(NewEstimator(repo, p.MC), p.Theta, WMax), nil
+	case NamePrVWorstFitSum:
+		return NewPrVWorstFit(NewEstimator(repo, p.MC), p.Theta, p.HeldOut, WSum), nil
+	case NamePrVBestFitSum:
+		return NewPrVBestFit(NewEstimator(repo, p.MC), p.Theta, WSum), nil
+	case NameBestFit:
+		return NewBestFit(WSum), nil
+	case NameBestFitMax:
+		return NewBestFit(WMax), nil
+	case NameWorstFit:
+		return NewWorstFit(WSum), nil
+	case NameWorstFitMax:
+		return NewWorstFit(WMax), nil
+	case NameMinStdDev:
+		return NewMinStdDev(), nil
+	case NameDotProduct:
+		return NewDotProduct(), nil
+	}
+	return nil, fmt.Errorf("%w: %q (want one of %v)", ErrPolicy, name, PolicyNames())
+}
+
+// NewPolicies builds several policies by name, rejecting duplicates.
+func NewPolicies(names []string, repo *Repository, p PolicyParams) ([]Policy, error) {
+	var out []Policy
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return nil, fmt.Errorf("%w: %q named twice", ErrPolicy, n)
+		}
+		pol, err := NewPolicy(n, repo, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pol)
+	}
+	return out, nil
+}
+
+// argBest returns the node among nodes with the smallest key (ties by
+// lower index, which nodes lists ascending), or −1 for none.
+func argBest(nodes []int, key func(n int) float64) int {
+	best, bk := -1, 0.0
+	for _, n := range nodes {
+		if k := key(n); best < 0 || k < bk {
+			best, bk = n, k
+		}
+	}
+	return best
+}
