@@ -1,0 +1,2 @@
+// Package lpbound computes the Gilmore–Gomory configuration-LP lower bound.
+package lpbound

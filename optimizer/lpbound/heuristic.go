@@ -1,0 +1,153 @@
+package lpbound
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// heuristicNodes bounds the branch-and-bound nodes per pattern of the
+// packing heuristic: it needs good patterns, not proven ones.
+// The DP replaces it when its table is below heuristicDPWork cells.
+const (
+	heuristicNodes  = 2000
+	heuristicDPWork = 1 << 21
+)
+
+// greedy packs the demand with a sequence of patterns, each maximizing
+// Σ π_i a_i / c_k over the bin types with machines left (found by branch
+// and bound with heuristicNodes nodes) and used as many times as the
+// remaining demand allows. Each pattern holds the largest item left (by
+// π), which makes it, with volume duals, the minimum bin slack heuristic. It returns the distinct patterns and the total
+// cost; ok is false if the limits stopped it.
+func (s *cg) greedy(pi []float64, rem, used []int) (cols []column, cost float64, ok bool) {
+	m := s.m
+	left := 0
+	for _, r := range rem {
+		left += r
+	}
+	w := make([]float64, len(pi))
+	top := slices.Max(pi)
+	for i, v := range pi {
+		w[i] = max(v, 1e-9*top, 1e-300) // every item is worth packing
+	}
+	a := make([]int, len(m.items))
+	best := make([]int, len(m.items))
+	seen := map[string]bool{}
+	wb := slices.Clone(w)
+	for left > 0 {
+		// Minimum bin slack: the pattern must hold the largest item
+		// left (a bonus worth more than all others) and fills the rest
+		// best.
+		big, total := -1, 0.0
+		for i, r := range rem {
+			if r > 0 {
+				total += w[i] * float64(r)
+				if big < 0 || w[i] > w[big] {
+					big = i
+				}
+			}
+		}
+		copy(wb, w)
+		wb[big] += total
+		bestK, bestScore := -1, 0.0
+		for k, b := range m.bins {
+			if b.limit > 0 && used[k] >= b.limit {
+				continue
+			}
+			if dp := s.dp[k]; dp != nil && dp.work(wb, rem) <= heuristicDPWork {
+				dp.price(wb, rem, a)
+			} else {
+				s.bb[k].price(wb, rem, a, heuristicNodes, s.deadline)
+			}
+			v := 0.0
+			for i, q := range a {
+				v += w[i] * float64(q)
+			}
+			if v <= 0 {
+				continue
+			}
+			score := v / max(b.cost, 1e-300)
+			if b.cost <= 0 {
+				score = math.Inf(1)
+			}
+			if bestK < 0 || score > bestScore {
+				bestK, bestScore = k, score
+				copy(best, a)
+			}
+		}
+		if bestK < 0 {
+			return cols, cost, false
+		}
+		times := math.MaxInt
+		for i, q := range best {
+			if q > 0 {
+				times = min(times, rem[i]/q)
+			}
+		}
+		if b := m.bins[bestK]; b.limit > 0 {
+			times = min(times, b.limit-used[bestK])
+		}
+		if times == math.MaxInt || times <= 0 { // cannot happen: q ≤ rem
+			return cols, cost, false
+		}
+		for i, q := range best {
+			rem[i] -= times * q
+			left -= times * q
+		}
+		used[bestK] += times
+		cost += float64(times) * m.bins[bestK].cost
+		c := fromCounts(bestK, best)
+		if key := c.key(); !seen[key] {
+			seen[key] = true
+			cols = append(cols, c)
+		}
+	}
+	return cols, cost, true
+}
+
+// round builds a packing from a master solution: ⌊x_p⌋ machines of every
+// pattern, then one more of the patterns with the largest fractional
+// parts that still fit the demand left, then the greedy heuristic for the
+// rest. It returns the packing's cost.
+func (s *cg) round(sol *solution, pi []float64) (float64, bool) {
+	m := s.m
+	rem := slices.Clone(s.counts)
+	used := make([]int, len(m.bins))
+	cost := 0.0
+	take := func(c column, t int) {
+		for j, i := range c.items {
+			t = min(t, rem[i]/int(c.cnt[j]))
+		}
+		if b := m.bins[c.bin]; b.limit > 0 {
+			t = min(t, b.limit-used[c.bin])
+		}
+		if t <= 0 {
+			return
+		}
+		for j, i := range c.items {
+			rem[i] -= t * int(c.cnt[j])
+		}
+		used[c.bin] += t
+		cost += float64(t) * m.bins[c.bin].cost
+	}
+	order := make([]int, 0, len(sol.x))
+	for j, x := range sol.x {
+		if x > 1e-9 {
+			order = append(order, j)
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return sol.x[order[a]] > sol.x[order[b]] })
+	for _, j := range order {
+		take(s.ms.cols[j], int(math.Floor(sol.x[j]+1e-6)))
+	}
+	frac := func(j int) float64 { return sol.x[j] - math.Floor(sol.x[j]+1e-6) }
+	sort.SliceStable(order, func(a, b int) bool { return frac(order[a]) > frac(order[b]) })
+	for _, j := range order {
+		if frac(j) > 1e-6 {
+			take(s.ms.cols[j], 1)
+		}
+	}
+	_, c, ok := s.greedy(pi, rem, used)
+	return cost + c, ok
+}

@@ -1,0 +1,114 @@
+package lpbound
+
+import (
+	"math"
+	"slices"
+)
+
+// maxExtraColumns bounds the extra pricing rounds per iteration (see
+// cg.disjoint); with exact pricing they cut the master LPs on AI and
+// Hard28 instances several times over, which pays for their pricing.
+const maxExtraColumns = 50
+
+// pricing solves the pricing problem of every bin type at one π.
+type pricing struct {
+	s    *cg
+	a    []int
+	pats []column  // per bin type: best pattern found
+	V    []float64 // its value
+	U    []float64 // upper bound on the optimum
+}
+
+// run prices every bin type at pi and returns the Lagrangian bound, the
+// multiplier θ that attains it, and whether pi certifies infeasibility.
+func (pr *pricing) run(pi []float64) (lb, theta float64, infeasible bool) {
+	s, m := pr.s, pr.s.m
+	P := 0.0
+	for i, it := range m.items {
+		P += pi[i] * float64(it.count)
+	}
+	for k := range m.bins {
+		if dp := s.dp[k]; dp != nil && dp.work(pi, s.counts) <= DPWorkLimit {
+			pr.V[k] = dp.price(pi, s.counts, pr.a)
+			pr.U[k] = pr.V[k]
+		} else {
+			pr.V[k], pr.U[k] = s.bb[k].price(pi, s.counts, pr.a, s.nodeLimit, s.deadline)
+		}
+		pr.pats[k] = fromCounts(k, pr.a)
+	}
+	return lagrangian(P, m.bins, pr.U)
+}
+
+// disjoint prices again at the master duals with the items of the columns
+// found so far removed (their duals set to 0), up to maxExtraColumns times,
+// and returns the columns that price out: a set of nearly disjoint
+// patterns per iteration, which cuts the iterations of degenerate masters.
+func (s *cg) disjoint(pr *pricing, found []column, sol *solution, phase1 bool) []column {
+	pi := slices.Clone(sol.pi)
+	var out []column
+	for range maxExtraColumns {
+		for _, c := range found {
+			for _, i := range c.items {
+				pi[i] = 0
+			}
+		}
+		found = found[:0]
+		pr.run(pi)
+		for k, b := range s.m.bins {
+			c, scale := b.cost, s.m.costScale
+			if phase1 {
+				c, scale = 0, 1
+			}
+			if p := pr.pats[k]; len(p.items) > 0 && c+sol.mu[k]-p.value(sol.pi) < -s.tol*scale {
+				found = append(found, p)
+			}
+		}
+		if len(found) == 0 {
+			break
+		}
+		out = append(out, found...)
+	}
+	return out
+}
+
+// volumeDuals are dual vectors that price an item by the capacity it
+// takes: per dimension j, π_i = min_k c_k·s_ikj/cap_kj over the bin types k
+// that hold it, and the same with the mean over the dimensions. Their
+// Lagrangian bounds are the volume (L1) bounds; they seed the bound and
+// the stabilization center.
+func (m *model) volumeDuals() [][]float64 {
+	out := make([][]float64, 0, m.dims+1)
+	for j := -1; j < m.dims; j++ {
+		if j == -1 && m.dims == 1 {
+			continue
+		}
+		pi := make([]float64, len(m.items))
+		for i, it := range m.items {
+			v := math.Inf(1)
+			for k, b := range m.bins {
+				s := it.size[k]
+				if s == nil || b.cost < 0 {
+					continue
+				}
+				w, n := 0.0, 0
+				for d := range s {
+					if (j == -1 || d == j) && b.cap[d] > 0 {
+						w += s[d] / b.cap[d]
+						n++
+					}
+				}
+				if n > 0 {
+					v = min(v, b.cost*w/float64(n))
+				} else {
+					v = 0
+				}
+			}
+			if math.IsInf(v, 1) {
+				v = 0
+			}
+			pi[i] = v
+		}
+		out = append(out, pi)
+	}
+	return out
+}

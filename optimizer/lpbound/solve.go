@@ -1,0 +1,399 @@
+package lpbound
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Objective selects what the bound is on.
+type Objective int
+
+const (
+	// MinCost minimizes Σ_k Cost_k · machines_k (a zero Cost counts 1, so
+	// by default this counts machines).
+	MinCost Objective = iota
+	// MinCount minimizes the number of machines, ignoring Cost.
+	MinCount
+)
+
+// SmoothingAlpha is the weight of the stability center in Wentges dual
+// smoothing: pricing happens at α·center + (1−α)·π (see the package
+// comment).
+const SmoothingAlpha = 0.8
+
+// Defaults for Options.
+const (
+	// DefaultTolerance: a column enters when its reduced cost is below
+	// −Tolerance × (largest bin cost); 1e-6 stays above Clp's dual
+	// feasibility tolerance (1e-7), so a column Clp already prices out is
+	// never generated again. It affects when column generation stops, not
+	// the validity of the bound.
+	DefaultTolerance = 1e-6
+	// DefaultMaxIterations caps the master LPs solved.
+	DefaultMaxIterations = 20_000
+)
+
+// feasTol is the total uncovered demand (artificial columns) below which a
+// master solution counts as covering everything: Clp's primal tolerance.
+const feasTol = 1e-7
+
+// Options tune Solve; the zero value is usable.
+type Options struct {
+	Objective Objective
+	// Tolerance on reduced costs; 0 means DefaultTolerance.
+	Tolerance float64
+	// TimeLimit bounds the whole solve; 0 means none. When it runs out
+	// Solve returns the best bound so far with ErrTimeLimit.
+	TimeLimit time.Duration
+	// MaxIterations bounds the master LPs solved; 0 means
+	// DefaultMaxIterations.
+	MaxIterations int
+	// NodeLimit bounds the branch-and-bound nodes of one pricing problem;
+	// 0 means DefaultNodeLimit.
+	NodeLimit int
+	// Initial columns, e.g. the Patterns of a previous Result, matched to
+	// this problem's bin and item types by name.
+	Initial []Pattern
+}
+
+// Stop says why column generation ended.
+type Stop int
+
+const (
+	// StopConverged: no column has reduced cost below −Tolerance (proven
+	// by exact pricing or by the pricing bounds).
+	StopConverged Stop = iota
+	// StopProven: the rounded bound reached the rounded master value, so
+	// more columns cannot raise it.
+	StopProven
+	// StopStalled: a column priced out but was already in the master, the
+	// node limit kept pricing from proving convergence, or Clp did not
+	// return an optimal master.
+	StopStalled
+	// StopIterations: MaxIterations master LPs were solved.
+	StopIterations
+	// StopTimeLimit: Options.TimeLimit ran out.
+	StopTimeLimit
+	// StopCanceled: the context was done.
+	StopCanceled
+)
+
+var stopNames = [...]string{"converged", "proven", "stalled", "iterations", "time limit", "canceled"}
+
+func (s Stop) String() string {
+	if s < 0 || int(s) >= len(stopNames) {
+		return fmt.Sprintf("stop(%d)", int(s))
+	}
+	return stopNames[s]
+}
+
+// MarshalText writes the name, so JSON shows "converged" rather than 0.
+func (s Stop) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Result of Solve.
+type Result struct {
+	// LP is the value of the last restricted master LP: an upper bound on
+	// the LP optimum (once the master needs no artificial column), equal
+	// to it when Converged, up to Clp's tolerances. 0 if no master was
+	// solved.
+	LP float64 `json:"lp"`
+	// LowerLP is the best Lagrangian (Farley) lower bound on the LP
+	// optimum found, from the duals and exact (or over-estimated) pricing;
+	// valid whatever the tolerances and however column generation ended.
+	LowerLP float64 `json:"lower_lp"`
+	// Bound is a valid lower bound on the optimum of the integer problem:
+	// ⌈LowerLP − RoundingSlack·max(1,|LowerLP|)⌉ when Rounded, else
+	// LowerLP.
+	Bound float64 `json:"bound"`
+	// Rounded: every cost is an integer (always under MinCount), so the
+	// optimum is an integer and Bound was rounded up.
+	Rounded bool `json:"rounded"`
+	// Upper is the cost of a packing found by a heuristic (an upper bound
+	// on the optimum); 0 if none was found.
+	Upper      float64 `json:"upper,omitempty"`
+	Iterations int     `json:"iterations"` // master LPs solved
+	Columns    int     `json:"columns"`    // patterns in the final master
+	Seconds    float64 `json:"seconds"`
+	Converged  bool    `json:"converged"`
+	Stop       Stop    `json:"stop"`
+	// Patterns are the final master's columns, with their values in the
+	// last master solution; feed them to Options.Initial of the next solve.
+	Patterns []Pattern `json:"-"`
+}
+
+// Solve computes the configuration-LP lower bound of p by column
+// generation (see the package comment). On ErrTimeLimit and on a done
+// context it returns the best valid bound found along with the error; any
+// other error comes with a nil Result.
+func Solve(ctx context.Context, p *Problem, opts Options) (*Result, error) {
+	start := time.Now()
+	m, err := newModel(p, opts.Objective)
+	if err != nil {
+		return nil, err
+	}
+	tol := opts.Tolerance
+	if tol == 0 {
+		tol = DefaultTolerance
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) {
+		return nil, fmt.Errorf("%w: tolerance %g", ErrInvalid, opts.Tolerance)
+	}
+	maxIter := opts.MaxIterations
+	if maxIter <= 0 {
+		maxIter = DefaultMaxIterations
+	}
+	nodeLimit := opts.NodeLimit
+	if nodeLimit <= 0 {
+		nodeLimit = DefaultNodeLimit
+	}
+	var deadline time.Time
+	if opts.TimeLimit > 0 {
+		deadline = start.Add(opts.TimeLimit)
+	}
+	initial, err := m.reuse(opts.Initial)
+	if err != nil {
+		return nil, err
+	}
+
+	s := &cg{m: m, tol: tol, nodeLimit: nodeLimit, deadline: deadline, have: map[string]bool{}}
+	res := s.run(ctx, initial, maxIter)
+	res.Seconds = time.Since(start).Seconds()
+	switch {
+	case s.infeasible != nil:
+		return nil, s.infeasible
+	case res.Stop == StopCanceled:
+		return res, fmt.Errorf("lpbound: %w", ctx.Err())
+	case res.Stop == StopTimeLimit:
+		return res, fmt.Errorf("%w after %d iterations (%s)", ErrTimeLimit, res.Iterations, opts.TimeLimit)
+	}
+	return res, nil
+}
+
+// cg is one column generation run.
+type cg struct {
+	m          *model
+	tol        float64
+	nodeLimit  int
+	deadline   time.Time
+	ms         *master
+	have       map[string]bool // keys of the columns in the master
+	counts     []int           // demand per model item
+	dp         []*dpPricer
+	bb         []*bbPricer
+	infeasible error
+}
+
+func (s *cg) add(cs []column) int {
+	var fresh []column
+	for _, c := range cs {
+		if k := c.key(); !s.have[k] {
+			s.have[k] = true
+			fresh = append(fresh, c)
+		}
+	}
+	s.ms.add(fresh...)
+	return len(fresh)
+}
+
+func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
+	m := s.m
+	res := &Result{Rounded: m.integral}
+	U := make([]float64, len(m.bins))
+	// The trivial bound (π = 0): every limited type with a negative cost
+	// used to its limit.
+	best, _, _ := lagrangian(0, m.bins, U)
+	finish := func(stop Stop, sol *solution) *Result {
+		res.Stop = stop
+		res.Converged = stop == StopConverged
+		res.LowerLP = best
+		res.Bound = best
+		if m.integral {
+			res.Bound = roundUp(best)
+		}
+		if s.ms != nil {
+			res.Columns = len(s.ms.cols)
+			res.Patterns = make([]Pattern, len(s.ms.cols))
+			for j, c := range s.ms.cols {
+				x := 0.0
+				if sol != nil && j < len(sol.x) {
+					x = sol.x[j]
+				}
+				res.Patterns[j] = m.pattern(c, x)
+			}
+		}
+		return res
+	}
+	if len(m.items) == 0 {
+		res.LP = best
+		return finish(StopConverged, nil)
+	}
+
+	s.ms = newMaster(m)
+	for _, it := range m.items {
+		s.counts = append(s.counts, it.count)
+	}
+	s.add(initial)
+	for k, b := range m.bins {
+		if len(b.fit) > 0 {
+			s.add(m.firstFitDecreasing(k))
+		}
+		s.dp = append(s.dp, newDPPricer(m, k))
+		s.bb = append(s.bb, newBBPricer(m, k))
+	}
+	// Phase 1 (minimize the uncovered demand) is needed only if some item
+	// type fits no unlimited bin type.
+	phase1 := false
+	for _, it := range m.items {
+		if !it.free {
+			phase1 = true
+		}
+	}
+	s.ms.setPhase1(phase1)
+
+	pr := &pricing{s: s, a: make([]int, len(m.items)), pats: make([]column, len(m.bins)), V: make([]float64, len(m.bins)), U: U}
+	center := make([]float64, len(m.items)) // scaled duals of the best bound
+	haveCenter := false
+	sep := make([]float64, len(m.items))
+	var sol solution
+	// Seed the bound and the stabilization center with volume duals.
+	for _, pi := range m.volumeDuals() {
+		lb, theta, infeasible := pr.run(pi)
+		if !infeasible && lb > best {
+			best = lb
+			for i := range center {
+				center[i] = theta * pi[i]
+			}
+			haveCenter = true
+		}
+	}
+	if haveCenter {
+		cols, cost, ok := s.greedy(center, slices.Clone(s.counts), make([]int, len(m.bins)))
+		s.add(cols)
+		if ok {
+			res.Upper = cost
+			if m.integral && roundUp(best) >= cost {
+				sol = s.ms.solve()
+				res.Iterations++
+				res.LP = sol.z
+				return finish(StopProven, &sol)
+			}
+		}
+	}
+	for {
+		switch {
+		case ctx.Err() != nil:
+			return finish(StopCanceled, &sol)
+		case !s.deadline.IsZero() && time.Now().After(s.deadline):
+			return finish(StopTimeLimit, &sol)
+		case res.Iterations >= maxIter:
+			return finish(StopIterations, &sol)
+		}
+		sol = s.ms.solve()
+		res.Iterations++
+		res.LP = sol.z
+		if !sol.optimal {
+			return finish(StopStalled, &sol)
+		}
+		covered := sol.uncover <= feasTol
+		if phase1 {
+			// Items an unlimited type holds cannot make the problem
+			// infeasible; their phase-1 duals are 0 up to tolerance.
+			for i, it := range m.items {
+				if it.free {
+					sol.pi[i] = 0
+				}
+			}
+		}
+		s.purge(&sol)
+		if !phase1 && covered && m.integral && haveCenter {
+			if cost, ok := s.round(&sol, center); ok && (res.Upper == 0 || cost < res.Upper) {
+				res.Upper = cost
+			}
+			if res.Upper > 0 && roundUp(best) >= res.Upper {
+				return finish(StopProven, &sol)
+			}
+		}
+		if !phase1 && covered && m.integral && roundUp(best) >= math.Ceil(sol.z-s.tol*max(m.costScale, math.Abs(sol.z))) {
+			return finish(StopProven, &sol)
+		}
+		if !phase1 && covered && sol.z-best <= s.tol*max(m.costScale, math.Abs(sol.z)) {
+			return finish(StopConverged, &sol)
+		}
+		// Wentges smoothing: price at α·center + (1−α)·π, with α
+		// shrinking to 0 after each mispricing (no column that prices
+		// out at π), so the last try prices at π itself.
+		alpha := 0.0
+		if haveCenter && !phase1 {
+			alpha = SmoothingAlpha
+		}
+		added := false
+		for miss := 1; ; miss++ {
+			pi := sol.pi
+			if alpha > 0 {
+				for i := range sep {
+					sep[i] = alpha*center[i] + (1-alpha)*sol.pi[i]
+				}
+				pi = sep
+			}
+			lb, theta, infeasible := pr.run(pi)
+			if infeasible {
+				s.infeasible = fmt.Errorf("%w: the bin type limits cannot hold the demand (dual certificate: Σ π·d exceeds Σ limit × max pattern value)", ErrInfeasible)
+				return finish(StopConverged, &sol)
+			}
+			if lb > best && !phase1 {
+				best = lb
+				for i := range center {
+					center[i] = theta * pi[i]
+				}
+				haveCenter = true
+			}
+			var enter []column
+			pending := false // a column might still price out
+			for k, b := range m.bins {
+				c, scale := b.cost, m.costScale
+				if phase1 {
+					c, scale = 0, 1
+				}
+				if c+sol.mu[k]-pr.pats[k].value(sol.pi) < -s.tol*scale {
+					enter = append(enter, pr.pats[k])
+				} else if alpha == 0 && c+sol.mu[k]-pr.U[k] < -s.tol*scale {
+					pending = true
+				}
+			}
+			if len(enter) > 0 {
+				enter = append(enter, s.disjoint(pr, enter, &sol, phase1)...)
+			}
+			if len(enter) > 0 && s.add(enter) > 0 {
+				added = true
+				break
+			}
+			if alpha > 0 {
+				alpha = max(0, 1-float64(miss+1)*(1-SmoothingAlpha))
+				if alpha < 1e-3 {
+					alpha = 0
+				}
+				continue
+			}
+			if len(enter) > 0 || pending {
+				return finish(StopStalled, &sol)
+			}
+			break
+		}
+		if added {
+			continue
+		}
+		if phase1 {
+			if covered {
+				phase1 = false
+				s.ms.setPhase1(false)
+				continue
+			}
+			s.infeasible = fmt.Errorf("%w: the bin type limits cannot hold the demand (%g items stay uncovered in the LP)", ErrInfeasible, sol.uncover)
+			return finish(StopConverged, &sol)
+		}
+		return finish(StopConverged, &sol)
+	}
+}
