@@ -66,7 +66,7 @@ var soiLoading = [DefaultSoIs][numIntensities]float64{
 
 // coreChoices are the core counts of generated configurations, small
 // (Atom-like, §4 Table 3) to large (quad-socket Xeon-like).
-var coreChoices = []int{2, 2, 4, 4, 4, 8, 8, 8, 12, 12, 16, 16, 24, 32}
+var coreChoices = []int{1, 2, 2, 4, 4, 4, 4, 8, 8, 8, 12, 16}
 
 // Synthetic generator settings, with the paper's workload mix.
 const (
@@ -83,11 +83,29 @@ const (
 	toleratedScale = 0.8
 	// appThreads is the cores an MT or MP application asks for.
 	appThreads = 4
+	// A configuration's generation g ~ U(genLow, 1) is split unevenly over
+	// frequency, cache and memory (§4 Table 3: a 3.16 GHz part with 1 MB
+	// of LLC beside a 1.87 GHz one with 12 MB): feature = min(1, g ×
+	// (specialBase + specialGain × share)), share a Dirichlet(1) draw.
+	genLow      = 0.5
+	specialBase = 0.45
+	specialGain = 1.65
+	// DefaultFamilies and DefaultSpread: applications come from a few
+	// families (benchmark suites, say) whose archetypes are Dirichlet(½)
+	// draws over the features — each leans on one or two — and each
+	// application adds Spread × a Dirichlet(1) draw of its own. Families
+	// are what collaborative filtering relies on (§2: a new workload is
+	// "a combination of known applications").
+	DefaultFamilies     = 6
+	DefaultSpread       = 0.3
+	familyConcentration = 0.5
+	// memoryLean is the weight memory-bound applications add on memory.
+	memoryLean = 1.0
 )
 
 // SynthOptions configure Synthesize. A zero field takes its default
-// (Apps 401, Configs 14, SoIs 10, Density 1, MemoryBound 0.25, Noise and
-// MeasureNoise 0); Noise and MeasureNoise are used as given.
+// (Apps 401, Configs 14, SoIs 10, Density 1, MemoryBound 0.25, Families 6,
+// Spread 0.3); Noise and MeasureNoise are used as given (zero is none).
 type SynthOptions struct {
 	Apps    int
 	Configs int
@@ -105,7 +123,11 @@ type SynthOptions struct {
 	Dense   int
 	// MemoryBound is the share of memory-bound applications.
 	MemoryBound float64
-	Seed        uint64
+	// Families and Spread shape the platform weights (DefaultFamilies,
+	// DefaultSpread); a negative Spread means none.
+	Families int
+	Spread   float64
+	Seed     uint64
 }
 
 // Config is a server configuration (SC).
@@ -158,7 +180,18 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 	if o.MemoryBound == 0 {
 		o.MemoryBound = DefaultMemoryBound
 	}
+	if o.Families == 0 {
+		o.Families = DefaultFamilies
+	}
 	switch {
+	case o.Spread == 0:
+		o.Spread = DefaultSpread
+	case o.Spread < 0:
+		o.Spread = 0
+	}
+	switch {
+	case o.Families < 0 || math.IsNaN(o.Spread) || math.IsInf(o.Spread, 0):
+		return o, fmt.Errorf("%w: Families %d, Spread %v", ErrBadOptions, o.Families, o.Spread)
 	case o.Apps < 0 || o.Configs < 0:
 		return o, fmt.Errorf("%w: %d apps, %d configurations", ErrBadOptions, o.Apps, o.Configs)
 	case o.SoIs < 0 || o.SoIs > DefaultSoIs:
@@ -178,16 +211,17 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 // Synthesize generates applications with latent platform and interference
 // factors. The same options (seed included) give the same data set.
 //
-// Configurations: a generation g ~ U(0,1) draws cache = 0.3 + 0.5g + 0.2u
-// and memory = 0.3 + 0.5g + 0.2u' (newer servers have more of both),
-// frequency 0.55 + 0.45u” independently (low-power parts run slower), and
-// cores from coreChoices by g.
+// Configurations: a generation g ~ U(0.5, 1) sets the cores (from
+// coreChoices) and is split unevenly over frequency, cache and memory
+// bandwidth, so configurations trade one for another as §4's Table 3
+// does; the cores feature is min(cores, 4)/4, what a 4-thread application
+// can use.
 //
 // Platform scores: an application has non-negative weights w over the four
-// features (a Dirichlet draw; ST applications put none on cores,
-// memory-bound ones most on memory) and scores w · f_c × (1 + Noise·z) on
-// configuration c, normalized per application so the best is 1. Before the
-// noise the matrix has rank ≤ 4.
+// features — its family's archetype plus Spread × its own draw; ST
+// applications put none on cores, memory-bound ones lean on memory — and
+// scores w · f_c × (1 + Noise·z) on configuration c, normalized per
+// application so the best is 1. Before the noise the matrix has rank ≤ 4.
 //
 // Interference: latent intensities x = (memory, cache, I/O) — memory-bound
 // applications have memory ≥ 0.6, the rest ≤ 0.4; I/O ≤ 0.3 (§3.4: these
@@ -210,19 +244,21 @@ func Synthesize(o SynthOptions) (*Synth, error) {
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5e7a11))
 	s := &Synth{Configs: make([]Config, o.Configs), Apps: make([]App, o.Apps)}
-	maxCores := 0
-	for c := range s.Configs {
-		g := rng.Float64()
-		cfg := Config{Name: fmt.Sprintf("sc%02d", c)}
-		cfg.Features[FeatureFrequency] = 0.55 + 0.45*rng.Float64()
-		cfg.Features[FeatureCache] = 0.3 + 0.5*g + 0.2*rng.Float64()
-		cfg.Features[FeatureMemory] = 0.3 + 0.5*g + 0.2*rng.Float64()
-		cfg.Cores = coreChoices[min(int(g*float64(len(coreChoices))), len(coreChoices)-1)]
-		maxCores = max(maxCores, cfg.Cores)
-		s.Configs[c] = cfg
+	families := make([][NumFeatures]float64, o.Families)
+	for f := range families {
+		families[f] = dirichlet(rng, NumFeatures, familyConcentration)
 	}
 	for c := range s.Configs {
-		s.Configs[c].Features[FeatureCores] = float64(s.Configs[c].Cores) / float64(maxCores)
+		g := genLow + (1-genLow)*rng.Float64()
+		cfg := Config{Name: fmt.Sprintf("sc%02d", c)}
+		split := dirichlet(rng, 3, 1)
+		for k, f := range []int{FeatureFrequency, FeatureCache, FeatureMemory} {
+			cfg.Features[f] = math.Min(1, g*(specialBase+specialGain*split[k]))
+		}
+		pos := (g - genLow) / (1 - genLow)
+		cfg.Cores = coreChoices[min(int(pos*float64(len(coreChoices))), len(coreChoices)-1)]
+		cfg.Features[FeatureCores] = math.Min(float64(cfg.Cores), appThreads) / appThreads
+		s.Configs[c] = cfg
 	}
 	noisy := func(v, sd float64) float64 { return v * (1 + sd*rng.NormFloat64()) }
 	for i := range s.Apps {
@@ -231,17 +267,20 @@ func Synthesize(o SynthOptions) (*Synth, error) {
 		if a.Kind != SingleThreaded {
 			a.Cores = appThreads
 		}
-		// Platform weights: Gamma(1) draws normalized (Dirichlet(1,…)),
-		// shaped by kind.
+		// Platform weights: the family's archetype plus a spread of its
+		// own; ST applications do not use more cores, memory-bound ones
+		// lean on memory.
+		fam := families[rng.IntN(len(families))]
+		own := dirichlet(rng, NumFeatures, 1)
 		var w [NumFeatures]float64
 		for k := range w {
-			w[k] = -math.Log(1 - rng.Float64())
+			w[k] = fam[k] + o.Spread*own[k]
 		}
 		if a.Kind == SingleThreaded {
 			w[FeatureCores] = 0
 		}
 		if a.MemoryBound {
-			w[FeatureMemory] += 2
+			w[FeatureMemory] += memoryLean
 		}
 		a.Perf = make([]float64, o.Configs)
 		for c, cfg := range s.Configs {
@@ -297,3 +336,40 @@ func Synthesize(o SynthOptions) (*Synth, error) {
 }
 
 func clamp01(v float64) float64 { return math.Min(1, math.Max(0, v)) }
+
+// dirichlet draws n components from a symmetric Dirichlet(alpha)
+// distribution: Gamma(alpha) draws, normalized.
+func dirichlet(rng *rand.Rand, n int, alpha float64) [NumFeatures]float64 {
+	var out [NumFeatures]float64
+	sum := 0.0
+	for k := 0; k < n; k++ {
+		out[k] = gamma(rng, alpha)
+		sum += out[k]
+	}
+	for k := 0; k < n; k++ {
+		out[k] /= sum
+	}
+	return out
+}
+
+// gamma draws from Gamma(alpha, 1): Marsaglia–Tsang for alpha ≥ 1, and
+// Gamma(alpha + 1) × U^(1/alpha) below.
+func gamma(rng *rand.Rand, alpha float64) float64 {
+	if alpha < 1 {
+		return gamma(rng, alpha+1) * math.Pow(1-rng.Float64(), 1/alpha)
+	}
+	d := alpha - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := 1 - rng.Float64()
+		if math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
+			return d * v
+		}
+	}
+}
