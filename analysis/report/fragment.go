@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"html"
 	"strings"
 	"sync/atomic"
@@ -27,7 +28,13 @@ func Fragment(title string, ch Chart, table *store.Result, maxRows int) (string,
 		if err != nil {
 			return "", fmt.Errorf("report: fragment %q: %w", title, err)
 		}
-		id := fmt.Sprintf("placelab-fragment-%d", fragmentSeq.Add(1))
+		// Cells of a notebook run as separate processes: the id comes from
+		// the content (and a per-process sequence), so two different charts
+		// on one page never share a div.
+		h := fnv.New64a()
+		h.Write(opts)
+		h.Write([]byte(title))
+		id := fmt.Sprintf("placelab-%x-%d", h.Sum64(), fragmentSeq.Add(1))
 		fmt.Fprintf(&b, "<div id=%q style=\"width:100%%;max-width:900px;height:380px\"></div>\n", id)
 		b.WriteString("<script>\n")
 		b.WriteString("if (typeof echarts === 'undefined') {\n")
