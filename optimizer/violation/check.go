@@ -19,23 +19,54 @@ type draw struct {
 // That suffices because the models are monotone: a violation at t among the
 // tenants A(t) present then recurs at t' = min_{j∈A(t)} end_j − 1 ≥ t, when
 // every tenant of A(t) is still present and none demands less.
+//
+// The point at which every tenant is present comes first (it is the likely
+// violation), and tenants past their growth phase add their plateau M.
 func violatesModel(ds []draw, limit Vec) bool {
+	if len(ds) == 0 {
+		return false
+	}
+	first := ds[0].end
+	for _, p := range ds[1:] {
+		first = min(first, p.end)
+	}
+	if violatesAt(ds, first-1, limit) {
+		return true
+	}
 	for _, p := range ds {
-		t := p.end - 1
-		var sum Vec
-		for _, q := range ds {
-			if q.end > t {
-				d := q.age + t
-				for r := range NumResources {
-					sum[r] += q.c.at(r, d)
-				}
-			}
-		}
-		if sum.AnyAtLeast(limit) {
+		if p.end != first && violatesAt(ds, p.end-1, limit) {
 			return true
 		}
 	}
 	return false
+}
+
+// violatesAt unrolls the three resources; these fail to compile otherwise.
+const (
+	_ = uint(NumResources - 3)
+	_ = uint(3 - NumResources)
+)
+
+// violatesAt is the sum of line 7 at one future step t.
+func violatesAt(ds []draw, t int32, limit Vec) bool {
+	var s0, s1, s2 float64
+	for i := range ds {
+		q := &ds[i]
+		if q.end <= t {
+			continue
+		}
+		c := q.c
+		if d := q.age + t; d < c.gmax {
+			s0 += c.at(0, d)
+			s1 += c.at(1, d)
+			s2 += c.at(2, d)
+			continue
+		}
+		s0 += c.m[0]
+		s1 += c.m[1]
+		s2 += c.m[2]
+	}
+	return s0 >= limit[0] || s1 >= limit[1] || s2 >= limit[2]
 }
 
 // violatesModelAll is violatesModel checked at every future step, the

@@ -74,7 +74,8 @@ func TestTimePointReduction(t *testing.T) {
 			if !monotone {
 				continue
 			}
-			if got, want := violatesModel(ms, limit), violatesModelAll(ms, limit); got != want {
+			want := violatesModelAll(ms, limit)
+			if got := violatesModel(ms, limit); got != want {
 				t.Fatalf("models: |S|-point check %v, full check %v", got, want)
 			}
 		}

@@ -1,5 +1,7 @@
 package violation
 
+import "math"
+
 // DefaultRepetitions is NumRepetitions of §8.1: "100 repetitions … a good
 // trade-off between placement quality and overhead".
 const DefaultRepetitions = 100
@@ -119,8 +121,32 @@ func ProbViolation(repo *Repository, s []Tenant, limit Vec, seed uint64, reps in
 // every tenant's eligible set cannot reach the limit (the estimate is then
 // exactly 0, as the draws would find).
 func (e *Estimator) Estimate(s []Tenant, cand *Tenant, limit Vec, seed uint64) Estimate {
-	e.Stats.Calls++
+	with, without := e.run(s, cand, limit, seed, 0)
+	reps := float64(e.cfg.Reps)
+	return Estimate{With: float64(with) / reps, Without: float64(without) / reps}
+}
+
+// Below reports whether Pr_violation(s ∪ {cand}) < theta, exactly as
+// Estimate(s, cand, limit, seed).With < theta, but stops drawing at the
+// repetition that settles it — the test of line 5 of Algorithms 2 and 3.
+func (e *Estimator) Below(s []Tenant, cand *Tenant, limit Vec, seed uint64, theta float64) bool {
 	reps := e.cfg.Reps
+	// stop is the least violation count c with c/reps ≥ theta.
+	stop := max(int(math.Ceil(theta*float64(reps)))-1, 0)
+	for stop <= reps && float64(stop)/float64(reps) < theta {
+		stop++
+	}
+	if stop == 0 {
+		return false
+	}
+	with, _ := e.run(s, cand, limit, seed, stop)
+	return float64(with)/float64(reps) < theta
+}
+
+// run counts the repetitions in which s ∪ {cand} and s violate; with
+// stop > 0 it counts only the former and returns once it reaches stop.
+func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, stop int) (with, without int) {
+	e.Stats.Calls++
 	if len(e.tmp) < len(s) {
 		e.tmp = append(e.tmp, make([]pool, len(s)-len(e.tmp))...)
 	}
@@ -137,77 +163,71 @@ func (e *Estimator) Estimate(s []Tenant, cand *Tenant, limit Vec, seed uint64) E
 	if cand != nil {
 		e.candidate(cand, seed)
 		hasCand = e.cand.idx != nil
+		if hasCand {
+			bound = bound.Add(e.cand.peak)
+		}
 	}
-	withBound := bound
-	if hasCand {
-		withBound = withBound.Add(e.cand.peak)
-	}
-	if !e.cfg.Full && !withBound.AnyAtLeast(limit) {
+	if !e.cfg.Full && !bound.AnyAtLeast(limit) {
 		e.Stats.Bounded++
-		return Estimate{}
-	}
-	e.Stats.Draws += int64(reps * len(e.ts))
-	if e.cfg.Full {
-		return e.estimateFull(limit, hasCand)
+		return 0, 0
 	}
 	recs := e.repo.recs
-	var with, without int
-	for rep := range reps {
-		ds := e.ds[:0]
-		var peak Vec
-		for k := range e.ts {
-			t := &e.ts[k]
-			c := &recs[t.idx[pick(t.base, rep, len(t.idx))]]
-			ds = append(ds, draw{c: c, age: t.age, end: c.l - t.age})
-			for r := range NumResources {
-				peak[r] += c.peak[r]
-			}
-		}
-		alone := peak.AnyAtLeast(limit)
-		if hasCand {
-			d := e.candD[rep]
-			ds = append(ds, d)
-			peak = peak.Add(d.c.peak)
-		}
-		e.ds = ds
-		if !peak.AnyAtLeast(limit) {
-			continue
-		}
-		e.Stats.Checks++
-		if violatesModel(ds, limit) {
-			with++
-			if !hasCand || (alone && violatesModel(ds[:len(ds)-1], limit)) {
-				without++
-			}
-		}
-	}
-	return Estimate{With: float64(with) / float64(reps), Without: float64(without) / float64(reps)}
-}
-
-func (e *Estimator) estimateFull(limit Vec, hasCand bool) Estimate {
 	curves := e.repo.curves
-	var with, without int
 	for rep := range e.cfg.Reps {
-		cds := e.cds[:0]
-		for k := range e.ts {
-			t := &e.ts[k]
-			i := t.idx[pick(t.base, rep, len(t.idx))]
-			cds = append(cds, curveDraw{c: &curves[i], age: t.age, end: e.repo.recs[i].l - t.age})
-		}
-		if hasCand {
-			i := e.cand.idx[pick(e.cand.base, rep, len(e.cand.idx))]
-			cds = append(cds, curveDraw{c: &curves[i], age: e.cand.age, end: e.repo.recs[i].l - e.cand.age})
-		}
-		e.cds = cds
-		e.Stats.Checks++
-		if violatesCurves(cds, limit, true) {
-			with++
-			if !hasCand || violatesCurves(cds[:len(cds)-1], limit, true) {
-				without++
+		e.Stats.Draws += int64(len(e.ts))
+		if e.cfg.Full {
+			cds := e.cds[:0]
+			for k := range e.ts {
+				t := &e.ts[k]
+				i := t.idx[pick(t.base, rep, len(t.idx))]
+				cds = append(cds, curveDraw{c: &curves[i], age: t.age, end: recs[i].l - t.age})
+			}
+			if hasCand {
+				i := e.cand.idx[pick(e.cand.base, rep, len(e.cand.idx))]
+				cds = append(cds, curveDraw{c: &curves[i], age: e.cand.age, end: recs[i].l - e.cand.age})
+			}
+			e.cds = cds
+			e.Stats.Checks++
+			if violatesCurves(cds, limit, true) {
+				with++
+				if stop == 0 && (!hasCand || violatesCurves(cds[:len(cds)-1], limit, true)) {
+					without++
+				}
+			}
+		} else {
+			ds := e.ds[:0]
+			var peak Vec
+			for k := range e.ts {
+				t := &e.ts[k]
+				c := &recs[t.idx[pick(t.base, rep, len(t.idx))]]
+				ds = append(ds, draw{c: c, age: t.age, end: c.l - t.age})
+				for r := range NumResources {
+					peak[r] += c.peak[r]
+				}
+			}
+			alone := peak.AnyAtLeast(limit)
+			if hasCand {
+				d := e.candD[rep]
+				ds = append(ds, d)
+				peak = peak.Add(d.c.peak)
+			}
+			e.ds = ds
+			if !peak.AnyAtLeast(limit) {
+				continue
+			}
+			e.Stats.Checks++
+			if violatesModel(ds, limit) {
+				with++
+				if stop == 0 && (!hasCand || (alone && violatesModel(ds[:len(ds)-1], limit))) {
+					without++
+				}
 			}
 		}
+		if stop > 0 && with >= stop {
+			break
+		}
 	}
-	return Estimate{With: float64(with) / float64(e.cfg.Reps), Without: float64(without) / float64(e.cfg.Reps)}
+	return with, without
 }
 
 // resolve finds a tenant's eligible set, through the cache unless disabled.

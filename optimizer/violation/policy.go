@@ -27,7 +27,11 @@ type Explainer interface {
 // Prober estimates violation probabilities for the PrV policies; *Estimator
 // is the implementation, tests stub it.
 type Prober interface {
+	// Estimate is Algorithm 1 with and without the candidate.
 	Estimate(s []Tenant, cand *Tenant, limit Vec, seed uint64) Estimate
+	// Below must equal Estimate(s, cand, limit, seed).With < theta; it may
+	// stop drawing early.
+	Below(s []Tenant, cand *Tenant, limit Vec, seed uint64, theta float64) bool
 }
 
 var _ Prober = (*Estimator)(nil)

@@ -29,9 +29,12 @@ func (p *PrVBestFit) Name() string { return p.name }
 
 // Place implements Policy.
 func (p *PrVBestFit) Place(c *Cluster, req Request) (int, bool) {
-	d := p.decide(c, req)
+	d := p.decide(c, req, false)
 	return d.Node, d.Node >= 0
 }
 
-// Explain places like Place and returns every step.
-func (p *PrVBestFit) Explain(c *Cluster, req Request) Decision { return p.decide(c, req).clone() }
+// Explain places like Place and returns every step, with the estimates of
+// every feasible node.
+func (p *PrVBestFit) Explain(c *Cluster, req Request) Decision {
+	return p.decide(c, req, true).clone()
+}

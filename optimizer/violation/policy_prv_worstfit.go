@@ -36,9 +36,12 @@ func (p *PrVWorstFit) Name() string { return p.name }
 
 // Place implements Policy.
 func (p *PrVWorstFit) Place(c *Cluster, req Request) (int, bool) {
-	d := p.decide(c, req)
+	d := p.decide(c, req, false)
 	return d.Node, d.Node >= 0
 }
 
-// Explain places like Place and returns every step.
-func (p *PrVWorstFit) Explain(c *Cluster, req Request) Decision { return p.decide(c, req).clone() }
+// Explain places like Place and returns every step, with the estimates of
+// every feasible node.
+func (p *PrVWorstFit) Explain(c *Cluster, req Request) Decision {
+	return p.decide(c, req, true).clone()
+}

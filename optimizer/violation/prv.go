@@ -15,12 +15,22 @@ type prv struct {
 	heldOut int
 	worst   bool
 
-	dec  Decision
-	feas []int
-	all  []int
+	dec   Decision
+	feas  []int
+	all   []int
+	order []int
+	keys  []float64
 }
 
-func (p *prv) decide(c *Cluster, req Request) *Decision {
+// decide runs the algorithm. With explain every feasible node gets a full
+// Estimate, as the listings do. Without, it screens lazily: the secondary
+// heuristic's choice among the nodes below θ is the first of them in
+// heuristic order, so it tests nodes in that order with Prober.Below
+// (which itself stops drawing once a node is at or over θ) and stops at
+// the first below θ — non-held-out nodes first, then held-out ones; only
+// when no node is below θ does it compute every full Estimate for Delta.
+// Both paths give the same node, since Below equals Estimate(…).With < θ.
+func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 	d := &p.dec
 	*d = Decision{
 		Policy: p.name, Request: req.ID, Node: -1,
@@ -46,41 +56,85 @@ func (p *prv) decide(c *Cluster, req Request) *Decision {
 		// Line 3: HeldOut_Nodes := arg min_{|H|=M} Σ_{i∈H} W(nodeload_i),
 		// the M available nodes of least W (ties to the lower index).
 		p.all = p.all[:0]
+		p.keys = p.keys[:0]
 		for i := range c.Nodes {
 			if !c.Nodes[i].Unavailable {
 				p.all = append(p.all, i)
 			}
+			p.keys = append(p.keys, wt.of(c.Nodes[i].Load))
 		}
-		slices.SortStableFunc(p.all, func(a, b int) int {
-			return cmp.Compare(wt.of(c.Nodes[a].Load), wt.of(c.Nodes[b].Load))
-		})
+		slices.SortStableFunc(p.all, func(a, b int) int { return cmp.Compare(p.keys[a], p.keys[b]) })
 		d.HeldOut = append(d.HeldOut, p.all[:min(p.heldOut, len(p.all))]...)
 		slices.Sort(d.HeldOut)
 	}
 	limit := c.Limit()
-	minDelta := 2.0
-	for _, n := range p.feas {
-		e := p.est.Estimate(c.Nodes[n].Tenants, &req.Tenant, limit, req.Seed)
-		d.Estimates = append(d.Estimates, NodeEstimate{Node: n, Estimate: e})
-		switch {
-		case e.With >= p.theta:
-			minDelta = min(minDelta, e.Delta())
-		case slices.Contains(d.HeldOut, n):
-			d.HeldOutCandidates = append(d.HeldOutCandidates, n)
-		default:
-			d.Candidates = append(d.Candidates, n)
+	tenants := func(n int) []Tenant { return c.Nodes[n].Tenants }
+	if explain {
+		for _, n := range p.feas {
+			e := p.est.Estimate(tenants(n), &req.Tenant, limit, req.Seed)
+			d.Estimates = append(d.Estimates, NodeEstimate{Node: n, Estimate: e})
+			switch {
+			case e.With >= p.theta:
+			case slices.Contains(d.HeldOut, n):
+				d.HeldOutCandidates = append(d.HeldOutCandidates, n)
+			default:
+				d.Candidates = append(d.Candidates, n)
+			}
+		}
+	} else {
+		p.keys = p.keys[:0]
+		for i := range c.Nodes {
+			k := 0.0
+			if !c.Nodes[i].Unavailable {
+				k = heuristic(i)
+			}
+			p.keys = append(p.keys, k)
+		}
+		p.order = append(p.order[:0], p.feas...)
+		slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(p.keys[a], p.keys[b]) })
+		for pass := range 2 {
+			for _, n := range p.order {
+				if slices.Contains(d.HeldOut, n) != (pass == 1) {
+					continue
+				}
+				if p.est.Below(tenants(n), &req.Tenant, limit, req.Seed, p.theta) {
+					if pass == 0 {
+						d.Candidates = append(d.Candidates, n)
+					} else {
+						d.HeldOutCandidates = append(d.HeldOutCandidates, n)
+					}
+					break
+				}
+			}
+			if len(d.Candidates)+len(d.HeldOutCandidates) > 0 {
+				break
+			}
 		}
 	}
 	pool, reason := d.Candidates, ReasonCandidates
 	if len(pool) == 0 && len(d.HeldOutCandidates) > 0 {
 		pool, reason = d.HeldOutCandidates, ReasonHeldOut
 	}
-	if len(pool) == 0 && minDelta >= 1 {
-		pool, reason = p.feas, ReasonCertain
-	}
-	d.Reason = reason
 	if len(pool) > 0 {
+		d.Reason = reason
 		d.Node = argBest(pool, heuristic)
+		d.Score = wt.of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
+		return d
+	}
+	// Every feasible node is at or over θ: Delta decides.
+	if !explain {
+		for _, n := range p.feas {
+			e := p.est.Estimate(tenants(n), &req.Tenant, limit, req.Seed)
+			d.Estimates = append(d.Estimates, NodeEstimate{Node: n, Estimate: e})
+		}
+	}
+	minDelta := 2.0
+	for _, e := range d.Estimates {
+		minDelta = min(minDelta, e.Delta())
+	}
+	if minDelta >= 1 {
+		d.Reason = ReasonCertain
+		d.Node = argBest(p.feas, heuristic)
 		d.Score = wt.of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
 		return d
 	}

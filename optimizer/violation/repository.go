@@ -33,6 +33,7 @@ type Repository struct {
 type rec struct {
 	l    int32
 	g    [NumResources]int32
+	gmax int32 // max_r g[r]: from δ = gmax on the curve is flat
 	i, s Vec
 	m    Vec
 	peak Vec // demand at δ = L−1, the curve's maximum under the model
@@ -131,6 +132,7 @@ func newRec(m Model, raw Vec) rec {
 	}
 	for r := range NumResources {
 		c.peak[r] = c.at(r, c.l-1)
+		c.gmax = max(c.gmax, c.g[r])
 	}
 	return c
 }
