@@ -13,13 +13,16 @@ SHARED  ?= ../shared/data
 REPORT  ?= report
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-# Debian packages the test suite needs: headless Chromium checks the HTML report.
-APT_TEST_PKGS := chromium
-APT_DEMO_PKGS :=
+# Debian packages: COIN-OR Clp (and pkg-config to find it) for the LP bound,
+# which every build links; headless Chromium checks the HTML report in tests.
+APT_BUILD_PKGS := pkg-config coinor-libclp-dev
+APT_TEST_PKGS  := chromium
+# Jupyter from Debian for the notebooks (GoNB, the Go kernel, is built from tools/go.mod).
+APT_NB_PKGS    := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build demo test test-long deps-go deps-demo deps-test fmt vet clean bench
+.PHONY: all build demo test test-long deps-go deps-build deps-test deps-notebooks notebooks-test fmt vet clean bench
 
 all: build
 
@@ -36,18 +39,41 @@ deps-go:
 	@command -v $(GO) >/dev/null || { echo "Go is required (https://go.dev/dl/)"; exit 1; }
 	$(GO) mod download
 
-deps-demo: deps-go
-	$(call apt_install,$(APT_DEMO_PKGS))
+deps-build: deps-go
+	$(call apt_install,$(APT_BUILD_PKGS))
 
-deps-test: deps-go
+deps-test: deps-build
 	$(call apt_install,$(APT_TEST_PKGS))
 
-build: deps-go
+# GoNB (pinned in tools/go.mod) and goimports, which GoNB runs on every
+# cell, into bin/; the kernel is registered with Jupyter.
+deps-notebooks: deps-build
+	$(call apt_install,$(APT_NB_PKGS))
+	cd tools && $(GO) build -o ../bin/gonb github.com/janpfeifer/gonb
+	$(GO) build -o bin/goimports golang.org/x/tools/cmd/goimports
+	PATH=$(CURDIR)/bin:$$PATH bin/gonb --install --force_deps >/dev/null
+
+# Every notebook runs top to bottom, headless, on a fresh database; a cell
+# error fails the target. Committed notebooks carry no outputs.
+NB_DB ?= $(CURDIR)/.nb-test.duckdb
+notebooks-test: deps-notebooks
+	@for nb in notebooks/*.ipynb; do \
+	  if grep -q '"output_type"' $$nb; then echo "$$nb: outputs committed (clear them)"; exit 1; fi; \
+	done
+	rm -f $(NB_DB)
+	@set -e; for nb in notebooks/*.ipynb; do \
+	  echo "executing $$nb"; \
+	  PATH=$(CURDIR)/bin:$$PATH PLACELAB_DB=$(NB_DB) PLACELAB_NB_SMALL=1 /usr/bin/jupyter nbconvert --to notebook --execute \
+	    --ExecutePreprocessor.timeout=900 $$nb --output-dir /tmp/placelab-nb >/dev/null 2>/tmp/placelab-nb.log || { tail -40 /tmp/placelab-nb.log; exit 1; }; \
+	done
+	rm -f $(NB_DB)
+
+build: deps-build
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cli
 
 # The demo: the synthetic zone and trace, replayed through Protean and a
 # baseline; Huawei-East-1 too when ../shared/data is present; then the report.
-demo: deps-demo build
+demo: build
 	$(BIN) --db $(DB) generate
 	$(BIN) --db $(DB) replay --policy protean
 	$(BIN) --db $(DB) replay --policy bestfit
@@ -56,11 +82,12 @@ demo: deps-demo build
 	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean; \
 	else echo "($(SHARED) not found: demo runs on the synthetic zone only)"; fi
 	$(BIN) --db $(DB) sql --view run_summary
+	$(BIN) --db $(DB) lpbound --unbounded --every 6h
 	$(BIN) --db $(DB) classify --dataset synthetic
 	$(BIN) --db $(DB) characterize --out $(REPORT)
 	@echo "report:"; $(BIN) --db $(DB) report --out $(REPORT)
 
-vet:
+vet: deps-build
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -56,6 +56,7 @@ type OversubOptions struct {
 // period over the server's cores, RC §6.2's pessimistic aggregation — of
 // servers with load.
 type OversubResult struct {
+	RunID           int64   `json:"run_id,omitempty"`
 	Arm             string  `json:"arm"`
 	Dataset         string  `json:"dataset"`
 	Series          string  `json:"series"`
@@ -78,6 +79,17 @@ type OversubResult struct {
 	Correct       int     `json:"correct_predictions"`
 	PackingPct    float64 `json:"packing_density_mean_pct"`
 	Seconds       float64 `json:"seconds"`
+}
+
+// Figures lists the result as run_metric rows (t = 0) for WriteFigures.
+func (r *OversubResult) Figures() []MetricRow {
+	f := func(name string, v float64) MetricRow { return MetricRow{0, name, v} }
+	return []MetricRow{f("vms", float64(r.VMs)), f("failures", float64(r.Failures)), f("failure_pct", r.FailurePct),
+		f("readings", float64(r.Readings)), f("readings_over_100", float64(r.ReadingsOver100)),
+		f("mean_util_pct", r.MeanUtilPct), f("p99_util_pct", r.P99UtilPct), f("oversubscribed_readings", float64(r.OversubscribedReadings)),
+		f("non_production_requests", float64(r.NonProduction)), f("confident_predictions", float64(r.Confident)),
+		f("correct_predictions", float64(r.Correct)), f("packing_density_mean_pct", r.PackingPct),
+		f("max_oversub", r.MaxOversub), f("max_util", r.MaxUtil)}
 }
 
 // ErrNoSeries says the series pool is empty.

@@ -65,6 +65,18 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	if err != nil {
 		return nil, err
 	}
+	gap, gapSQL, err := view("lpbound_gap")
+	if err != nil {
+		return nil, err
+	}
+	lpd, lpdSQL, err := view("lpbound_density")
+	if err != nil {
+		return nil, err
+	}
+	ovs, ovsSQL, err := view("oversub_arms")
+	if err != nil {
+		return nil, err
+	}
 	title := "placelab — overview"
 	sub := "All loaded datasets"
 	if dataset != "" {
@@ -88,7 +100,43 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 			report.Section{Title: "Packing density over time", Note: "One line per run (the latest " + fmt.Sprint(maxRunLines) + ").",
 				Chart: densityChart(dens), SQL: densSQL})
 	}
+	if len(gap.Rows) > 0 {
+		p.Sections = append(p.Sections,
+			report.Section{Title: "LP bound: how far from optimal packing",
+				Note:  "placelab lpbound solves the Gilmore–Gomory configuration LP (Clp) over the VMs each run held at each snapshot: no allocator could pack them denser than the bound's density (solid: the policy, dashed: its bound). The gap is in density points.",
+				Chart: lpDensityChart(lpd), Table: gap, SQL: gapSQL + "\n\n" + lpdSQL})
+	}
+	if len(ovs.Rows) > 0 {
+		p.Sections = append(p.Sections,
+			report.Section{Title: "CPU oversubscription (Resource Central §6.2)",
+				Note: "Each arm stored by placelab oversub: scheduling failures and 5-minute server readings above 100% (co-located VMs' maximum utilizations summed). Resource Central's month: Baseline 0.25% failures, no reading above 100%; RC-informed-soft no failures, 77 readings above 100%; Naive 6× as many.",
+				Chart: groupedBars(ovs, "arm", "run_id", []string{"readings_over_100", "failures"}), Table: ovs, SQL: ovsSQL})
+	}
 	return p, nil
+}
+
+// groupedBars draws, for each row (labelled "x (run id)"), one bar per
+// listed column.
+func groupedBars(r *store.Result, xc, idc string, ycols []string) *charts.Bar {
+	xi, ii := col(r, xc), col(r, idc)
+	var xs []string
+	for _, row := range r.Rows {
+		xs = append(xs, fmt.Sprintf("%v (%v)", row[xi], row[ii]))
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}), charts.WithAnimation(false))
+	bar.SetXAxis(xs)
+	for _, y := range ycols {
+		yi := col(r, y)
+		items := make([]opts.BarData, len(r.Rows))
+		for i, row := range r.Rows {
+			items[i] = opts.BarData{Value: num(row[yi])}
+		}
+		bar.AddSeries(y, items)
+	}
+	return bar
 }
 
 func dbName(db *store.DB) string {
@@ -121,6 +169,42 @@ func num(x any) float64 {
 		return float64(v)
 	}
 	return 0
+}
+
+// lpDensityChart draws, per bounded run, the policy's packing density and
+// its LP bound over time.
+func lpDensityChart(d *store.Result) *charts.Line {
+	rc, pc, hc, oc, bc := col(d, "run_id"), col(d, "policy"), col(d, "hour"), col(d, "online_density_pct"), col(d, "bound_density_pct")
+	line := charts.NewLine()
+	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "packing density %", Scale: opts.Bool(true)}), charts.WithAnimation(false))
+	type series struct{ online, bound []opts.LineData }
+	var order []string
+	byRun := map[string]*series{}
+	for _, row := range d.Rows {
+		name := fmt.Sprintf("run %v %v", row[rc], row[pc])
+		s := byRun[name]
+		if s == nil {
+			if len(order) == maxRunLines {
+				continue
+			}
+			s = &series{}
+			byRun[name] = s
+			order = append(order, name)
+		}
+		h := num(row[hc])
+		s.online = append(s.online, opts.LineData{Value: []float64{h, num(row[oc])}})
+		s.bound = append(s.bound, opts.LineData{Value: []float64{h, num(row[bc])}})
+	}
+	for _, name := range order {
+		s := byRun[name]
+		line.AddSeries(name, s.online, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+		line.AddSeries(name+" LP bound", s.bound, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed"}))
+	}
+	return line
 }
 
 // typeMixChart draws the percentage of VMs per type, one series per dataset,

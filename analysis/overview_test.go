@@ -11,6 +11,7 @@ import (
 
 	"placelab/analysis/report"
 	"placelab/optimizer"
+	"placelab/optimizer/lpbound"
 	store "placelab/sql"
 )
 
@@ -81,8 +82,19 @@ func TestOverviewInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "protean", Dataset: "tiny", Version: "test"}, res); err != nil {
+	id, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "protean", Dataset: "tiny", Version: "test"}, res)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Its LP bound and two oversubscription arms: two more charts.
+	if _, err := LPBoundRun(ctx, db, id, 600, lpbound.Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, arm := range []string{"baseline", "naive"} {
+		r := &OversubResult{Arm: arm, VMs: 100, Failures: 3, Readings: 1000, ReadingsOver100: 7, MaxOversub: 1.25, MaxUtil: 1}
+		if _, err := WriteFigures(ctx, db, RunMeta{Engine: "oversub", Policy: arm, Dataset: "tiny", Version: "test"}, 0, r.Figures()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	page, err := Overview(ctx, db, "")
 	if err != nil {
@@ -104,14 +116,14 @@ func TestOverviewInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if chk.Charts != 3 || chk.Rendered != 3 {
-		t.Errorf("charts %d, rendered %d; want 3, 3", chk.Charts, chk.Rendered)
+	if chk.Charts != 5 || chk.Rendered != 5 {
+		t.Errorf("charts %d, rendered %d; want 5, 5", chk.Charts, chk.Rendered)
 	}
 	if len(chk.Errors) != 0 {
 		t.Errorf("console errors: %q", chk.Errors)
 	}
-	if len(chk.Canvases) != 3 {
-		t.Fatalf("canvases = %v, want 3", chk.Canvases)
+	if len(chk.Canvases) != 5 {
+		t.Fatalf("canvases = %v, want 5", chk.Canvases)
 	}
 	for i, n := range chk.Canvases {
 		if n < 1000 {

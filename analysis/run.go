@@ -254,3 +254,36 @@ func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *Tr
 	}
 	return w.Append("explain", run, ex.VM, "machine", int32(ex.Machines), mj, b.String(), failed)
 }
+
+// WriteFigures stores a run whose results are named figures rather than
+// placements (an experiment arm, a simulation): one run row and one
+// run_metric row per figure, in one transaction. It returns the run id.
+func WriteFigures(ctx context.Context, db *store.DB, meta RunMeta, seconds float64, figs []MetricRow) (int64, error) {
+	id, err := db.NextRunID(ctx)
+	if err != nil {
+		return 0, err
+	}
+	params, err := json.Marshal(meta.Params)
+	if err != nil {
+		return 0, err
+	}
+	if meta.Started.IsZero() {
+		meta.Started = time.Now()
+	}
+	err = db.WriteTx(ctx, func(w *store.Writer) error {
+		if err := w.Append("run", id, meta.Engine, meta.Policy, string(params), int64(meta.Seed), meta.Dataset,
+			meta.Version, meta.Started.UTC(), seconds, "done"); err != nil {
+			return err
+		}
+		for _, m := range figs {
+			if err := w.Append("run_metric", id, m.T, m.Metric, m.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("analysis: write run: %w", err)
+	}
+	return id, nil
+}

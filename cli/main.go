@@ -92,6 +92,8 @@ Typical session:
 			whatifCommand(),
 			classifyCommand(),
 			characterizeCommand(),
+			lpboundCommand(),
+			oversubCommand(),
 		},
 		EnableBashCompletion: true,
 		// Errors, usage errors included, come back to main, which prints them

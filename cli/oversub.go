@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"placelab/analysis"
+)
+
+func oversubCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "oversub",
+		Usage: "prediction-informed CPU oversubscription (Resource Central §5–6): replay the arms, count readings above 100% and failures",
+		Description: `Replays --dataset through Protean under one arm of Resource Central's §6.2 (or all):
+   baseline        no oversubscription
+   naive           non-production VMs oversubscribe up to --max-oversub, no predictions
+   rc-hard         Algorithm 1 with P95 predictions from each subscription's history to date
+   rc-soft         the same, the utilization check as a soft rule
+   rc-soft-right   soft rule, an oracle that always names the true P95 bucket
+   rc-soft-wrong   soft rule, an oracle that always names a wrong bucket
+Each VM gets a CPU series from --series (a dataset of CPU readings, e.g. the Azure V1
+series ingested with placelab ingest azure-cpu; default: the dataset's own), similar
+within a subscription; --production-share of the subscriptions are production and never
+oversubscribed. Server utilization is read every 5 minutes as the sum of the co-located
+VMs' maximum utilizations (RC's pessimistic aggregation); the summary counts readings
+above 100% and scheduling failures. Each arm is stored as a run (engine "oversub";
+view oversub_arms; the report's oversubscription section). JSON keys: run_id, arm, vms, failures, failure_pct, readings,
+readings_over_100, mean_util_pct, p99_util_pct, oversubscribed_readings,
+non_production_requests, confident_predictions, correct_predictions, seconds.
+
+Examples:
+   placelab oversub --arm all --dataset synthetic
+   placelab oversub --arm rc-soft --max-oversub 1.15 --format json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "arm", Value: "all", Usage: "`ARM`: " + strings.Join(analysis.OversubArms, ", ") + " or all"},
+			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` to replay (it needs machines)"},
+			&cli.StringFlag{Name: "series", Usage: "dataset whose CPU readings give the VMs their utilization (default: --dataset)"},
+			&cli.Float64Flag{Name: "max-oversub", Value: 1.25, Usage: "MAX_OVERSUB: allocated vcores / physical cores on oversubscribable servers"},
+			&cli.Float64Flag{Name: "max-util", Value: 1.0, Usage: "MAX_UTIL: predicted P95 cores / physical cores"},
+			&cli.Float64Flag{Name: "production-share", Value: analysis.DefaultProductionShare, Usage: "share of subscriptions tagged production"},
+			&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 2d)"},
+			&cli.StringFlag{Name: "to", Usage: "end of the window"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED` (series assignment, tags, wrong oracle)"},
+			formatFlag("table"),
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			arms := []string{c.String("arm")}
+			if arms[0] == "all" {
+				arms = analysis.OversubArms
+			}
+			from, err := parseTime(c.String("from"), math.Inf(-1))
+			if err != nil {
+				return fmt.Errorf("--from: %w", err)
+			}
+			to, err := parseTime(c.String("to"), math.Inf(1))
+			if err != nil {
+				return fmt.Errorf("--to: %w", err)
+			}
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var out []*analysis.OversubResult
+			for _, arm := range arms {
+				bar := newProgress("oversub "+arm, "requests", c.Bool("quiet"))
+				r, err := analysis.OversubReplay(c.Context, db, c.String("dataset"), analysis.OversubOptions{
+					Arm: arm, MaxOversub: c.Float64("max-oversub"), MaxUtil: c.Float64("max-util"),
+					ProductionShare: c.Float64("production-share"), Series: c.String("series"), Seed: c.Uint64("seed"),
+					From: from, To: to, Progress: bar.Update})
+				bar.Done()
+				if err != nil {
+					return err
+				}
+				id, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "oversub", Policy: arm, Dataset: c.String("dataset"),
+					Version: version, Seed: c.Uint64("seed"), Params: map[string]any{"series": r.Series, "max_oversub": r.MaxOversub,
+						"max_util": r.MaxUtil, "production_share": c.Float64("production-share")}}, r.Seconds, r.Figures())
+				if err != nil {
+					return err
+				}
+				r.RunID = id
+				out = append(out, r)
+			}
+			if format == "json" {
+				if len(out) == 1 {
+					return printJSON(c.App.Writer, out[0])
+				}
+				return printJSON(c.App.Writer, out)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "%6s %-14s %8s %9s %9s %12s %9s %9s %11s %10s\n", "run", "arm", "vms", "failures", "fail_%", "readings", ">100%", "mean_%", "oversub_rd", "confident")
+			for _, r := range out {
+				fmt.Fprintf(w, "%6d %-14s %8d %9d %9.3f %12d %9d %9.2f %11d %10d\n", r.RunID, r.Arm, r.VMs, r.Failures, r.FailurePct, r.Readings, r.ReadingsOver100, r.MeanUtilPct, r.OversubscribedReadings, r.Confident)
+			}
+			return nil
+		},
+	}
+}
