@@ -109,7 +109,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	if len(ovs.Rows) > 0 {
 		p.Sections = append(p.Sections,
 			report.Section{Title: "CPU oversubscription (Resource Central §6.2)",
-				Note: "Each arm stored by placelab oversub: scheduling failures and 5-minute server readings above 100% (co-located VMs' maximum utilizations summed). Resource Central's month: Baseline 0.25% failures, no reading above 100%; RC-informed-soft no failures, 77 readings above 100%; Naive 6× as many.",
+				Note:  "Each arm stored by placelab oversub: scheduling failures and 5-minute server readings above 100% (co-located VMs' maximum utilizations summed). Resource Central's month: Baseline 0.25% failures, no reading above 100%; RC-informed-soft no failures, 77 readings above 100%; Naive 6× as many.",
 				Chart: groupedBars(ovs, "arm", "run_id", []string{"readings_over_100", "failures"}), Table: ovs, SQL: ovsSQL})
 	}
 	return p, nil
