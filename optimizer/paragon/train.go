@@ -25,8 +25,9 @@ const (
 	DefaultRegularization = 1e-3
 	// DefaultMaxEpochs bounds the SGD passes over the known entries.
 	DefaultMaxEpochs = 500
-	// DefaultTolerance is "marginal" of §2.1: SGD stops when an epoch lowers
-	// ‖ε‖₂ by less than this fraction of it.
+	// DefaultTolerance is "marginal" of §2.1: SGD stops when the last
+	// stopWindow epochs lowered ‖ε‖₂ by less than this fraction of it per
+	// epoch.
 	DefaultTolerance = 1e-4
 	// DefaultValidationShare is the share of known entries RankByValidation
 	// holds out.
@@ -36,6 +37,11 @@ const (
 	// rule (Battiti 1989): η grows 5% after each epoch that lowers ‖ε‖₂.
 	// It cut the epochs to convergence 3–6× on the planted matrices.
 	boldGrow = 1.05
+	// stopWindow is the span, in epochs, over which the drop of ‖ε‖₂ is
+	// measured against Tolerance per epoch: a single epoch's drop is
+	// "marginal" on the plateaus where SGD is slowly escaping a saddle to
+	// find a weak concept, and stopping there lost it in tests.
+	stopWindow = 10
 	// riseAllowed lets an epoch raise ‖ε‖₂ by 1% (the noise of stochastic
 	// steps) before the epoch is undone and η halved.
 	riseAllowed = 1.01
@@ -96,7 +102,8 @@ type Options struct {
 	LearningRate   float64
 	Regularization float64
 	// MaxEpochs bounds the passes over the known entries; Tolerance is the
-	// relative drop of ‖ε‖₂ in an epoch below which SGD stops.
+	// relative drop of ‖ε‖₂ per epoch (over the last 10) below which SGD
+	// stops.
 	MaxEpochs int
 	Tolerance float64
 	// Seed orders the visits of SGD and draws the validation entries; the
@@ -262,8 +269,8 @@ func dot(a, b []float64) float64 {
 //     p_i ← p_i + η (ε_ui q_u − λ p_i)
 //
 //     until ‖ε‖₂ = √(Σ_ui ε_ui²), recomputed after each epoch, falls by
-//     less than Tolerance of itself (the "marginal" of §2.1) or MaxEpochs
-//     passes have run. (§2.1 writes ε with r_ui, an element of the matrix
+//     less than Tolerance of itself per epoch over the last 10 epochs (the
+//     "marginal" of §2.1) or MaxEpochs passes have run. (§2.1 writes ε with r_ui, an element of the matrix
 //     being recreated; the error is taken against the known a_ui.) The
 //     step η follows the bold driver: ×1.05 after an epoch that lowers
 //     ‖ε‖₂; after one that raises it by over 1% the epoch is undone and η
@@ -506,6 +513,7 @@ func (m *Model) sgd(entries []Entry, o Options) error {
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9a7a6011))
 	eta, lambda := o.LearningRate, o.Regularization
 	prev := m.errNorm(entries)
+	history := []float64{prev}
 	halvings := 0
 	savedQ := make([]float64, len(m.q))
 	savedP := make([]float64, len(m.p))
@@ -541,10 +549,10 @@ func (m *Model) sgd(entries []Entry, o Options) error {
 			eta /= 2
 			continue
 		}
-		drop := prev - cur
 		prev = cur
 		eta *= boldGrow
-		if drop <= o.Tolerance*cur {
+		history = append(history, cur)
+		if n := len(history); n > stopWindow && history[n-1-stopWindow]-cur <= stopWindow*o.Tolerance*cur {
 			m.Converged = true
 			break
 		}
