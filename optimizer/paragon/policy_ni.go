@@ -44,7 +44,7 @@ func (p *niPolicy) Place(c *Cluster, req *Request) Decision {
 		}
 	}
 	dec.Server = best
-	dec.Survivors = ties
+	dec.Survivors = len(cands) // no interference filtering
 	dec.NegativeSoIs = negativeSoIs(&c.Servers[best], req, false)
 	return dec
 }

@@ -447,7 +447,7 @@ func validateRank(a *Sparse, o Options, limit int) (int, []float64, error) {
 	}
 	var errs []float64
 	best := 0
-	for r := 1; r <= limit && r <= best+1+rankPatience; r++ {
+	for r := 1; r <= limit && (best == 0 || r <= best+rankPatience); r++ {
 		m, err := fit(train, st, r, o)
 		if err != nil {
 			return 0, nil, err
