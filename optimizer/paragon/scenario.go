@@ -72,15 +72,20 @@ type ScenarioConfig struct {
 }
 
 // Scenario returns the default configuration of a named scenario, on
-// DefaultServers servers of 14 configurations:
+// DefaultServers servers of 14 configurations (about 6 cores each, near
+// §4's EC2 cluster). Load is the demand at full speed; slowdowns stretch
+// the applications and raise the demand actually seen (Result.PeakDemand:
+// about 0.45, 0.9 and 2.1 with Paragon):
 //
-//   - low: 2,500 applications at 1 s, steady load 0.5 of the cores (§4:
-//     "significantly lower than the available processor resources");
-//   - high: 5,000 at 1 s, load 0.85, and a burst of 500 memory-bound
+//   - low: 2,500 applications at 1 s, load 0.4 (§4: "significantly lower
+//     than the available processor resources");
+//   - high: 5,000 at 1 s, load 0.6, and a burst of 500 memory-bound
 //     applications at 0.05 s after the first 2,000 (the small-scale high
-//     scenario's "50 memory-bound workloads arrive in a burst");
-//   - oversubscribed: 7,500 at 1 s, load 1.2, and a burst of 1,000 after
-//     the first 3,750 (§4's EC2 oversubscribed scenario).
+//     scenario's "50 memory-bound workloads arrive in a burst"); demand
+//     "approaches the load the system can support";
+//   - oversubscribed: 7,500 at 1 s, load 0.9, and a burst of 1,000 after
+//     the first 3,750 (§4's EC2 oversubscribed scenario); demand exceeds
+//     the cores.
 func Scenario(name string) (ScenarioConfig, error) {
 	c := ScenarioConfig{
 		Name: name, Servers: DefaultServers, Configs: DefaultConfigs,
