@@ -107,10 +107,12 @@ func BenchmarkFoldIn(b *testing.B) {
 }
 
 // BenchmarkTrain times Train with the default options (rank by validation)
-// over a grid of matrix sizes and densities.
+// over a grid of matrix sizes and densities. (At 10% of 40 columns a row
+// has four entries, too few for the rank-4 rows: validation rightly keeps
+// rank 1, so the sparse cell is 25%.)
 func BenchmarkTrain(b *testing.B) {
 	for _, apps := range []int{1000, 5000} {
-		for _, density := range []float64{1, 0.1} {
+		for _, density := range []float64{1, 0.25} {
 			const cols = 40
 			a := planted(apps, cols, 4, 3, false)
 			m := mask(apps, cols, density, 3)
