@@ -33,9 +33,13 @@ const (
 	// memGrowthMin and memGrowthMax: memory reaches its peak "at a much
 	// later time than … disk" (§5.3).
 	memGrowthMin, memGrowthMax = 0.02, 0.15
-	// memDropShare is the share of (provisioned) tenants that drop below
-	// 80% of their memory peak once it is reached (§3.1: "less than 7%").
-	memDropShare = 0.07
+	// memDropShare and pausingShare are the shares of provisioned and of
+	// serverless tenants whose memory drops below 80% of its peak once
+	// reached — together under the 7% of §3.1 ("less than 7% of tenants
+	// ever drop below 80% of the maximum") with serverless at 10% of
+	// tenants.
+	memDropShare = 0.03
+	pausingShare = 0.35
 	// lifetimeMedianDays and lifetimeSigma give the log-normal lifetime
 	// (a choice: the paper shows no lifetime distribution).
 	lifetimeMedianDays = 2.0
@@ -61,7 +65,7 @@ var syntheticClasses = func() []syntheticClass {
 	for _, e := range []struct {
 		name string
 		w    float64
-	}{{"gp", 0.55}, {"bc", 0.30}, {"sl", 0.15}} {
+	}{{"gp", 0.6}, {"bc", 0.3}, {"sl", 0.1}} {
 		for _, v := range []struct{ cores, w float64 }{{2, 0.35}, {4, 0.30}, {8, 0.20}, {16, 0.10}, {32, 0.05}} {
 			out = append(out, syntheticClass{edition: e.name, vcores: v.cores, weight: e.w * v.w})
 		}
@@ -127,7 +131,9 @@ func synthCurve(rng *rand.Rand, cls syntheticClass, id string) Curve {
 	mem := growthSeries(rng, l, memFrac*cap[Memory], memGrowthMin, memGrowthMax, 0.01)
 	switch {
 	case cls.edition == "sl":
-		reclaim(rng, mem, 0.5, 0.3, 0.7)
+		if rng.Float64() < pausingShare {
+			reclaim(rng, mem, 0.5, 0.3, 0.7)
+		}
 	case rng.Float64() < memDropShare:
 		reclaim(rng, mem, 1.5/float64(max(l/stepsPerDay, 1)), 0.6, 0.8)
 	}
