@@ -94,6 +94,9 @@ Typical session:
 			characterizeCommand(),
 			lpboundCommand(),
 			oversubCommand(),
+			experimentCommand(),
+			mergeCommand(),
+			paragonCommand(),
 		},
 		EnableBashCompletion: true,
 		// Errors, usage errors included, come back to main, which prints them

@@ -1,0 +1,210 @@
+// Package experiments runs the named, seeded grids that reproduce the
+// seeds' headline figures on placelab's data, stores every grid point as a
+// run (engine "experiment", policy = the experiment's name, the point's
+// parameters as JSON, its figures in run_metric) and splits grids into
+// shards that any batch system can run and `placelab merge` can join.
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"placelab/analysis"
+	store "placelab/sql"
+)
+
+// Point is one cell of a grid: its parameters and seed.
+type Point struct {
+	Index  int            `json:"point"`
+	Params map[string]any `json:"params"`
+	Seed   uint64         `json:"seed"`
+}
+
+// Experiment is a named grid and how to run one of its points.
+type Experiment struct {
+	Name  string
+	Title string
+	// Reproduces names the paper's figure or table.
+	Reproduces string
+	// FullTime is the expected time of the full grid on a 2-core machine.
+	FullTime string
+	// Points lists the grid (a reduced one when quick).
+	Points func(quick bool) []Point
+	// Run computes one point's figures. db is the user's database (some
+	// experiments read loaded datasets); scratch work goes elsewhere.
+	Run func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error)
+	// Paper holds the published numbers the report sets beside ours,
+	// keyed by a description.
+	Paper []PaperValue
+}
+
+// PaperValue is one published number.
+type PaperValue struct {
+	Key   string  `json:"key"`
+	Value float64 `json:"value"`
+	Note  string  `json:"note,omitempty"`
+}
+
+// ErrUnknown is returned for an experiment name that does not exist.
+var ErrUnknown = errors.New("experiments: unknown experiment")
+
+var registry []*Experiment
+
+func register(e *Experiment) { registry = append(registry, e) }
+
+// All returns every experiment in a fixed order.
+func All() []*Experiment { return registry }
+
+// Names lists the experiments.
+func Names() []string {
+	var n []string
+	for _, e := range registry {
+		n = append(n, e.Name)
+	}
+	return n
+}
+
+// Lookup finds an experiment by name.
+func Lookup(name string) (*Experiment, error) {
+	for _, e := range registry {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q (have: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
+}
+
+// Options select the part of a grid to run.
+type Options struct {
+	Quick bool
+	// Shard and Shards: run the points whose index ≡ Shard (mod Shards);
+	// Shards 0 or 1 runs all.
+	Shard, Shards int
+	// Version is recorded with each run.
+	Version  string
+	Progress func(done, total int64)
+}
+
+// Outcome is what Run did.
+type Outcome struct {
+	Experiment string  `json:"experiment"`
+	Points     int     `json:"points"`
+	Runs       []int64 `json:"run_ids"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// Run runs an experiment's grid, or one shard of it, and stores each point
+// as a run.
+func Run(ctx context.Context, db *store.DB, e *Experiment, o Options) (*Outcome, error) {
+	start := time.Now()
+	if o.Shards > 1 && (o.Shard < 0 || o.Shard >= o.Shards) {
+		return nil, fmt.Errorf("experiments: shard %d of %d: want 0 ≤ shard < shards", o.Shard, o.Shards)
+	}
+	var pts []Point
+	for _, p := range e.Points(o.Quick) {
+		if o.Shards <= 1 || p.Index%o.Shards == o.Shard {
+			pts = append(pts, p)
+		}
+	}
+	out := &Outcome{Experiment: e.Name, Points: len(pts)}
+	for i, p := range pts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if o.Progress != nil {
+			o.Progress(int64(i), int64(len(pts)))
+		}
+		t0 := time.Now()
+		figs, err := e.Run(ctx, db, p, o.Quick)
+		if err != nil {
+			return nil, fmt.Errorf("experiments: %s point %d %v: %w", e.Name, p.Index, p.Params, err)
+		}
+		params := map[string]any{"point": p.Index, "quick": o.Quick}
+		for k, v := range p.Params {
+			params[k] = v
+		}
+		id, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "experiment", Policy: e.Name, Version: o.Version,
+			Seed: p.Seed, Params: params, Started: t0}, time.Since(t0).Seconds(), figs)
+		if err != nil {
+			return nil, err
+		}
+		out.Runs = append(out.Runs, id)
+	}
+	if o.Progress != nil {
+		o.Progress(int64(len(pts)), int64(len(pts)))
+	}
+	out.Seconds = time.Since(start).Seconds()
+	return out, nil
+}
+
+// grid builds points from named axes (the last axis varies fastest) and
+// seeds: every combination of values for every seed.
+func grid(axes []axis, seeds []uint64) []Point {
+	var pts []Point
+	var rec func(i int, cur map[string]any)
+	rec = func(i int, cur map[string]any) {
+		if i == len(axes) {
+			for _, s := range seeds {
+				m := make(map[string]any, len(cur))
+				for k, v := range cur {
+					m[k] = v
+				}
+				pts = append(pts, Point{Index: len(pts), Params: m, Seed: s})
+			}
+			return
+		}
+		for _, v := range axes[i].values {
+			cur[axes[i].name] = v
+			rec(i+1, cur)
+		}
+		delete(cur, axes[i].name)
+	}
+	rec(0, map[string]any{})
+	return pts
+}
+
+type axis struct {
+	name   string
+	values []any
+}
+
+func vals[T any](xs ...T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// fig makes a figure row (t = 0).
+func fig(name string, v float64) analysis.MetricRow {
+	return analysis.MetricRow{T: 0, Metric: name, Value: v}
+}
+
+// paramsJSON is a point's parameters as canonical JSON (sorted keys).
+func paramsJSON(p map[string]any) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(p[k])
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.String()
+}

@@ -1,0 +1,111 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"placelab/analysis"
+	"placelab/optimizer/paragon"
+	store "placelab/sql"
+)
+
+func init() {
+	register(&Experiment{
+		Name: "oversubscription", Title: "Prediction-informed CPU oversubscription: the arms",
+		Reproduces: "Resource Central §6.2", FullTime: "about 5 minutes (6 arms, 5,000 machines, 14 days)",
+		Points: func(quick bool) []Point {
+			return grid([]axis{{"arm", vals(analysis.OversubArms...)}}, []uint64{1})
+		},
+		Paper: []PaperValue{
+			{"failure_pct arm=baseline", 0.25, "RC's month on 880 servers"}, {"readings_over_100 arm=rc-soft", 77, "RC-informed-soft"},
+			{"failure_pct arm=rc-soft", 0, ""}, {"readings_over_100 arm=baseline", 0, ""},
+			{"readings_over_100 arm=naive", 462, "6× RC-informed-soft"},
+		},
+		Run: func(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+			cfg := zoneConfig(quick, p.Seed)
+			cfg.SeriesVMs, cfg.Load = 300, 0.92
+			if quick {
+				cfg.SeriesVMs = 100
+			}
+			zdb, err := scratchZone(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			r, err := analysis.OversubReplay(ctx, zdb, "zone", analysis.OversubOptions{Arm: p.Params["arm"].(string), Seed: p.Seed,
+				From: math.Inf(-1), To: math.Inf(1)})
+			if err != nil {
+				return nil, err
+			}
+			return r.Figures(), nil
+		},
+	})
+	register(&Experiment{
+		Name: "characterize", Title: "Workload characterization of every loaded dataset",
+		Reproduces: "Protean §2, Resource Central §3", FullTime: "seconds per million VMs",
+		Points: func(bool) []Point { return []Point{{Index: 0, Params: map[string]any{}, Seed: 0}} },
+		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+			t0 := time.Now()
+			_, results, err := analysis.Characterize(ctx, db, "", nil)
+			if err != nil {
+				return nil, err
+			}
+			withRows := 0
+			for _, r := range results {
+				if len(r.Rows) > 0 {
+					withRows++
+				}
+			}
+			var datasets float64
+			db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM dataset").Scan(&datasets)
+			return []analysis.MetricRow{fig("datasets", datasets), fig("views", float64(len(results))),
+				fig("views_with_rows", float64(withRows)), fig("seconds_s", time.Since(t0).Seconds())}, nil
+		},
+	})
+}
+
+func init() {
+	register(&Experiment{
+		Name: "paragon", Title: "Paragon: QoS per scenario and policy, classification accuracy",
+		Reproduces: "Paragon Figs 4 and 9, Table 1", FullTime: "about 1 minute (3 scenarios at 1,000 servers, all policies)",
+		Points: func(quick bool) []Point {
+			return grid([]axis{{"scenario", vals("low", "high", "oversubscribed", "classify-lumos")}}, []uint64{1})
+		},
+		Paper: []PaperValue{{"qos_share policy=paragon scenario=low", 0.91, ""}, {"qos_share policy=nh scenario=low", 0.14, ""},
+			{"qos_share policy=ni scenario=low", 0.11, ""}, {"qos_share policy=random scenario=low", 0.03, ""}},
+		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+			sc := p.Params["scenario"].(string)
+			if sc == "classify-lumos" {
+				rep, err := analysis.EvaluateClassification(ctx, db, "lumos", "lumos", analysis.ClassifyOptions{Known: 2, Seed: p.Seed})
+				if errors.Is(err, analysis.ErrNoMatrix) {
+					return []analysis.MetricRow{fig("available", 0)}, nil // Lumos not loaded: nothing to measure
+				}
+				if err != nil {
+					return nil, err
+				}
+				return append(rep.Figures(), fig("available", 1)), nil
+			}
+			cfg, err := paragon.Scenario(sc)
+			if err != nil {
+				return nil, err
+			}
+			if quick {
+				cfg = cfg.Scaled(0.1)
+			}
+			cfg.Seed = p.Seed
+			res, err := paragon.SimulateAll(ctx, cfg, paragon.Policies)
+			if err != nil {
+				return nil, err
+			}
+			var figs []analysis.MetricRow
+			for _, r := range res {
+				for _, f := range analysis.ScheduleFigures(r) {
+					f.Metric += " policy=" + r.Policy
+					figs = append(figs, f)
+				}
+			}
+			return figs, nil
+		},
+	})
+}
