@@ -119,7 +119,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	if len(pg.Rows) > 0 {
 		p.Sections = append(p.Sections,
 			report.Section{Title: "Paragon: classification and interference-aware placement",
-				Note: "Stored placelab paragon runs. Classification: Table 1's metrics on an app × platform matrix beside predicting every app by the platform means. Scheduling: QoS share (apps at ≥ 95% of their performance alone on their best server) per scenario and policy; the paper at 1,000 servers, low load: 91% with Paragon vs 14% / 11% / 3% with NH / NI / random.",
+				Note:  "Stored placelab paragon runs. Classification: Table 1's metrics on an app × platform matrix beside predicting every app by the platform means. Scheduling: QoS share (apps at ≥ 95% of their performance alone on their best server) per scenario and policy; the paper at 1,000 servers, low load: 91% with Paragon vs 14% / 11% / 3% with NH / NI / random.",
 				Chart: groupedBars(pg, "scenario", "policy", []string{"qos_share", "mean_normalized_perf", "best_sc_accuracy", "within_5pct_accuracy"}), Table: pg, SQL: pgSQL})
 	}
 	return p, nil
