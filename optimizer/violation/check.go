@@ -62,9 +62,9 @@ func violatesAt(ds []draw, t int32, limit Vec) bool {
 			s2 += c.at(2, d)
 			continue
 		}
-		s0 += c.m[0]
-		s1 += c.m[1]
-		s2 += c.m[2]
+		s0 += float64(c.m[0])
+		s1 += float64(c.m[1])
+		s2 += float64(c.m[2])
 	}
 	return s0 >= limit[0] || s1 >= limit[1] || s2 >= limit[2]
 }

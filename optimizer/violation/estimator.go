@@ -202,14 +202,14 @@ func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, stop i
 				c := &recs[t.idx[pick(t.base, rep, len(t.idx))]]
 				ds = append(ds, draw{c: c, age: t.age, end: c.l - t.age})
 				for r := range NumResources {
-					peak[r] += c.peak[r]
+					peak[r] += float64(c.peak[r])
 				}
 			}
 			alone := peak.AnyAtLeast(limit)
 			if hasCand {
 				d := e.candD[rep]
 				ds = append(ds, d)
-				peak = peak.Add(d.c.peak)
+				peak = peak.Add(d.c.peak.vec())
 			}
 			e.ds = ds
 			if !peak.AnyAtLeast(limit) {

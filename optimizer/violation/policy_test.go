@@ -182,7 +182,7 @@ func TestLazyEqualsExplain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("warms up a simulated cluster")
 	}
-	_, pool, c, initial := benchCluster(t, 40, 60)
+	_, pool, c, initial := benchCluster(t, 40, DefaultDensity, 60)
 	repo, _ := benchData()
 	var old []Tenant
 	for i := range c.Nodes {

@@ -92,9 +92,8 @@ func (repo *Repository) filter(p *pool, src []int32, obs Vec) {
 	out, pm := p.buf[:0], p.pbuf[:0]
 	var run Vec
 	for _, i := range src {
-		c := &repo.recs[i]
-		if c.raw.AllAtLeast(obs) {
-			run = run.Max(c.peak)
+		if repo.raw[i].AllAtLeast(obs) {
+			run = run.Max(repo.recs[i].peak.vec())
 			out = append(out, i)
 			pm = append(pm, run)
 		}

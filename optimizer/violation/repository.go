@@ -18,6 +18,7 @@ type Repository struct {
 	curves []Curve
 	models []Model
 	recs   []rec
+	raw    []Vec // max of each full curve, for the §5.1 max-demand condition
 	step   time.Duration
 
 	classOf    map[string]int
@@ -29,22 +30,26 @@ type Repository struct {
 
 // rec is the hot, evaluation-ready form of one Model: every resource as
 // (i, slope, g, m) so that demand(δ) = δ ≥ g ? m : i + slope·δ (for CPU
-// i = m = U90 and g = 0).
+// i = m = U90 and g = 0). Single precision keeps it to 68 bytes, a cache
+// line; sums are in double precision.
 type rec struct {
 	l    int32
-	g    [NumResources]int32
 	gmax int32 // max_r g[r]: from δ = gmax on the curve is flat
-	i, s Vec
-	m    Vec
-	peak Vec // demand at δ = L−1, the curve's maximum under the model
-	raw  Vec // max of the full curve, for the §5.1 max-demand condition
+	g    [NumResources]int32
+	i, s vec32
+	m    vec32
+	peak vec32 // demand at δ = L−1 (rounded up): the model's maximum
 }
+
+type vec32 [NumResources]float32
+
+func (v vec32) vec() Vec { return Vec{float64(v[0]), float64(v[1]), float64(v[2])} }
 
 func (c *rec) at(r int, delta int32) float64 {
 	if delta >= c.g[r] {
-		return c.m[r]
+		return float64(c.m[r])
 	}
-	return c.i[r] + c.s[r]*float64(delta)
+	return float64(c.i[r]) + float64(c.s[r])*float64(delta)
 }
 
 // order lists curve indices by lifetime descending (ties by index) with
@@ -76,6 +81,7 @@ func NewRepository(curves []Curve) (*Repository, error) {
 		curves:  curves,
 		models:  make([]Model, len(curves)),
 		recs:    make([]rec, len(curves)),
+		raw:     make([]Vec, len(curves)),
 		step:    curves[0].Step,
 		classOf: map[string]int{},
 	}
@@ -89,7 +95,8 @@ func NewRepository(curves []Curve) (*Repository, error) {
 			return nil, fmt.Errorf("%w: curve %d (%q) has step %v, curve 0 has %v", ErrStep, i, c.ID, c.Step, p.step)
 		}
 		p.models[i] = Compress(*c)
-		p.recs[i] = newRec(p.models[i], c.Peak())
+		p.recs[i] = newRec(p.models[i])
+		p.raw[i] = c.Peak()
 		k, ok := p.classOf[c.Class]
 		if !ok {
 			k = len(p.classNames)
@@ -118,20 +125,25 @@ func NewRepository(curves []Curve) (*Repository, error) {
 	return p, nil
 }
 
-func newRec(m Model, raw Vec) rec {
-	c := rec{l: int32(m.Lifetime), raw: raw}
-	c.i[CPU], c.m[CPU] = m.CPU90, m.CPU90
+func newRec(m Model) rec {
+	c := rec{l: int32(m.Lifetime)}
+	c.i[CPU], c.m[CPU] = float32(m.CPU90), float32(m.CPU90)
 	for _, x := range []struct {
 		r Resource
 		g Growth
 	}{{Memory, m.Memory}, {Disk, m.Disk}} {
-		c.i[x.r], c.m[x.r], c.g[x.r] = x.g.I, x.g.M, int32(x.g.G)
+		c.i[x.r], c.m[x.r], c.g[x.r] = float32(x.g.I), float32(x.g.M), int32(x.g.G)
 		if x.g.G > 0 {
-			c.s[x.r] = (x.g.M - x.g.I) / float64(x.g.G)
+			c.s[x.r] = float32((x.g.M - x.g.I) / float64(x.g.G))
 		}
 	}
 	for r := range NumResources {
-		c.peak[r] = c.at(r, c.l-1)
+		// The peak bounds sums of at(), so it must not round below it.
+		p := c.at(r, c.l-1)
+		c.peak[r] = float32(p)
+		if float64(c.peak[r]) < p {
+			c.peak[r] = math.Nextafter32(c.peak[r], float32(math.Inf(1)))
+		}
 		c.gmax = max(c.gmax, c.g[r])
 	}
 	return c
@@ -145,7 +157,7 @@ func (p *Repository) newOrder(idx []int32) order {
 	var run Vec
 	for j, i := range idx {
 		o.life[j] = p.recs[i].l
-		run = run.Max(p.recs[i].peak)
+		run = run.Max(p.recs[i].peak.vec())
 		o.prefMax[j] = run
 	}
 	return o
@@ -181,7 +193,7 @@ func (p *Repository) Eligible(class string, age int, observedMax Vec) []int {
 	var out []int
 	o := &p.byClass[k]
 	for _, i := range o.idx[:o.outliving(age)] {
-		if p.recs[i].raw.AllAtLeast(observedMax) {
+		if p.raw[i].AllAtLeast(observedMax) {
 			out = append(out, int(i))
 		}
 	}
