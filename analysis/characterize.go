@@ -122,7 +122,7 @@ func charViews() []charView {
 func Characterize(ctx context.Context, db *store.DB, dataset string, progress func(done, total int64)) (*report.Page, map[string]*store.Result, error) {
 	vs := charViews()
 	page := &report.Page{Title: "placelab — workload characterization", Subtitle: "All loaded datasets",
-		Footer: "Views in sql/views reproduce Protean §2 and Resource Central §3; placelab classify fills the workload classes.", Links: reportLinks}
+		Footer: "Views in sql/views reproduce Protean §2 and Resource Central §3; placelab classify fills the workload classes.", Links: ReportLinks}
 	if dataset != "" {
 		page.Subtitle = "Dataset " + dataset
 	}

@@ -423,9 +423,17 @@ func assignSeries(tr *Trace, subs map[int64]string, pool []utilSeries, seed uint
 	}
 }
 
-// unitHash maps (seed, kind, key) to [0, 1).
+// unitHash maps (seed, kind, key) to [0, 1): FNV-1a, whose high bits
+// barely move when only the last characters differ ("sub72", "sub73"),
+// then the splitmix64 finalizer to spread every input bit over the output.
 func unitHash(seed uint64, kind, key string) float64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d|%s|%s", seed, kind, key)
-	return float64(h.Sum64()>>11) / float64(1<<53)
+	x := h.Sum64()
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return float64(x>>11) / float64(1<<53)
 }

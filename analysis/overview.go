@@ -11,9 +11,10 @@ import (
 	store "placelab/sql"
 )
 
-// reportLinks join the report's pages (placelab report and placelab
-// characterize write them into the same directory).
-var reportLinks = []report.Link{{Text: "Overview", Href: "index.html"}, {Text: "Workload characterization", Href: "characterize.html"}}
+// ReportLinks join the report's pages (placelab report writes them all
+// into one directory; placelab characterize writes its page there too).
+var ReportLinks = []report.Link{{Text: "Overview", Href: "index.html"}, {Text: "Workload characterization", Href: "characterize.html"},
+	{Text: "Experiments", Href: "experiments.html"}}
 
 // maxTypeBars is how many VM types the type-mix chart shows per dataset
 // before grouping the rest as "other".
@@ -87,7 +88,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 		sub = "Dataset " + dataset
 	}
 	p := &report.Page{Title: title, Subtitle: sub,
-		Footer: "Written by placelab from " + dbName(db) + ".", Links: reportLinks}
+		Footer: "Written by placelab from " + dbName(db) + ".", Links: ReportLinks}
 	p.Sections = append(p.Sections,
 		report.Section{Title: "Datasets", Note: "What each loaded dataset holds.", Table: summary, SQL: summarySQL},
 		report.Section{Title: "Inventory", Note: "Machines by SKU (hardware generation): the shape of Protean Table 1.", Table: inv, SQL: invSQL},

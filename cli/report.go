@@ -7,18 +7,24 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/experiments"
 )
 
 func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "report",
-		Usage: "write the offline HTML report (DIR/index.html)",
-		Description: `Writes DIR/index.html and DIR/assets/ (the ECharts script, shipped inside the
-binary: the page needs no network). The first page shows each loaded dataset, the
-inventory, a workload summary, the VM type mix and arrivals per hour.
+		Usage: "write the offline HTML report (DIR/index.html, characterize.html, experiments.html)",
+		Description: `Writes one offline site into DIR, with DIR/assets/ (the ECharts script, shipped
+inside the binary: no page needs the network):
+   index.html          datasets, inventory, workload, type mix, arrivals; every stored
+                       replay with its packing density and LP bound; oversubscription
+                       arms; Paragon runs
+   characterize.html   the workload characterization views (as placelab characterize)
+   experiments.html    every experiment's latest grid with the papers' numbers beside it
+Run placelab experiment all --quick first for a complete experiments page.
 
 Example:
-   placelab report --out report && xdg-open report/index.html`,
+   placelab experiment all --quick && placelab report --out report && xdg-open report/index.html`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "report", Usage: "output `DIR`"},
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "only dataset `NAME`"},
@@ -35,6 +41,22 @@ Example:
 			}
 			path, err := page.Write(c.String("out"), "index.html")
 			if err != nil {
+				return err
+			}
+			bar := newProgress("report", "views", c.Bool("quiet"))
+			ch, _, err := analysis.Characterize(c.Context, db, c.String("dataset"), bar.Update)
+			bar.Done()
+			if err != nil {
+				return err
+			}
+			if _, err := ch.Write(c.String("out"), "characterize.html"); err != nil {
+				return err
+			}
+			ex, err := experiments.Page(c.Context, db)
+			if err != nil {
+				return err
+			}
+			if _, err := ex.Write(c.String("out"), "experiments.html"); err != nil {
 				return err
 			}
 			abs, _ := filepath.Abs(path)
