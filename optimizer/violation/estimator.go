@@ -1,7 +1,5 @@
 package violation
 
-import "math"
-
 // DefaultRepetitions is NumRepetitions of §8.1: "100 repetitions … a good
 // trade-off between placement quality and overhead".
 const DefaultRepetitions = 100
@@ -40,11 +38,12 @@ type Stats struct {
 type Estimate struct {
 	With    float64 `json:"with"`    // Pr_violation(S_n ∪ {db})
 	Without float64 `json:"without"` // Pr_violation(S_n)
+	// Delta is Pr_violation(S_n ∪ {db}) − Pr_violation(S_n), the expected
+	// number of violations placing db on the node adds (Algorithms 2–3),
+	// computed from the counts — (with − without)/reps — so that equal
+	// differences compare equal (0.12 − 0.11 ≠ 0.01 in floating point).
+	Delta float64 `json:"delta"`
 }
-
-// Delta is Pr_violation(S_n ∪ {db}) − Pr_violation(S_n), the expected
-// number of violations placing db on the node adds (Algorithms 2–3).
-func (e Estimate) Delta() float64 { return e.With - e.Without }
 
 // Estimator runs Algorithm 1 against a Repository. It keeps scratch space
 // and a per-tenant cache of eligible sets, so it is not safe for concurrent
@@ -121,42 +120,53 @@ func ProbViolation(repo *Repository, s []Tenant, limit Vec, seed uint64, reps in
 // every tenant's eligible set cannot reach the limit (the estimate is then
 // exactly 0, as the draws would find).
 func (e *Estimator) Estimate(s []Tenant, cand *Tenant, limit Vec, seed uint64) Estimate {
-	with, without := e.run(s, cand, limit, seed, 0)
+	return e.run(s, cand, limit, seed, stopNever, 0)
+}
+
+func (e *Estimator) ratio(with, without int) Estimate {
 	reps := float64(e.cfg.Reps)
-	return Estimate{With: float64(with) / reps, Without: float64(without) / reps}
+	return Estimate{With: float64(with) / reps, Without: float64(without) / reps, Delta: float64(with-without) / reps}
 }
 
 // Below reports whether Pr_violation(s ∪ {cand}) < theta, exactly as
 // Estimate(s, cand, limit, seed).With < theta, but stops drawing at the
 // repetition that settles it — the test of line 5 of Algorithms 2 and 3.
 func (e *Estimator) Below(s []Tenant, cand *Tenant, limit Vec, seed uint64, theta float64) bool {
-	reps := e.cfg.Reps
-	// stop is the least violation count c with c/reps ≥ theta.
-	stop := max(int(math.Ceil(theta*float64(reps)))-1, 0)
-	for stop <= reps && float64(stop)/float64(reps) < theta {
-		stop++
-	}
-	if stop == 0 {
-		return false
-	}
-	with, _ := e.run(s, cand, limit, seed, stop)
-	return float64(with)/float64(reps) < theta
+	return e.run(s, cand, limit, seed, stopWith, theta).With < theta
 }
 
-// run counts the repetitions in which s ∪ {cand} and s violate; with
-// stop > 0 it counts only the former and returns once it reaches stop.
-func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, stop int) (with, without int) {
+// DeltaBelow returns Estimate(s, cand, limit, seed).Delta and whether it
+// is below bound; when it is not, it may stop drawing early and return a
+// lower bound of Delta. It finds the arg min of line 16 (Algorithm 2) and
+// 22 (Algorithm 3) without finishing the nodes that cannot win.
+func (e *Estimator) DeltaBelow(s []Tenant, cand *Tenant, limit Vec, seed uint64, bound float64) (float64, bool) {
+	d := e.run(s, cand, limit, seed, stopDelta, bound).Delta
+	return d, d < bound
+}
+
+// What run may stop at.
+const (
+	stopNever = iota
+	stopWith  // With ≥ bound; Without is not counted
+	stopDelta // Delta ≥ bound
+)
+
+// run counts the repetitions in which s ∪ {cand} and s violate. With a
+// stop mode it returns once the partial counts, divided by NumRepetitions
+// as Estimate reports them, reach bound: counts only grow, so the final
+// estimate would too.
+func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, mode int, bound float64) Estimate {
 	e.Stats.Calls++
 	if len(e.tmp) < len(s) {
 		e.tmp = append(e.tmp, make([]pool, len(s)-len(e.tmp))...)
 	}
 	e.ts = e.ts[:0]
-	var bound Vec
+	var peaks Vec
 	for k := range s {
 		t := e.resolve(&s[k], &e.tmp[k], seed)
 		if t.idx != nil {
 			e.ts = append(e.ts, t)
-			bound = bound.Add(t.peak)
+			peaks = peaks.Add(t.peak)
 		}
 	}
 	hasCand := false
@@ -164,13 +174,14 @@ func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, stop i
 		e.candidate(cand, seed)
 		hasCand = e.cand.idx != nil
 		if hasCand {
-			bound = bound.Add(e.cand.peak)
+			peaks = peaks.Add(e.cand.peak)
 		}
 	}
-	if !e.cfg.Full && !bound.AnyAtLeast(limit) {
+	if !e.cfg.Full && !peaks.AnyAtLeast(limit) {
 		e.Stats.Bounded++
-		return 0, 0
+		return Estimate{}
 	}
+	var with, without int
 	recs := e.repo.recs
 	curves := e.repo.curves
 	for rep := range e.cfg.Reps {
@@ -190,7 +201,7 @@ func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, stop i
 			e.Stats.Checks++
 			if violatesCurves(cds, limit, true) {
 				with++
-				if stop == 0 && (!hasCand || violatesCurves(cds[:len(cds)-1], limit, true)) {
+				if mode != stopWith && (!hasCand || violatesCurves(cds[:len(cds)-1], limit, true)) {
 					without++
 				}
 			}
@@ -218,16 +229,19 @@ func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, stop i
 			e.Stats.Checks++
 			if violatesModel(ds, limit) {
 				with++
-				if stop == 0 && (!hasCand || (alone && violatesModel(ds[:len(ds)-1], limit))) {
+				if mode != stopWith && (!hasCand || (alone && violatesModel(ds[:len(ds)-1], limit))) {
 					without++
 				}
 			}
 		}
-		if stop > 0 && with >= stop {
-			break
+		if mode != stopNever {
+			est := e.ratio(with, without)
+			if (mode == stopWith && est.With >= bound) || (mode == stopDelta && est.Delta >= bound) {
+				return est
+			}
 		}
 	}
-	return with, without
+	return e.ratio(with, without)
 }
 
 // resolve finds a tenant's eligible set, through the cache unless disabled.

@@ -163,3 +163,40 @@ func TestCacheIsALayer(t *testing.T) {
 		}
 	}
 }
+
+// TestEarlyStopping: Below and DeltaBelow, which stop drawing once the
+// answer is settled, agree with the full Estimate on every node of a
+// warmed-up cluster.
+func TestEarlyStopping(t *testing.T) {
+	repo, pool, c, initial := benchCluster(t, 40, 1.3, 60)
+	limit := c.Limit()
+	e := NewEstimator(repo, MCConfig{})
+	stopped := 0
+	for i := range c.Nodes {
+		cv := &pool[i]
+		cand := Tenant{ID: 1 << 40, Class: cv.Class, Usage: initial[cv.Class]}
+		s := c.Nodes[i].Tenants
+		full := e.Estimate(s, &cand, limit, 5)
+		for _, theta := range []float64{0.01, 0.1, 0.5, 1} {
+			if got := e.Below(s, &cand, limit, 5, theta); got != (full.With < theta) {
+				t.Errorf("node %d: Below(%v) = %v, Estimate %+v", i, theta, got, full)
+			}
+		}
+		for _, bound := range []float64{0, 0.03, 0.3, 1, 2} {
+			d, ok := e.DeltaBelow(s, &cand, limit, 5, bound)
+			switch {
+			case ok != (full.Delta < bound):
+				t.Errorf("node %d: DeltaBelow(%v) ok = %v, Estimate %+v", i, bound, ok, full)
+			case ok && d != full.Delta:
+				t.Errorf("node %d: DeltaBelow(%v) = %v, Estimate Delta %v", i, bound, d, full.Delta)
+			case !ok && d > full.Delta:
+				t.Errorf("node %d: DeltaBelow(%v) = %v is not a lower bound of %v", i, bound, d, full.Delta)
+			case !ok && d < full.Delta:
+				stopped++
+			}
+		}
+	}
+	if stopped == 0 {
+		t.Error("DeltaBelow never stopped early: the test did not exercise it")
+	}
+}

@@ -32,6 +32,9 @@ type Prober interface {
 	// Below must equal Estimate(s, cand, limit, seed).With < theta; it may
 	// stop drawing early.
 	Below(s []Tenant, cand *Tenant, limit Vec, seed uint64, theta float64) bool
+	// DeltaBelow must return Estimate(…).Delta and true when that is
+	// below bound; otherwise false, with any lower bound of Delta.
+	DeltaBelow(s []Tenant, cand *Tenant, limit Vec, seed uint64, bound float64) (float64, bool)
 }
 
 var _ Prober = (*Estimator)(nil)

@@ -27,9 +27,11 @@ type prv struct {
 // heuristic's choice among the nodes below θ is the first of them in
 // heuristic order, so it tests nodes in that order with Prober.Below
 // (which itself stops drawing once a node is at or over θ) and stops at
-// the first below θ — non-held-out nodes first, then held-out ones; only
-// when no node is below θ does it compute every full Estimate for Delta.
-// Both paths give the same node, since Below equals Estimate(…).With < θ.
+// the first below θ — non-held-out nodes first, then held-out ones. When
+// no node is below θ, the least Delta (ties to the heuristic order) is
+// found in the same order with Prober.DeltaBelow against the best so far,
+// which gives up on a node as soon as it cannot win. Both paths give the
+// same node; the lazy one leaves Decision.Estimates empty.
 func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 	d := &p.dec
 	*d = Decision{
@@ -123,14 +125,24 @@ func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 	}
 	// Every feasible node is at or over θ: Delta decides.
 	if !explain {
-		for _, n := range p.feas {
-			e := p.est.Estimate(tenants(n), &req.Tenant, limit, req.Seed)
-			d.Estimates = append(d.Estimates, NodeEstimate{Node: n, Estimate: e})
+		best, bestDelta := -1, 2.0
+		for _, n := range p.order {
+			if delta, ok := p.est.DeltaBelow(tenants(n), &req.Tenant, limit, req.Seed, bestDelta); ok {
+				best, bestDelta = n, delta
+			}
 		}
+		if bestDelta >= 1 {
+			d.Reason = ReasonCertain
+			d.Node = argBest(p.feas, heuristic)
+			d.Score = wt.of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
+			return d
+		}
+		d.Reason, d.Node, d.Score = ReasonMinDelta, best, bestDelta
+		return d
 	}
 	minDelta := 2.0
 	for _, e := range d.Estimates {
-		minDelta = min(minDelta, e.Delta())
+		minDelta = min(minDelta, e.Delta)
 	}
 	if minDelta >= 1 {
 		d.Reason = ReasonCertain
@@ -142,8 +154,8 @@ func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 	bestH := 0.0
 	for _, e := range d.Estimates {
 		h := heuristic(e.Node)
-		if d.Node < 0 || e.Delta() < d.Score || (e.Delta() == d.Score && h < bestH) {
-			d.Node, d.Score, bestH = e.Node, e.Delta(), h
+		if d.Node < 0 || e.Delta < d.Score || (e.Delta == d.Score && h < bestH) {
+			d.Node, d.Score, bestH = e.Node, e.Delta, h
 		}
 	}
 	return d
