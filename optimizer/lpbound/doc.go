@@ -1,2 +1,116 @@
-// Package lpbound computes the Gilmore–Gomory configuration-LP lower bound.
+// Package lpbound computes the Gilmore–Gomory configuration-LP lower bound
+// on the machines (or the cost of the machines) needed to hold a set of
+// items (VMs), the yardstick placelab sets beside every online allocator.
+//
+// # Problem
+//
+// There are d resource dimensions, bin types (SKUs) k with a capacity
+// vector cap_k, a cost c_k and an optional limit L_k on their number, and
+// item types i with a demand d_i and a size vector s_ik on every bin type
+// they fit (the Azure packing trace gives a VM's demand as a fraction of
+// each machine type). A pattern p of bin type k is a vector a_p of item
+// counts with Σ_i a_ip s_ik ≤ cap_k (+FitSlack) and 0 ≤ a_ip ≤ d_i.
+//
+// # Master LP
+//
+//	min  Σ_k Σ_p c_k x_kp
+//	s.t. Σ_k Σ_p a_ip x_kp ≥ d_i      every item type i   (duals π_i ≥ 0)
+//	     Σ_p x_kp ≤ L_k                every limited type k (duals −μ_k ≤ 0)
+//	     x ≥ 0
+//
+// Its value LP is a lower bound on the integer optimum OPT (x integer),
+// and ⌈LP⌉ one when every cost is an integer. Column generation solves it
+// over a growing set of patterns with COIN-OR Clp (github.com/lanl/clp):
+// the restricted master is loaded afresh and solved from scratch (primal
+// simplex) every iteration, since lanl/clp cannot add a column to a loaded
+// model. The first columns come from first-fit decreasing per bin type, a
+// packing heuristic (below) and Options.Initial (the columns of a previous
+// solve, e.g. the last hourly snapshot of a replay, matched by name).
+// When some type has a limit, artificial columns (cost PenaltyCost per
+// uncovered item) keep every master feasible, and a phase 1 minimizes them
+// first if some item type fits only limited types.
+//
+// # Pricing
+//
+// A column of type k enters when its reduced cost c_k + μ_k − Σ_i π_i a_i
+// is below −Tolerance, so pricing is the bounded knapsack
+//
+//	V_k(π) = max Σ_i π_i a_i  s.t.  Σ_i a_i s_ik ≤ cap_k,  0 ≤ a_i ≤ d_i integer.
+//
+// One-dimensional integer sizes are priced exactly by dynamic programming
+// over the capacity (divided by the gcd of the sizes), with binary
+// splitting of the counts: O(C · Σ_i log d_i) time, limited by
+// MaxDPCapacity and DPWorkLimit (BPPLIB capacities up to 100,000 run in
+// milliseconds to tens of milliseconds). Everything else — several
+// dimensions, fractional sizes, or a DP too large — goes to depth-first
+// branch and bound with the least of the surrogate and per-dimension
+// Dantzig bounds, at most NodeLimit nodes per problem; when it stops early
+// it still returns a valid upper bound U_k ≥ V_k. Branch and bound is
+// exponential in the worst case: 10-dimensional instances with ~5 items
+// per machine and ~500 item types take up to millions of nodes near the
+// optimum.
+//
+// To converge in fewer master LPs (each one a from-scratch solve), pricing
+// happens at Wentges-smoothed duals SmoothingAlpha·center + (1−α)·π, where
+// the center is the best dual vector found so far (seeded with the volume
+// duals π_i = c_k s_ik/cap_k, whose bound is the continuous L1 bound), α
+// falling to 0 after each round that finds no column; every iteration adds
+// up to maxExtraColumns more columns priced at π with the items of the
+// columns already found removed; columns far from entering are purged; a
+// branch-and-bound round starts with few nodes and gets NodeLimit nodes
+// (then escalateNodes times more) only when the cheaper rounds find
+// nothing.
+//
+// # The bound
+//
+// Validity never rests on Clp's tolerances or on convergence. Every
+// pricing round at some π ≥ 0 (Clp's duals clamped to ≥ 0, or smoothed)
+// yields the Lagrangian bound
+//
+//	f(θ) = θ Σ_i π_i d_i + Σ_{k limited} L_k · min(0, c_k − θ U_k),
+//	0 ≤ θ ≤ min_{k unlimited} c_k / U_k,
+//
+// valid for every θ in that range because every solution x satisfies
+// cost(x) ≥ θ Σ_i π_i d_i + Σ_kp x_kp (c_k − θ π·a_p), the cover slack being
+// ≥ 0. With no limits and unit costs its maximum is Farley's bound
+// Σ π_i d_i / max_k U_k. f is concave and piecewise linear, so it is
+// maximized over its breakpoints. If no unlimited type can use π and the
+// slope Σ π_i d_i − Σ L_k U_k stays positive, f is unbounded: a certificate
+// that the limits cannot hold the demand (ErrInfeasible). Result.LowerLP is
+// the best f over the run, and Result.Bound = ⌈LowerLP − RoundingSlack ·
+// max(1, |LowerLP|)⌉ when every cost is an integer (else LowerLP itself).
+//
+// Column generation stops when no column has reduced cost below
+// −Tolerance (Converged), when the master value z and the bound are within
+// Tolerance (relative), or when ⌈bound⌉ reaches ⌈z⌉ or the cost of a known
+// packing (StopProven: no more columns can raise the rounded bound). The
+// packing comes from a minimum-bin-slack heuristic (each machine holds the
+// largest item left and is filled best by the pricing engine at the volume
+// duals) and from rounding master solutions (⌊x⌋, then the largest
+// fractional parts, then the heuristic for the rest); its cost is
+// Result.Upper. On a time limit, an iteration limit, a canceled context or
+// a stall, Solve returns the best bound found so far.
+//
+// # Tolerances
+//
+//   - FitSlack (1e-9, absolute): a pattern may exceed a capacity by this
+//     much, as optimizer.Fits allows; it only enlarges the pattern set.
+//   - Options.Tolerance (DefaultTolerance 1e-6, relative to the largest
+//     cost): reduced costs and the convergence gap; affects when the
+//     run stops, never validity.
+//   - RoundingSlack (1e-9, relative): given up before rounding up, far
+//     above the floating-point error of Σ π_i d_i and the pricing sums.
+//   - PenaltyCost (1e6 × the largest cost): the price of an uncovered
+//     item in masters with artificial columns.
+//
+// # Limits
+//
+// Clp solves each master from scratch: about 1,000–1,700 simplex pivots,
+// ~50 ms, at 400 rows, ~150–350 ms at 600, so instances with hundreds of
+// distinct item types (BPPLIB's AI/ANI with 400–600 items, vbp with 500
+// item kinds) take seconds to a minute; instances with many copies of few
+// types (VM snapshots, Falkenauer) take milliseconds. Multi-dimensional
+// pricing may hit its node limit, which leaves LowerLP below the LP value
+// (Converged false, Stop StopStalled) but valid. Non-integer costs are not
+// rounded.
 package lpbound

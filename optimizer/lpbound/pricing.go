@@ -10,6 +10,10 @@ import (
 // Hard28 instances several times over, which pays for their pricing.
 const maxExtraColumns = 50
 
+// extraNodeLimit bounds the branch-and-bound nodes of an extra pricing
+// round: those columns need to be good, not proven best.
+const extraNodeLimit = 20_000
+
 // pricing solves the pricing problem of every bin type at one π.
 type pricing struct {
 	s    *cg
@@ -21,7 +25,7 @@ type pricing struct {
 
 // run prices every bin type at pi and returns the Lagrangian bound, the
 // multiplier θ that attains it, and whether pi certifies infeasibility.
-func (pr *pricing) run(pi []float64) (lb, theta float64, infeasible bool) {
+func (pr *pricing) run(pi []float64, nodes int) (lb, theta float64, infeasible bool) {
 	s, m := pr.s, pr.s.m
 	P := 0.0
 	for i, it := range m.items {
@@ -32,7 +36,7 @@ func (pr *pricing) run(pi []float64) (lb, theta float64, infeasible bool) {
 			pr.V[k] = dp.price(pi, s.counts, pr.a)
 			pr.U[k] = pr.V[k]
 		} else {
-			pr.V[k], pr.U[k] = s.bb[k].price(pi, s.counts, pr.a, s.nodeLimit, s.deadline)
+			pr.V[k], pr.U[k] = s.bb[k].price(pi, s.counts, pr.a, nodes, s.deadline)
 		}
 		pr.pats[k] = fromCounts(k, pr.a)
 	}
@@ -53,7 +57,7 @@ func (s *cg) disjoint(pr *pricing, found []column, sol *solution, phase1 bool) [
 			}
 		}
 		found = found[:0]
-		pr.run(pi)
+		pr.run(pi, min(s.nodeLimit, extraNodeLimit))
 		for k, b := range s.m.bins {
 			c, scale := b.cost, s.m.costScale
 			if phase1 {

@@ -24,6 +24,10 @@ const (
 // comment).
 const SmoothingAlpha = 0.8
 
+// escalateNodes multiplies the node limit for one more pricing round when
+// branch and bound could not prove that no column prices out.
+const escalateNodes = 10
+
 // Defaults for Options.
 const (
 	// DefaultTolerance: a column enters when its reduced cost is below
@@ -260,7 +264,7 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 	var sol solution
 	// Seed the bound and the stabilization center with volume duals.
 	for _, pi := range m.volumeDuals() {
-		lb, theta, infeasible := pr.run(pi)
+		lb, theta, infeasible := pr.run(pi, s.nodeLimit)
 		if !infeasible && lb > best {
 			best = lb
 			for i := range center {
@@ -329,7 +333,12 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		if haveCenter && !phase1 {
 			alpha = SmoothingAlpha
 		}
-		added := false
+		// Pricing effort grows only when a cheaper round finds nothing:
+		// branch and bound first with extraNodeLimit nodes, then
+		// NodeLimit, then escalateNodes × NodeLimit (the DP is exact
+		// at every level).
+		added, level := false, 0
+		limits := [...]int{min(s.nodeLimit, extraNodeLimit), s.nodeLimit, s.nodeLimit * escalateNodes}
 		for miss := 1; ; miss++ {
 			pi := sol.pi
 			if alpha > 0 {
@@ -338,7 +347,7 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 				}
 				pi = sep
 			}
-			lb, theta, infeasible := pr.run(pi)
+			lb, theta, infeasible := pr.run(pi, limits[level])
 			if infeasible {
 				s.infeasible = fmt.Errorf("%w: the bin type limits cannot hold the demand (dual certificate: Σ π·d exceeds Σ limit × max pattern value)", ErrInfeasible)
 				return finish(StopConverged, &sol)
@@ -375,6 +384,10 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 				if alpha < 1e-3 {
 					alpha = 0
 				}
+				continue
+			}
+			if pending && level+1 < len(limits) {
+				level++
 				continue
 			}
 			if len(enter) > 0 || pending {

@@ -1,0 +1,114 @@
+package lpbound
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// bruteKnapsack enumerates every pattern of bin type k.
+func bruteKnapsack(m *model, k int, pi []float64) float64 {
+	b := m.bins[k]
+	best := 0.0
+	var rec func(x int, free []float64, v float64)
+	rec = func(x int, free []float64, v float64) {
+		best = max(best, v)
+		if x == len(b.fit) {
+			return
+		}
+		i := b.fit[x]
+		s := m.items[i].size[k]
+		next := append([]float64(nil), free...)
+		for c := 0; c <= m.items[i].count; c++ {
+			if c > 0 {
+				for j := range next {
+					next[j] -= s[j]
+				}
+				if !fitsIn(make([]float64, len(next)), next) {
+					break
+				}
+			}
+			rec(x+1, next, v+float64(c)*max(pi[i], 0))
+		}
+	}
+	rec(0, append([]float64(nil), b.cap...), 0)
+	return best
+}
+
+// randomModel has one bin type of capacity cap (dims dimensions) and n
+// item types; integer sizes if integral.
+func randomModel(t *testing.T, r *rand.Rand, dims, n int, integral bool) *model {
+	t.Helper()
+	capacity := make([]float64, dims)
+	for j := range capacity {
+		capacity[j] = 20 + float64(r.IntN(30))
+	}
+	p := &Problem{Bins: []BinType{{Capacity: capacity}}}
+	for range n {
+		s := make([]float64, dims)
+		for j := range s {
+			s[j] = 1 + r.Float64()*capacity[j]*0.6
+			if integral {
+				s[j] = math.Floor(s[j])
+			}
+		}
+		p.Items = append(p.Items, ItemType{Count: 1 + r.IntN(3), Sizes: [][]float64{s}})
+	}
+	m, err := newModel(p, MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestPricingExact checks the DP and branch and bound against enumeration
+// on seeded random knapsacks, and that a stopped branch and bound still
+// bounds the optimum from above.
+func TestPricingExact(t *testing.T) {
+	for _, c := range []struct {
+		dims     int
+		integral bool
+	}{{1, true}, {1, false}, {2, true}, {3, false}, {5, true}} {
+		t.Run(fmt.Sprintf("dims=%d/integral=%v", c.dims, c.integral), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(c.dims), 7))
+			for trial := range 40 {
+				m := randomModel(t, r, c.dims, 3+r.IntN(6), c.integral)
+				pi := make([]float64, len(m.items))
+				cnt := make([]int, len(m.items))
+				for i, it := range m.items {
+					pi[i] = r.Float64() - 0.2 // some duals ≤ 0
+					cnt[i] = it.count
+				}
+				want := bruteKnapsack(m, 0, pi)
+				a := make([]int, len(m.items))
+				check := func(engine string, v float64) {
+					t.Helper()
+					got := 0.0
+					for i, q := range a {
+						got += float64(q) * pi[i]
+					}
+					if math.Abs(v-want) > 1e-9 || math.Abs(got-want) > 1e-9 || !m.fits(fromCounts(0, a)) {
+						t.Fatalf("trial %d %s: value %g, pattern %v worth %g (fits %v), want %g", trial, engine, v, a, got, m.fits(fromCounts(0, a)), want)
+					}
+				}
+				if dp := newDPPricer(m, 0); dp != nil {
+					check("dp", dp.price(pi, cnt, a))
+				} else if c.dims == 1 && c.integral {
+					t.Fatal("no DP for integer sizes in one dimension")
+				}
+				bb := newBBPricer(m, 0)
+				v, u := bb.price(pi, cnt, a, 1<<30, time.Time{})
+				if u != v {
+					t.Fatalf("trial %d: finished search has upper %g != value %g", trial, u, v)
+				}
+				check("bb", v)
+				v, u = bb.price(pi, cnt, a, 2, time.Time{})
+				if v > want+1e-9 || u < want-1e-9 {
+					t.Fatalf("trial %d: stopped search: value %g, upper %g, optimum %g", trial, v, u, want)
+				}
+			}
+		})
+	}
+}
