@@ -3,6 +3,7 @@ package violation
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -38,7 +39,9 @@ func benchCluster(tb testing.TB, nodes int, density, warmHours float64) (*Reposi
 var benchDensities = []float64{DefaultDensity, 1.3}
 
 // BenchmarkPlace times one placement of a new tenant into a warmed-up
-// cluster, PrV-WorstFit against WorstFit-max in the same run.
+// cluster, PrV-WorstFit against WorstFit-max in the same run, and at 40
+// nodes against PrV-WorstFit through Explain (mode=full: every node's full
+// estimate, as the listing computes them, instead of lazy screening).
 func BenchmarkPlace(b *testing.B) {
 	for _, nodes := range []int{40, 1000} {
 		for _, density := range benchDensities {
@@ -53,11 +56,19 @@ func benchPlace(b *testing.B, nodes int, density float64) {
 	for i := range c.Nodes {
 		tenants += len(c.Nodes[i].Tenants)
 	}
-	for _, name := range []string{NamePrVWorstFit, NameWorstFitMax} {
+	names := []string{NamePrVWorstFit, NameWorstFitMax}
+	if nodes <= 40 {
+		names = append(names, NamePrVWorstFit+"/mode=full")
+	}
+	for _, name := range names {
 		b.Run(fmt.Sprintf("policy=%s/nodes=%d/density=%g", name, nodes, density), func(b *testing.B) {
-			pol, err := NewPolicy(name, repo, PolicyParams{})
+			base, full := strings.CutSuffix(name, "/mode=full")
+			pol, err := NewPolicy(base, repo, PolicyParams{})
 			if err != nil {
 				b.Fatal(err)
+			}
+			if full {
+				pol = viaExplain{pol.(Explainer)}
 			}
 			req := func(i int) Request {
 				cv := &pool[i%len(pool)]

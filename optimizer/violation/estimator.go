@@ -90,9 +90,6 @@ func NewEstimator(repo *Repository, cfg MCConfig) *Estimator {
 	return &Estimator{repo: repo, cfg: cfg, cache: map[int64]*pool{}}
 }
 
-// Repository is the 𝒟 the estimator draws from.
-func (e *Estimator) Repository() *Repository { return e.repo }
-
 // Config is the estimator's configuration with defaults filled in.
 func (e *Estimator) Config() MCConfig { return e.cfg }
 
