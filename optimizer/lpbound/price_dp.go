@@ -4,61 +4,88 @@ import "math"
 
 // Limits of the dynamic program.
 const (
-	// MaxDPCapacity is the largest capacity (after dividing by the gcd of
-	// the sizes) the DP runs over: its table is one float64 per unit.
+	// MaxDPCapacity is the most cells the DP table may have (the product
+	// over the dimensions of the capacity, in units of the gcd of the
+	// sizes, plus one): one float64 per cell.
 	MaxDPCapacity = 1 << 22
-	// DPWorkLimit caps capacity × pieces (binary-split copies) per DP run,
+	// DPWorkLimit caps cells × pieces (binary-split copies) per DP run,
 	// about 0.1 s; beyond it branch and bound prices instead.
 	DPWorkLimit = 1 << 27
 )
 
-// dpPricer solves the one-dimensional bounded knapsack
+// dpPricer solves the bounded knapsack
 //
-//	max Σ π_i a_i  s.t.  Σ w_i a_i ≤ C,  0 ≤ a_i ≤ d_i integer
+//	max Σ π_i a_i  s.t.  Σ_i a_i w_ij ≤ C_j (every j),  0 ≤ a_i ≤ d_i integer
 //
-// exactly for integer sizes by dynamic programming over the capacity. Each
-// item type is split into pieces of 1, 2, 4, … copies (binary splitting), so
-// the table sweep is a 0-1 knapsack over Σ_i ⌈log₂(d_i+1)⌉ pieces:
-// O(C · Σ log d_i) time, one bit per piece and capacity to recover the
-// pattern.
+// exactly for integer sizes by dynamic programming over the capacity
+// vectors: a table f over the cells 0 ≤ c ≤ C (C_j = ⌊cap_j/g_j⌋, w_ij =
+// s_ij/g_j for g_j the gcd of the sizes in dimension j). Each item type
+// is split into pieces of 1, 2, 4, … copies (binary splitting), so the
+// sweep is a 0-1 knapsack over Σ_i ⌈log₂(d_i+1)⌉ pieces: O(cells · Σ log d_i)
+// time, one bit per piece and cell to recover the pattern. It applies to
+// one dimension up to capacities of millions and to several dimensions
+// with small integer capacities (cores and GB of a machine), within
+// MaxDPCapacity cells.
 type dpPricer struct {
-	bin   int
-	cap   int   // C / g
-	items []int // model items that fit
-	w     []int // their sizes / g
-	u     []int // their max copies: min(d_i, C/w_i)
-	f     []float64
-	bits  []uint64
-	piece []dpPiece
+	bin    int
+	caps   []int // C_j
+	stride []int // of dimension j in the flat table (last dimension 1)
+	cells  int
+	items  []int   // model items that fit
+	w      [][]int // their sizes in units of g_j
+	off    []int   // their flat offsets Σ_j w_ij·stride_j
+	f      []float64
+	bits   []uint64
+	piece  []dpPiece
+	coord  []int
 }
 
 type dpPiece struct {
 	idx, q int // index into items, copies
 }
 
-// newDPPricer returns nil unless bin k is one-dimensional with an integer
-// capacity and integer sizes of a reasonable magnitude.
+// newDPPricer returns nil unless every size on bin type k and its
+// capacity are integers and the table has at most MaxDPCapacity cells.
 func newDPPricer(m *model, k int) *dpPricer {
 	b := m.bins[k]
-	if m.dims != 1 || !isInt(b.cap[0]) || b.cap[0] < 1 || b.cap[0] > 1<<40 {
-		return nil
-	}
-	g := int64(b.cap[0])
-	for _, i := range b.fit {
-		s := m.items[i].size[k][0]
-		if !isInt(s) {
+	d := m.dims
+	p := &dpPricer{bin: k, caps: make([]int, d), stride: make([]int, d), cells: 1}
+	g := make([]int64, d)
+	for j, c := range b.cap {
+		if !isInt(c) {
 			return nil
 		}
-		g = gcd(g, int64(s))
+		for _, i := range b.fit {
+			s := m.items[i].size[k][j]
+			if !isInt(s) {
+				return nil
+			}
+			g[j] = gcd(g[j], int64(s))
+		}
 	}
-	p := &dpPricer{bin: k, cap: int(int64(b.cap[0]) / g)}
-	if p.cap > MaxDPCapacity {
-		return nil
+	for j := d - 1; j >= 0; j-- {
+		if g[j] == 0 { // every size is 0: the dimension never binds
+			g[j] = int64(b.cap[j]) + 1
+		}
+		p.caps[j] = int(int64(b.cap[j]) / g[j])
+		p.stride[j] = p.cells
+		if p.cells > MaxDPCapacity/(p.caps[j]+1) {
+			return nil
+		}
+		p.cells *= p.caps[j] + 1
 	}
 	for _, i := range b.fit {
+		w := make([]int, d)
+		off := 0
+		for j := range w {
+			w[j] = int(int64(m.items[i].size[k][j]) / g[j])
+			off += w[j] * p.stride[j]
+		}
 		p.items = append(p.items, i)
-		p.w = append(p.w, int(int64(m.items[i].size[k][0])/g))
+		p.w = append(p.w, w)
+		p.off = append(p.off, off)
 	}
+	p.coord = make([]int, d)
 	return p
 }
 
@@ -74,23 +101,25 @@ func gcd(a, b int64) int64 {
 // copies is the most copies of items[x] a pattern can hold: at most
 // cnt of them.
 func (p *dpPricer) copies(x, cnt int) int {
-	if p.w[x] == 0 {
-		return cnt
+	for j, w := range p.w[x] {
+		if w > 0 {
+			cnt = min(cnt, p.caps[j]/w)
+		}
 	}
-	return min(cnt, p.cap/p.w[x])
+	return cnt
 }
 
 // work is the table size a run over π would sweep.
 func (p *dpPricer) work(pi []float64, cnt []int) int {
 	n := 0
 	for x, i := range p.items {
-		if pi[i] > 0 && p.w[x] > 0 {
+		if pi[i] > 0 && p.off[x] > 0 {
 			for u := p.copies(x, cnt[i]); u > 0; u >>= 1 {
 				n++
 			}
 		}
 	}
-	return n * (p.cap + 1)
+	return n * p.cells
 }
 
 // price returns an optimal pattern with at most cnt[i] copies of item i
@@ -104,7 +133,7 @@ func (p *dpPricer) price(pi []float64, cnt []int, a []int) float64 {
 		if pi[i] <= 0 || u == 0 {
 			continue
 		}
-		if p.w[x] == 0 { // takes no room
+		if p.off[x] == 0 { // takes no room
 			a[i] = u
 			value += pi[i] * float64(u)
 			continue
@@ -115,12 +144,12 @@ func (p *dpPricer) price(pi []float64, cnt []int, a []int) float64 {
 			u -= q
 		}
 	}
-	C := p.cap
-	stride := (C + 64) / 64
-	if cap(p.f) < C+1 {
-		p.f = make([]float64, C+1)
+	N := p.cells
+	stride := (N + 63) / 64
+	if cap(p.f) < N {
+		p.f = make([]float64, N)
 	}
-	f := p.f[:C+1]
+	f := p.f[:N]
 	clear(f)
 	if need := len(p.piece) * stride; cap(p.bits) < need {
 		p.bits = make([]uint64, need)
@@ -128,23 +157,71 @@ func (p *dpPricer) price(pi []float64, cnt []int, a []int) float64 {
 	bits := p.bits[:len(p.piece)*stride]
 	clear(bits)
 	for j, pc := range p.piece {
-		W := pc.q * p.w[pc.idx]
 		V := float64(pc.q) * pi[p.items[pc.idx]]
 		row := bits[j*stride : (j+1)*stride]
-		for c := C; c >= W; c-- {
-			if v := f[c-W] + V; v > f[c] {
-				f[c] = v
-				row[c>>6] |= 1 << (c & 63)
+		if len(p.caps) == 1 {
+			W := pc.q * p.w[pc.idx][0]
+			for c := N - 1; c >= W; c-- {
+				if v := f[c-W] + V; v > f[c] {
+					f[c] = v
+					row[c>>6] |= 1 << (c & 63)
+				}
 			}
+			continue
 		}
+		p.sweep(f, row, pc, V)
 	}
-	c := C
+	c := N - 1
 	for j := len(p.piece) - 1; j >= 0; j-- {
 		if bits[j*stride+c>>6]&(1<<(c&63)) != 0 {
 			pc := p.piece[j]
 			a[p.items[pc.idx]] += pc.q
-			c -= pc.q * p.w[pc.idx]
+			c -= pc.q * p.off[pc.idx]
 		}
 	}
-	return value + f[C]
+	return value + f[N-1]
+}
+
+// sweep applies one piece to a multi-dimensional table: cells in
+// decreasing flat order, so f[c − W] still holds the value without the
+// piece; an odometer runs over the leading coordinates and the last one
+// (stride 1) is a contiguous inner loop.
+func (p *dpPricer) sweep(f []float64, row []uint64, pc dpPiece, V float64) {
+	w := p.w[pc.idx]
+	W := pc.q * p.off[pc.idx]
+	d := len(p.caps)
+	last := d - 1
+	lo := pc.q * w[last]
+	coord := p.coord[:last]
+	copy(coord, p.caps[:last])
+	for {
+		ok := true
+		base := 0
+		for j, x := range coord {
+			if x < pc.q*w[j] {
+				ok = false
+				break
+			}
+			base += x * p.stride[j]
+		}
+		if ok {
+			for c := base + p.caps[last]; c >= base+lo; c-- {
+				if v := f[c-W] + V; v > f[c] {
+					f[c] = v
+					row[c>>6] |= 1 << (c & 63)
+				}
+			}
+		}
+		j := last - 1 // decrement the odometer
+		for ; j >= 0; j-- {
+			if coord[j] > 0 {
+				coord[j]--
+				break
+			}
+			coord[j] = p.caps[j]
+		}
+		if j < 0 {
+			return
+		}
+	}
 }
