@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -78,6 +79,10 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	if err != nil {
 		return nil, err
 	}
+	vio, vioSQL, err := view("violation_results")
+	if err != nil {
+		return nil, err
+	}
 	pg, pgSQL, err := view("paragon_results")
 	if err != nil {
 		return nil, err
@@ -117,6 +122,12 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 				Note:  "Each arm stored by placelab oversub: scheduling failures and 5-minute server readings above 100% (co-located VMs' maximum utilizations summed). Resource Central's month: Baseline 0.25% failures, no reading above 100%; RC-informed-soft no failures, 77 readings above 100%; Naive 6× as many.",
 				Chart: groupedBars(ovs, "arm", "run_id", []string{"readings_over_100", "failures"}), Table: ovs, SQL: ovsSQL})
 	}
+	if len(vio.Rows) > 0 {
+		p.Sections = append(p.Sections,
+			report.Section{Title: "Violations on oversubscribed nodes (König et al. Fig 9)",
+				Note:  "Stored placelab violation runs: mean violations per policy and tenant density on the same tenant sequences. The paper: the best policy without probability-of-violation estimates had 2.1–2.6× PrV-WorstFit's violations.",
+				Chart: violationChart(vio), Table: vio, SQL: vioSQL})
+	}
 	if len(pg.Rows) > 0 {
 		p.Sections = append(p.Sections,
 			report.Section{Title: "Paragon: classification and interference-aware placement",
@@ -124,6 +135,49 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 				Chart: groupedBars(pg, "scenario", "policy", []string{"qos_share", "mean_normalized_perf", "best_sc_accuracy", "within_5pct_accuracy"}), Table: pg, SQL: pgSQL})
 	}
 	return p, nil
+}
+
+// violationChart draws violations against density, one line per policy
+// (the latest run of each policy and density).
+func violationChart(r *store.Result) *charts.Line {
+	pc, dc, vc := col(r, "policy"), col(r, "density"), col(r, "violations")
+	type key struct {
+		p string
+		d float64
+	}
+	latest := map[key]float64{}
+	var pols []string
+	seen := map[string]bool{}
+	var ds []float64
+	seenD := map[float64]bool{}
+	for _, row := range r.Rows {
+		p, d := fmt.Sprint(row[pc]), num(row[dc])
+		latest[key{p, d}] = num(row[vc])
+		if !seen[p] {
+			seen[p] = true
+			pols = append(pols, p)
+		}
+		if !seenD[d] {
+			seenD[d] = true
+			ds = append(ds, d)
+		}
+	}
+	sort.Float64s(ds)
+	line := charts.NewLine()
+	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "tenant density", Scale: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "violations"}), charts.WithAnimation(false))
+	for _, p := range pols {
+		var pts []opts.LineData
+		for _, d := range ds {
+			if v, ok := latest[key{p, d}]; ok {
+				pts = append(pts, opts.LineData{Value: []float64{d, v}})
+			}
+		}
+		line.AddSeries(p, pts)
+	}
+	return line
 }
 
 // groupedBars draws, for each row (labelled "x (run id)"), one bar per

@@ -97,6 +97,7 @@ Typical session:
 			experimentCommand(),
 			mergeCommand(),
 			paragonCommand(),
+			violationCommand(),
 		},
 		EnableBashCompletion: true,
 		// Errors, usage errors included, come back to main, which prints them

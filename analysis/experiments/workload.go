@@ -8,6 +8,7 @@ import (
 
 	"placelab/analysis"
 	"placelab/optimizer/paragon"
+	"placelab/optimizer/violation"
 	store "placelab/sql"
 )
 
@@ -106,6 +107,38 @@ func init() {
 				}
 			}
 			return figs, nil
+		},
+	})
+}
+
+func init() {
+	register(&Experiment{
+		Name: "violations", Title: "Violations per placement policy over tenant density",
+		Reproduces: "König et al. Fig 9", FullTime: "about 40 minutes (5 densities, all policies, 40 nodes, 300 h, 20 seeds)",
+		Points: func(quick bool) []Point {
+			if quick {
+				return grid([]axis{{"density", vals(1.0, 1.2)}}, []uint64{1})
+			}
+			return grid([]axis{{"density", vals(0.9, 1.0, 1.1, 1.2, 1.3)}}, []uint64{1})
+		},
+		Paper: []PaperValue{{"best_baseline_over_prv_worstfit", 2.1, "2.1–2.6× in §8.3"}},
+		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+			sim := violation.DefaultSimConfig()
+			sim.Seed = p.Seed
+			n := 2000
+			if quick {
+				sim.Nodes, sim.Hours, sim.Seeds, n = 20, 60, 2, 600
+			}
+			pts, err := analysis.ViolationSweep(ctx, db, analysis.ViolationOptions{Synthetic: n, Policies: violation.PolicyNames(),
+				Densities: []float64{p.Params["density"].(float64)}, Sim: sim})
+			if err != nil {
+				return nil, err
+			}
+			var figs []analysis.MetricRow
+			for _, r := range pts[0].Result.Policies {
+				figs = append(figs, fig("violations policy="+r.Policy, r.Violations), fig("failovers policy="+r.Policy, r.Failovers))
+			}
+			return append(figs, fig("best_baseline_over_prv_worstfit", pts[0].Ratio)), nil
 		},
 	})
 }

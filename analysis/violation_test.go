@@ -1,0 +1,88 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"placelab/optimizer/violation"
+	store "placelab/sql"
+)
+
+// TestLoadDemandCurves builds curves from hand-made demand rows: tenant a
+// (4 cores, 16 GB) has 300 samples every 5 minutes with the one at step 10
+// missing (the gap holds step 9's value); tenant b has a day minus one
+// sample and is left out; a's class is its size and its cap its type's.
+func TestLoadDemandCurves(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	if _, err := LoadDemandCurves(ctx, db, "d"); !errors.Is(err, ErrNoCurves) {
+		t.Fatalf("empty: %v", err)
+	}
+	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: "d", Format: "test", Source: "hand"}, func(w *store.Writer) error {
+		if err := w.Append("vm_type", "c4m16", nil, 4.0, 16.0, nil, nil, nil, nil); err != nil {
+			return err
+		}
+		for i, name := range []string{"a", "b"} {
+			if err := w.Append("vm", int64(i), name, name, nil, "c4m16", int16(0), 0.0, 86400.0, nil, nil, nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		for k := 0; k < 300; k++ {
+			if k != 10 {
+				if err := w.Append("demand_curve", "a", float64(300*k), float64(k%4), 2.0+float64(k)/100, nil); err != nil {
+					return err
+				}
+			}
+			if k < MinCurveSamples-1 {
+				if err := w.Append("demand_curve", "b", float64(300*k), 1.0, 1.0, nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := LoadDemandCurves(ctx, db, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 {
+		t.Fatalf("%d curves, want 1 (b is shorter than a day)", len(cs))
+	}
+	c := cs[0]
+	if c.Class != "cores=4" || c.Lifetime() != 300 || c.Max != (violation.Vec{4, 16, 0}) || c.Demand[violation.Disk] != nil {
+		t.Fatalf("curve %s class %s lifetime %d max %v", c.ID, c.Class, c.Lifetime(), c.Max)
+	}
+	if c.At(violation.CPU, 10) != c.At(violation.CPU, 9) || c.At(violation.CPU, 11) != 3 || c.At(violation.Memory, 299) != float64(float32(4.99)) {
+		t.Errorf("samples: cpu 9 %v, 10 %v, 11 %v; memory 299 %v", c.At(violation.CPU, 9), c.At(violation.CPU, 10), c.At(violation.CPU, 11), c.At(violation.Memory, 299))
+	}
+}
+
+// TestViolationSweepSynthetic runs a small sweep on synthetic curves: every
+// policy at every density, the same result for the same seed.
+func TestViolationSweepSynthetic(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	sim := violation.DefaultSimConfig()
+	sim.Nodes, sim.Hours, sim.Seeds = 10, 30, 2
+	o := ViolationOptions{Synthetic: 300, Policies: []string{"prv-worstfit", "worstfit-max", "bestfit"}, Densities: []float64{1.0, 1.3}, Sim: sim}
+	a, err := ViolationSweep(ctx, db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := ViolationSweep(ctx, db, o)
+	if len(a) != 2 || len(a[0].Result.Policies) != 3 {
+		t.Fatalf("%+v", a)
+	}
+	for i := range a {
+		for j, p := range a[i].Result.Policies {
+			q := b[i].Result.Policies[j]
+			if p.Violations != q.Violations || p.Failovers != q.Failovers {
+				t.Errorf("density %v %s: %v/%v vs %v/%v", a[i].Density, p.Policy, p.Violations, p.Failovers, q.Violations, q.Failovers)
+			}
+		}
+	}
+}
