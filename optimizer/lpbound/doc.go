@@ -37,18 +37,21 @@
 //
 //	V_k(π) = max Σ_i π_i a_i  s.t.  Σ_i a_i s_ik ≤ cap_k,  0 ≤ a_i ≤ d_i integer.
 //
-// One-dimensional integer sizes are priced exactly by dynamic programming
-// over the capacity (divided by the gcd of the sizes), with binary
-// splitting of the counts: O(C · Σ_i log d_i) time, limited by
-// MaxDPCapacity and DPWorkLimit (BPPLIB capacities up to 100,000 run in
-// milliseconds to tens of milliseconds). Everything else — several
-// dimensions, fractional sizes, or a DP too large — goes to depth-first
-// branch and bound with the least of the surrogate and per-dimension
-// Dantzig bounds, at most NodeLimit nodes per problem; when it stops early
-// it still returns a valid upper bound U_k ≥ V_k. Branch and bound is
-// exponential in the worst case: 10-dimensional instances with ~5 items
-// per machine and ~500 item types take up to millions of nodes near the
-// optimum.
+// Integer sizes are priced exactly by dynamic programming over the
+// capacity vectors (per dimension in units of the gcd of the sizes), with
+// binary splitting of the counts: O(cells · Σ_i log d_i) time, limited to
+// MaxDPCapacity cells and DPWorkLimit cell updates — one dimension up to
+// capacities of millions (BPPLIB's 100,000 runs in tens of milliseconds),
+// or a few dimensions with small capacities (a machine's cores × GB).
+// Everything else — fractional sizes, several large dimensions (vbp's
+// 3–10 × 1000) — goes to depth-first branch and bound with the least of
+// the surrogate and per-dimension Dantzig bounds, at most NodeLimit nodes
+// per problem; when it stops early it still returns a valid upper bound
+// U_k ≥ V_k. Branch and bound is exponential in the worst case:
+// vbp instances with ~5 items per machine and 500 item types take
+// millions of nodes near the optimum, and fractional sizes with many
+// copies per machine (VM demand as fractions of a machine) can exhaust the
+// node limit, leaving the bound valid but below the LP value.
 //
 // To converge in fewer master LPs (each one a from-scratch solve), pricing
 // happens at Wentges-smoothed duals SmoothingAlpha·center + (1−α)·π, where

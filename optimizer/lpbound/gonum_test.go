@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -96,7 +97,7 @@ func TestMasterAgainstGonum(t *testing.T) {
 					ms.add(fromCounts(k, a))
 				}
 			}
-			sol := ms.solve()
+			sol := ms.solve(time.Time{})
 			if !sol.optimal {
 				t.Fatalf("Clp status %d", sol.status)
 			}

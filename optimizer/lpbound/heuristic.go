@@ -36,6 +36,9 @@ func (s *cg) greedy(pi []float64, rem, used []int) (cols []column, cost float64,
 	seen := map[string]bool{}
 	wb := slices.Clone(w)
 	for left > 0 {
+		if s.abort() {
+			return cols, cost, false
+		}
 		// Minimum bin slack: the pattern must hold the largest item
 		// left (a bonus worth more than all others) and fills the rest
 		// best.
@@ -58,7 +61,7 @@ func (s *cg) greedy(pi []float64, rem, used []int) (cols []column, cost float64,
 			if dp := s.dp[k]; dp != nil && dp.work(wb, rem) <= heuristicDPWork {
 				dp.price(wb, rem, a)
 			} else {
-				s.bb[k].price(wb, rem, a, heuristicNodes, s.deadline)
+				s.bb[k].price(wb, rem, a, heuristicNodes, s.abort)
 			}
 			v := 0.0
 			for i, q := range a {

@@ -2,6 +2,7 @@ package lpbound
 
 import (
 	"math"
+	"time"
 
 	"github.com/lanl/clp"
 )
@@ -175,12 +176,16 @@ type solution struct {
 	optimal bool
 }
 
-func (ms *master) solve() solution {
+// solve solves the master; a non-zero deadline also bounds Clp.
+func (ms *master) solve(deadline time.Time) solution {
 	if ms.sp == nil || ms.loads >= simplexReloads {
 		ms.sp = clp.NewSimplex()
 		ms.loads = 0
 	}
 	ms.loads++
+	if !deadline.IsZero() {
+		ms.sp.SetMaxSeconds(max(time.Until(deadline).Seconds(), 1e-3))
+	}
 	ms.mat.SetDimensions(ms.rows, len(ms.obj))
 	ms.sp.LoadProblem(ms.mat, nil, ms.obj, ms.rb, nil)
 	// Primal simplex from the slack basis: about 30% faster than the dual

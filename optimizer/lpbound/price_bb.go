@@ -3,7 +3,6 @@ package lpbound
 import (
 	"math"
 	"sort"
-	"time"
 )
 
 // DefaultNodeLimit is the default number of branch-and-bound nodes per
@@ -48,7 +47,7 @@ type bbPricer struct {
 	nodes   int
 	limit   int
 	stop    bool
-	dl      time.Time
+	abort   func() bool // checked every 1024 nodes: deadline passed or context done
 }
 
 type bbItem struct {
@@ -66,8 +65,8 @@ func newBBPricer(m *model, k int) *bbPricer {
 // price returns a best pattern found with at most cnt[i] copies of item i
 // (dense counts written to a), its value, and an upper bound on the
 // optimum (equal to the value when the search finished within limit
-// nodes).
-func (p *bbPricer) price(pi []float64, cnt []int, a []int, limit int, deadline time.Time) (value, upper float64) {
+// nodes and abort, if not nil, did not report true).
+func (p *bbPricer) price(pi []float64, cnt []int, a []int, limit int, abort func() bool) (value, upper float64) {
 	clear(a)
 	b := p.m.bins[p.bin]
 	d := len(b.cap)
@@ -117,7 +116,7 @@ func (p *bbPricer) price(pi []float64, cnt []int, a []int, limit int, deadline t
 	clear(p.a)
 	clear(p.best)
 	clear(p.cover)
-	p.bestV, p.nodes, p.stop, p.dl, p.limit = 0, 0, false, deadline, limit
+	p.bestV, p.nodes, p.stop, p.abort, p.limit = 0, 0, false, abort, limit
 	if cap(p.minSize) < (n+1)*d {
 		p.minSize = make([]float64, (n+1)*d)
 	}
@@ -298,7 +297,7 @@ next:
 			continue
 		}
 		p.nodes++
-		if p.nodes > p.limit || (p.nodes&1023 == 0 && !p.dl.IsZero() && time.Now().After(p.dl)) {
+		if p.nodes > p.limit || (p.nodes&1023 == 0 && p.abort != nil && p.abort()) {
 			p.stop = true
 		}
 		// If the search stops inside child c, what stays unexplored at

@@ -45,29 +45,32 @@ type dpPiece struct {
 }
 
 // newDPPricer returns nil unless every size on bin type k and its
-// capacity are integers and the table has at most MaxDPCapacity cells.
+// capacity are integers (or become integers when scaled by a power of 2 up
+// to 2^maxDyadicScale) and the table has at most MaxDPCapacity cells.
 func newDPPricer(m *model, k int) *dpPricer {
 	b := m.bins[k]
 	d := m.dims
 	p := &dpPricer{bin: k, caps: make([]int, d), stride: make([]int, d), cells: 1}
 	g := make([]int64, d)
+	scale := make([]int, d) // sizes × 2^scale are integers
 	for j, c := range b.cap {
-		if !isInt(c) {
+		e := dyadicScale(c)
+		for _, i := range b.fit {
+			e = max(e, dyadicScale(m.items[i].size[k][j]))
+		}
+		if e > maxDyadicScale {
 			return nil
 		}
+		scale[j] = e
 		for _, i := range b.fit {
-			s := m.items[i].size[k][j]
-			if !isInt(s) {
-				return nil
-			}
-			g[j] = gcd(g[j], int64(s))
+			g[j] = gcd(g[j], int64(math.Ldexp(m.items[i].size[k][j], e)))
 		}
 	}
 	for j := d - 1; j >= 0; j-- {
 		if g[j] == 0 { // every size is 0: the dimension never binds
-			g[j] = int64(b.cap[j]) + 1
+			g[j] = int64(math.Ldexp(b.cap[j], scale[j])) + 1
 		}
-		p.caps[j] = int(int64(b.cap[j]) / g[j])
+		p.caps[j] = int(int64(math.Ldexp(b.cap[j], scale[j])) / g[j])
 		p.stride[j] = p.cells
 		if p.cells > MaxDPCapacity/(p.caps[j]+1) {
 			return nil
@@ -78,7 +81,7 @@ func newDPPricer(m *model, k int) *dpPricer {
 		w := make([]int, d)
 		off := 0
 		for j := range w {
-			w[j] = int(int64(m.items[i].size[k][j]) / g[j])
+			w[j] = int(int64(math.Ldexp(m.items[i].size[k][j], scale[j])) / g[j])
 			off += w[j] * p.stride[j]
 		}
 		p.items = append(p.items, i)
@@ -90,6 +93,23 @@ func newDPPricer(m *model, k int) *dpPricer {
 }
 
 func isInt(v float64) bool { return v == math.Trunc(v) && math.Abs(v) < 1<<53 }
+
+// maxDyadicScale: sizes that are multiples of 2^−29 (like the fractions
+// 1/8, 3/16 of a machine) are scaled to integers exactly. Past 29 the
+// grid would be finer than FitSlack, and the DP, exact on the grid, would
+// miss patterns that exceed a capacity by less than FitSlack.
+const maxDyadicScale = 29
+
+// dyadicScale is the least e with v·2^e an integer (maxDyadicScale+1 if
+// none up to maxDyadicScale).
+func dyadicScale(v float64) int {
+	for e := 0; e <= maxDyadicScale; e++ {
+		if isInt(math.Ldexp(v, e)) {
+			return e
+		}
+	}
+	return maxDyadicScale + 1
+}
 
 func gcd(a, b int64) int64 {
 	for b != 0 {

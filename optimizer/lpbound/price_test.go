@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 // bruteKnapsack enumerates every pattern of bin type k.
@@ -38,8 +37,8 @@ func bruteKnapsack(m *model, k int, pi []float64) float64 {
 }
 
 // randomModel has one bin type of capacity cap (dims dimensions) and n
-// item types; integer sizes if integral.
-func randomModel(t *testing.T, r *rand.Rand, dims, n int, integral bool) *model {
+// item types; integer sizes if integral, divided by unit.
+func randomModel(t *testing.T, r *rand.Rand, dims, n int, integral bool, unit float64) *model {
 	t.Helper()
 	capacity := make([]float64, dims)
 	for j := range capacity {
@@ -56,6 +55,12 @@ func randomModel(t *testing.T, r *rand.Rand, dims, n int, integral bool) *model 
 		}
 		p.Items = append(p.Items, ItemType{Count: 1 + r.IntN(3), Sizes: [][]float64{s}})
 	}
+	for j := range capacity {
+		capacity[j] /= unit
+		for _, it := range p.Items {
+			it.Sizes[0][j] /= unit
+		}
+	}
 	m, err := newModel(p, MinCost)
 	if err != nil {
 		t.Fatal(err)
@@ -70,11 +75,13 @@ func TestPricingExact(t *testing.T) {
 	for _, c := range []struct {
 		dims     int
 		integral bool
-	}{{1, true}, {1, false}, {2, true}, {3, false}, {5, true}} {
-		t.Run(fmt.Sprintf("dims=%d/integral=%v", c.dims, c.integral), func(t *testing.T) {
+		unit     float64 // sizes in these units; 16: multiples of 1/16
+		dp       bool    // the DP must apply
+	}{{1, true, 1, true}, {1, false, 1, false}, {2, true, 1, true}, {2, true, 16, true}, {1, true, 1 << 20, true}, {3, false, 1, false}, {5, true, 1, false}} {
+		t.Run(fmt.Sprintf("dims=%d/integral=%v/unit=%g", c.dims, c.integral, c.unit), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(c.dims), 7))
 			for trial := range 40 {
-				m := randomModel(t, r, c.dims, 3+r.IntN(6), c.integral)
+				m := randomModel(t, r, c.dims, 3+r.IntN(6), c.integral, c.unit)
 				pi := make([]float64, len(m.items))
 				cnt := make([]int, len(m.items))
 				for i, it := range m.items {
@@ -95,16 +102,16 @@ func TestPricingExact(t *testing.T) {
 				}
 				if dp := newDPPricer(m, 0); dp != nil {
 					check("dp", dp.price(pi, cnt, a))
-				} else if c.dims == 1 && c.integral {
-					t.Fatal("no DP for integer sizes in one dimension")
+				} else if c.dp {
+					t.Fatal("no DP")
 				}
 				bb := newBBPricer(m, 0)
-				v, u := bb.price(pi, cnt, a, 1<<30, time.Time{})
+				v, u := bb.price(pi, cnt, a, 1<<30, nil)
 				if u != v {
 					t.Fatalf("trial %d: finished search has upper %g != value %g", trial, u, v)
 				}
 				check("bb", v)
-				v, u = bb.price(pi, cnt, a, 2, time.Time{})
+				v, u = bb.price(pi, cnt, a, 2, nil)
 				if v > want+1e-9 || u < want-1e-9 {
 					t.Fatalf("trial %d: stopped search: value %g, upper %g, optimum %g", trial, v, u, want)
 				}

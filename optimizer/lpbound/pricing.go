@@ -36,7 +36,7 @@ func (pr *pricing) run(pi []float64, nodes int) (lb, theta float64, infeasible b
 			pr.V[k] = dp.price(pi, s.counts, pr.a)
 			pr.U[k] = pr.V[k]
 		} else {
-			pr.V[k], pr.U[k] = s.bb[k].price(pi, s.counts, pr.a, nodes, s.deadline)
+			pr.V[k], pr.U[k] = s.bb[k].price(pi, s.counts, pr.a, nodes, s.abort)
 		}
 		pr.pats[k] = fromCounts(k, pr.a)
 	}

@@ -163,6 +163,7 @@ func Solve(ctx context.Context, p *Problem, opts Options) (*Result, error) {
 	}
 
 	s := &cg{m: m, tol: tol, nodeLimit: nodeLimit, deadline: deadline, have: map[string]bool{}}
+	s.abort = func() bool { return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) }
 	res := s.run(ctx, initial, maxIter)
 	res.Seconds = time.Since(start).Seconds()
 	switch {
@@ -182,6 +183,7 @@ type cg struct {
 	tol        float64
 	nodeLimit  int
 	deadline   time.Time
+	abort      func() bool // the deadline passed or the context is done
 	ms         *master
 	have       map[string]bool // keys of the columns in the master
 	counts     []int           // demand per model item
@@ -279,7 +281,7 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		if ok {
 			res.Upper = cost
 			if m.integral && roundUp(best) >= cost {
-				sol = s.ms.solve()
+				sol = s.ms.solve(s.deadline)
 				res.Iterations++
 				res.LP = sol.z
 				return finish(StopProven, &sol)
@@ -295,10 +297,13 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		case res.Iterations >= maxIter:
 			return finish(StopIterations, &sol)
 		}
-		sol = s.ms.solve()
+		sol = s.ms.solve(s.deadline)
 		res.Iterations++
 		res.LP = sol.z
 		if !sol.optimal {
+			if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+				return finish(StopTimeLimit, &sol)
+			}
 			return finish(StopStalled, &sol)
 		}
 		covered := sol.uncover <= feasTol
