@@ -55,6 +55,46 @@ Example:
 				fmt.Fprintf(w, "  cache speedup: %.0fx\n", r.CacheSpeedup)
 				return nil
 			},
+		}, {
+			Name:  "all",
+			Usage: "every engine's headline figure, with its baseline from the same run",
+			Description: `Runs, in one process: the allocator with the cache on and off (Protean Figs 11-12);
+a replay of a generated zone through Protean and best fit; every characterization
+view; the LP bound on Falkenauer u1000 (when ../shared/data is present) and on the
+replay's snapshots; PrV-WorstFit against worst fit in one violation simulation;
+Paragon's fold-in of new apps against retraining. --quick shrinks every size.
+
+Example:
+   placelab bench all --format json`,
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "quick", Usage: "smaller sizes (seconds rather than minutes)"},
+				&cli.StringFlag{Name: "shared", Value: "../shared/data", Usage: "the shared data `DIR`"},
+				formatFlag("json"),
+			},
+			Action: func(c *cli.Context) error {
+				format := c.String("format")
+				if err := checkFormat(format); err != nil {
+					return err
+				}
+				bar := newProgress("bench all", "engines", c.Bool("quiet"))
+				r, err := analysis.RunBenchAll(c.Context, c.Bool("quick"), c.String("shared"), bar.Update)
+				bar.Done()
+				if err != nil {
+					return err
+				}
+				if format == "json" {
+					return printJSON(c.App.Writer, r)
+				}
+				w := c.App.Writer
+				fmt.Fprintf(w, "allocator (%d machines): p50 %.1f µs, p99 %.1f µs; cache off p99 %.1f µs; cache speedup %.0fx\n",
+					r.Allocator.Machines, r.Allocator.LatencyP50US, r.Allocator.LatencyP99US, r.Allocator.NoCacheLatencyP99US, r.Allocator.CacheSpeedup)
+				fmt.Fprintf(w, "replay (%d VMs): Protean %.2fs, best fit %.2fs\n", r.Replay.VMs, r.Replay.ProteanSeconds, r.Replay.BestFitSeconds)
+				fmt.Fprintf(w, "views (%d VMs): %.2fs\n", r.Views.VMs, r.Views.Seconds)
+				fmt.Fprintf(w, "LP: %s %.3fs (bound %.0f); %d snapshots %.1fs\n", r.LP.Instance, r.LP.InstanceSeconds, r.LP.InstanceBound, r.LP.Snapshots, r.LP.SnapshotSeconds)
+				fmt.Fprintf(w, "PrV (%d nodes): %.3f ms per placement; worst fit %.3f ms\n", r.PrV.Nodes, r.PrV.MsPerPlacement, r.PrV.BaselineMsPerPlacement)
+				fmt.Fprintf(w, "Paragon (%d apps × %d): fold-in %.1f µs; retraining %.0f ms\n", r.Paragon.Apps, r.Paragon.Columns, r.Paragon.FoldInUS, r.Paragon.RetrainMS)
+				return nil
+			},
 		}},
 	}
 }

@@ -1,0 +1,230 @@
+package analysis
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"placelab/datasets"
+	"placelab/datasets/synth"
+	"placelab/optimizer"
+	"placelab/optimizer/lpbound"
+	"placelab/optimizer/paragon"
+	"placelab/optimizer/violation"
+	store "placelab/sql"
+)
+
+// BenchAll is placelab bench all: each engine's figure that an issue asked
+// for, with its baseline measured in the same run where one exists.
+type BenchAll struct {
+	Quick     bool                `json:"quick"`
+	Allocator AllocatorComparison `json:"allocator"`
+	Replay    struct {
+		VMs            int     `json:"vms"`
+		Machines       int     `json:"machines"`
+		ProteanSeconds float64 `json:"protean_seconds"`
+		BestFitSeconds float64 `json:"bestfit_seconds_baseline"`
+		ProteanP99US   float64 `json:"protean_latency_p99_us"`
+		PackingDensity float64 `json:"protean_packing_density_mean"`
+		BestFitDensity float64 `json:"bestfit_packing_density_mean"`
+	} `json:"replay"`
+	Views struct {
+		VMs     int     `json:"vms"`
+		Seconds float64 `json:"seconds"`
+	} `json:"views"`
+	LP struct {
+		Instance        string  `json:"instance"`
+		InstanceSeconds float64 `json:"instance_seconds"`
+		InstanceBound   float64 `json:"instance_bound"`
+		Snapshots       int     `json:"snapshots"`
+		SnapshotSeconds float64 `json:"snapshots_seconds"`
+	} `json:"lp"`
+	PrV struct {
+		Nodes                  int     `json:"nodes"`
+		MsPerPlacement         float64 `json:"prv_worstfit_ms_per_placement"`
+		BaselineMsPerPlacement float64 `json:"worstfit_max_ms_per_placement_baseline"`
+	} `json:"prv"`
+	Paragon struct {
+		Apps      int     `json:"apps"`
+		Columns   int     `json:"columns"`
+		FoldInUS  float64 `json:"fold_in_us"`
+		RetrainMS float64 `json:"retrain_ms_baseline"`
+	} `json:"paragon"`
+	Seconds float64 `json:"seconds"`
+}
+
+// RunBenchAll measures every engine; quick uses smaller sizes (seconds, not
+// minutes). shared is the ../shared/data directory (for the Falkenauer
+// u1000 instance; a generated instance otherwise).
+func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(done, total int64)) (*BenchAll, error) {
+	start := time.Now()
+	b := &BenchAll{Quick: quick}
+	step := func(i int64) {
+		if progress != nil {
+			progress(i, 6)
+		}
+	}
+	// 1. Allocator: cache on against off.
+	step(0)
+	machines, on, off := 30000, 20000, 2000
+	if quick {
+		machines, on, off = 3000, 3000, 300
+	}
+	var err error
+	if b.Allocator, err = CompareCache(ctx, machines, on, off, 1, false); err != nil {
+		return nil, err
+	}
+	// 2. Replay end to end: Protean against best fit on one zone.
+	step(1)
+	cfg := synth.DefaultConfig()
+	cfg.SeriesVMs = 0
+	if quick {
+		cfg.Machines, cfg.VMs, cfg.Days = 600, 12000, 2
+	}
+	db, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "b", Format: "synthetic", Source: "bench"}, func(w *store.Writer) error {
+		_, err := synth.Write(ctx, w, cfg, nil)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	tr, err := LoadTrace(ctx, db, "b", math.Inf(-1), math.Inf(1))
+	if err != nil {
+		return nil, err
+	}
+	b.Replay.VMs, b.Replay.Machines = len(tr.VMs), len(tr.Inv.Machines)
+	var runID int64
+	for _, pol := range []string{"protean", "bestfit"} {
+		oc := optimizer.DefaultConfig()
+		oc.Weights = ScarcityWeights(tr)
+		alloc, err := NewAllocator(pol, tr, oc)
+		if err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		res, err := Replay(ctx, tr, alloc, ReplayOptions{})
+		if err != nil {
+			return nil, err
+		}
+		secs := time.Since(t0).Seconds()
+		if pol == "protean" {
+			b.Replay.ProteanSeconds, b.Replay.ProteanP99US, b.Replay.PackingDensity = secs, res.Summary.LatencyP99US, res.Summary.PackingDensityMean
+			if runID, err = WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: pol, Dataset: "b"}, res); err != nil {
+				return nil, err
+			}
+		} else {
+			b.Replay.BestFitSeconds, b.Replay.BestFitDensity = secs, res.Summary.PackingDensityMean
+		}
+	}
+	// 3. Every characterization view.
+	step(2)
+	t0 := time.Now()
+	if _, _, err := Characterize(ctx, db, "", nil); err != nil {
+		return nil, err
+	}
+	b.Views.VMs, b.Views.Seconds = len(tr.VMs), time.Since(t0).Seconds()
+	// 4. LP: one instance, and hourly snapshots of the replay.
+	step(3)
+	inst := shared + "/binpacking/falkenauer_u/Falkenauer_u1000_00.txt"
+	var p *lpbound.Problem
+	if in, err := datasets.ReadInstance(inst); err == nil {
+		counts := make([]int, len(in.Counts))
+		for i, n := range in.Counts {
+			counts[i] = int(n)
+		}
+		p = lpbound.NewBinPacking(in.Capacity, in.Sizes, counts)
+		b.LP.Instance = "falkenauer_u/Falkenauer_u1000_00"
+	} else {
+		sizes, counts := [][]float64{}, []int{}
+		for s := 20.0; s <= 100; s += 4 {
+			sizes, counts = append(sizes, []float64{s}), append(counts, 50)
+		}
+		p = lpbound.NewBinPacking([]float64{150}, sizes, counts)
+		b.LP.Instance = "generated: 21 sizes × 50, capacity 150"
+	}
+	t0 = time.Now()
+	lr, err := lpbound.Solve(ctx, p, lpbound.Options{Objective: lpbound.MinCount})
+	if err != nil && lr == nil {
+		return nil, err
+	}
+	b.LP.InstanceSeconds, b.LP.InstanceBound = time.Since(t0).Seconds(), lr.Bound
+	every := 3600.0
+	if quick {
+		every = 6 * 3600
+	}
+	lp, err := LPBoundRun(ctx, db, runID, every, lpbound.Options{TimeLimit: 30 * time.Second}, nil)
+	if err != nil {
+		return nil, err
+	}
+	b.LP.Snapshots, b.LP.SnapshotSeconds = len(lp.Snapshots), lp.Seconds
+	// 5. PrV placement against its baseline in one simulation.
+	step(4)
+	sim := violation.DefaultSimConfig()
+	sim.Seeds, sim.Hours = 1, 100
+	if quick {
+		sim.Hours = 30
+	}
+	b.PrV.Nodes = sim.Nodes
+	hist, arrivals := violation.Synthetic(7, 2000), violation.Synthetic(8, 2000)
+	repo, err := violation.NewRepository(hist)
+	if err != nil {
+		return nil, err
+	}
+	pols, err := violation.NewPolicies([]string{violation.NamePrVWorstFit, violation.NameWorstFitMax}, repo, violation.PolicyParams{})
+	if err != nil {
+		return nil, err
+	}
+	sr, err := violation.Simulate(ctx, repo, arrivals, sim, pols, nil)
+	if err != nil {
+		return nil, err
+	}
+	b.PrV.MsPerPlacement = sr.Policy(violation.NamePrVWorstFit).MsPerPlacement
+	b.PrV.BaselineMsPerPlacement = sr.Policy(violation.NameWorstFitMax).MsPerPlacement
+	// 6. Paragon: fold-in of new apps against retraining with one more app.
+	step(5)
+	apps, cols := 5000, 40
+	if quick {
+		apps = 1000
+	}
+	syn, err := paragon.Synthesize(paragon.SynthOptions{Apps: apps + 200, Configs: cols, Density: 0.25, Dense: apps / 10, Seed: 1})
+	if err != nil {
+		return nil, err
+	}
+	train := paragon.NewSparse(apps, cols)
+	for i := 0; i < apps; i++ {
+		row := syn.Perf.Row(i)
+		for c := 0; c < cols; c++ {
+			if v, ok := row[c]; ok {
+				train.Set(i, c, v)
+			}
+		}
+	}
+	t0 = time.Now()
+	model, err := paragon.Train(train, paragon.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	b.Paragon.RetrainMS = float64(time.Since(t0).Microseconds()) / 1000
+	b.Paragon.Apps, b.Paragon.Columns = apps, cols
+	t0 = time.Now()
+	n := 0
+	for i := apps; i < apps+200; i++ {
+		row := syn.Perf.Row(i)
+		known := map[int]float64{}
+		for c := 0; c < cols && len(known) < 2; c++ {
+			if v, ok := row[c]; ok {
+				known[c] = v
+			}
+		}
+		model.FoldIn(known)
+		n++
+	}
+	b.Paragon.FoldInUS = float64(time.Since(t0).Nanoseconds()) / 1e3 / float64(n)
+	step(6)
+	b.Seconds = time.Since(start).Seconds()
+	return b, nil
+}
