@@ -72,7 +72,8 @@ build: deps-build
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cli
 
 # The demo: the synthetic zone and trace, replayed through Protean and a
-# baseline; Huawei-East-1 too when ../shared/data is present; then the report.
+# baseline; Huawei-East-1 too when ../shared/data is present; each replay
+# bounded by the LP; every experiment's quick grid; then the report.
 demo: build
 	$(BIN) --db $(DB) generate
 	$(BIN) --db $(DB) replay --policy protean
@@ -84,7 +85,7 @@ demo: build
 	$(BIN) --db $(DB) sql --view run_summary
 	$(BIN) --db $(DB) lpbound --unbounded --every 6h
 	$(BIN) --db $(DB) classify --dataset synthetic
-	$(BIN) --db $(DB) characterize --out $(REPORT)
+	$(BIN) --db $(DB) experiment all --quick
 	@echo "report:"; $(BIN) --db $(DB) report --out $(REPORT)
 
 vet: deps-build
@@ -96,6 +97,8 @@ test: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -timeout 30m ./...
 	# the concurrent agents again, under the race detector
 	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance' ./analysis/ ./optimizer/
+	# every notebook, headless, top to bottom
+	$(MAKE) notebooks-test
 
 # Long mode: every slow check (the full real traces, longer fuzzing).
 test-long: deps-test vet
