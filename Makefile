@@ -83,7 +83,7 @@ demo: build
 	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean; \
 	else echo "($(SHARED) not found: demo runs on the synthetic zone only)"; fi
 	$(BIN) --db $(DB) sql --view run_summary
-	$(BIN) --db $(DB) lpbound --unbounded --every 6h
+	$(BIN) --db $(DB) lpbound --unbounded --every 24h --time-limit 5s
 	$(BIN) --db $(DB) classify --dataset synthetic
 	$(BIN) --db $(DB) experiment all --quick
 	@echo "report:"; $(BIN) --db $(DB) report --out $(REPORT)

@@ -41,7 +41,7 @@ Examples:
 			&cli.BoolFlag{Name: "unbounded", Usage: "bound every stored replay that has no LP bound yet"},
 			&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d)"},
 			&cli.StringFlag{Name: "instance", Usage: "bound one bin packing instance `FILE` (.txt BPPLIB or .vbp)"},
-			&cli.DurationFlag{Name: "time-limit", Usage: "stop each solve after `D` (e.g. 10s) with the best valid bound so far; 0: none"},
+			&cli.DurationFlag{Name: "time-limit", Value: 30 * time.Second, Usage: "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"},
 			&cli.Float64Flag{Name: "tolerance", Value: lpbound.DefaultTolerance, Usage: "reduced-cost tolerance of column generation (the bound's validity does not depend on it)"},
 			formatFlag("table"),
 		},
