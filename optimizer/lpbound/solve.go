@@ -212,6 +212,11 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 	// used to its limit.
 	best, _, _ := lagrangian(0, m.bins, U)
 	finish := func(stop Stop, sol *solution) *Result {
+		if stop == StopStalled && ctx.Err() != nil {
+			stop = StopCanceled // pricing was cut short
+		} else if stop == StopStalled && !s.deadline.IsZero() && time.Now().After(s.deadline) {
+			stop = StopTimeLimit
+		}
 		res.Stop = stop
 		res.Converged = stop == StopConverged
 		res.LowerLP = best
