@@ -132,7 +132,8 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analys
 		return nil, err
 	}
 	cfg := optimizer.DefaultConfig()
-	cfg.Buckets, cfg.Seed, cfg.Weights, cfg.Explain = p.Params["buckets"].(int), p.Seed, analysis.ScarcityWeights(tr), false
+	// Explanations on: candidates left after BestFit come from them.
+	cfg.Buckets, cfg.Seed, cfg.Weights, cfg.Explain = p.Params["buckets"].(int), p.Seed, analysis.ScarcityWeights(tr), true
 	alloc, err := analysis.NewAllocator("protean", tr, cfg)
 	if err != nil {
 		return nil, err
@@ -160,6 +161,7 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analys
 			n++
 		}
 	}
+	cfg.Explain = false
 	ag, err := analysis.ReplayAgents(ctx, tr, cfg, analysis.AgentOptions{ReplayOptions: analysis.ReplayOptions{Interval: 3600, Seed: p.Seed},
 		Agents: 4, TimeModel: "sim", Speedup: 10, HitRate: analysis.DefaultHitRate, HitMS: analysis.DefaultHitMS,
 		MissMS: analysis.DefaultMissMS, MaxRetries: 3, Avoid: true})
@@ -170,8 +172,17 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analys
 		fig("pd_pct", 100*res.Summary.PackingDensityMean), fig("post_bestfit_pct", res.Summary.PostBestFitPct),
 		fig("rejected", float64(res.Summary.Rejected)), fig("lp_bound_density_pct", 100*bound/math.Max(n, 1)),
 		fig("lp_gap_pct", 100*lp.MeanGap), fig("conflicts_p99_per_min", 60*ag.Summary.ConflictsP99PerS),
-		fig("conflicts", float64(ag.Summary.Conflicts)),
+		fig("conflicts", float64(ag.Summary.Conflicts)), fig("conflicts_per_min_mean", float64(ag.Summary.Conflicts)/math.Max(1, traceMinutes(tr))),
 	}, nil
+}
+
+// traceMinutes is the span of a trace's arrivals in minutes.
+func traceMinutes(tr *analysis.Trace) float64 {
+	var hi float64
+	for _, v := range tr.VMs {
+		hi = math.Max(hi, v.Start)
+	}
+	return hi / 60
 }
 
 // lpTimeLimit bounds each LP solve; the bound stays valid when it runs out.
