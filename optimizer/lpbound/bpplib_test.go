@@ -222,8 +222,8 @@ func TestVBP(t *testing.T) {
 }
 
 // vbpTimeLimit bounds each vector instance; the bound stays valid when it
-// runs out. All 1200 instances with an optimum take 758 s (the 36 with
-// 500 item kinds that hit the limit make 360 s of it); the fast subset,
+// runs out. All 1200 instances with an optimum take 758 s (the 34 with
+// 500 item kinds that hit the limit make 340 s of it); the fast subset,
 // 427 instances, 4.3 s.
 const vbpTimeLimit = 10 * time.Second
 

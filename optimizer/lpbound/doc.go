@@ -38,20 +38,22 @@
 //	V_k(π) = max Σ_i π_i a_i  s.t.  Σ_i a_i s_ik ≤ cap_k,  0 ≤ a_i ≤ d_i integer.
 //
 // Integer sizes are priced exactly by dynamic programming over the
-// capacity vectors (per dimension in units of the gcd of the sizes), with
-// binary splitting of the counts: O(cells · Σ_i log d_i) time, limited to
-// MaxDPCapacity cells and DPWorkLimit cell updates — one dimension up to
-// capacities of millions (BPPLIB's 100,000 runs in tens of milliseconds),
-// or a few dimensions with small capacities (a machine's cores × GB).
-// Everything else — fractional sizes, several large dimensions (vbp's
-// 3–10 × 1000) — goes to depth-first branch and bound with the least of
-// the surrogate and per-dimension Dantzig bounds, at most NodeLimit nodes
-// per problem; when it stops early it still returns a valid upper bound
-// U_k ≥ V_k. Branch and bound is exponential in the worst case:
-// vbp instances with ~5 items per machine and 500 item types take
-// millions of nodes near the optimum, and fractional sizes with many
-// copies per machine (VM demand as fractions of a machine) can exhaust the
-// node limit, leaving the bound valid but below the LP value.
+// capacity vectors (per dimension in units of the gcd of the sizes; sizes
+// that are multiples of 2^−e, e ≤ 29, such as 3/16 of a machine, are
+// scaled to integers exactly), with binary splitting of the counts:
+// O(cells · Σ_i log d_i) time, within MaxDPCapacity cells (MaxDPCellsMulti
+// with several dimensions) and DPWorkLimit cell updates. That covers one
+// dimension up to capacities of millions (BPPLIB's 100,000: tens of
+// milliseconds) and a few small dimensions (a machine's cores × GB).
+// Everything else — other fractional sizes, several large dimensions
+// (vbp's 3–10 × 1000) — goes to depth-first branch and bound with the
+// least of the surrogate and per-dimension Dantzig bounds, at most
+// NodeLimit nodes per problem; when it stops early it still returns a
+// valid upper bound U_k ≥ V_k. Branch and bound is exponential in the
+// worst case: one pricing problem of a 10-dimensional vbp instance with
+// 120 item kinds took 3.1 million nodes (0.2 s) near the LP optimum, and
+// fractional sizes with many copies per machine can exhaust the node
+// limit, leaving the bound valid but below the LP value.
 //
 // To converge in fewer master LPs (each one a from-scratch solve), pricing
 // happens at Wentges-smoothed duals SmoothingAlpha·center + (1−α)·π, where
@@ -108,11 +110,12 @@
 //
 // # Limits
 //
-// Clp solves each master from scratch: about 1,000–1,700 simplex pivots,
-// ~50 ms, at 400 rows, ~150–350 ms at 600, so instances with hundreds of
-// distinct item types (BPPLIB's AI/ANI with 400–600 items, vbp with 500
-// item kinds) take seconds to a minute; instances with many copies of few
-// types (VM snapshots, Falkenauer) take milliseconds. Multi-dimensional
+// Clp solves each master from scratch: 1,200–1,700 simplex pivots, ~50
+// ms, at 400 rows. Instances with hundreds of distinct item types take
+// seconds to a minute (BPPLIB's AI with 600 items: 15–40 s; vbp with 500
+// item kinds: some need more than 10 s, and with a 10 s limit their bound
+// stays up to 55 bins below the optimum); instances with many copies of
+// few types (Falkenauer, VM snapshots) take milliseconds. Multi-dimensional
 // pricing may hit its node limit, which leaves LowerLP below the LP value
 // (Converged false, Stop StopStalled) but valid. Non-integer costs are not
 // rounded.

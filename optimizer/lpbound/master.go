@@ -9,9 +9,11 @@ import (
 
 // PenaltyCost is the cost, in units of the largest bin cost, of one
 // uncovered item in the master LP when some bin type is limited: the
-// artificial columns keep every restricted master feasible. It exceeds the
-// item duals of any instance in reach (≤ the cost of a machine unless a
-// limit binds), so the artificials leave the basis once the columns allow.
+// artificial columns keep every restricted master feasible. Item duals
+// are at most a machine's cost unless a limit binds, so the artificials
+// leave the basis once the columns can cover the demand; should a binding
+// limit push a dual above it, the master value is off but the bound is
+// not (it comes from the duals alone).
 const PenaltyCost = 1e6
 
 // master is the restricted master LP
@@ -188,8 +190,8 @@ func (ms *master) solve(deadline time.Time) solution {
 	}
 	ms.mat.SetDimensions(ms.rows, len(ms.obj))
 	ms.sp.LoadProblem(ms.mat, nil, ms.obj, ms.rb, nil)
-	// Primal simplex from the slack basis: about 30% faster than the dual
-	// on these masters (measured on AI and Hard28 instances).
+	// Primal simplex from the slack basis: 20–30% faster than the dual on
+	// these masters (AI instances with 400 items: 7.8 s against 9.6 s).
 	st := ms.sp.Primal(clp.NoValuesPass, clp.NoStartFinishOptions)
 	sol := solution{status: st, optimal: st == clp.Optimal}
 	sol.z = ms.sp.ObjectiveValue()
