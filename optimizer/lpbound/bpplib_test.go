@@ -119,16 +119,16 @@ var nonIRUP = map[string]bool{
 // fast subset:
 //
 //	falkenauer_u     80 instances    0.3 s → 80 in 0.3 s
-//	falkenauer_t     80              9.0   →  4    0.4
-//	scholl_1        720              2.2   → 720   2.3
-//	scholl_2        480              6.9   → 48    0.9
-//	scholl_3         10            110     →  1    0.04
-//	schwerin_1      100              1.1   → 100   0.9
-//	schwerin_2      100              1.8   → 100   1.7
-//	waescher         17              2.7   → 17    1.6
-//	hard28           28             14     →  4    0.9
-//	ai               60            509     →  1    1.1  (600-item ones 15–40 s each)
-//	ani              29             53     →  1    1.0
+//	falkenauer_t     80              7.4   →  4    0.4
+//	scholl_1        720              2.1   → 720   2.3
+//	scholl_2        480              8.4   → 48    0.9
+//	scholl_3         10             87     →  1    0.04
+//	schwerin_1      100              0.9   → 100   0.9
+//	schwerin_2      100              1.6   → 100   1.7
+//	waescher         17              1.7   → 17    1.6
+//	hard28           28             11     →  4    0.9
+//	ai               60            499     →  1    1.1  (201 items ≤ 1.8 s, 402 ≤ 16 s, 600 ≤ 31 s)
+//	ani              29             60     →  1    1.0
 var oneDimSets = []struct {
 	set   string
 	short int // bound = optimum − short
