@@ -32,7 +32,8 @@ func benchInstance(b *testing.B, key string, exact bool) *Problem {
 }
 
 // BenchmarkFalkenauerU1000 solves the twenty Falkenauer u1000 instances
-// (1000 items, ~80 sizes, capacity 150); issue 6 asks for ≤ 1 s each.
+// (1000 items, ~80 sizes, capacity 150); issue 6 asks for ≤ 1 s each,
+// they take 3–11 ms (1–4 master LPs).
 func BenchmarkFalkenauerU1000(b *testing.B) {
 	for n := range 20 {
 		key := fmt.Sprintf("falkenauer_u/Falkenauer_u1000_%02d.txt", n)
@@ -100,9 +101,19 @@ func snapshots(hours int) []*Problem {
 }
 
 // BenchmarkSnapshots solves a day of hourly snapshots with and without
-// feeding each solve's columns to the next (Options.Initial).
+// feeding each solve's columns to the next (Options.Initial): 1.45 s and
+// 1.15 s for the 24 here (one master LP each; the packing heuristic
+// dominates).
 func BenchmarkSnapshots(b *testing.B) {
 	ps := snapshots(24)
+	// Real work: every snapshot gets a positive bound no larger than the
+	// packing the heuristic found.
+	for _, p := range ps {
+		r, err := Solve(context.Background(), p, Options{})
+		if err != nil || r.Bound <= 0 || r.Upper > 0 && r.Bound > r.Upper {
+			b.Fatalf("snapshot: %v, %+v", err, r)
+		}
+	}
 	for _, reuse := range []bool{false, true} {
 		b.Run(fmt.Sprintf("reuse=%v", reuse), func(b *testing.B) {
 			masters := 0
