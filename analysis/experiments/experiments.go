@@ -7,10 +7,8 @@ package experiments
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -184,27 +182,4 @@ func vals[T any](xs ...T) []any {
 // fig makes a figure row (t = 0).
 func fig(name string, v float64) analysis.MetricRow {
 	return analysis.MetricRow{T: 0, Metric: name, Value: v}
-}
-
-// paramsJSON is a point's parameters as canonical JSON (sorted keys).
-func paramsJSON(p map[string]any) string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(p[k])
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.String()
 }
