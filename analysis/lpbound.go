@@ -139,6 +139,14 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, every float64, opt
 		times = append(times, t)
 	}
 	bins, skus, dims := lpBins(tr.Inv)
+	dims = bindingDims(tr.Inv, skus, dims)
+	for i, k := range skus {
+		c := make([]float64, len(dims))
+		for j, d := range dims {
+			c[j] = tr.Inv.SKUs[k].Capacity[d]
+		}
+		bins[i].Capacity = c
+	}
 	inv := tr.Inv
 	var prevCores, prevMachines []lpbound.Pattern
 	for i, t := range times {
@@ -285,6 +293,40 @@ func lpBins(inv *optimizer.Inventory) (bins []lpbound.BinType, skus []int, dims 
 		skus = append(skus, k)
 	}
 	return bins, skus, dims
+}
+
+// bindingDims drops the resource dimensions that cannot bind: d goes when,
+// on every SKU, each VM type's demand in d is at most its cores' share of
+// the machine in d — r_d = max_t d_t,d / d_t,cores ≤ capacity_d / capacity_cores
+// — because then any set of VMs within the cores fits within d too
+// (Σ d_t,d ≤ r_d Σ d_t,cores ≤ r_d capacity_cores ≤ capacity_d). The patterns,
+// hence the LP and its bound, are the same with fewer dimensions, and the
+// pricing knapsack is smaller. Cores always stay.
+func bindingDims(inv *optimizer.Inventory, skus []int, dims []optimizer.Dim) []optimizer.Dim {
+	var keep []optimizer.Dim
+	for _, d := range dims {
+		if d == optimizer.Cores {
+			keep = append(keep, d)
+			continue
+		}
+		binds := false
+		for _, k := range skus {
+			capC, capD := inv.SKUs[k].Capacity[optimizer.Cores], inv.SKUs[k].Capacity[d]
+			for _, t := range inv.Types {
+				if k >= len(t.Demand) || (k < len(t.Supported) && !t.Supported[k]) {
+					continue
+				}
+				dc, dd := t.Demand[k][optimizer.Cores], t.Demand[k][d]
+				if dd > 0 && (dc <= 0 || capC <= 0 || dd/dc > capD/capC) {
+					binds = true
+				}
+			}
+		}
+		if binds {
+			keep = append(keep, d)
+		}
+	}
+	return keep
 }
 
 // lpItems turns VM type counts into item types with per-SKU sizes.
