@@ -145,3 +145,23 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 	}
 	t.Logf("mean gap %.2f points, worst %.2f, mean machines over the bound %.1f, %.2fs", 100*rep.MeanGap, 100*rep.MaxGap, rep.MeanMachineGap, rep.Seconds)
 }
+
+// TestBindingDims: on a 10-core, 40 GB, 100 GB-SSD machine, a type asking 8
+// GB per core (the machine has 4) makes memory bind; SSD at most 5 GB per
+// core (the machine has 10) cannot bind and is dropped.
+func TestBindingDims(t *testing.T) {
+	sku := optimizer.SKU{Name: "s", Capacity: optimizer.Vec{optimizer.Cores: 10, optimizer.Memory: 40, optimizer.SSD: 100}}
+	types := []optimizer.VMType{
+		{Name: "t1", Demand: []optimizer.Vec{{optimizer.Cores: 2, optimizer.Memory: 4, optimizer.SSD: 10}}, Supported: []bool{true}},
+		{Name: "t2", Demand: []optimizer.Vec{{optimizer.Cores: 1, optimizer.Memory: 8, optimizer.SSD: 5}}, Supported: []bool{true}},
+	}
+	inv, err := optimizer.NewInventory([]optimizer.SKU{sku}, []optimizer.MachineSpec{{Name: "m", Cluster: "c", Rack: "r", SKU: 0, Healthy: true}}, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, skus, dims := lpBins(inv)
+	got := bindingDims(inv, skus, dims)
+	if len(got) != 2 || got[0] != optimizer.Cores || got[1] != optimizer.Memory {
+		t.Fatalf("binding dims %v of %v", got, dims)
+	}
+}
