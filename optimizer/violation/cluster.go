@@ -1,5 +1,7 @@
 package violation
 
+import "math"
+
 // Tenant is a database replica as placement sees it: what is known about it
 // now, not its future (§3.2, §5.1).
 type Tenant struct {
@@ -48,7 +50,19 @@ type Cluster struct {
 }
 
 // Limit is f_r·c_r, the load at which a node is in violation.
-func (c *Cluster) Limit() Vec { return c.Threshold.Mul(c.Capacity) }
+//
+// A resource of zero capacity is one the cluster does not track (Bitbrains
+// has no local disk): its limit is +Inf, so an empty node is not "in
+// violation" at load 0 ≥ 0.
+func (c *Cluster) Limit() Vec {
+	l := c.Threshold.Mul(c.Capacity)
+	for r := range l {
+		if c.Capacity[r] == 0 {
+			l[r] = math.Inf(1)
+		}
+	}
+	return l
+}
 
 // Fits reports whether a node with the given load can take demand d without
 // being in violation at once: load_r + d_r < limit_r for every r. It is the
