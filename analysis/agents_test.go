@@ -9,7 +9,6 @@ import (
 
 	"placelab/datasets/synth"
 	"placelab/optimizer"
-	store "placelab/sql"
 )
 
 func synthTrace(t testing.TB, machines, vms int, days float64) *Trace {
@@ -18,10 +17,7 @@ func synthTrace(t testing.TB, machines, vms int, days float64) *Trace {
 	db := memDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = machines, vms, days, 0
-	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "s", Format: "synthetic", Source: "test"}, func(w *store.Writer) error {
-		_, err := synth.Write(ctx, w, cfg, nil)
-		return err
-	}); err != nil {
+	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := LoadTrace(ctx, db, "s", math.Inf(-1), math.Inf(1))

@@ -29,10 +29,7 @@ func BenchZone(ctx context.Context, machines int, seed uint64) (*Trace, error) {
 		return nil, err
 	}
 	defer db.Close()
-	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "bench", Format: "synthetic", Source: "bench"}, func(w *store.Writer) error {
-		_, err := synth.Write(ctx, w, cfg, nil)
-		return err
-	}); err != nil {
+	if err := synth.Ingest(ctx, db, "bench", "bench", cfg); err != nil {
 		return nil, err
 	}
 	return LoadTrace(ctx, db, "bench", math.Inf(-1), math.Inf(1))

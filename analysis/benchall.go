@@ -86,10 +86,7 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 		return nil, err
 	}
 	defer db.Close()
-	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "b", Format: "synthetic", Source: "bench"}, func(w *store.Writer) error {
-		_, err := synth.Write(ctx, w, cfg, nil)
-		return err
-	}); err != nil {
+	if err := synth.Ingest(ctx, db, "b", "bench", cfg); err != nil {
 		return nil, err
 	}
 	tr, err := LoadTrace(ctx, db, "b", math.Inf(-1), math.Inf(1))

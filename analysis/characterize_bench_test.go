@@ -29,10 +29,7 @@ func BenchmarkCharacterize(b *testing.B) {
 			defer db.Close()
 			cfg := synth.DefaultConfig()
 			cfg.VMs, cfg.Machines, cfg.SeriesVMs = n, n/20, 0
-			if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "big", Format: "synthetic", Source: "bench"}, func(w *store.Writer) error {
-				_, err := synth.Write(ctx, w, cfg, nil)
-				return err
-			}); err != nil {
+			if err := synth.Ingest(ctx, db, "big", "bench", cfg); err != nil {
 				b.Fatal(err)
 			}
 			var got int

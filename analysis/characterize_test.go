@@ -9,7 +9,6 @@ import (
 
 	"placelab/analysis/report"
 	"placelab/datasets/synth"
-	store "placelab/sql"
 )
 
 // TestCharacterizeInChromium renders the characterization of a small
@@ -27,10 +26,7 @@ func TestCharacterizeInChromium(t *testing.T) {
 	db := memDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.SeriesDays = 200, 4000, 5, 30, 4
-	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "s", Format: "synthetic", Source: "test"}, func(w *store.Writer) error {
-		_, err := synth.Write(ctx, w, cfg, nil)
-		return err
-	}); err != nil {
+	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
 	// "a-tiny" sorts before "s", so its <script> type is in the shown rows.

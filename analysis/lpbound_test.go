@@ -10,7 +10,6 @@ import (
 	"placelab/datasets/synth"
 	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
-	store "placelab/sql"
 )
 
 // TestLPBoundRunByHand bounds a worst-fit replay of the hand zone (two
@@ -99,10 +98,7 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 	db := memDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 300, 6000, 2, 0
-	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "s", Format: "synthetic", Source: "test"}, func(w *store.Writer) error {
-		_, err := synth.Write(ctx, w, cfg, nil)
-		return err
-	}); err != nil {
+	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := LoadTrace(ctx, db, "s", math.Inf(-1), math.Inf(1))

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"placelab/datasets/synth"
-	store "placelab/sql"
 )
 
 func TestP95Bucket(t *testing.T) {
@@ -33,10 +32,7 @@ func TestOversubArms(t *testing.T) {
 	db := memDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.SeriesDays, cfg.Load = 200, 8000, 3, 60, 3, 0.9
-	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "s", Format: "synthetic", Source: "test"}, func(w *store.Writer) error {
-		_, err := synth.Write(ctx, w, cfg, nil)
-		return err
-	}); err != nil {
+	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]*OversubResult{}

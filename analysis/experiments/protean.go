@@ -34,10 +34,7 @@ func scratchZone(ctx context.Context, cfg synth.Config) (*store.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "zone", Format: "synthetic", Source: "experiment"}, func(w *store.Writer) error {
-		_, err := synth.Write(ctx, w, cfg, nil)
-		return err
-	}); err != nil {
+	if err := synth.Ingest(ctx, db, "zone", "experiment", cfg); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -66,6 +66,16 @@ func subscriptionName(s int32) string { return "sub" + strconv.FormatInt(int64(s
 
 const progressEvery = 1 << 14 // rows between progress calls and ctx checks
 
+// Ingest generates cfg's zone and trace into db as dataset name, in one
+// ingest transaction (format "synthetic"; source names the caller).
+func Ingest(ctx context.Context, db *store.DB, name, source string, cfg Config) error {
+	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: name, Format: "synthetic", Source: source}, func(w *store.Writer) error {
+		_, err := Write(ctx, w, cfg, nil)
+		return err
+	})
+	return err
+}
+
 // Write generates cfg's zone and trace and appends them to the ingest w:
 // sku, machine, vm_type, vm and cpu_reading rows, then vm_type_demand
 // derived from the nominal sizes (the named query derive_type_demand).
