@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"math"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -177,16 +178,4 @@ func pointLabel(params string) string {
 	return strings.Join(parts, " ")
 }
 
-func round4(v float64) float64 {
-	if v > 1e6 || v < -1e6 {
-		return v
-	}
-	return float64(int64(v*1e4+0.5*sign(v))) / 1e4
-}
-
-func sign(v float64) float64 {
-	if v < 0 {
-		return -1
-	}
-	return 1
-}
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
