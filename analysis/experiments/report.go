@@ -2,9 +2,9 @@ package experiments
 
 import (
 	"context"
-	"math"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
