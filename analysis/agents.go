@@ -3,6 +3,7 @@ package analysis
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -28,78 +29,137 @@ const (
 	DefaultCommitMS = 1.0
 )
 
-// AgentOptions configure a replay with several allocation agents.
+// AgentOptions configure a replay with several allocation agents. Start from
+// DefaultAgentOptions: its values are the paper's (§6.2), and Validate
+// refuses anything out of range rather than replacing it.
 type AgentOptions struct {
 	ReplayOptions
-	Agents     int
-	TimeModel  string
-	Speedup    float64 // simulated time: the trace runs this many times faster
-	HitRate    float64 // simulated time: probability an evaluation hits the cache
-	HitMS      float64 // ... and its cost; MissMS the cost of a miss
-	MissMS     float64
-	CommitMS   float64 // simulated time: commit round trip (pipelined)
+	Agents    int
+	TimeModel string
+	Speedup   float64 // simulated time: the trace runs this many times faster
+	HitRate   float64 // simulated time: probability an evaluation hits the cache
+	HitMS     float64 // ... and its cost; MissMS the cost of a miss
+	MissMS    float64
+	CommitMS  float64 // simulated time: commit round trip (pipelined)
+	// MaxRetries, Window and N0 are Protean's retry bound and conflict-
+	// avoidance settings (§5.3, §6.2).
 	MaxRetries int
 	Window, N0 int
 	Avoid      bool
+	// Rules is the agents' rule set; nil means optimizer.DefaultRules().
+	// The commit store checks commits with the same rules.
+	Rules *optimizer.Rules
 	// CheckEvery verifies the authoritative state's invariants after every
 	// commit (tests).
 	CheckEvery bool
 }
 
-// DefaultAgentOptions are the settings of Protean's simulations (§6.2).
+// DefaultAgentOptions are the settings of Protean's simulations (§6.2): one
+// agent, simulated time, cache hits with probability 0.9 at 14 ms and misses
+// at 88 ms, 20 retries, conflict avoidance among the top 100 machines with a
+// rolling window of 50 commits; the whole trace, sampled hourly.
 func DefaultAgentOptions() AgentOptions {
-	return AgentOptions{Agents: 1, TimeModel: TimeSim, Speedup: 1, HitRate: DefaultHitRate, HitMS: DefaultHitMS,
-		MissMS: DefaultMissMS, CommitMS: DefaultCommitMS, MaxRetries: optimizer.DefaultMaxRetries,
-		Window: optimizer.DefaultWindow, N0: optimizer.DefaultN0, Avoid: true}
+	return AgentOptions{ReplayOptions: DefaultReplayOptions(), Agents: 1, TimeModel: TimeSim, Speedup: 1,
+		HitRate: DefaultHitRate, HitMS: DefaultHitMS, MissMS: DefaultMissMS, CommitMS: DefaultCommitMS,
+		MaxRetries: optimizer.DefaultMaxRetries, Window: optimizer.DefaultWindow, N0: optimizer.DefaultN0, Avoid: true}
+}
+
+// MaxSpeedup bounds the simulated speed-up (Protean Fig 15 goes to 1000×).
+const MaxSpeedup = 1000
+
+// ErrBadAgents reports agent options out of range.
+var ErrBadAgents = errors.New("analysis: bad agent options")
+
+// Validate refuses options out of range, naming the field.
+func (o *AgentOptions) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadAgents}, args...)...)
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case o.Agents < 1:
+		return bad("agents = %d, want ≥ 1", o.Agents)
+	case o.TimeModel != TimeSim && o.TimeModel != TimeReal:
+		return bad("time model %q, want %s or %s", o.TimeModel, TimeSim, TimeReal)
+	case !finite(o.Speedup) || o.Speedup < 1 || o.Speedup > MaxSpeedup:
+		return bad("speedup = %v, want 1..%d", o.Speedup, MaxSpeedup)
+	case !finite(o.HitRate) || o.HitRate < 0 || o.HitRate > 1:
+		return bad("hit rate = %v, want 0..1", o.HitRate)
+	case !finite(o.HitMS) || o.HitMS < 0, !finite(o.MissMS) || o.MissMS < 0, !finite(o.CommitMS) || o.CommitMS < 0:
+		return bad("latencies hit %v ms, miss %v ms, commit %v ms: want finite values ≥ 0", o.HitMS, o.MissMS, o.CommitMS)
+	case o.MaxRetries < 0:
+		return bad("max retries = %d, want ≥ 0", o.MaxRetries)
+	case o.Avoid && (o.Window < 1 || o.N0 < 2):
+		return bad("conflict avoidance needs window ≥ 1 (got %d) and n0 ≥ 2 (got %d): with window 0 no conflict is recorded and avoidance never triggers", o.Window, o.N0)
+	case o.Window < 0 || o.N0 < 0:
+		return bad("window = %d, n0 = %d, want ≥ 0", o.Window, o.N0)
+	}
+	return nil
 }
 
 // ReasonMaxRetries is the rejection of a request that kept conflicting.
 const ReasonMaxRetries = "MaxRetries"
 
-// outcome is what happened to one request.
+// outcome is what happened to one request. Times named on the run's clock
+// (simulated seconds, or wall seconds in real time) are arrive, start, at
+// and conflictAt; atTrace is the trace time at which the outcome took
+// effect.
 type outcome struct {
 	done              bool
 	ok                bool
 	reason            string
 	agent, retries    int
-	arrive, start, at float64 // arrival, first evaluation start, resolution (seconds)
-	machines          []int32
-	conflictAt        []float64 // times of this request's commit conflicts
-	avoided           int       // attempts decided with conflict avoidance
+	arrive, start, at float64
+	atTrace           float64
+	placed            []optimizer.Placement // the committed placements, by VM
+	conflictAt        []float64
+	avoided           int
 	evicted           []optimizer.Placement
-	evalUS            float64 // evaluation time of the last attempt per VM (real time)
+	evalUS            float64 // decision time per VM of the resolving attempt (wall clock)
 }
 
 // ReplayAgents replays a trace with opt.Agents agents deciding on stale
 // views and committing to one commit store. In simulated time every
-// evaluation costs a drawn cache-hit or cache-miss latency and the run is
-// deterministic for a seed; in real time the agents are goroutines.
+// evaluation costs a drawn cache-hit or cache-miss latency (every one a miss
+// with the cache off) and the run is deterministic for a seed; in real time
+// the agents are goroutines. Placements, evictions, interval samples and the
+// summary mean what they mean for Replay; latency is the engine's decision
+// time on both, and the time from arrival to resolution is the response
+// time (PlacementRow.ResponseS, Summary.Response*).
 func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt AgentOptions) (*Result, error) {
-	if opt.Agents < 1 {
-		return nil, fmt.Errorf("analysis: agents = %d, want ≥ 1", opt.Agents)
+	if err := opt.ReplayOptions.normalize(); err != nil {
+		return nil, err
 	}
-	if opt.Speedup <= 0 {
-		opt.Speedup = 1
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
-	if opt.Interval <= 0 {
-		opt.Interval = DefaultInterval
+	if !cfg.Cache {
+		opt.HitRate = 0 // no cache: every evaluation misses
 	}
-	if math.IsInf(opt.From, -1) || math.IsNaN(opt.From) {
-		opt.From = 0
-	}
-	if opt.To <= opt.From || math.IsNaN(opt.To) {
-		opt.To = math.Inf(1)
+	rules := optimizer.DefaultRules()
+	if opt.Rules != nil {
+		rules = *opt.Rules
 	}
 	reqs := Requests(tr, opt.From, opt.To)
 	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
 		reqs = reqs[:opt.MaxRequests]
+	}
+	lastTrace := opt.From
+	if len(reqs) > 0 {
+		lastTrace = reqs[len(reqs)-1].Time
+	}
+	if !math.IsInf(opt.To, 1) && opt.To > lastTrace {
+		lastTrace = opt.To
+	}
+	if err := checkSpan(opt.From, lastTrace, opt.Interval); err != nil {
+		return nil, err
 	}
 	store := optimizer.NewCommitStore(tr.Inv)
 	agents := make([]*optimizer.Agent, opt.Agents)
 	for i := range agents {
 		c := cfg
 		c.Seed = cfg.Seed + uint64(i)*0x9e3779b97f4a7c15
-		a, err := optimizer.NewAgent(i, tr.Inv, c, optimizer.DefaultRules())
+		a, err := optimizer.NewAgent(i, tr.Inv, c, rules)
 		if err != nil {
 			return nil, err
 		}
@@ -111,18 +171,32 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 		end[v.ID] = v.End
 	}
 	outs := make([]outcome, len(reqs))
+	smp := newSampler(tr.Inv)
 	start := time.Now()
 	var err error
 	if opt.TimeModel == TimeReal {
-		err = runReal(ctx, store, agents, reqs, end, outs, opt)
+		err = runReal(ctx, store, agents, reqs, end, outs, smp, lastTrace, opt)
 	} else {
-		err = runSim(ctx, store, agents, reqs, end, outs, opt)
+		err = runSim(ctx, store, agents, reqs, end, outs, smp, lastTrace, opt)
 	}
 	if err != nil {
 		return nil, err
 	}
-	res := summarizeAgents(tr, store, agents, reqs, outs, opt)
+	res := summarizeAgents(tr, agents, reqs, outs, smp, opt)
+	res.store = store
 	res.Summary.Seconds = time.Since(start).Seconds()
+	lowPriority := map[int64]bool{}
+	var lat []float64
+	for _, v := range tr.VMs {
+		if v.Priority > 0 {
+			lowPriority[v.ID] = true
+		}
+	}
+	for i := range res.Placements {
+		lat = append(lat, res.Placements[i].LatencyUS)
+	}
+	smp.summarize(&res.Summary, res.Placements, lowPriority, lat)
+	res.Metrics = append(smp.metrics, res.Metrics...)
 	return res, nil
 }
 
@@ -165,11 +239,31 @@ func (q *simQueue) Pop() any {
 	return x
 }
 
-// runSim is the low-fidelity simulator: one thread, simulated time.
+// resolve records a request's final outcome in the interval counters.
+func (o *outcome) resolve(smp *sampler, req *optimizer.Request) {
+	o.done = true
+	n := len(req.VMs)
+	if o.ok {
+		smp.accepted += n
+	} else {
+		smp.rejected += n
+	}
+	smp.evicted += len(o.evicted)
+	for range req.VMs {
+		smp.lat = append(smp.lat, o.evalUS)
+	}
+}
+
+// runSim is the low-fidelity simulator: one thread, simulated time. The
+// trace's time t runs at sim(t) = From + (t − From)/Speedup; samples are
+// taken at the trace's interval boundaries mapped to simulated time, after
+// the departures and commits of that instant, until every request is
+// resolved and the window has ended.
 func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqs []optimizer.Request,
-	end map[int64]float64, outs []outcome, opt AgentOptions) error {
+	end map[int64]float64, outs []outcome, smp *sampler, lastTrace float64, opt AgentOptions) error {
 	rng := rand.New(rand.NewPCG(opt.ReplayOptions.seed(), 0x51))
-	scale := func(t float64) float64 { return opt.From + (t-opt.From)/opt.Speedup }
+	toSim := func(t float64) float64 { return opt.From + (t-opt.From)/opt.Speedup }
+	toTrace := func(s float64) float64 { return opt.From + (s-opt.From)*opt.Speedup }
 	var q simQueue
 	seq := 0
 	push := func(e simEvent) {
@@ -178,9 +272,19 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 		heap.Push(&q, e)
 	}
 	for i := range reqs {
-		push(simEvent{t: scale(reqs[i].Time), kind: evArrival, req: i})
-		outs[i].arrive = scale(reqs[i].Time)
+		push(simEvent{t: toSim(reqs[i].Time), kind: evArrival, req: i})
+		outs[i].arrive = toSim(reqs[i].Time)
 		outs[i].start = -1
+	}
+	// Interval boundaries in trace time, as Replay takes them.
+	nextB := opt.From
+	if len(reqs) > 0 {
+		nextB = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
+	}
+	lastSampled := math.Inf(-1)
+	sample := func(t float64) {
+		store.WithState(func(st *optimizer.State) { smp.sample(t, st) })
+		lastSampled = t
 	}
 	free := make([]bool, len(agents))
 	for i := range free {
@@ -204,7 +308,9 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 			ag := agents[a]
 			ag.Sync(store)
 			req := &reqs[r]
+			e0 := time.Now()
 			d := ag.Decide(req)
+			outs[r].evalUS = float64(time.Since(e0).Nanoseconds()) / 1e3 / float64(len(req.VMs))
 			if d.Avoided {
 				outs[r].avoided++
 			}
@@ -227,35 +333,49 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 			push(simEvent{t: now + cost + opt.CommitMS/1000, kind: evCommit, req: r, agent: a, d: &dd})
 		}
 	}
+	resolved, lastResolution := 0, math.Inf(-1)
+	endSim := func() float64 { return math.Max(toSim(lastTrace), lastResolution) }
 	n := 0
 	for q.Len() > 0 {
+		e := q[0]
+		if resolved == len(reqs) && e.t > endSim() {
+			break // only departures after the run's end are left
+		}
+		// Samples due before this event (after departures and commits at
+		// a boundary's own instant).
+		for {
+			b := toSim(nextB)
+			if !(b < e.t || b == e.t && e.kind > evCommit) || resolved == len(reqs) && b > endSim() {
+				break
+			}
+			sample(nextB)
+			nextB += opt.Interval
+		}
+		heap.Pop(&q)
 		if n++; n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if opt.Progress != nil {
-				done := 0
-				for i := range outs {
-					if outs[i].done {
-						done++
-					}
-				}
-				opt.Progress(int64(done), int64(len(reqs)))
+				opt.Progress(int64(resolved), int64(len(reqs)))
 			}
 		}
-		e := heap.Pop(&q).(simEvent)
 		switch e.kind {
 		case evDeparture:
 			store.Release(e.vm)
 		case evArrival:
 			waiting = append(waiting, e.req)
+			smp.arrivals += len(reqs[e.req].VMs)
 		case evFree:
 			free[e.agent] = true
 		case evCommit:
 			o := &outs[e.req]
 			req := &reqs[e.req]
 			if !e.d.OK { // no machine on the agent's view: rejected, nothing to commit
-				o.done, o.reason, o.at = true, e.d.Reason, e.t
+				o.reason, o.at, o.atTrace = e.d.Reason, e.t, toTrace(e.t)
+				o.resolve(smp, req)
+				resolved++
+				lastResolution = math.Max(lastResolution, e.t)
 				break
 			}
 			res := store.Commit(e.agent, req, e.d.Placements, e.d.Evicted)
@@ -266,11 +386,13 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 				}
 			}
 			if res.OK {
-				o.done, o.ok, o.at, o.evicted = true, true, e.t, e.d.Evicted
+				o.ok, o.at, o.atTrace, o.evicted, o.placed = true, e.t, toTrace(e.t), e.d.Evicted, e.d.Placements
+				o.resolve(smp, req)
+				resolved++
+				lastResolution = math.Max(lastResolution, e.t)
 				for _, p := range e.d.Placements {
-					o.machines = append(o.machines, p.Machine)
 					if t := end[p.VM]; !math.IsInf(t, 1) {
-						push(simEvent{t: math.Max(scale(t), e.t), kind: evDeparture, vm: p.VM})
+						push(simEvent{t: math.Max(toSim(t), e.t), kind: evDeparture, vm: p.VM})
 					}
 				}
 				break
@@ -278,24 +400,43 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 			o.retries++
 			o.conflictAt = append(o.conflictAt, e.t)
 			if o.retries > opt.MaxRetries {
-				o.done, o.reason, o.at = true, ReasonMaxRetries, e.t
+				o.reason, o.at, o.atTrace = ReasonMaxRetries, e.t, toTrace(e.t)
+				o.resolve(smp, req)
+				resolved++
+				lastResolution = math.Max(lastResolution, e.t)
 				break
 			}
 			waiting = append(waiting, e.req)
 		}
 		dispatch(e.t)
 	}
+	// Samples through the end of the run; a partial last interval closes
+	// with one more sample.
+	last := toTrace(endSim())
+	if len(reqs) == 0 {
+		last = lastTrace
+	}
+	for nextB <= last {
+		sample(nextB)
+		nextB += opt.Interval
+	}
+	if lastSampled < last {
+		sample(last)
+	}
 	return nil
 }
 
 // runReal runs the agents as goroutines pulling requests from a shared
 // queue; commits are serialized by the store. A dispatcher feeds requests in
-// trace order and releases departed VMs as it goes.
+// trace order, releases departed VMs as it goes and samples the store at the
+// interval boundaries it passes; the trace time of an outcome is the time of
+// the latest request dispatched when it took effect.
 func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqs []optimizer.Request,
-	end map[int64]float64, outs []outcome, opt AgentOptions) error {
+	end map[int64]float64, outs []outcome, smp *sampler, lastTrace float64, opt AgentOptions) error {
 	queue := make(chan int, 4*len(agents))
-	var depMu sync.Mutex
+	var mu sync.Mutex // guards deps, smp's counters and traceNow
 	var deps depHeap
+	traceNow := opt.From
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	now := func() float64 { return time.Since(t0).Seconds() }
@@ -319,7 +460,10 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						o.avoided++
 					}
 					if !d.OK {
-						o.done, o.reason, o.at = true, d.Reason, now()
+						mu.Lock()
+						o.reason, o.at, o.atTrace = d.Reason, now(), traceNow
+						o.resolve(smp, req)
+						mu.Unlock()
 						break
 					}
 					res := store.Commit(ag.ID, req, d.Placements, d.Evicted)
@@ -330,25 +474,60 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						}
 					}
 					if res.OK {
-						o.done, o.ok, o.at, o.evicted = true, true, now(), d.Evicted
-						depMu.Lock()
+						mu.Lock()
+						o.ok, o.at, o.atTrace, o.evicted, o.placed = true, now(), traceNow, d.Evicted, d.Placements
+						o.resolve(smp, req)
 						for _, p := range d.Placements {
-							o.machines = append(o.machines, p.Machine)
 							if t := end[p.VM]; !math.IsInf(t, 1) {
 								heap.Push(&deps, departure{t, p.VM})
 							}
 						}
-						depMu.Unlock()
+						mu.Unlock()
 						break
 					}
 					o.conflictAt = append(o.conflictAt, now())
 					if o.retries++; o.retries > opt.MaxRetries {
-						o.done, o.reason, o.at = true, ReasonMaxRetries, now()
+						mu.Lock()
+						o.reason, o.at, o.atTrace = ReasonMaxRetries, now(), traceNow
+						o.resolve(smp, req)
+						mu.Unlock()
 						break
 					}
 				}
 			}
 		}(ag)
+	}
+	nextB := opt.From
+	if len(reqs) > 0 {
+		nextB = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
+	}
+	lastSampled := math.Inf(-1)
+	// advance releases the departures up to t, sampling at the boundaries
+	// on the way.
+	advance := func(t float64) {
+		for {
+			upTo, sampleHere := t, false
+			if nextB <= t {
+				upTo, sampleHere = nextB, true
+			}
+			mu.Lock()
+			var gone []int64
+			for deps.Len() > 0 && deps[0].t <= upTo {
+				gone = append(gone, heap.Pop(&deps).(departure).vm)
+			}
+			mu.Unlock()
+			for _, vm := range gone {
+				store.Release(vm)
+			}
+			if !sampleHere {
+				return
+			}
+			mu.Lock()
+			store.WithState(func(st *optimizer.State) { smp.sample(nextB, st) })
+			mu.Unlock()
+			lastSampled = nextB
+			nextB += opt.Interval
+		}
 	}
 	for i := range reqs {
 		if i%1024 == 0 {
@@ -361,110 +540,99 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 				opt.Progress(int64(i), int64(len(reqs)))
 			}
 		}
-		depMu.Lock()
-		var gone []int64
-		for deps.Len() > 0 && deps[0].t <= reqs[i].Time {
-			gone = append(gone, heap.Pop(&deps).(departure).vm)
-		}
-		depMu.Unlock()
-		for _, vm := range gone {
-			store.Release(vm)
-		}
+		advance(reqs[i].Time)
+		mu.Lock()
+		traceNow = reqs[i].Time
+		smp.arrivals += len(reqs[i].VMs)
+		mu.Unlock()
 		outs[i].arrive = now()
 		queue <- i
 	}
 	close(queue)
 	wg.Wait()
+	advance(lastTrace)
+	if lastSampled < lastTrace {
+		store.WithState(func(st *optimizer.State) { smp.sample(lastTrace, st) })
+	}
 	return firstErr
 }
 
-// summarizeAgents turns outcomes into placement rows, per-interval metrics
-// and the summary.
-func summarizeAgents(tr *Trace, store *optimizer.CommitStore, agents []*optimizer.Agent, reqs []optimizer.Request,
-	outs []outcome, opt AgentOptions) *Result {
+// perClock counts events in buckets of width w over [first, last] of the
+// run's clock, empty buckets included.
+func perClock(times []float64, first, last, w float64) []float64 {
+	if !(last >= first) {
+		return nil
+	}
+	n := int(math.Floor((last-first)/w)) + 1
+	out := make([]float64, n)
+	for _, t := range times {
+		k := int(math.Floor((t - first) / w))
+		if k >= 0 && k < n {
+			out[k]++
+		}
+	}
+	return out
+}
+
+// summarizeAgents turns outcomes into placement rows, per-interval agent
+// metrics and the agent part of the summary.
+func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Request,
+	outs []outcome, smp *sampler, opt AgentOptions) *Result {
 	res := &Result{Summary: Summary{Policy: "protean", Dataset: tr.Dataset, RejectedBy: map[string]int{}}, trace: tr}
 	s := &res.Summary
 	s.Agents = len(agents)
 	s.TimeModel = opt.TimeModel
-	var delays, lat []float64
-	type bucket struct{ commits, conflicts, retries, rejected, vms int }
-	per := map[int64]*bucket{}
-	at := func(t float64) *bucket {
-		k := int64(math.Floor(t))
-		b := per[k]
-		if b == nil {
-			b = &bucket{}
-			per[k] = b
-		}
-		return b
-	}
-	evicted := map[int64]bool{}
+	var delays, responses, conflictTimes, commitTimes []float64
+	rowOf := map[int64]int{}
 	for i := range outs {
 		o := &outs[i]
 		req := &reqs[i]
-		b := at(o.at)
-		b.retries += o.retries
-		for _, t := range o.conflictAt {
-			at(t).conflicts++
-		}
 		s.Retries += o.retries
-		s.Conflicts += o.retries
-		delay := math.Max(0, o.start-o.arrive)
-		delays = append(delays, delay)
+		s.Conflicts += len(o.conflictAt)
+		conflictTimes = append(conflictTimes, o.conflictAt...)
+		delays = append(delays, math.Max(0, o.start-o.arrive))
+		resp := o.at - o.arrive
+		responses = append(responses, resp)
 		s.Requests++
-		for _, e := range o.evicted {
-			evicted[e.VM] = true
+		machineOf := make(map[int64]int32, len(o.placed))
+		for _, p := range o.placed {
+			machineOf[p.VM] = p.Machine
 		}
-		for k, v := range req.VMs {
-			row := PlacementRow{VM: v.ID, T: reqs[i].Time, Machine: -1, Outcome: "rejected", EvictedAt: math.NaN(),
-				Agent: o.agent, Retries: o.retries}
-			if opt.TimeModel == TimeReal {
-				row.LatencyUS = o.evalUS
-			} else {
-				row.LatencyUS = 1e6 * (o.at - o.arrive) / float64(len(req.VMs))
-			}
-			lat = append(lat, row.LatencyUS)
+		for _, v := range req.VMs {
+			row := PlacementRow{VM: v.ID, T: o.atTrace, Machine: -1, Outcome: "rejected", EvictedAt: math.NaN(),
+				Agent: o.agent, Retries: o.retries, LatencyUS: o.evalUS, ResponseS: resp}
 			if o.ok {
+				m, ok := machineOf[v.ID]
+				if !ok {
+					panic(fmt.Sprintf("analysis: request %d committed without VM %d", req.ID, v.ID))
+				}
 				row.Outcome = "placed"
-				row.Machine = tr.MachineIDs[o.machines[k]]
+				row.Machine = tr.MachineIDs[m]
 				s.Accepted++
-				b.commits++
+				commitTimes = append(commitTimes, o.at)
 			} else {
 				row.Reason = o.reason
 				s.Rejected++
 				s.RejectedBy[o.reason]++
-				b.rejected++
 			}
-			b.vms++
+			rowOf[v.ID] = len(res.Placements)
 			res.Placements = append(res.Placements, row)
 		}
 	}
-	for i := range res.Placements {
-		if evicted[res.Placements[i].VM] {
-			res.Placements[i].Outcome, res.Placements[i].Reason = "evicted", optimizer.ReasonEvicted
-			s.Evicted++
+	for i := range outs {
+		for _, e := range outs[i].evicted {
+			if k, ok := rowOf[e.VM]; ok {
+				row := &res.Placements[k]
+				row.Outcome, row.Reason, row.EvictedAt = "evicted", optimizer.ReasonEvicted, outs[i].atTrace
+				s.Evicted++
+			}
 		}
 	}
-	// Per-second series (simulated or wall time), then per-interval metrics.
-	keys := make([]int64, 0, len(per))
-	for k := range per {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	// Per-second figures over the busy seconds (some request resolved or
-	// conflicted): the trace's idle seconds would otherwise hide the peaks.
-	var conflictsPerS, throughput []float64
-	for _, k := range keys {
-		conflictsPerS = append(conflictsPerS, float64(per[k].conflicts))
-		throughput = append(throughput, float64(per[k].commits))
-		s.ConflictsMaxPerS = math.Max(s.ConflictsMaxPerS, float64(per[k].conflicts))
-		s.ThroughputMaxPerS = math.Max(s.ThroughputMaxPerS, float64(per[k].commits))
-	}
-	// Per-interval series for run_metric: throughput, queueing delay,
-	// commits, conflicts, retries, rejections, avoidance activations.
+	// Per-interval series (trace time, as the samples): commits, conflicts,
+	// retries, avoidance activations, queueing delay.
 	type ivl struct {
-		commits, conflicts, retries, rejected, avoided, n int
-		delay, maxConf                                    float64
+		commits, conflicts, retries, avoided, n int
+		delay                                   float64
 	}
 	ivls := map[int64]*ivl{}
 	get := func(t float64) *ivl {
@@ -478,23 +646,15 @@ func summarizeAgents(tr *Trace, store *optimizer.CommitStore, agents []*optimize
 	}
 	for i := range outs {
 		o := &outs[i]
-		v := get(o.at)
+		v := get(o.atTrace)
 		v.n++
 		v.delay += math.Max(0, o.start-o.arrive)
 		v.retries += o.retries
 		v.avoided += o.avoided
+		v.conflicts += len(o.conflictAt)
 		if o.ok {
 			v.commits += len(reqs[i].VMs)
-		} else {
-			v.rejected += len(reqs[i].VMs)
 		}
-		for _, t := range o.conflictAt {
-			get(t).conflicts++
-		}
-	}
-	for _, k := range keys {
-		v := get(float64(k))
-		v.maxConf = math.Max(v.maxConf, float64(per[k].conflicts))
 	}
 	ikeys := make([]int64, 0, len(ivls))
 	for k := range ivls {
@@ -505,49 +665,35 @@ func summarizeAgents(tr *Trace, store *optimizer.CommitStore, agents []*optimize
 		v := ivls[k]
 		t := float64(k+1) * opt.Interval
 		add := func(name string, x float64) { res.Metrics = append(res.Metrics, MetricRow{t, name, x}) }
-		add("throughput_per_s", float64(v.commits)/opt.Interval)
 		add("commits", float64(v.commits))
 		add("conflicts", float64(v.conflicts))
-		add("conflicts_max_per_s", v.maxConf)
 		add("retries", float64(v.retries))
-		add("rejected", float64(v.rejected))
 		add("avoidance_activations", float64(v.avoided))
 		if v.n > 0 {
 			add("queue_delay_mean_s", v.delay/float64(v.n))
 		}
 	}
-	var used, nonEmpty float64
-	store.WithState(func(st *optimizer.State) {
-		for c := range st.Inv.Clusters {
-			used += st.ClusterUsedCores[c]
-		}
-		for m := range st.Inv.Machines {
-			if st.Count[m] > 0 {
-				nonEmpty += st.Inv.Capacity(int32(m))[optimizer.Cores]
-			}
-		}
-	})
-	if nonEmpty > 0 {
-		s.PackingDensityMean = used / nonEmpty
-	}
-	s.UtilizationMean = used / tr.Inv.TotalCores()
-	s.VMs = len(lat)
-	s.LatencyP50US = quantile(lat, 0.5)
-	s.LatencyP99US = quantile(lat, 0.99)
-	s.ConflictsP99PerS = quantile(conflictsPerS, 0.99)
-	s.ThroughputP99PerS = quantile(throughput, 0.99)
 	s.QueueDelayMeanS = mean(delays)
 	s.QueueDelayP99S = quantile(delays, 0.99)
-	if s.VMs > 0 {
-		s.RejectionRate = float64(s.Rejected) / float64(s.VMs)
-	}
-	if len(outs) > 0 {
+	s.ResponseP50S = quantile(responses, 0.5)
+	s.ResponseP99S = quantile(responses, 0.99)
+	if len(reqs) > 0 {
+		s.RejectionRate = float64(s.Rejected) / float64(s.Accepted+s.Rejected)
 		first, last := math.Inf(1), math.Inf(-1)
 		for i := range outs {
 			first = math.Min(first, outs[i].arrive)
 			last = math.Max(last, outs[i].at)
 		}
 		s.SpanS = last - first
+		// Rates on the run's clock over every second (minute) from the first
+		// arrival to the last resolution, idle ones included (Protean Fig 14:
+		// p99 of conflicts per second; Table 5: p99 of conflicts per minute).
+		perS := perClock(conflictTimes, first, last, 1)
+		perMin := perClock(conflictTimes, first, last, 60)
+		thr := perClock(commitTimes, first, last, 1)
+		s.ConflictsP99PerS, s.ConflictsMaxPerS = quantile(perS, 0.99), slices.Max(perS)
+		s.ConflictsP99PerMin = quantile(perMin, 0.99)
+		s.ThroughputP99PerS, s.ThroughputMaxPerS = quantile(thr, 0.99), slices.Max(thr)
 		// The demand spike of the trace's start: every request arriving at
 		// the first instant (in a trace with an initial population, all of
 		// it). Its span is how long the agents take to resolve it (Fig 13).
@@ -557,9 +703,6 @@ func summarizeAgents(tr *Trace, store *optimizer.CommitStore, agents []*optimize
 				s.BurstRequests++
 				s.BurstSpanS = math.Max(s.BurstSpanS, outs[i].at-outs[i].arrive)
 			}
-		}
-		if s.SpanS > 0 {
-			s.PlacementsPerSec = float64(s.Accepted) / s.SpanS
 		}
 	}
 	for _, a := range agents {

@@ -22,7 +22,10 @@ var (
 // Trace is a dataset loaded for replay: the inventory as the engines see it
 // and the VMs in arrival order.
 type Trace struct {
-	Dataset    string
+	Dataset string
+	// LoadID is the load of Dataset the trace was read from: a run records
+	// it, so that it stays tied to the rows it read.
+	LoadID     int64
 	Inv        *optimizer.Inventory
 	MachineIDs []int32 // database machine_id per inventory index
 	VMs        []TraceVM
@@ -45,17 +48,17 @@ type TraceVM struct {
 func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float64) (*Trace, error) {
 	q := db.SQL()
 	tr := &Trace{Dataset: dataset}
-	var n int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM dataset WHERE name = ?", dataset).Scan(&n); err != nil {
-		return nil, err
-	}
-	if n == 0 {
+	err := q.QueryRowContext(ctx, "SELECT load_id FROM dataset WHERE name = ?", dataset).Scan(&tr.LoadID)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %q (placelab sql --view dataset_summary lists what is loaded; placelab generate makes \"synthetic\")", ErrNoDataset, dataset)
+	}
+	if err != nil {
+		return nil, err
 	}
 	// SKUs.
 	var skus []optimizer.SKU
 	skuIdx := map[string]int32{}
-	err := each(ctx, q, "replay_skus", []any{dataset}, func(r *sql.Rows) error {
+	err = each(ctx, q, "replay_skus", []any{dataset}, func(r *sql.Rows) error {
 		var s optimizer.SKU
 		var c optimizer.Vec
 		if err := r.Scan(&s.Name, &s.Generation, &c[optimizer.Cores], &c[optimizer.Memory], &c[optimizer.SSD],

@@ -242,7 +242,7 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Replay(ctx, tr, alloc, ReplayOptions{From: o.From, To: o.To, Progress: o.Progress, Decorate: decorate, Seed: o.Seed})
+	rep, err := Replay(ctx, tr, alloc, ReplayOptions{From: o.From, To: o.To, Interval: DefaultInterval, Progress: o.Progress, Decorate: decorate, Seed: o.Seed})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package analysis
 import (
 	"container/heap"
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -47,15 +49,69 @@ type ReplayOptions struct {
 
 func (o ReplayOptions) seed() uint64 { return o.Seed }
 
+// DefaultReplayOptions replays the whole trace (From −∞: the trace's start,
+// To +∞) with a sample every DefaultInterval.
+func DefaultReplayOptions() ReplayOptions {
+	return ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: DefaultInterval}
+}
+
+// MaxSamples bounds the metric samples of one run: a window that would need
+// more (a trace time of 1e300 s, an interval of a microsecond) is refused
+// instead of sampled for ever.
+const MaxSamples = 10_000_000
+
+// ErrBadWindow reports a replay window or sampling interval out of range.
+var ErrBadWindow = errors.New("analysis: bad replay window")
+
+// normalize checks the window and the interval: From −∞ means the trace's
+// start (time 0; VMs alive before it arrive then); NaN, To ≤ From and an
+// interval that is not a positive finite number are errors.
+func (o *ReplayOptions) normalize() error {
+	switch {
+	case math.IsNaN(o.From) || math.IsInf(o.From, 1):
+		return fmt.Errorf("%w: from = %v", ErrBadWindow, o.From)
+	case math.IsNaN(o.To) || math.IsInf(o.To, -1):
+		return fmt.Errorf("%w: to = %v", ErrBadWindow, o.To)
+	case !(o.Interval > 0) || math.IsInf(o.Interval, 1):
+		return fmt.Errorf("%w: interval = %v s, want a positive number of seconds", ErrBadWindow, o.Interval)
+	case o.MaxRequests < 0:
+		return fmt.Errorf("%w: max requests = %d, want ≥ 0 (0: all)", ErrBadWindow, o.MaxRequests)
+	}
+	if math.IsInf(o.From, -1) {
+		o.From = 0
+	}
+	if o.To <= o.From {
+		return fmt.Errorf("%w: the window ends (to = %v s) before it starts (from = %v s)", ErrBadWindow, o.To, o.From)
+	}
+	return nil
+}
+
+// checkSpan refuses a run whose samples from `from` to `last` would exceed
+// MaxSamples.
+func checkSpan(from, last, interval float64) error {
+	if n := (last - from) / interval; n > MaxSamples {
+		return fmt.Errorf("%w: %.3g s from %.3g s to %.3g s at one sample every %g s is %.3g samples (at most %d): raise the interval or bound the window",
+			ErrBadWindow, last-from, from, last, interval, n, MaxSamples)
+	}
+	return nil
+}
+
 // PlacementRow is one VM's outcome.
+//
+// T is the trace time at which the decision took effect (the request's
+// arrival for one agent; its commit or rejection for many). LatencyUS is the
+// engine's wall-clock decision time for the VM's request, per VM, on every
+// path; ResponseS is, for multi-agent runs, the time from arrival to
+// resolution on the run's clock (NaN for one agent, which has no queue).
 type PlacementRow struct {
 	VM        int64
 	T         float64
 	Machine   int32 // database machine_id, -1 if rejected
 	LatencyUS float64
+	ResponseS float64
 	Outcome   string // placed, rejected, evicted
 	Reason    string
-	EvictedAt float64 // NaN unless evicted
+	EvictedAt float64 // trace time of the eviction; NaN unless evicted
 	Explain   *optimizer.Explanation
 	Agent     int
 	Retries   int
@@ -69,11 +125,22 @@ type MetricRow struct {
 }
 
 // Summary is the headline of a run; it is what `placelab replay --format
-// json` prints.
+// json` prints. Every field means the same for one agent and for many:
+//
+//   - packing_density_mean, utilization_mean, low_priority_utilization_mean:
+//     means of the interval samples (see sampler);
+//   - latency_p50_us, latency_p99_us: the engine's wall-clock decision time
+//     per VM;
+//   - placements_per_sec: VMs placed per wall-clock second of the run
+//     (`seconds`), everything the run did included (cache upkeep, departures,
+//     sampling; for simulated agents the simulator too);
+//   - response_*_s, queue_delay_*_s, conflicts_*, throughput_*: multi-agent
+//     runs only, on the run's clock (simulated or wall seconds).
 type Summary struct {
 	RunID              int64          `json:"run_id"`
 	Policy             string         `json:"policy"`
 	Dataset            string         `json:"dataset"`
+	LoadID             int64          `json:"load_id,omitempty"`
 	VMs                int            `json:"vms"`
 	Requests           int            `json:"requests"`
 	Accepted           int            `json:"accepted"`
@@ -98,17 +165,22 @@ type Summary struct {
 	// BackgroundRefreshes counts cells an idle agent brought up to date.
 	BackgroundRefreshes int64 `json:"background_refreshes,omitempty"`
 	// Multi-agent replays (placelab replay --agents N).
-	Agents               int     `json:"agents,omitempty"`
-	TimeModel            string  `json:"time_model,omitempty"`
-	Conflicts            int     `json:"conflicts"`
-	Retries              int     `json:"retries"`
+	Agents    int    `json:"agents,omitempty"`
+	TimeModel string `json:"time_model,omitempty"`
+	Conflicts int    `json:"conflicts"`
+	Retries   int    `json:"retries"`
+	// Conflicts and commits per second (per minute) of the run's clock over
+	// every second (minute) from the first arrival to the last resolution.
 	ConflictsP99PerS     float64 `json:"conflicts_p99_per_s"`
-	ThroughputP99PerS    float64 `json:"throughput_p99_per_s,omitempty"`
+	ConflictsP99PerMin   float64 `json:"conflicts_p99_per_min"`
 	ConflictsMaxPerS     float64 `json:"conflicts_max_per_s"`
+	ThroughputP99PerS    float64 `json:"throughput_p99_per_s,omitempty"`
 	ThroughputMaxPerS    float64 `json:"throughput_max_per_s,omitempty"`
 	RejectionRate        float64 `json:"rejection_rate"`
 	QueueDelayMeanS      float64 `json:"queue_delay_mean_s,omitempty"`
 	QueueDelayP99S       float64 `json:"queue_delay_p99_s,omitempty"`
+	ResponseP50S         float64 `json:"response_p50_s,omitempty"`
+	ResponseP99S         float64 `json:"response_p99_s,omitempty"`
 	SpanS                float64 `json:"span_s,omitempty"`
 	BurstRequests        int     `json:"burst_requests,omitempty"`
 	BurstSpanS           float64 `json:"burst_span_s,omitempty"`
@@ -134,6 +206,8 @@ type Result struct {
 	Metrics    []MetricRow
 	RuleStats  []optimizer.RuleStats
 	trace      *Trace
+	// store is a multi-agent run's authoritative state at the end (tests).
+	store *optimizer.CommitStore
 }
 
 type departure struct {
@@ -196,14 +270,8 @@ func Requests(tr *Trace, from, to float64) []optimizer.Request {
 // Replay runs a trace through an allocator in time order: departures before
 // arrivals at the same instant, metrics sampled every Interval.
 func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt ReplayOptions) (*Result, error) {
-	if opt.Interval <= 0 {
-		opt.Interval = DefaultInterval
-	}
-	if math.IsInf(opt.From, -1) || math.IsNaN(opt.From) {
-		opt.From = 0 // the trace's start: VMs alive before it are placed first
-	}
-	if opt.To <= opt.From || math.IsNaN(opt.To) {
-		opt.To = math.Inf(1)
+	if err := opt.normalize(); err != nil {
+		return nil, err
 	}
 	end := map[int64]float64{}
 	lowPriority := map[int64]bool{}
@@ -222,65 +290,25 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	var deps depHeap
 	state := alloc.State()
 	inv := tr.Inv
-	totalCores := inv.TotalCores()
 	protean, _ := alloc.(*optimizer.Protean)
 
-	var lat, intervalLat []float64
-	var busy time.Duration
+	var lat []float64
 	var postBF []float64
 	next := opt.From
 	if len(reqs) > 0 {
 		next = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
 	}
-	var iv struct{ arrivals, accepted, rejected, evicted int }
-	var densities, utils, lowUtils []float64
-	sample := func(t float64) {
-		var used, nonEmpty float64
-		emptyMachines := 0
-		for c := range inv.Clusters {
-			used += state.ClusterUsedCores[c]
+	if len(reqs) > 0 {
+		last := reqs[len(reqs)-1].Time
+		if !math.IsInf(opt.To, 1) {
+			last = math.Max(last, opt.To)
 		}
-		for m := range inv.Machines {
-			if state.Count[m] > 0 {
-				nonEmpty += inv.Capacity(int32(m))[optimizer.Cores]
-			} else {
-				emptyMachines++
-			}
+		if err := checkSpan(opt.From, last, opt.Interval); err != nil {
+			return nil, err
 		}
-		pd := 0.0
-		if nonEmpty > 0 {
-			pd = used / nonEmpty
-			densities = append(densities, pd)
-		}
-		util := used / totalCores
-		utils = append(utils, util)
-		var lowCores float64
-		for m := range state.LowUsed {
-			lowCores += state.LowUsed[m][optimizer.Cores]
-		}
-		lowUtils = append(lowUtils, lowCores/totalCores)
-		add := func(name string, v float64) { res.Metrics = append(res.Metrics, MetricRow{t, name, v}) }
-		add("packing_density", pd)
-		add("utilization", util)
-		add("allocated_cores", used)
-		add("low_priority_utilization", lowCores/totalCores)
-		add("empty_machines", float64(emptyMachines))
-		add("empty_machines_per_cluster", float64(emptyMachines)/float64(len(inv.Clusters)))
-		add("alive_vms", float64(state.Len()))
-		add("arrivals", float64(iv.arrivals))
-		add("accepted", float64(iv.accepted))
-		add("rejected", float64(iv.rejected))
-		add("evicted", float64(iv.evicted))
-		if iv.arrivals > 0 {
-			add("acceptance", float64(iv.accepted)/float64(iv.arrivals))
-		}
-		if len(intervalLat) > 0 {
-			add("latency_p50_us", quantile(intervalLat, 0.5))
-			add("latency_p99_us", quantile(intervalLat, 0.99))
-		}
-		iv.arrivals, iv.accepted, iv.rejected, iv.evicted = 0, 0, 0, 0
-		intervalLat = intervalLat[:0]
 	}
+	smp := newSampler(inv)
+	sample := func(t float64) { smp.sample(t, state) }
 	depart := func(until float64) {
 		for deps.Len() > 0 && deps[0].t <= until {
 			d := heap.Pop(&deps).(departure)
@@ -316,20 +344,19 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		t0 := time.Now()
 		d := alloc.Allocate(r)
 		el := time.Since(t0)
-		busy += el
 		perVM := float64(el.Nanoseconds()) / 1e3 / float64(len(r.VMs))
 		res.Summary.Requests++
 		for _, v := range r.VMs {
 			lat = append(lat, perVM)
-			intervalLat = append(intervalLat, perVM)
-			row := PlacementRow{VM: v.ID, T: r.Time, Machine: -1, LatencyUS: perVM, Outcome: "rejected", EvictedAt: math.NaN()}
-			iv.arrivals++
+			smp.lat = append(smp.lat, perVM)
+			row := PlacementRow{VM: v.ID, T: r.Time, Machine: -1, LatencyUS: perVM, ResponseS: math.NaN(), Outcome: "rejected", EvictedAt: math.NaN()}
+			smp.arrivals++
 			if d.OK {
 				row.Outcome = "placed"
-				iv.accepted++
+				smp.accepted++
 				res.Summary.Accepted++
 			} else {
-				iv.rejected++
+				smp.rejected++
 				res.Summary.Rejected++
 				row.Reason = d.Reason
 				res.Summary.RejectedBy[d.Reason]++
@@ -359,7 +386,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 				res.Placements[i].EvictedAt = r.Time
 				res.Placements[i].Reason = optimizer.ReasonEvicted
 			}
-			iv.evicted++
+			smp.evicted++
 			res.Summary.Evicted++
 		}
 	}
@@ -381,24 +408,8 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	}
 	s := &res.Summary
 	s.Seconds = time.Since(start).Seconds()
-	s.VMs = len(lat)
-	s.PackingDensityMean = mean(densities)
-	s.UtilizationMean = mean(utils)
-	s.LowPriorityUtilizationMean = mean(lowUtils)
-	lowPlaced := 0
-	for i := range res.Placements {
-		if res.Placements[i].Outcome != "rejected" && lowPriority[res.Placements[i].VM] {
-			lowPlaced++
-		}
-	}
-	if lowPlaced > 0 {
-		s.EvictionRate = float64(s.Evicted) / float64(lowPlaced)
-	}
-	s.LatencyP50US = quantile(lat, 0.5)
-	s.LatencyP99US = quantile(lat, 0.99)
-	if busy > 0 {
-		s.PlacementsPerSec = float64(len(lat)) / busy.Seconds()
-	}
+	res.Metrics = append(smp.metrics, res.Metrics...)
+	smp.summarize(s, res.Placements, lowPriority, lat)
 	s.PostBestFitPct = 100 * mean(postBF)
 	if protean != nil {
 		cs := protean.CacheStats()

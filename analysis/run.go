@@ -17,11 +17,21 @@ import (
 var Policies = []string{"protean", "firstfit", "bestfit", "worstfit", "random"}
 
 // NewAllocator returns the allocator for a policy over a fresh state of
-// tr's inventory. cfg configures Protean (and seeds the baselines).
+// tr's inventory, with the default rule set. cfg configures Protean (and
+// the baselines' seed and weights).
 func NewAllocator(policy string, tr *Trace, cfg optimizer.Config) (optimizer.Allocator, error) {
+	return newAllocator(policy, tr, cfg, nil)
+}
+
+// newAllocator is NewAllocator with a rule set (nil: optimizer.DefaultRules).
+func newAllocator(policy string, tr *Trace, cfg optimizer.Config, rules *optimizer.Rules) (optimizer.Allocator, error) {
+	rs := optimizer.DefaultRules()
+	if rules != nil {
+		rs = *rules
+	}
 	state := optimizer.NewState(tr.Inv)
 	if policy == "protean" {
-		return optimizer.NewProtean(state, cfg, optimizer.DefaultRules())
+		return optimizer.NewProtean(state, cfg, rs)
 	}
 	return optimizer.NewBaseline(optimizer.Policy(policy), state, cfg.Weights, cfg.Seed)
 }
@@ -98,9 +108,18 @@ func ArrivalRates(tr *Trace) []float64 {
 // RunMeta is what the run table records besides the results.
 type RunMeta struct {
 	Engine, Policy, Dataset, Version string
-	Seed                             uint64
-	Params                           any // marshalled to JSON
-	Started                          time.Time
+	// LoadID is the load of Dataset the run read (0: none).
+	LoadID  int64
+	Seed    uint64
+	Params  any // marshalled to JSON
+	Started time.Time
+}
+
+func loadID(id int64) any {
+	if id <= 0 {
+		return nil
+	}
+	return id
 }
 
 // WriteRun stores a replay's run, placement, explain and run_metric rows in
@@ -117,12 +136,12 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *Result) (int
 	q := &quoted{}
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
 		if err := w.Append("run", id, meta.Engine, meta.Policy, string(params), int64(meta.Seed), meta.Dataset,
-			meta.Version, meta.Started.UTC(), res.Summary.Seconds, "done"); err != nil {
+			meta.Version, meta.Started.UTC(), res.Summary.Seconds, "done", loadID(meta.LoadID)); err != nil {
 			return err
 		}
 		for i := range res.Placements {
 			p := &res.Placements[i]
-			var machine, reason, evicted any
+			var machine, reason, evicted, response any
 			if p.Machine >= 0 {
 				machine = p.Machine
 			}
@@ -132,7 +151,10 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *Result) (int
 			if !math.IsNaN(p.EvictedAt) {
 				evicted = p.EvictedAt
 			}
-			if err := w.Append("placement", id, p.VM, p.T, machine, int16(p.Agent), int32(p.Retries), p.LatencyUS, p.Outcome, reason, evicted); err != nil {
+			if !math.IsNaN(p.ResponseS) {
+				response = p.ResponseS
+			}
+			if err := w.Append("placement", id, p.VM, p.T, machine, int16(p.Agent), int32(p.Retries), p.LatencyUS, p.Outcome, reason, evicted, response); err != nil {
 				return err
 			}
 			if p.Explain != nil {
@@ -272,7 +294,7 @@ func WriteFigures(ctx context.Context, db *store.DB, meta RunMeta, seconds float
 	}
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
 		if err := w.Append("run", id, meta.Engine, meta.Policy, string(params), int64(meta.Seed), meta.Dataset,
-			meta.Version, meta.Started.UTC(), seconds, "done"); err != nil {
+			meta.Version, meta.Started.UTC(), seconds, "done", loadID(meta.LoadID)); err != nil {
 			return err
 		}
 		for _, m := range figs {

@@ -2,8 +2,6 @@ package analysis
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 
@@ -35,13 +33,13 @@ type MoveRecord struct {
 // (NaN: the run's last sample) and plans migrations that raise packing
 // density (Protean §6.3), within budget moves (0: no limit).
 func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, at float64, budget int) (*MigrationReport, error) {
+	in, err := LoadRunInput(ctx, db, run)
+	if err != nil {
+		return nil, fmt.Errorf("whatif: %w", err)
+	}
 	var ds string
 	var last float64
-	err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &last)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("whatif: no run %d", run)
-	}
-	if err != nil {
+	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &last); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(at) {
@@ -71,9 +69,10 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, at float64, bud
 		if err := rows.Scan(&vmID, &mid); err != nil {
 			return nil, err
 		}
-		v, m := vmOf[vmID], machineOf[mid]
-		if v == nil {
-			return nil, fmt.Errorf("whatif: run %d places VM %d, which dataset %q lacks", run, vmID, ds)
+		v := vmOf[vmID]
+		m, ok := machineOf[mid]
+		if v == nil || !ok {
+			return nil, fmt.Errorf("whatif: run %d places VM %d on machine %d; load %d of dataset %q lacks the VM or the machine", run, vmID, mid, in.LoadID, ds)
 		}
 		d, _ := tr.Inv.Demand(v.Type, m)
 		state.Place(optimizer.Placement{VM: vmID, Machine: m, Type: v.Type, Tenant: v.Tenant, Priority: v.Priority, Demand: d})

@@ -4,7 +4,7 @@
 SELECT p.vm_id, p.machine_id
 FROM placement p
 JOIN run r ON r.run_id = p.run_id
-JOIN vm v ON v.dataset = r.dataset AND v.vm_id = p.vm_id
+JOIN vm v ON v.load_id = r.load_id AND v.vm_id = p.vm_id
 WHERE p.run_id = $1 AND p.machine_id IS NOT NULL AND p.t_s <= $2
   AND (v.end_s IS NULL OR v.end_s > $2)
   AND (p.evicted_s IS NULL OR p.evicted_s > $2)

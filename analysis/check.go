@@ -1,0 +1,102 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	store "placelab/sql"
+)
+
+// Sentinel errors of reading a stored run against its data.
+var (
+	// ErrUnpinned says a run records no load (written before runs pinned
+	// their input, or a run that read no dataset).
+	ErrUnpinned = errors.New("analysis: run does not pin the data it read")
+	// ErrLoadGone says the load a run read was replaced by a re-ingest.
+	ErrLoadGone = errors.New("analysis: the data this run read has been replaced")
+)
+
+// RunInput is what a stored run read: its dataset and load, its placements
+// and its cores limit (MAX_OVERSUB for an oversubscribing run, else 1).
+type RunInput struct {
+	Run        int64
+	Dataset    string
+	LoadID     int64
+	Placements int64
+	CoresLimit float64
+}
+
+// LoadRunInput returns the input a run pinned, refusing a run whose load is
+// no longer the dataset's: its placements would be read against other rows.
+func LoadRunInput(ctx context.Context, db *store.DB, run int64) (*RunInput, error) {
+	in := &RunInput{Run: run}
+	var ds sql.NullString
+	var load, cur sql.NullInt64
+	err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_load"), run).Scan(&ds, &load, &cur, &in.Placements, &in.CoresLimit)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %d (placelab sql --view run_summary lists the runs)", ErrNoRun, run)
+	}
+	if err != nil {
+		return nil, err
+	}
+	in.Dataset = ds.String
+	switch {
+	case !ds.Valid || !load.Valid:
+		return nil, fmt.Errorf("%w: run %d (dataset %q) records no load id; replay it again to check it", ErrUnpinned, run, ds.String)
+	case !cur.Valid:
+		return nil, fmt.Errorf("%w: run %d read load %d of dataset %q, which is no longer loaded", ErrLoadGone, run, load.Int64, ds.String)
+	case cur.Int64 != load.Int64:
+		return nil, fmt.Errorf("%w: run %d read load %d of dataset %q; the dataset was re-ingested since (now load %d), so its placements no longer match the data",
+			ErrLoadGone, run, load.Int64, ds.String, cur.Int64)
+	}
+	in.LoadID = load.Int64
+	return in, nil
+}
+
+// CapacityViolation is a machine a run over-committed in a dimension
+// (Peak > 1 of its capacity; for cores, > the run's cores limit), or a
+// placement the data cannot account for (Problem unknown_vm,
+// unknown_machine, type_unsupported; Peak 0).
+type CapacityViolation struct {
+	MachineID int32   `json:"machine_id"`
+	Problem   string  `json:"problem"` // cores, memory, ssd, hdd, nic, gpu, or one of the above
+	Peak      float64 `json:"peak"`    // load / capacity at its peak
+	AtS       float64 `json:"at_s"`    // trace time of the peak (first occurrence)
+}
+
+// CheckReport is the outcome of CheckRun.
+type CheckReport struct {
+	RunInput
+	Violations []CapacityViolation `json:"violations"`
+}
+
+// OK reports whether the run kept every machine within capacity.
+func (r *CheckReport) OK() bool { return len(r.Violations) == 0 }
+
+// CheckRun verifies a stored run independently of the engines: SQL over
+// placement, vm, vm_type_demand and machine of the load the run pinned
+// (query check_capacity) finds every machine over capacity in any dimension
+// at any time.
+func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error) {
+	in, err := LoadRunInput(ctx, db, run)
+	if err != nil {
+		return nil, err
+	}
+	rep := &CheckReport{RunInput: *in, Violations: []CapacityViolation{}}
+	err = each(ctx, db.SQL(), "check_capacity", []any{run, in.CoresLimit}, func(r *sql.Rows) error {
+		var v CapacityViolation
+		var peak sql.NullFloat64
+		if err := r.Scan(&v.MachineID, &v.Problem, &peak, &v.AtS); err != nil {
+			return err
+		}
+		v.Peak = peak.Float64
+		rep.Violations = append(rep.Violations, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}

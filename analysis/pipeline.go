@@ -1,0 +1,288 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"placelab/optimizer"
+	store "placelab/sql"
+)
+
+// A run is a spec. Every caller — the CLI, the experiments, bench all, the
+// notebooks — builds one from DefaultSpec, changes what it means to change,
+// and hands it to Run, which validates it once, loads the data (pinning the
+// load it read), builds the engine, replays, and writes run, placement,
+// explain and run_metric through one writer.
+
+// Setting names a spec setting a caller chose explicitly. They are the CLI's
+// flag names, so a refusal reads like the flag the user typed.
+const (
+	SetK          = "k"
+	SetBuckets    = "buckets"
+	SetCache      = "cache"
+	SetSafety     = "safety"
+	SetBuffers    = "buffers"
+	SetEvict      = "no-evict"
+	SetTopPct     = "top-pct"
+	SetExplain    = "no-explain"
+	SetTime       = "time"
+	SetSpeedup    = "speedup"
+	SetHitRate    = "hit-rate"
+	SetHitMS      = "hit-ms"
+	SetMissMS     = "miss-ms"
+	SetCommitMS   = "commit-ms"
+	SetMaxRetries = "max-retries"
+	SetWindow     = "window"
+	SetN0         = "n0"
+	SetAvoid      = "avoid"
+)
+
+// proteanOnly are the settings only Protean's rule engine has: the baselines
+// scan every machine (no k clusters), order machines their own way (no
+// BestFit buckets, no safety score) and keep no caches.
+var proteanOnly = []string{SetK, SetBuckets, SetCache, SetSafety}
+
+// agentOnly are the settings of the multi-agent model.
+var agentOnly = []string{SetTime, SetSpeedup, SetHitRate, SetHitMS, SetMissMS, SetCommitMS, SetMaxRetries, SetWindow, SetN0, SetAvoid}
+
+// ErrBadSpec reports a run spec that cannot run as written.
+var ErrBadSpec = errors.New("analysis: bad run spec")
+
+// Spec is one run: the dataset (whose current load it pins), the policy,
+// the engine's settings, the window and sampling interval, and — for a run
+// with concurrent agents — the agent model.
+type Spec struct {
+	Dataset string
+	Policy  string
+	// Engine configures Protean (all of it) or a baseline (Seed, Evict,
+	// TopPct, Buffers, Weights, Oversub). Weights are derived from the
+	// trace (ScarcityWeights) unless Set names "weights".
+	Engine optimizer.Config
+	// Rules, when set, replaces the policy's rule set (optimizer.DefaultRules).
+	Rules *optimizer.Rules
+	// From, To (trace seconds, ±Inf: unbounded) and Interval (seconds
+	// between samples).
+	From, To, Interval float64
+	// Agents, when set, replays with concurrent agents (Protean only);
+	// nil is the single-agent replay.
+	Agents *AgentOptions
+	// Set names the settings the caller chose (the Set* constants); Validate
+	// refuses those the policy or the time model cannot honour.
+	Set map[string]bool
+}
+
+// DefaultSpec is Protean as §6.3 describes production (optimizer.DefaultConfig)
+// on the whole of dataset, sampled hourly, with one agent.
+func DefaultSpec(dataset string) Spec {
+	return Spec{Dataset: dataset, Policy: "protean", Engine: optimizer.DefaultConfig(),
+		From: math.Inf(-1), To: math.Inf(1), Interval: DefaultInterval, Set: map[string]bool{}}
+}
+
+// WithAgents returns the spec with n agents of the paper's model
+// (DefaultAgentOptions) in the given time model; explanations are off, as
+// multi-agent runs record outcomes, retries and conflicts instead.
+func (s Spec) WithAgents(n int, timeModel string) Spec {
+	a := DefaultAgentOptions()
+	a.Agents, a.TimeModel = n, timeModel
+	s.Agents = &a
+	s.Engine.Explain = false
+	return s
+}
+
+func (s *Spec) isSet(name string) bool { return s.Set[name] }
+
+// Validate refuses a spec that cannot run as written: an unknown policy, a
+// setting the policy or time model cannot honour, a value out of range.
+func (s *Spec) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadSpec}, args...)...)
+	}
+	if s.Dataset == "" {
+		return bad("no dataset")
+	}
+	if !slices.Contains(Policies, s.Policy) {
+		return bad("policy %q: want one of %s", s.Policy, strings.Join(Policies, ", "))
+	}
+	if s.Policy != "protean" {
+		for _, name := range proteanOnly {
+			if s.isSet(name) {
+				return bad("--%s applies to Protean's rule engine; policy %s cannot honour it", name, s.Policy)
+			}
+		}
+		if s.Agents != nil {
+			return bad("--agents applies to Protean; the baseline %s has no allocation agents", s.Policy)
+		}
+	}
+	if s.Agents == nil {
+		for _, name := range agentOnly {
+			if s.isSet(name) {
+				return bad("--%s applies to multi-agent replays (--agents N)", name)
+			}
+		}
+	} else {
+		if err := s.Agents.Validate(); err != nil {
+			return err
+		}
+		if !s.Engine.Cache && s.Agents.TimeModel == TimeSim && s.isSet(SetHitRate) {
+			return bad("--hit-rate with --cache off: without the cache every simulated evaluation is a miss")
+		}
+		if s.Agents.TimeModel == TimeReal {
+			for _, name := range []string{SetSpeedup, SetHitRate, SetHitMS, SetMissMS, SetCommitMS} {
+				if s.isSet(name) {
+					return bad("--%s applies to simulated time (--time sim); real time measures the engine itself", name)
+				}
+			}
+		}
+	}
+	w := ReplayOptions{From: s.From, To: s.To, Interval: s.Interval}
+	if err := w.normalize(); err != nil {
+		return err
+	}
+	if err := s.Engine.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Params are the settings the run honoured, as stored in run.params: the
+// engine's for Protean, the ones a baseline honours for a baseline, the
+// window, and the agent model for a multi-agent run. Nothing a run ignored
+// is recorded.
+func (s *Spec) Params() map[string]any {
+	c := &s.Engine
+	p := map[string]any{"buffers": c.Buffers, "evict": c.Evict, "top_pct": c.TopPct, "weights": c.Weights,
+		"from": finite(s.From), "to": finite(s.To), "interval": s.Interval}
+	if s.Policy == "protean" {
+		p["k"], p["buckets"], p["cache"], p["safety"], p["explain"] = c.K, c.Buckets, c.Cache, c.Safety, c.Explain
+	}
+	if c.Oversub != nil {
+		p["max_oversub"], p["max_util"], p["soft"], p["naive"] = c.Oversub.MaxOversub, c.Oversub.MaxUtil, c.Oversub.Soft, c.Oversub.Naive
+	}
+	if a := s.Agents; a != nil {
+		p["agents"], p["time"], p["max_retries"], p["window"], p["n0"], p["avoid"] = a.Agents, a.TimeModel, a.MaxRetries, a.Window, a.N0, a.Avoid
+		if a.TimeModel == TimeSim {
+			hit := a.HitRate
+			if !c.Cache {
+				hit = 0
+			}
+			p["speedup"], p["hit_rate"], p["hit_ms"], p["miss_ms"], p["commit_ms"] = a.Speedup, hit, a.HitMS, a.MissMS, a.CommitMS
+		}
+	}
+	return p
+}
+
+// finite is v, or nil (JSON null) for an unbounded end.
+func finite(v float64) any {
+	if math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}
+
+// RunOptions are the parts of a run that are not its spec: progress, the
+// version recorded, whether to store it.
+type RunOptions struct {
+	Progress func(done, total int64)
+	// Decorate may fill request fields the trace lacks (see ReplayOptions).
+	Decorate func(r *optimizer.Request)
+	Version  string
+	// Engine is the run table's engine column ("replay" when empty).
+	Engine string
+	// NoWrite runs without storing (Summary.RunID stays 0).
+	NoWrite bool
+}
+
+// Run validates spec, loads its dataset (pinning the load), replays it and
+// stores the run in one transaction.
+func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*Result, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	tr, err := LoadTrace(ctx, db, spec.Dataset, spec.From, spec.To)
+	if err != nil {
+		return nil, err
+	}
+	if len(tr.VMs) == 0 {
+		return nil, fmt.Errorf("%w: dataset %q has no VMs in the window", ErrBadSpec, spec.Dataset)
+	}
+	loadSeconds := time.Since(t0).Seconds()
+	res, err := RunTrace(ctx, tr, &spec, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Summary.LoadSeconds = loadSeconds
+	if o.NoWrite {
+		return res, nil
+	}
+	engine := o.Engine
+	if engine == "" {
+		engine = "replay"
+	}
+	t1 := time.Now()
+	if _, err := WriteRun(ctx, db, RunMeta{Engine: engine, Policy: spec.Policy, Dataset: spec.Dataset, LoadID: tr.LoadID,
+		Version: o.Version, Seed: spec.Engine.Seed, Params: spec.Params(), Started: t0}, res); err != nil {
+		return nil, err
+	}
+	res.Summary.WriteSeconds = time.Since(t1).Seconds()
+	return res, nil
+}
+
+// RunTrace runs a validated spec on a loaded trace without storing it; the
+// spec's Engine gets the trace-derived weights and arrival rates, so that
+// Params() then records what ran.
+func RunTrace(ctx context.Context, tr *Trace, spec *Spec, o RunOptions) (*Result, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	cfg := &spec.Engine
+	if !spec.isSet("weights") {
+		cfg.Weights = ScarcityWeights(tr)
+	}
+	if cfg.Safety {
+		cfg.ArrivalRates = ArrivalRates(tr)
+	}
+	ropt := ReplayOptions{From: spec.From, To: spec.To, Interval: spec.Interval, Progress: o.Progress,
+		Refresh: cfg.Cache, Seed: cfg.Seed, Decorate: o.Decorate}
+	var res *Result
+	var err error
+	if spec.Agents != nil {
+		if o.Decorate != nil {
+			return nil, fmt.Errorf("%w: request decoration is not supported with agents", ErrBadSpec)
+		}
+		a := *spec.Agents
+		a.ReplayOptions = ropt
+		a.Rules = spec.Rules
+		res, err = ReplayAgents(ctx, tr, *cfg, a)
+	} else {
+		var alloc optimizer.Allocator
+		if alloc, err = newAllocator(spec.Policy, tr, *cfg, spec.Rules); err != nil {
+			return nil, err
+		}
+		res, err = Replay(ctx, tr, alloc, ropt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Summary.LoadID = tr.LoadID
+	return res, nil
+}
+
+// SetNames lists the settings a spec marks as chosen, sorted (for messages
+// and tests).
+func (s *Spec) SetNames() []string {
+	var out []string
+	for k, v := range s.Set {
+		if v {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

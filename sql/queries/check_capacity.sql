@@ -1,0 +1,60 @@
+-- check_capacity: an independent check of a stored run against the data it
+-- read — every machine's load in every dimension at every instant, from
+-- placement + vm + vm_type_demand + machine (+ sku through the demand
+-- fractions), with no help from the engine that made the placements.
+--
+-- A placed VM stays on its machine from its placement time t_s until the
+-- earlier of its end (vm.end_s) and its eviction (placement.evicted_s). Per
+-- machine, arrivals (+ demand) and departures (− demand) are swept in time
+-- order, departures first at equal times (a replay releases before it
+-- places); the running sums are the machine's load as a fraction of its
+-- capacity per dimension. Returned: every (machine, dimension) whose peak
+-- exceeds 1 (cores: $2, the run's MAX_OVERSUB, 1 without oversubscription),
+-- with the time of the peak, and every placement on a machine, or of a VM,
+-- that the run's load lacks, or of a VM type the machine's SKU cannot host.
+-- $1 = run_id, $2 = cores limit.
+WITH r AS (
+    SELECT run_id, load_id FROM run WHERE run_id = $1
+),
+stay AS (
+    SELECT p.machine_id, p.vm_id, p.t_s AS t0,
+           least(coalesce(v.end_s, 'infinity'::DOUBLE), coalesce(p.evicted_s, 'infinity'::DOUBLE)) AS t1,
+           v.vm_id IS NULL AS unknown_vm, m.machine_id IS NULL AS unknown_machine,
+           d.cores IS NULL AS unsupported,
+           d.cores, d.memory, d.ssd, d.hdd, d.nic, d.gpu
+    FROM placement p
+    JOIN r ON r.run_id = p.run_id
+    LEFT JOIN vm v ON v.load_id = r.load_id AND v.vm_id = p.vm_id
+    LEFT JOIN machine m ON m.load_id = r.load_id AND m.machine_id = p.machine_id
+    LEFT JOIN vm_type_demand d ON d.load_id = r.load_id AND d.vm_type = v.vm_type AND d.sku = m.sku
+    WHERE p.machine_id IS NOT NULL
+),
+ev AS (
+    SELECT machine_id, t0 AS t, 1 AS k, cores, memory, ssd, hdd, nic, gpu
+    FROM stay WHERE t1 > t0 AND NOT unsupported
+    UNION ALL
+    SELECT machine_id, t1, 0, -cores, -memory, -ssd, -hdd, -nic, -gpu
+    FROM stay WHERE t1 > t0 AND isfinite(t1) AND NOT unsupported
+),
+swept AS (
+    SELECT machine_id, t,
+           sum(cores) OVER w AS cores, sum(memory) OVER w AS memory, sum(ssd) OVER w AS ssd,
+           sum(hdd) OVER w AS hdd, sum(nic) OVER w AS nic, sum(gpu) OVER w AS gpu
+    FROM ev
+    WINDOW w AS (PARTITION BY machine_id ORDER BY t, k ROWS UNBOUNDED PRECEDING)
+),
+peaks AS (
+    SELECT machine_id, dim, max(val) AS peak, arg_max(t, val) AS at_s
+    FROM (UNPIVOT swept ON cores, memory, ssd, hdd, nic, gpu INTO NAME dim VALUE val)
+    GROUP BY machine_id, dim
+)
+SELECT machine_id, dim AS problem, peak, at_s
+FROM peaks
+WHERE peak > CASE WHEN dim = 'cores' THEN $2 ELSE 1 END + 1e-6
+UNION ALL
+SELECT machine_id,
+       CASE WHEN unknown_vm THEN 'unknown_vm' WHEN unknown_machine THEN 'unknown_machine' ELSE 'type_unsupported' END,
+       NULL, min(t0)
+FROM stay WHERE unsupported
+GROUP BY ALL
+ORDER BY machine_id, problem;
