@@ -197,6 +197,11 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	}
 	smp.summarize(&res.Summary, res.Placements, lowPriority, lat)
 	res.Metrics = append(smp.metrics, res.Metrics...)
+	engines := make([]*optimizer.Protean, len(agents))
+	for i, a := range agents {
+		engines[i] = a.Engine
+	}
+	engineStats(res, lastTrace, engines...)
 	return res, nil
 }
 

@@ -78,7 +78,9 @@ func TestAgentsSimulatedTimeIsDeterministic(t *testing.T) {
 	keys := func(r *Result) []key {
 		var out []key
 		for _, p := range r.Placements {
-			out = append(out, key{int(p.Machine), p.Agent, p.Retries, p.Outcome, p.LatencyUS})
+			// Decision latency is wall-clock time; the simulated response
+			// time is what the seed determines.
+			out = append(out, key{int(p.Machine), p.Agent, p.Retries, p.Outcome, p.ResponseS})
 		}
 		return out
 	}

@@ -58,7 +58,7 @@ func TestReplayAzurePacking(t *testing.T) {
 	cfg := optimizer.DefaultConfig()
 	cfg.Weights = ScarcityWeights(tr)
 	alloc, _ := NewAllocator("protean", tr, cfg)
-	res, err := Replay(ctx, tr, alloc, ReplayOptions{})
+	res, err := Replay(ctx, tr, alloc, DefaultReplayOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 			return nil, err
 		}
 		t0 := time.Now()
-		res, err := Replay(ctx, tr, alloc, ReplayOptions{})
+		res, err := Replay(ctx, tr, alloc, DefaultReplayOptions())
 		if err != nil {
 			return nil, err
 		}

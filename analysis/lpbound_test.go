@@ -111,7 +111,7 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Replay(ctx, tr, alloc, ReplayOptions{Interval: 3600})
+	res, err := Replay(ctx, tr, alloc, ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 3600})
 	if err != nil {
 		t.Fatal(err)
 	}

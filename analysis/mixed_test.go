@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"placelab/optimizer"
 	store "placelab/sql"
 )
 
@@ -239,4 +240,41 @@ func TestRunPinsItsLoad(t *testing.T) {
 	if _, err := WhatIfMigrate(ctx, db, res.Summary.RunID, math.NaN(), 10); !errors.Is(err, ErrLoadGone) {
 		t.Fatalf("whatif of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
+}
+
+// TestConflictsPerMinute reproduces defect 4 of issue 13: the figure set
+// beside Table 5's "P99 conflicts per minute" was 60 × the p99 of per-second
+// conflicts over the seconds that had any (180 here). It is now the p99 of
+// per-minute counts over every minute of the run, idle ones included.
+func TestConflictsPerMinute(t *testing.T) {
+	inv := mixedInventory(t)
+	tr := &Trace{Dataset: "x", Inv: inv, MachineIDs: []int32{0}}
+	reqs := []optimizer.Request{{ID: 0, VMs: []optimizer.VMRequest{{ID: 1}}}, {ID: 1, VMs: []optimizer.VMRequest{{ID: 2}}}}
+	outs := []outcome{
+		// conflicts at 0.5 and 0.6 s (minute 0), 61, 61.5 and 61.7 s (minute 1); the run lasts 300 s
+		{done: true, reason: "x", arrive: 0, start: 0, at: 100, conflictAt: []float64{0.5, 0.6}},
+		{done: true, reason: "x", arrive: 0, start: 0, at: 300, conflictAt: []float64{61, 61.5, 61.7}},
+	}
+	opt := DefaultAgentOptions()
+	res := summarizeAgents(tr, nil, reqs, outs, newSampler(inv), opt)
+	s := res.Summary
+	// minutes [0,60) [60,120) ... [300,360): counts 2, 3, 0, 0, 0, 0 → p99 (nearest rank of 6) = 3
+	if s.ConflictsP99PerMin != 3 {
+		t.Fatalf("p99 conflicts per minute = %v, want 3", s.ConflictsP99PerMin)
+	}
+	// 301 seconds, two with conflicts (2 and 3): p99 is the 298th of 301 sorted counts = 0; the max is 3
+	if s.ConflictsP99PerS != 0 || s.ConflictsMaxPerS != 3 || s.Conflicts != 5 {
+		t.Fatalf("per second p99 %v max %v, conflicts %d", s.ConflictsP99PerS, s.ConflictsMaxPerS, s.Conflicts)
+	}
+}
+
+func mixedInventory(t *testing.T) *optimizer.Inventory {
+	t.Helper()
+	db := memDB(t)
+	mixedZone(t, db, "inv", 10, 9)
+	tr, err := LoadTrace(context.Background(), db, "inv", math.Inf(-1), math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Inv
 }

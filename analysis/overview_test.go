@@ -78,7 +78,7 @@ func TestOverviewInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	alloc, _ := NewAllocator("protean", tr, optimizer.DefaultConfig())
-	res, err := Replay(ctx, tr, alloc, ReplayOptions{Interval: 600})
+	res, err := Replay(ctx, tr, alloc, ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 600})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -412,27 +412,55 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	smp.summarize(s, res.Placements, lowPriority, lat)
 	s.PostBestFitPct = 100 * mean(postBF)
 	if protean != nil {
-		cs := protean.CacheStats()
-		s.CacheHitRate = cs["RuleEvaluation"].HitRate()
-		s.Caches = map[string]float64{}
-		for k, v := range cs {
-			s.Caches[k] = v.HitRate()
-		}
-		res.RuleStats = protean.RuleStats()
-		s.BackgroundRefreshes = protean.BackgroundUpdates()
-		for _, r := range res.RuleStats {
-			if r.Requests == 0 {
-				continue
-			}
-			rs := RuleShare{Rule: r.Rule, Level: r.Level, Evaluations: r.Requests, MeanGiven: float64(r.Candidates) / float64(r.Requests)}
-			if r.Candidates > 0 {
-				rs.RemovedShare = float64(r.Removed) / float64(r.Candidates)
-			}
-			s.Rules = append(s.Rules, rs)
-			res.Metrics = append(res.Metrics, MetricRow{last, "rule_removed_share/" + r.Rule, rs.RemovedShare})
-		}
+		engineStats(res, last, protean)
 	}
 	return res, nil
+}
+
+// engineStats fills the summary's cache hit rates and rule aggressiveness
+// from the Protean engines of a run (one, or one per agent), summed.
+func engineStats(res *Result, last float64, engines ...*optimizer.Protean) {
+	s := &res.Summary
+	caches := map[string]optimizer.CacheStats{}
+	var rules []optimizer.RuleStats
+	idx := map[string]int{}
+	for _, e := range engines {
+		for k, v := range e.CacheStats() {
+			c := caches[k]
+			c.Hits += v.Hits
+			c.Misses += v.Misses
+			caches[k] = c
+		}
+		for _, r := range e.RuleStats() {
+			i, ok := idx[r.Rule]
+			if !ok {
+				i = len(rules)
+				idx[r.Rule] = i
+				rules = append(rules, optimizer.RuleStats{Rule: r.Rule, Level: r.Level})
+			}
+			rules[i].Requests += r.Requests
+			rules[i].Candidates += r.Candidates
+			rules[i].Removed += r.Removed
+		}
+		s.BackgroundRefreshes += e.BackgroundUpdates()
+	}
+	s.CacheHitRate = caches["RuleEvaluation"].HitRate()
+	s.Caches = map[string]float64{}
+	for k, v := range caches {
+		s.Caches[k] = v.HitRate()
+	}
+	res.RuleStats = rules
+	for _, r := range rules {
+		if r.Requests == 0 {
+			continue
+		}
+		rs := RuleShare{Rule: r.Rule, Level: r.Level, Evaluations: r.Requests, MeanGiven: float64(r.Candidates) / float64(r.Requests)}
+		if r.Candidates > 0 {
+			rs.RemovedShare = float64(r.Removed) / float64(r.Candidates)
+		}
+		s.Rules = append(s.Rules, rs)
+		res.Metrics = append(res.Metrics, MetricRow{last, "rule_removed_share/" + r.Rule, rs.RemovedShare})
+	}
 }
 
 // postBestFit is the share of valid candidates left after the BestFit rule

@@ -119,7 +119,7 @@ func TestReplayByHand(t *testing.T) {
 		}
 	}
 	// Stored and read back.
-	id, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "protean", Dataset: "hand", Version: "test", Seed: 1}, res)
+	id, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "protean", Dataset: "hand", LoadID: tr.LoadID, Version: "test", Seed: 1}, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestReplayByHand(t *testing.T) {
 	}
 	// Worst fit spreads: VM 1 goes to the empty machine.
 	wf, _ := NewAllocator("worstfit", tr, cfg)
-	res, err = Replay(ctx, tr, wf, ReplayOptions{Interval: 3600})
+	res, err = Replay(ctx, tr, wf, ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 3600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestReplayAllPoliciesSynthetic(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := Replay(ctx, tr, a, ReplayOptions{})
+				res, err := Replay(ctx, tr, a, DefaultReplayOptions())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -243,7 +243,7 @@ func TestReplayRealTraces(t *testing.T) {
 				cfg := optimizer.DefaultConfig()
 				cfg.Weights = ScarcityWeights(tr)
 				a, _ := NewAllocator(pol, tr, cfg)
-				res, err := Replay(ctx, tr, a, ReplayOptions{})
+				res, err := Replay(ctx, tr, a, DefaultReplayOptions())
 				if err != nil {
 					t.Fatal(err)
 				}

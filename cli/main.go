@@ -87,6 +87,7 @@ Typical session:
 			exportCommand(),
 			reportCommand(),
 			replayCommand(),
+			checkCommand(),
 			explainCommand(),
 			benchCommand(),
 			whatifCommand(),

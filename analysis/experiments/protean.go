@@ -9,7 +9,6 @@ import (
 
 	"placelab/analysis"
 	"placelab/datasets/synth"
-	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
 	store "placelab/sql"
 )
@@ -124,22 +123,15 @@ func loadZone(ctx context.Context, quick bool, seed uint64) (*store.DB, *analysi
 // after BestFit, LP-bound density beside it) and once with four agents in
 // simulated time (p99 conflicts per minute).
 func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
-	zdb, tr, err := loadZone(ctx, quick, p.Seed)
+	zdb, _, err := loadZone(ctx, quick, p.Seed)
 	if err != nil {
 		return nil, err
 	}
-	cfg := optimizer.DefaultConfig()
-	// Explanations on: candidates left after BestFit come from them.
-	cfg.Buckets, cfg.Seed, cfg.Weights, cfg.Explain = p.Params["buckets"].(int), p.Seed, analysis.ScarcityWeights(tr), true
-	alloc, err := analysis.NewAllocator("protean", tr, cfg)
-	if err != nil {
-		return nil, err
-	}
-	res, err := analysis.Replay(ctx, tr, alloc, analysis.ReplayOptions{Interval: 3600})
-	if err != nil {
-		return nil, err
-	}
-	id, err := analysis.WriteRun(ctx, zdb, analysis.RunMeta{Engine: "replay", Policy: "protean", Dataset: "zone", Seed: p.Seed, Params: p.Params}, res)
+	// Explanations on (the default): candidates left after BestFit come
+	// from them.
+	spec := analysis.DefaultSpec("zone")
+	spec.Engine.Buckets, spec.Engine.Seed = p.Params["buckets"].(int), p.Seed
+	res, err := analysis.Run(ctx, zdb, spec, analysis.RunOptions{Version: "experiment"})
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +139,7 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analys
 	if quick {
 		every = 24 * 3600
 	}
-	lp, err := analysis.LPBoundRun(ctx, zdb, id, every, lpbound.Options{TimeLimit: lpTimeLimit(quick)}, nil)
+	lp, err := analysis.LPBoundRun(ctx, zdb, res.Summary.RunID, every, lpbound.Options{TimeLimit: lpTimeLimit(quick)}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -158,29 +150,26 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analys
 			n++
 		}
 	}
-	cfg.Explain = false
-	ag, err := analysis.ReplayAgents(ctx, tr, cfg, analysis.AgentOptions{ReplayOptions: analysis.ReplayOptions{Interval: 3600, Seed: p.Seed},
-		Agents: 4, TimeModel: "sim", Speedup: 10, HitRate: analysis.DefaultHitRate, HitMS: analysis.DefaultHitMS,
-		MissMS: analysis.DefaultMissMS, MaxRetries: 3, Avoid: true})
+	// Conflicts: four agents of the paper's model (§6.2: 20 retries,
+	// avoidance among the top 100 over a window of 50 commits) in simulated
+	// time, the trace ten times faster.
+	aspec := spec.WithAgents(4, analysis.TimeSim)
+	aspec.Agents.Speedup = agentsSpeedup
+	ag, err := analysis.Run(ctx, zdb, aspec, analysis.RunOptions{NoWrite: true})
 	if err != nil {
 		return nil, err
 	}
 	return []analysis.MetricRow{
 		fig("pd_pct", 100*res.Summary.PackingDensityMean), fig("post_bestfit_pct", res.Summary.PostBestFitPct),
 		fig("rejected", float64(res.Summary.Rejected)), fig("lp_bound_density_pct", 100*bound/math.Max(n, 1)),
-		fig("lp_gap_pct", 100*lp.MeanGap), fig("conflicts_p99_per_min", 60*ag.Summary.ConflictsP99PerS),
-		fig("conflicts", float64(ag.Summary.Conflicts)), fig("conflicts_per_min_mean", float64(ag.Summary.Conflicts)/math.Max(1, traceMinutes(tr))),
+		fig("lp_gap_pct", 100*lp.MeanGap), fig("conflicts_p99_per_min", ag.Summary.ConflictsP99PerMin),
+		fig("conflicts", float64(ag.Summary.Conflicts)), fig("avoidance_activations", float64(ag.Summary.AvoidanceActivations)),
 	}, nil
 }
 
-// traceMinutes is the span of a trace's arrivals in minutes.
-func traceMinutes(tr *analysis.Trace) float64 {
-	var hi float64
-	for _, v := range tr.VMs {
-		hi = math.Max(hi, v.Start)
-	}
-	return hi / 60
-}
+// agentsSpeedup is how much faster than the trace the buckets experiment's
+// agents run, so that a quick zone has enough concurrency to conflict.
+const agentsSpeedup = 10
 
 // lpTimeLimit bounds each LP solve; the bound stays valid when it runs out.
 func lpTimeLimit(quick bool) time.Duration {
@@ -194,20 +183,20 @@ func lpTimeLimit(quick bool) time.Duration {
 // simulated time: the span of the largest burst, conflicts per second at
 // p99, throughput at p99 and the share of requests rejected.
 func runAgents(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
-	_, tr, err := loadZone(ctx, quick, p.Seed)
+	zdb, _, err := loadZone(ctx, quick, p.Seed)
 	if err != nil {
 		return nil, err
 	}
-	cfg := optimizer.DefaultConfig()
-	cfg.Seed, cfg.Weights, cfg.Explain = p.Seed, analysis.ScarcityWeights(tr), false
-	res, err := analysis.ReplayAgents(ctx, tr, cfg, analysis.AgentOptions{ReplayOptions: analysis.ReplayOptions{Interval: 3600, Seed: p.Seed},
-		Agents: p.Params["agents"].(int), TimeModel: "sim", Speedup: p.Params["speedup"].(float64), HitRate: analysis.DefaultHitRate,
-		HitMS: analysis.DefaultHitMS, MissMS: analysis.DefaultMissMS, MaxRetries: 3, Avoid: true})
+	spec := analysis.DefaultSpec("zone").WithAgents(p.Params["agents"].(int), analysis.TimeSim)
+	spec.Engine.Seed = p.Seed
+	spec.Agents.Speedup = p.Params["speedup"].(float64)
+	res, err := analysis.Run(ctx, zdb, spec, analysis.RunOptions{NoWrite: true})
 	if err != nil {
 		return nil, err
 	}
 	s := res.Summary
 	return []analysis.MetricRow{fig("burst_span_s", s.BurstSpanS), fig("conflicts", float64(s.Conflicts)),
 		fig("conflicts_p99_per_s", s.ConflictsP99PerS), fig("throughput_p99_per_s", s.ThroughputP99PerS),
-		fig("rejection_rate_pct", 100*s.RejectionRate), fig("retries", float64(s.Retries))}, nil
+		fig("rejection_rate_pct", 100*s.RejectionRate), fig("retries", float64(s.Retries)),
+		fig("avoidance_activations", float64(s.AvoidanceActivations))}, nil
 }
