@@ -282,6 +282,7 @@ func TestAllocatorBenchOptionsRefused(t *testing.T) {
 		{"machines 0", func(o *AllocatorBenchOptions) { o.Machines = 0 }},
 	} {
 		o := DefaultAllocatorBenchOptions()
+		o.Machines, o.VMs = 100, 50 // small, should a check be missing
 		tc.edit(&o)
 		if _, err := CompareCache(context.Background(), o); !errors.Is(err, ErrBenchOptions) {
 			t.Errorf("%s: err = %v, want ErrBenchOptions", tc.name, err)
