@@ -420,7 +420,9 @@ type allocatorRun struct {
 
 	arm AllocatorArm
 	lat []float64
-	dec hash.Hash64
+	// log records, when non-nil, each timed request's id, outcome and
+	// placements, hashed after the timed section.
+	log []int64
 }
 
 func (r *allocatorRun) push(d optimizer.Decision) {
@@ -471,11 +473,11 @@ func (r *allocatorRun) step() {
 	} else {
 		r.arm.Rejected += len(q.VMs)
 	}
-	if r.dec != nil {
+	if r.log != nil {
 		r.arm.requestIDs = append(r.arm.requestIDs, q.ID)
-		writeInts(r.dec, q.ID, boolInt(d.OK))
+		r.log = append(r.log, q.ID, boolInt(d.OK))
 		for _, p := range d.Placements {
-			writeInts(r.dec, p.VM, int64(p.Machine))
+			r.log = append(r.log, p.VM, int64(p.Machine))
 		}
 	}
 	r.push(d)
@@ -486,7 +488,7 @@ func (r *allocatorRun) step() {
 func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error) {
 	r.arm = AllocatorArm{Cache: r.cache}
 	r.lat = r.lat[:0]
-	r.dec = fnv.New64a()
+	r.log = make([]int64, 0, 6*(stop-r.next))
 	if r.protean != nil {
 		r.arm.startState = stateFingerprint(r.protean.State())
 	}
@@ -520,7 +522,9 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 		h := r.protean.CacheStats()["RuleEvaluation"]
 		a.CacheHitRate = optimizer.CacheStats{Hits: h.Hits - hits0.Hits, Misses: h.Misses - hits0.Misses}.HitRate()
 	}
-	a.decisions = r.dec.Sum64()
+	h := fnv.New64a()
+	writeInts(h, r.log...)
+	a.decisions = h.Sum64()
 	return a, nil
 }
 
