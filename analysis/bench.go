@@ -433,9 +433,6 @@ func (r *allocatorRun) push(d optimizer.Decision) {
 	}
 }
 
-// done reports whether every request has been run.
-func (r *allocatorRun) done() bool { return r.next >= len(r.reqs) }
-
 // step runs the next request: the departures due by its time, a
 // background refresh when the trace left the engine idle for RefreshGap
 // seconds (cache on), and its decision.
