@@ -3,9 +3,14 @@ package analysis
 import (
 	"container/heap"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash"
+	"hash/fnv"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"placelab/datasets/synth"
@@ -35,155 +40,514 @@ func BenchZone(ctx context.Context, machines int, seed uint64) (*Trace, error) {
 	return LoadTrace(ctx, db, "bench", math.Inf(-1), math.Inf(1))
 }
 
-// AllocatorBench is one measurement of the allocator on a zone.
-type AllocatorBench struct {
-	Machines         int     `json:"machines"`
-	Cache            bool    `json:"cache"`
-	WarmupVMs        int     `json:"warmup_vms"`
-	MeasuredVMs      int     `json:"measured_vms"`
-	LatencyP50US     float64 `json:"latency_p50_us"`
-	LatencyP99US     float64 `json:"latency_p99_us"`
-	MeanUS           float64 `json:"mean_us"`
-	PlacementsPerSec float64 `json:"placements_per_sec"`
-	CacheHitRate     float64 `json:"cache_hit_rate"`
-	MemoryMB         float64 `json:"memory_mb"`
-	Rejected         int     `json:"rejected"`
+// AllocatorBenchOptions configure CompareCache (`placelab bench allocator`).
+// Start from DefaultAllocatorBenchOptions.
+type AllocatorBenchOptions struct {
+	// Machines in the generated zone.
+	Machines int
+	// VMs is how many arriving VMs are timed: the first whole requests
+	// after t = 0 that hold at least VMs VMs. Cache on and cache off run
+	// on exactly this set.
+	VMs int
+	// Reps is how many times each arm is timed (each rep times cache on
+	// and cache off on the same requests from the same starting state).
+	Reps int
+	// Seed of the zone and of the engine's tie-breaks.
+	Seed uint64
+	// Explain builds each decision's explanation inside the timed section.
+	Explain bool
 }
 
-// BenchAllocator places the trace's initial population (untimed warm-up:
-// every VM alive at t = 0, placed by the cached engine, whose decisions
-// equal the uncached one's) and then times `measure` arrival requests with
-// their departures through the engine configured by cfg, reporting per-VM
-// latency (a request's time divided by its VMs). As in a replay, the cached
-// engine refreshes its caches when the trace leaves it idle. Memory is the heap the
-// agent holds (state and caches) after the run.
-func BenchAllocator(ctx context.Context, tr *Trace, cfg optimizer.Config, measure int) (AllocatorBench, error) {
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	cfg.Weights = ScarcityWeights(tr)
-	warmCfg := cfg
-	warmCfg.Cache = true
-	state := optimizer.NewState(tr.Inv)
-	warmer, err := optimizer.NewProtean(state, warmCfg, optimizer.DefaultRules())
-	if err != nil {
-		return AllocatorBench{}, err
+// DefaultAllocatorBenchOptions are the defaults of `placelab bench allocator`.
+func DefaultAllocatorBenchOptions() AllocatorBenchOptions {
+	return AllocatorBenchOptions{Machines: 30000, VMs: 20000, Reps: 3, Seed: 1, Explain: true}
+}
+
+// ErrBenchOptions marks an allocator benchmark option out of range.
+var ErrBenchOptions = errors.New("analysis: bench allocator")
+
+// Validate refuses options out of range.
+func (o AllocatorBenchOptions) Validate() error {
+	switch {
+	case o.Machines < 1:
+		return fmt.Errorf("%w: machines = %d, need at least 1", ErrBenchOptions, o.Machines)
+	case o.VMs < 1:
+		return fmt.Errorf("%w: vms = %d, need at least 1 timed VM", ErrBenchOptions, o.VMs)
+	case o.Reps < 1:
+		return fmt.Errorf("%w: reps = %d, need at least 1 repetition", ErrBenchOptions, o.Reps)
 	}
-	reqs := Requests(tr, 0, math.Inf(1))
-	end := make(map[int64]float64, len(tr.VMs))
-	for _, v := range tr.VMs {
-		end[v.ID] = v.End
+	return nil
+}
+
+// AllocatorArm is one timed pass of the engine (cache on or off) over the
+// timed requests. The timed section is everything the allocator does while
+// the requests arrive, in the order a replay does it: the departures due
+// before each request (state and journal upkeep), the background cache
+// refresh in each idle gap of at least RefreshGap trace seconds (§5.2.4;
+// the cache-on engine only — the uncached one has nothing to refresh), and
+// the decision itself. WallSeconds is the wall time of that whole section.
+type AllocatorArm struct {
+	Cache bool `json:"cache"`
+	// Requests and VMs timed; Placements the VMs placed, Rejected the VMs
+	// of refused requests, Evicted the low-priority VMs evicted.
+	Requests   int `json:"requests"`
+	VMs        int `json:"vms"`
+	Placements int `json:"placements"`
+	Rejected   int `json:"rejected"`
+	Evicted    int `json:"evicted"`
+	// Releases are the departures processed, Refreshes the background
+	// Refresh calls and RefreshedCells the cells they brought up to date,
+	// all inside the timed section.
+	Releases       int   `json:"releases"`
+	Refreshes      int   `json:"refreshes"`
+	RefreshedCells int64 `json:"refreshed_cells"`
+	// WallSeconds is the timed section's wall time; DecisionSeconds,
+	// RefreshSeconds and ReleaseSeconds the parts of it spent in Allocate,
+	// Refresh and Release (the rest is the loop's own bookkeeping).
+	WallSeconds     float64 `json:"wall_seconds"`
+	DecisionSeconds float64 `json:"decision_seconds"`
+	RefreshSeconds  float64 `json:"refresh_seconds"`
+	ReleaseSeconds  float64 `json:"release_seconds"`
+	// CostPerPlacementUS is WallSeconds per placed VM (µs), upkeep
+	// included; PlacementsPerWallSec is placements / WallSeconds.
+	CostPerPlacementUS   float64 `json:"cost_per_placement_us"`
+	PlacementsPerWallSec float64 `json:"placements_per_wall_sec"`
+	// Decision latency per VM (a request's Allocate time divided by its
+	// VMs), without upkeep: what Protean Figs 11–12 plot.
+	DecisionLatencyP50US  float64 `json:"decision_latency_p50_us"`
+	DecisionLatencyP99US  float64 `json:"decision_latency_p99_us"`
+	DecisionLatencyMeanUS float64 `json:"decision_latency_mean_us"`
+	// CacheHitRate of RuleEvaluation lookups during the timed section.
+	CacheHitRate float64 `json:"cache_hit_rate"`
+	// MemoryMB is the heap the engine holds (state and caches) after the
+	// pass, against before its warm-up.
+	MemoryMB float64 `json:"memory_mb"`
+
+	requestIDs []int64 // the timed requests, in order
+	startState uint64  // fingerprint of the state the timing started from
+	decisions  uint64  // fingerprint of the decisions taken
+}
+
+// AllocatorRep is one repetition: cache on and cache off on the same
+// requests, run in the order Order.
+type AllocatorRep struct {
+	Rep   int          `json:"rep"`
+	Order string       `json:"order"`
+	On    AllocatorArm `json:"cache_on"`
+	Off   AllocatorArm `json:"cache_off"`
+	// CacheSpeedup is Off.WallSeconds / On.WallSeconds (the same VMs, so
+	// the ratio of cost per timed VM, upkeep included); DecisionSpeedup is
+	// the ratio of time in Allocate alone.
+	CacheSpeedup    float64 `json:"cache_speedup"`
+	DecisionSpeedup float64 `json:"decision_speedup"`
+	// SameDecisions: both arms placed every VM on the same machine (the
+	// cache is transparent).
+	SameDecisions bool `json:"same_decisions"`
+}
+
+// Spread is the median and range of a figure over repetitions.
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+func spreadOf(xs []float64) Spread {
+	if len(xs) == 0 {
+		return Spread{math.NaN(), math.NaN(), math.NaN()}
 	}
-	var deps depHeap
-	push := func(d optimizer.Decision) {
-		for _, p := range d.Placements {
-			if e := end[p.VM]; !math.IsInf(e, 1) {
-				heap.Push(&deps, departure{e, p.VM})
-			}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return Spread{Median: med, Min: s[0], Max: s[n-1]}
+}
+
+// ArmSummary is an arm's figures over the repetitions.
+type ArmSummary struct {
+	CostPerPlacementUS   Spread `json:"cost_per_placement_us"`
+	PlacementsPerWallSec Spread `json:"placements_per_wall_sec"`
+	WallSeconds          Spread `json:"wall_seconds"`
+	RefreshSeconds       Spread `json:"refresh_seconds"`
+	ReleaseSeconds       Spread `json:"release_seconds"`
+	DecisionLatencyP50US Spread `json:"decision_latency_p50_us"`
+	DecisionLatencyP99US Spread `json:"decision_latency_p99_us"`
+	CacheHitRate         Spread `json:"cache_hit_rate"`
+	MemoryMB             Spread `json:"memory_mb"`
+}
+
+func summarizeArms(arms []AllocatorArm) ArmSummary {
+	f := func(get func(AllocatorArm) float64) Spread {
+		xs := make([]float64, len(arms))
+		for i, a := range arms {
+			xs[i] = get(a)
 		}
+		return spreadOf(xs)
 	}
-	b := AllocatorBench{Machines: len(tr.Inv.Machines), Cache: cfg.Cache}
-	i := 0
-	for ; i < len(reqs) && reqs[i].Time <= 0; i++ {
-		push(warmer.Allocate(&reqs[i]))
-		b.WarmupVMs += len(reqs[i].VMs)
+	return ArmSummary{
+		CostPerPlacementUS:   f(func(a AllocatorArm) float64 { return a.CostPerPlacementUS }),
+		PlacementsPerWallSec: f(func(a AllocatorArm) float64 { return a.PlacementsPerWallSec }),
+		WallSeconds:          f(func(a AllocatorArm) float64 { return a.WallSeconds }),
+		RefreshSeconds:       f(func(a AllocatorArm) float64 { return a.RefreshSeconds }),
+		ReleaseSeconds:       f(func(a AllocatorArm) float64 { return a.ReleaseSeconds }),
+		DecisionLatencyP50US: f(func(a AllocatorArm) float64 { return a.DecisionLatencyP50US }),
+		DecisionLatencyP99US: f(func(a AllocatorArm) float64 { return a.DecisionLatencyP99US }),
+		CacheHitRate:         f(func(a AllocatorArm) float64 { return a.CacheHitRate }),
+		MemoryMB:             f(func(a AllocatorArm) float64 { return a.MemoryMB }),
 	}
-	if b.WarmupVMs == 0 {
-		return b, fmt.Errorf("analysis: bench zone has no initial population")
-	}
-	alloc := warmer
-	if !cfg.Cache {
-		if alloc, err = optimizer.NewProtean(state, cfg, optimizer.DefaultRules()); err != nil {
-			return b, err
-		}
-	}
-	var lat []float64
-	var sum float64
-	for n := 0; i < len(reqs) && n < measure; i, n = i+1, n+1 {
-		if n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return b, err
-			}
-		}
-		r := &reqs[i]
-		if cfg.Cache && i > 0 && r.Time-reqs[i-1].Time >= RefreshGap {
-			alloc.Refresh(RefreshEvals) // idle time: background update, untimed (§5.2.4)
-		}
-		for deps.Len() > 0 && deps[0].t <= r.Time {
-			alloc.Release(heap.Pop(&deps).(departure).vm)
-		}
-		t0 := time.Now()
-		d := alloc.Allocate(r)
-		us := float64(time.Since(t0).Nanoseconds()) / 1e3 / float64(len(r.VMs))
-		for range r.VMs {
-			lat = append(lat, us)
-			sum += us
-		}
-		if !d.OK {
-			b.Rejected += len(r.VMs)
-		}
-		push(d)
-	}
-	if len(lat) == 0 {
-		return b, fmt.Errorf("analysis: bench measured no VMs")
-	}
-	b.MeasuredVMs = len(lat)
-	b.LatencyP50US = quantile(lat, 0.5)
-	b.LatencyP99US = quantile(lat, 0.99)
-	b.MeanUS = sum / float64(len(lat))
-	b.PlacementsPerSec = 1e6 / b.MeanUS
-	b.CacheHitRate = alloc.CacheStats()["RuleEvaluation"].HitRate()
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(alloc)
-	runtime.KeepAlive(warmer)
-	b.MemoryMB = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
-	return b, nil
 }
 
 // AllocatorComparison is what `placelab bench allocator` prints.
 type AllocatorComparison struct {
-	Machines            int            `json:"machines"`
-	Explain             bool           `json:"explain"`
-	LatencyP50US        float64        `json:"latency_p50_us"`
-	LatencyP99US        float64        `json:"latency_p99_us"`
-	PlacementsPerSec    float64        `json:"placements_per_sec"`
-	NoCacheLatencyP50US float64        `json:"nocache_latency_p50_us"`
-	NoCacheLatencyP99US float64        `json:"nocache_latency_p99_us"`
-	NoCachePlacementsPS float64        `json:"nocache_placements_per_sec"`
-	CacheSpeedup        float64        `json:"cache_speedup"`
-	CacheHitRate        float64        `json:"cache_hit_rate"`
-	MemoryMB            float64        `json:"memory_mb"`
-	Seconds             float64        `json:"seconds"`
-	On                  AllocatorBench `json:"cache_on"`
-	Off                 AllocatorBench `json:"cache_off"`
+	Machines int    `json:"machines"`
+	Explain  bool   `json:"explain"`
+	Seed     uint64 `json:"seed"`
+	Reps     int    `json:"reps"`
+	// WarmupVMs were alive at t = 0 and placed, untimed, before each pass.
+	WarmupVMs int `json:"warmup_vms"`
+	// The timed set, identical for cache on and off: Requests requests
+	// (ids FirstRequestID..LastRequestID) holding VMs VMs, the first
+	// arrivals after t = 0 out of ArrivingVMs in the trace.
+	Requests       int    `json:"requests"`
+	VMs            int    `json:"vms"`
+	FirstRequestID int64  `json:"first_request_id"`
+	LastRequestID  int64  `json:"last_request_id"`
+	ArrivingVMs    int    `json:"arriving_vms"`
+	TimedSet       string `json:"timed_set"`
+	// CacheOn and CacheOff: each arm's figures over the reps (median,
+	// min, max); CacheSpeedup and DecisionSpeedup are computed per rep.
+	CacheOn         ArmSummary `json:"cache_on"`
+	CacheOff        ArmSummary `json:"cache_off"`
+	CacheSpeedup    Spread     `json:"cache_speedup"`
+	DecisionSpeedup Spread     `json:"decision_speedup"`
+	// SameDecisions: in every rep both arms took identical decisions.
+	SameDecisions bool           `json:"same_decisions"`
+	Runs          []AllocatorRep `json:"runs"`
+	Seconds       float64        `json:"seconds"`
 }
 
-// CompareCache measures the same engine with the cache on and off on one
-// zone in the same run; cache_speedup is the ratio of mean time per VM.
-func CompareCache(ctx context.Context, machines int, measureOn, measureOff int, seed uint64, explain bool) (AllocatorComparison, error) {
+// CompareCache generates a zone of o.Machines machines and times the
+// Protean engine with the cache on and off, o.Reps times, on the same
+// requests from the same starting state (see AllocatorArm for what is
+// timed). Reps alternate which arm runs first.
+func CompareCache(ctx context.Context, o AllocatorBenchOptions) (AllocatorComparison, error) {
+	if err := o.Validate(); err != nil {
+		return AllocatorComparison{}, err
+	}
 	start := time.Now()
-	tr, err := BenchZone(ctx, machines, seed)
+	tr, err := BenchZone(ctx, o.Machines, o.Seed)
+	if err != nil {
+		return AllocatorComparison{}, err
+	}
+	c, err := compareCacheOn(ctx, tr, o, time.Now)
+	if err != nil {
+		return c, err
+	}
+	c.Seconds = time.Since(start).Seconds()
+	return c, nil
+}
+
+// compareCacheOn is CompareCache on a loaded trace with the clock now.
+func compareCacheOn(ctx context.Context, tr *Trace, o AllocatorBenchOptions, now func() time.Time) (AllocatorComparison, error) {
+	if err := o.Validate(); err != nil {
+		return AllocatorComparison{}, err
+	}
+	w, err := newBenchWorkload(tr, o.VMs)
 	if err != nil {
 		return AllocatorComparison{}, err
 	}
 	cfg := optimizer.DefaultConfig()
-	cfg.Seed = seed
-	cfg.Explain = explain
-	on, err := BenchAllocator(ctx, tr, cfg, measureOn)
-	if err != nil {
-		return AllocatorComparison{}, err
+	cfg.Seed = o.Seed
+	cfg.Explain = o.Explain
+	cfg.Weights = ScarcityWeights(tr)
+	c := AllocatorComparison{
+		Machines: len(tr.Inv.Machines), Explain: o.Explain, Seed: o.Seed, Reps: o.Reps,
+		WarmupVMs: w.warmVMs, Requests: w.stop - w.warm, VMs: w.timedVMs, ArrivingVMs: w.arrivingVMs,
+		FirstRequestID: w.reqs[w.warm].ID, LastRequestID: w.reqs[w.stop-1].ID, SameDecisions: true,
 	}
-	cfg.Cache = false
-	off, err := BenchAllocator(ctx, tr, cfg, measureOff)
-	if err != nil {
-		return AllocatorComparison{}, err
+	c.TimedSet = fmt.Sprintf("requests %d–%d (%d requests, %d VMs): the first arrivals after the %d VMs alive at t=0, of %d arriving VMs in the trace; identical for cache on and off, each from the same starting state",
+		c.FirstRequestID, c.LastRequestID, c.Requests, c.VMs, c.WarmupVMs, c.ArrivingVMs)
+	var ons, offs []AllocatorArm
+	var speed, dspeed []float64
+	for rep := 1; rep <= o.Reps; rep++ {
+		order := []bool{true, false}
+		if rep%2 == 0 {
+			order = []bool{false, true}
+		}
+		r := AllocatorRep{Rep: rep}
+		for _, cache := range order {
+			cfg.Cache = cache
+			a, err := w.measure(ctx, cfg, now)
+			if err != nil {
+				return c, err
+			}
+			if cache {
+				r.On = a
+			} else {
+				r.Off = a
+			}
+		}
+		r.Order = "on,off"
+		if !order[0] {
+			r.Order = "off,on"
+		}
+		if r.On.startState != r.Off.startState || !slices.Equal(r.On.requestIDs, r.Off.requestIDs) {
+			return c, fmt.Errorf("analysis: bench allocator rep %d: cache on and off did not start from the same state on the same requests", rep)
+		}
+		r.CacheSpeedup = r.Off.WallSeconds / r.On.WallSeconds
+		r.DecisionSpeedup = r.Off.DecisionSeconds / r.On.DecisionSeconds
+		r.SameDecisions = r.On.decisions == r.Off.decisions
+		c.SameDecisions = c.SameDecisions && r.SameDecisions
+		c.Runs = append(c.Runs, r)
+		ons, offs = append(ons, r.On), append(offs, r.Off)
+		speed, dspeed = append(speed, r.CacheSpeedup), append(dspeed, r.DecisionSpeedup)
 	}
-	return AllocatorComparison{
-		Machines: len(tr.Inv.Machines), Explain: explain, LatencyP50US: on.LatencyP50US, LatencyP99US: on.LatencyP99US,
-		PlacementsPerSec: on.PlacementsPerSec, NoCacheLatencyP50US: off.LatencyP50US, NoCacheLatencyP99US: off.LatencyP99US,
-		NoCachePlacementsPS: off.PlacementsPerSec, CacheSpeedup: off.MeanUS / on.MeanUS, CacheHitRate: on.CacheHitRate,
-		MemoryMB: on.MemoryMB, Seconds: time.Since(start).Seconds(), On: on, Off: off,
-	}, nil
+	c.CacheOn, c.CacheOff = summarizeArms(ons), summarizeArms(offs)
+	c.CacheSpeedup, c.DecisionSpeedup = spreadOf(speed), spreadOf(dspeed)
+	return c, nil
+}
+
+// benchWorkload is a trace's requests split into the warm-up (reqs[:warm],
+// everything alive at t = 0) and the timed set (reqs[warm:stop]).
+type benchWorkload struct {
+	tr                             *Trace
+	reqs                           []optimizer.Request
+	end                            map[int64]float64
+	warm, stop                     int
+	warmVMs, timedVMs, arrivingVMs int
+}
+
+// newBenchWorkload picks the first whole arrival requests holding at least
+// vms VMs (all arrivals when vms ≤ 0).
+func newBenchWorkload(tr *Trace, vms int) (*benchWorkload, error) {
+	w := &benchWorkload{tr: tr, reqs: Requests(tr, 0, math.Inf(1)), end: make(map[int64]float64, len(tr.VMs))}
+	for _, v := range tr.VMs {
+		w.end[v.ID] = v.End
+	}
+	for w.warm < len(w.reqs) && w.reqs[w.warm].Time <= 0 {
+		w.warmVMs += len(w.reqs[w.warm].VMs)
+		w.warm++
+	}
+	if w.warmVMs == 0 {
+		return nil, fmt.Errorf("analysis: bench zone has no initial population")
+	}
+	for _, r := range w.reqs[w.warm:] {
+		w.arrivingVMs += len(r.VMs)
+	}
+	w.stop = w.warm
+	for w.stop < len(w.reqs) && (vms <= 0 || w.timedVMs < vms) {
+		w.timedVMs += len(w.reqs[w.stop].VMs)
+		w.stop++
+	}
+	if w.timedVMs == 0 || (vms > 0 && w.timedVMs < vms) {
+		return nil, fmt.Errorf("%w: vms = %d, but the zone's trace has only %d arriving VMs after t=0", ErrBenchOptions, vms, w.arrivingVMs)
+	}
+	return w, nil
+}
+
+// measure warms a fresh state up (untimed) and times one pass of the
+// engine configured by cfg over the timed set.
+func (w *benchWorkload) measure(ctx context.Context, cfg optimizer.Config, now func() time.Time) (AllocatorArm, error) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	run, err := w.start(cfg, now)
+	if err != nil {
+		return AllocatorArm{}, err
+	}
+	a, err := run.timed(ctx, w.stop)
+	if err != nil {
+		return a, err
+	}
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(run)
+	a.MemoryMB = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
+	return a, nil
+}
+
+// start places the warm-up population on a fresh state and returns the
+// engine configured by cfg on it, ready to time reqs[warm:]. The warm-up
+// always runs through the cached engine (its decisions equal the uncached
+// one's), so both arms start from the same state; the cache-on arm keeps
+// the engine it warmed up, caches and all, as a running agent would.
+func (w *benchWorkload) start(cfg optimizer.Config, now func() time.Time) (*allocatorRun, error) {
+	warmCfg := cfg
+	warmCfg.Cache = true
+	state := optimizer.NewState(w.tr.Inv)
+	p, err := optimizer.NewProtean(state, warmCfg, optimizer.DefaultRules())
+	if err != nil {
+		return nil, err
+	}
+	run := &allocatorRun{reqs: w.reqs, end: w.end, now: now}
+	run.eng = p
+	for i := 0; i < w.warm; i++ {
+		run.push(p.Allocate(&w.reqs[i]))
+	}
+	if !cfg.Cache {
+		if p, err = optimizer.NewProtean(state, cfg, optimizer.DefaultRules()); err != nil {
+			return nil, err
+		}
+		run.eng = p
+	}
+	run.protean, run.cache, run.next = p, cfg.Cache, w.warm
+	return run, nil
+}
+
+// benchEngine is what the timed loop drives (*optimizer.Protean; a fake
+// with a fake clock in tests).
+type benchEngine interface {
+	Allocate(req *optimizer.Request) optimizer.Decision
+	Release(vm optimizer.VMID) bool
+	Refresh(maxEvals int) int
+}
+
+// allocatorRun replays requests through an engine as a replay does, one
+// step per request, tallying what it did and how long each part took.
+type allocatorRun struct {
+	eng     benchEngine
+	protean *optimizer.Protean // eng, when it is one (cache statistics)
+	cache   bool               // refresh in idle gaps
+	reqs    []optimizer.Request
+	end     map[int64]float64
+	deps    depHeap
+	next    int
+	now     func() time.Time
+
+	arm AllocatorArm
+	lat []float64
+	// log records, when non-nil, each timed request's id, outcome and
+	// placements, hashed after the timed section.
+	log []int64
+}
+
+func (r *allocatorRun) push(d optimizer.Decision) {
+	for _, p := range d.Placements {
+		if e, ok := r.end[p.VM]; ok && !math.IsInf(e, 1) {
+			heap.Push(&r.deps, departure{e, p.VM})
+		}
+	}
+}
+
+// step runs the next request: the departures due by its time, a
+// background refresh when the trace left the engine idle for RefreshGap
+// seconds (cache on), and its decision.
+func (r *allocatorRun) step() {
+	i := r.next
+	q := &r.reqs[i]
+	r.next++
+	if r.deps.Len() > 0 && r.deps[0].t <= q.Time {
+		t0 := r.now()
+		for r.deps.Len() > 0 && r.deps[0].t <= q.Time {
+			r.eng.Release(heap.Pop(&r.deps).(departure).vm)
+			r.arm.Releases++
+		}
+		r.arm.ReleaseSeconds += r.now().Sub(t0).Seconds()
+	}
+	if r.cache && i > 0 && q.Time-r.reqs[i-1].Time >= RefreshGap {
+		t0 := r.now()
+		r.arm.RefreshedCells += int64(r.eng.Refresh(RefreshEvals))
+		r.arm.RefreshSeconds += r.now().Sub(t0).Seconds()
+		r.arm.Refreshes++
+	}
+	t0 := r.now()
+	d := r.eng.Allocate(q)
+	el := r.now().Sub(t0).Seconds()
+	r.arm.DecisionSeconds += el
+	us := el * 1e6 / float64(len(q.VMs))
+	for range q.VMs {
+		r.lat = append(r.lat, us)
+	}
+	r.arm.Requests++
+	r.arm.VMs += len(q.VMs)
+	if d.OK {
+		r.arm.Placements += len(d.Placements)
+		r.arm.Evicted += len(d.Evicted)
+	} else {
+		r.arm.Rejected += len(q.VMs)
+	}
+	if r.log != nil {
+		r.arm.requestIDs = append(r.arm.requestIDs, q.ID)
+		r.log = append(r.log, q.ID, boolInt(d.OK))
+		for _, p := range d.Placements {
+			r.log = append(r.log, p.VM, int64(p.Machine))
+		}
+	}
+	r.push(d)
+}
+
+// timed runs requests up to reqs[stop-1] and returns the arm's figures;
+// WallSeconds is the wall time of the whole loop.
+func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error) {
+	r.arm = AllocatorArm{Cache: r.cache}
+	r.lat = r.lat[:0]
+	r.log = make([]int64, 0, 6*(stop-r.next))
+	if r.protean != nil {
+		r.arm.startState = stateFingerprint(r.protean.State())
+	}
+	var hits0 optimizer.CacheStats
+	if r.protean != nil {
+		hits0 = r.protean.CacheStats()["RuleEvaluation"]
+	}
+	t0 := r.now()
+	for n := 0; r.next < stop; n++ {
+		if n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return r.arm, err
+			}
+		}
+		r.step()
+	}
+	a := r.arm
+	a.WallSeconds = r.now().Sub(t0).Seconds()
+	if a.Placements == 0 {
+		return a, fmt.Errorf("analysis: bench allocator placed none of the %d timed VMs", a.VMs)
+	}
+	if a.WallSeconds <= 0 {
+		return a, fmt.Errorf("analysis: bench allocator: the clock did not advance over %d requests", a.Requests)
+	}
+	a.CostPerPlacementUS = a.WallSeconds * 1e6 / float64(a.Placements)
+	a.PlacementsPerWallSec = float64(a.Placements) / a.WallSeconds
+	a.DecisionLatencyP50US = quantile(r.lat, 0.5)
+	a.DecisionLatencyP99US = quantile(r.lat, 0.99)
+	a.DecisionLatencyMeanUS = a.DecisionSeconds * 1e6 / float64(a.VMs)
+	if r.protean != nil {
+		h := r.protean.CacheStats()["RuleEvaluation"]
+		a.CacheHitRate = optimizer.CacheStats{Hits: h.Hits - hits0.Hits, Misses: h.Misses - hits0.Misses}.HitRate()
+	}
+	h := fnv.New64a()
+	writeInts(h, r.log...)
+	a.decisions = h.Sum64()
+	return a, nil
+}
+
+// stateFingerprint hashes which VMs every machine holds.
+func stateFingerprint(s *optimizer.State) uint64 {
+	h := fnv.New64a()
+	for m := range s.Inv.Machines {
+		vms := slices.Clone(s.VMsOn(int32(m)))
+		slices.Sort(vms)
+		writeInts(h, int64(m), int64(len(vms)))
+		writeInts(h, vms...)
+	}
+	return h.Sum64()
+}
+
+func writeInts(h hash.Hash64, xs ...int64) {
+	var b [8]byte
+	for _, x := range xs {
+		binary.LittleEndian.PutUint64(b[:], uint64(x))
+		h.Write(b[:])
+	}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

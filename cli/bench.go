@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,46 +16,71 @@ func benchCommand() *cli.Command {
 		Usage: "measure the engines on generated zones",
 		Subcommands: []*cli.Command{{
 			Name:  "allocator",
-			Usage: "Protean latency and throughput with the cache on and off, on one zone",
-			Description: `Generates a zone of --machines machines with a one-day trace, places the VMs
-alive at t=0 (untimed warm-up), then times --vms arriving VMs (with departures) through
-the Protean engine with the cache hierarchy on, and --nocache-vms through the same
-engine with the cache off, on the same zone in the same run. cache_speedup is the
-ratio of mean time per VM (off / on).
+			Usage: "Protean's cost per placement and throughput with the cache on and off, on the same requests",
+			Description: `Generates a zone of --machines machines with a one-day trace and, --reps times,
+times the Protean engine with the cache on and with the cache off on the same
+requests: the first arriving requests after t=0 holding --vms VMs, each arm from
+the same starting state (the VMs alive at t=0, placed untimed). Reps alternate
+which arm runs first.
+
+The timed section is all the work the allocator does while those requests
+arrive, as in a replay: the departures due before each request (state and
+journal upkeep), the background cache refresh in each idle gap of at least
+1 trace second (cache on), and each decision. Throughput is placements over the
+wall time of that section; cost per placement is its inverse. Decision latency
+percentiles (Allocate alone, per VM) are reported beside them.
+
+JSON fields (--format json):
+  machines, explain, seed, reps, warmup_vms
+  requests, vms, first_request_id, last_request_id, arriving_vms, timed_set
+                          the timed set, identical for cache on and off
+  cache_on, cache_off     each figure as {median, min, max} over the reps:
+    cost_per_placement_us     timed wall time per placed VM, upkeep included
+    placements_per_wall_sec   placed VMs / timed wall seconds
+    wall_seconds, refresh_seconds, release_seconds
+    decision_latency_p50_us, decision_latency_p99_us   Allocate alone, per VM
+    cache_hit_rate            RuleEvaluation hits / lookups while timed
+    memory_mb                 heap held by state and caches after the pass
+  cache_speedup           per rep cache_off wall / cache_on wall (same VMs),
+                          as {median, min, max}
+  decision_speedup        the same ratio for time in Allocate alone
+  same_decisions          both arms placed every VM on the same machine
+  runs[]                  per rep: rep, order, cache_speedup, decision_speedup,
+                          same_decisions, and cache_on/cache_off with requests,
+                          vms, placements, rejected, evicted, releases,
+                          refreshes, refreshed_cells, wall_seconds,
+                          decision_seconds, refresh_seconds, release_seconds,
+                          cost_per_placement_us, placements_per_wall_sec,
+                          decision_latency_{p50,p99,mean}_us, cache_hit_rate,
+                          memory_mb
+  seconds                 the command's own wall time, zone generation included
 
 Example:
-   placelab bench allocator --machines 30000 --format json`,
+   placelab bench allocator --machines 30000 --vms 40000 --reps 3 --format json`,
 			Flags: []cli.Flag{
-				&cli.IntFlag{Name: "machines", Value: 30000, Usage: "machines in the zone"},
-				&cli.IntFlag{Name: "vms", Value: 20000, Usage: "arriving requests timed with the cache on"},
-				&cli.IntFlag{Name: "nocache-vms", Value: 2000, Usage: "arriving requests timed with the cache off"},
-				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the zone and tie-breaks"},
+				&cli.IntFlag{Name: "machines", Value: benchDefaults.Machines, Usage: "machines in the zone"},
+				&cli.IntFlag{Name: "vms", Value: benchDefaults.VMs, Usage: "arriving VMs timed, the same ones with the cache on and off"},
+				&cli.IntFlag{Name: "reps", Value: benchDefaults.Reps, Usage: "repetitions (≥ 1); figures are medians with their range"},
+				&cli.Uint64Flag{Name: "seed", Value: benchDefaults.Seed, Usage: "seed of the zone and tie-breaks"},
 				&cli.BoolFlag{Name: "no-explain", Usage: "time decisions without building their explanations"},
-				formatFlag("table"),
+				&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "output `FORMAT`: table or json"},
 			},
 			Action: func(c *cli.Context) error {
-				format := c.String("format")
-				if err := checkFormat(format); err != nil {
+				o, format, err := benchAllocatorOptions(c)
+				if err != nil {
 					return err
 				}
 				if !c.Bool("quiet") {
-					fmt.Fprintf(c.App.ErrWriter, "bench allocator: generating a %d-machine zone and measuring (cache on, then off)...\n", c.Int("machines"))
+					fmt.Fprintf(c.App.ErrWriter, "bench allocator: generating a %d-machine zone, then %d reps of cache on and off...\n", o.Machines, o.Reps)
 				}
-				r, err := analysis.CompareCache(c.Context, c.Int("machines"), c.Int("vms"), c.Int("nocache-vms"), c.Uint64("seed"), !c.Bool("no-explain"))
+				r, err := analysis.CompareCache(c.Context, o)
 				if err != nil {
 					return err
 				}
 				if format == "json" {
 					return printJSON(c.App.Writer, r)
 				}
-				w := c.App.Writer
-				fmt.Fprintf(w, "allocator on %d machines (%.1fs)\n", r.Machines, r.Seconds)
-				fmt.Fprintf(w, "  cache on : p50 %.1f µs  p99 %.1f µs  %.0f placements/s  hit rate %.1f%%  memory %.1f MB (%d VMs timed)\n",
-					r.LatencyP50US, r.LatencyP99US, r.PlacementsPerSec, 100*r.CacheHitRate, r.MemoryMB, r.On.MeasuredVMs)
-				fmt.Fprintf(w, "  cache off: p50 %.1f µs  p99 %.1f µs  %.0f placements/s (%d VMs timed)\n",
-					r.NoCacheLatencyP50US, r.NoCacheLatencyP99US, r.NoCachePlacementsPS, r.Off.MeasuredVMs)
-				fmt.Fprintf(w, "  cache speedup: %.0fx\n", r.CacheSpeedup)
-				return nil
+				return printAllocatorComparison(c.App.Writer, r)
 			},
 		}, {
 			Name:  "all",
@@ -86,9 +113,12 @@ Example:
 					return printJSON(c.App.Writer, r)
 				}
 				w := c.App.Writer
-				fmt.Fprintf(w, "allocator (%d machines): p50 %.1f µs, p99 %.1f µs; cache off p99 %.1f µs; cache speedup %.0fx\n",
-					r.Allocator.Machines, r.Allocator.LatencyP50US, r.Allocator.LatencyP99US, r.Allocator.NoCacheLatencyP99US, r.Allocator.CacheSpeedup)
-				fmt.Fprintf(w, "replay (%d VMs): Protean %.2fs, best fit %.2fs\n", r.Replay.VMs, r.Replay.ProteanSeconds, r.Replay.BestFitSeconds)
+				a := r.Allocator
+				fmt.Fprintf(w, "allocator (%d machines, %d VMs timed, median of %d reps): cache on %.1f µs per placement incl. upkeep (decision p99 %.1f µs); cache off %.1f µs (decision p99 %.1f µs); cache speedup %.1fx\n",
+					a.Machines, a.VMs, a.Reps, a.CacheOn.CostPerPlacementUS.Median, a.CacheOn.DecisionLatencyP99US.Median,
+					a.CacheOff.CostPerPlacementUS.Median, a.CacheOff.DecisionLatencyP99US.Median, a.CacheSpeedup.Median)
+				fmt.Fprintf(w, "replay (%d VMs, no eviction, no explanations): Protean %.2fs (%.0f placements/s), best fit %.2fs (%.0f placements/s)\n",
+					r.Replay.VMs, r.Replay.ProteanSeconds, r.Replay.ProteanPlacementsPS, r.Replay.BestFitSeconds, r.Replay.BestFitPlacementsPS)
 				fmt.Fprintf(w, "views (%d VMs): %.2fs\n", r.Views.VMs, r.Views.Seconds)
 				fmt.Fprintf(w, "LP: %s %.3fs (bound %.0f); %d snapshots %.1fs\n", r.LP.Instance, r.LP.InstanceSeconds, r.LP.InstanceBound, r.LP.Snapshots, r.LP.SnapshotSeconds)
 				fmt.Fprintf(w, "PrV (%d nodes): %.3f ms per placement; worst fit %.3f ms\n", r.PrV.Nodes, r.PrV.MsPerPlacement, r.PrV.BaselineMsPerPlacement)
@@ -97,4 +127,69 @@ Example:
 			},
 		}},
 	}
+}
+
+var benchDefaults = analysis.DefaultAllocatorBenchOptions()
+
+// benchAllocatorOptions reads bench allocator's flags; out-of-range values
+// are refused with the flag named.
+func benchAllocatorOptions(c *cli.Context) (analysis.AllocatorBenchOptions, string, error) {
+	o := analysis.AllocatorBenchOptions{Machines: c.Int("machines"), VMs: c.Int("vms"), Reps: c.Int("reps"),
+		Seed: c.Uint64("seed"), Explain: !c.Bool("no-explain")}
+	format := c.String("format")
+	switch {
+	case format != "table" && format != "json":
+		return o, format, fmt.Errorf("--format %q: bench allocator writes table or json", format)
+	case o.Reps < 1:
+		return o, format, fmt.Errorf("--reps %d: need at least 1 repetition", o.Reps)
+	case o.VMs < 1:
+		return o, format, fmt.Errorf("--vms %d: need at least 1 timed VM", o.VMs)
+	case o.Machines < 1:
+		return o, format, fmt.Errorf("--machines %d: need at least 1 machine", o.Machines)
+	}
+	return o, format, nil
+}
+
+// printAllocatorComparison writes the table of bench allocator: each
+// figure's median over the reps with its range.
+func printAllocatorComparison(w io.Writer, r analysis.AllocatorComparison) error {
+	explain := "with"
+	if !r.Explain {
+		explain = "without"
+	}
+	fmt.Fprintf(w, "allocator on %d machines, seed %d, decisions %s explanations, %d reps (%.1fs)\n", r.Machines, r.Seed, explain, r.Reps, r.Seconds)
+	fmt.Fprintf(w, "timed set: %s\n", r.TimedSet)
+	fmt.Fprintf(w, "timed: departures, background cache refresh in idle gaps, and decisions; figures are median [min–max] over the reps\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	sp := func(s analysis.Spread, f string) string {
+		if r.Reps == 1 {
+			return fmt.Sprintf(f, s.Median)
+		}
+		return fmt.Sprintf(f+" ["+f+"–"+f+"]", s.Median, s.Min, s.Max)
+	}
+	on, off := r.CacheOn, r.CacheOff
+	rows := [][3]string{
+		{"", "cache on", "cache off"},
+		{"cost per placement, upkeep included (µs)", sp(on.CostPerPlacementUS, "%.1f"), sp(off.CostPerPlacementUS, "%.1f")},
+		{"placements per wall second", sp(on.PlacementsPerWallSec, "%.0f"), sp(off.PlacementsPerWallSec, "%.0f")},
+		{"timed wall time (s)", sp(on.WallSeconds, "%.3f"), sp(off.WallSeconds, "%.3f")},
+		{"  of which background refresh (s)", sp(on.RefreshSeconds, "%.3f"), sp(off.RefreshSeconds, "%.3f")},
+		{"  of which departures (s)", sp(on.ReleaseSeconds, "%.3f"), sp(off.ReleaseSeconds, "%.3f")},
+		{"decision latency p50, Allocate only (µs)", sp(on.DecisionLatencyP50US, "%.1f"), sp(off.DecisionLatencyP50US, "%.1f")},
+		{"decision latency p99, Allocate only (µs)", sp(on.DecisionLatencyP99US, "%.1f"), sp(off.DecisionLatencyP99US, "%.1f")},
+		{"cache hit rate", sp(on.CacheHitRate, "%.3f"), "-"},
+		{"memory (MB)", sp(on.MemoryMB, "%.1f"), sp(off.MemoryMB, "%.1f")},
+	}
+	for _, row := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", row[0], row[1], row[2])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\ncache speedup (cache off / on wall time per rep, upkeep included): %s×\n", sp(r.CacheSpeedup, "%.1f"))
+	fmt.Fprintf(w, "decision-only speedup (time in Allocate): %s×\n", sp(r.DecisionSpeedup, "%.1f"))
+	if !r.SameDecisions {
+		fmt.Fprintln(w, "warning: cache on and off took different decisions on the same requests")
+	}
+	return nil
 }
