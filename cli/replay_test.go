@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"placelab/analysis"
+)
+
+// specOf parses replay flags into the run spec the command would run,
+// without opening a database.
+func specOf(t *testing.T, args ...string) (analysis.Spec, error) {
+	t.Helper()
+	var spec analysis.Spec
+	var specErr error
+	cmd := replayCommand()
+	cmd.Action = func(c *cli.Context) error {
+		spec, specErr = replaySpec(c)
+		return nil
+	}
+	app := &cli.App{Name: "placelab", Commands: []*cli.Command{cmd}, ExitErrHandler: func(*cli.Context, error) {}}
+	if err := app.RunContext(context.Background(), append([]string{"placelab", "replay"}, args...)); err != nil {
+		return spec, err
+	}
+	return spec, specErr
+}
+
+// TestReplayFlagsToSpec: the replay command is parse → spec → run; each
+// row says what a command line becomes, or the one-line error it gets.
+// Flags a policy or time model cannot honour are refused (issue 13,
+// defects 5 and 8), never recorded and ignored.
+func TestReplayFlagsToSpec(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string
+		check   func(analysis.Spec) bool
+	}{
+		{"defaults", nil, "", func(s analysis.Spec) bool {
+			return s.Policy == "protean" && s.Agents == nil && s.Engine.K == 8 && s.Engine.Buckets == 3 && s.Engine.Evict &&
+				math.IsInf(s.From, -1) && math.IsInf(s.To, 1) && s.Interval == 3600
+		}},
+		{"window", []string{"--from", "1d", "--to", "36h", "--interval", "30m"}, "", func(s analysis.Spec) bool {
+			return s.From == 86400 && s.To == 36*3600 && s.Interval == 1800
+		}},
+		{"buckets inf", []string{"--buckets", "inf"}, "", func(s analysis.Spec) bool { return s.Engine.Buckets == 0 }},
+		{"baseline evicts unless told", []string{"--policy", "bestfit", "--no-evict", "--top-pct", "0.3", "--buffers", "1,1,0"}, "", func(s analysis.Spec) bool {
+			return s.Policy == "bestfit" && !s.Engine.Evict && s.Engine.TopPct == 0.3 && s.Engine.Buffers.NewDeployment == 1
+		}},
+		{"agents defaults are the paper's", []string{"--agents", "4"}, "", func(s analysis.Spec) bool {
+			a := s.Agents
+			return a != nil && a.Agents == 4 && a.TimeModel == "sim" && a.MaxRetries == 20 && a.Window == 50 && a.N0 == 100 &&
+				a.Avoid && a.HitRate == 0.9 && !s.Engine.Explain
+		}},
+		{"agents tuned", []string{"--agents", "2", "--window", "10", "--n0", "5", "--avoid", "off", "--speedup", "100"}, "", func(s analysis.Spec) bool {
+			return s.Agents.Window == 10 && s.Agents.N0 == 5 && !s.Agents.Avoid && s.Agents.Speedup == 100
+		}},
+		{"k with a baseline", []string{"--policy", "firstfit", "--k", "8"}, "--k applies to Protean", nil},
+		{"buckets with a baseline", []string{"--policy", "worstfit", "--buckets", "5"}, "--buckets applies to Protean", nil},
+		{"cache with a baseline", []string{"--policy", "random", "--cache", "off"}, "--cache applies to Protean", nil},
+		{"safety with a baseline", []string{"--policy", "bestfit", "--safety", "on"}, "--safety applies to Protean", nil},
+		{"agents with a baseline", []string{"--policy", "bestfit", "--agents", "2"}, "has no allocation agents", nil},
+		{"agent flag without agents", []string{"--window", "10"}, "--window applies to multi-agent replays", nil},
+		{"time without agents", []string{"--time", "real"}, "--time applies to multi-agent replays", nil},
+		{"speedup in real time", []string{"--agents", "2", "--time", "real", "--speedup", "10"}, "--speedup applies to simulated time", nil},
+		{"hit rate with the cache off", []string{"--agents", "2", "--cache", "off", "--hit-rate", "0.5"}, "without the cache every simulated evaluation is a miss", nil},
+		{"avoidance without a window", []string{"--agents", "2", "--window", "0"}, "avoidance never triggers", nil},
+		{"to before from", []string{"--from", "2d", "--to", "1d"}, "ends (to = 86400 s) before it starts", nil},
+		{"to equal from", []string{"--from", "1d", "--to", "1d"}, "before it starts", nil},
+		{"interval nan", []string{"--interval", "nan"}, "--interval", nil},
+		{"interval zero", []string{"--interval", "0"}, "--interval", nil},
+		{"from inf", []string{"--from", "inf"}, "--from", nil},
+		{"zero agents", []string{"--agents", "0"}, "agents = 0", nil},
+		{"speedup zero", []string{"--agents", "2", "--speedup", "0"}, "speedup = 0", nil},
+		{"hit rate over 1", []string{"--agents", "2", "--hit-rate", "1.5"}, "hit rate = 1.5", nil},
+		{"negative retries", []string{"--agents", "2", "--max-retries", "-1"}, "max retries = -1", nil},
+		{"unknown policy", []string{"--policy", "tetris"}, "policy \"tetris\"", nil},
+		{"top-pct nan", []string{"--top-pct", "nan"}, "--top-pct", nil},
+		{"top-pct over 1", []string{"--top-pct", "2"}, "top share 2", nil},
+		{"bad buckets", []string{"--buckets", "-2"}, "--buckets", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := specOf(t, tc.args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+				}
+				if strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error is not one line: %q", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(spec) {
+				t.Fatalf("spec %+v (agents %+v)", spec, spec.Agents)
+			}
+		})
+	}
+}
+
+// TestReplayRecordsOnlyWhatRan: a baseline's run params carry no Protean-
+// only settings; an agent run's carry its agent model (defect 5: flags were
+// recorded and ignored).
+func TestReplayRecordsOnlyWhatRan(t *testing.T) {
+	s, err := specOf(t, "--policy", "bestfit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Params()
+	for _, k := range []string{"k", "buckets", "cache", "safety", "agents"} {
+		if _, ok := p[k]; ok {
+			t.Fatalf("bestfit params record %q: %v", k, p)
+		}
+	}
+	s, err = specOf(t, "--agents", "3", "--cache", "off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = s.Params()
+	if p["agents"] != 3 || p["hit_rate"] != 0.0 || p["window"] != 50 {
+		t.Fatalf("agent params %v: want agents 3, hit_rate 0 (cache off), window 50", p)
+	}
+}
