@@ -1,15 +1,21 @@
--- One row per run: the policy, its dataset and parameters, VMs placed and
--- rejected, and the mean packing density (Protean §6.3: allocated cores /
--- cores of non-empty machines) and utilization over the run's samples.
+-- One row per run: the policy, its dataset and the load it read, its
+-- parameters, VMs placed and rejected, the mean packing density (Protean
+-- §6.3: allocated cores / cores of non-empty machines) and utilization over
+-- the run's interval samples — the same samples for one agent and for many —
+-- and the engine's decision latency per VM. For multi-agent runs, agents and
+-- the p99 response time (arrival to resolution, queueing and retries
+-- included, on the run's clock) are kept apart from decision latency.
 CREATE OR REPLACE VIEW run_summary AS
-SELECT r.run_id, r.dataset, r.engine, r.policy, r.seed,
+SELECT r.run_id, r.dataset, r.load_id, r.engine, r.policy, r.seed,
        json_extract_string(r.params, '$.buckets') AS buckets,
        json_extract_string(r.params, '$.cache') AS cache,
+       TRY_CAST(json_extract_string(r.params, '$.agents') AS INTEGER) AS agents,
        p.vms, p.placed, p.rejected, p.evicted,
        round(100 * m.density, 2) AS packing_density_pct,
        round(100 * m.utilization, 2) AS utilization_pct,
        round(p.latency_p50_us, 1) AS latency_p50_us,
        round(p.latency_p99_us, 1) AS latency_p99_us,
+       round(p.response_p99_s, 3) AS response_p99_s,
        round(r.seconds, 2) AS seconds
 FROM run r
 LEFT JOIN (
@@ -18,7 +24,8 @@ LEFT JOIN (
            count(*) FILTER (WHERE outcome = 'rejected') AS rejected,
            count(*) FILTER (WHERE outcome = 'evicted') AS evicted,
            quantile_disc(latency_us, 0.5) AS latency_p50_us,
-           quantile_disc(latency_us, 0.99) AS latency_p99_us
+           quantile_disc(latency_us, 0.99) AS latency_p99_us,
+           quantile_disc(response_s, 0.99) AS response_p99_s
     FROM placement GROUP BY run_id
 ) p USING (run_id)
 LEFT JOIN (
