@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -126,5 +128,33 @@ func TestReplayRecordsOnlyWhatRan(t *testing.T) {
 	p = s.Params()
 	if p["agents"] != 3 || p["hit_rate"] != 0.0 || p["window"] != 50 {
 		t.Fatalf("agent params %v: want agents 3, hit_rate 0 (cache off), window 50", p)
+	}
+}
+
+// TestCheckCommand: placelab check passes a clean run (exit 0) and, after a
+// placement is moved by hand onto a full machine, exits 1 naming it.
+func TestCheckCommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "c.duckdb")
+	mustRun(t, db, "generate", "--machines", "120", "--vms", "2000", "--days", "1", "--series", "0")
+	mustRun(t, db, "replay", "--agents", "2", "--speedup", "10")
+	out := mustRun(t, db, "check", "--run", "1")
+	if !strings.Contains(out, "ok: no machine over capacity") {
+		t.Fatalf("clean run:\n%s", out)
+	}
+	// Stack every VM alive at the end on one machine.
+	mustRun(t, db, "sql", "UPDATE placement SET machine_id = 0 WHERE run_id = 1 AND outcome = 'placed'")
+	out, err := run(t, db, "check", "--run", "1", "--format", "json")
+	if err == nil || exitCode(err) != 1 {
+		t.Fatalf("overcommitted run: err %v\n%s", err, out)
+	}
+	var rep analysis.CheckReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	if len(rep.Violations) == 0 || rep.Violations[0].MachineID != 0 || rep.Violations[0].Peak <= 1 {
+		t.Fatalf("violations %+v", rep.Violations)
+	}
+	if _, err := run(t, db, "check", "--run", "99"); err == nil || !strings.Contains(err.Error(), "no such run") {
+		t.Fatalf("unknown run: %v", err)
 	}
 }
