@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"placelab/optimizer"
@@ -215,6 +216,11 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 	}
 	if _, ok := got["999/unknown_machine"]; !ok {
 		t.Fatalf("want machine 999 reported unknown, got %+v", rep.Violations)
+	}
+	// whatif put a VM of an unknown machine id on machine 0 (defect 7): now
+	// it refuses, naming the VM and the machine.
+	if _, err := WhatIfMigrate(ctx, db, id, 10, 5); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("VM %d on machine 999", big[2])) {
+		t.Fatalf("whatif over a placement on machine 999: %v", err)
 	}
 }
 
