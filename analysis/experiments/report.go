@@ -40,7 +40,7 @@ func gridScale(name string, g Grid) string {
 		if load == 0 {
 			load = c.Load
 		}
-		return fmt.Sprintf("a synthetic zone of %d machines and %d VMs over %g days, %.0f%% allocated", c.Machines, c.VMs, c.Days, 100*load)
+		return fmt.Sprintf("a synthetic zone of %s machines and %s VMs over %g days, %.0f%% allocated", thousands(c.Machines), thousands(c.VMs), c.Days, 100*load)
 	}
 	switch name {
 	case "buckets":
@@ -50,7 +50,7 @@ func gridScale(name string, g Grid) string {
 	case "inventory-scaling":
 		return "a synthetic inventory of the point's number of machines"
 	case "oversubscription":
-		return zone(0.92) + " (as Run sets), CPU series from the generated VMs; 5-minute readings"
+		return zone(0.92) + ", CPU series from the generated VMs; 5-minute readings" // 0.92: as Run sets
 	case "paragon":
 		var parts []string
 		servers := 0
@@ -63,13 +63,13 @@ func gridScale(name string, g Grid) string {
 				c = c.Scaled(0.1) // as Run sets
 			}
 			servers = c.Servers
-			s := fmt.Sprintf("%s %d applications", sc, c.Apps)
+			s := fmt.Sprintf("%s %s applications", sc, thousands(c.Apps))
 			if c.Burst > 0 {
-				s += fmt.Sprintf(" plus a burst of %d", c.Burst)
+				s += fmt.Sprintf(" plus a burst of %s", thousands(c.Burst))
 			}
 			parts = append(parts, s)
 		}
-		return fmt.Sprintf("%d simulated servers; %s", servers, strings.Join(parts, ", "))
+		return fmt.Sprintf("%s simulated servers; %s", thousands(servers), strings.Join(parts, ", "))
 	case "violations":
 		s := violation.DefaultSimConfig()
 		if quick {
@@ -236,7 +236,7 @@ func experimentTable(e *Experiment, pts []*pointResult) *store.Result {
 			if !math.IsNaN(ours) {
 				v = round4(ours)
 			}
-			t.Rows = append(t.Rows, []any{string(g), nil, label, nil, pv.Figure, v, pv.Value, pv.Source})
+			t.Rows = append(t.Rows, []any{string(g), "all", label, nil, pv.Figure, v, pv.Value, pv.Source})
 		}
 	}
 	return t
@@ -325,7 +325,7 @@ func experimentNote(e *Experiment, pts []*pointResult) string {
 		if i > 0 {
 			b.WriteString(" ")
 		}
-		fmt.Fprintf(&b, "%s grid: %d points", g, count[g])
+		fmt.Fprintf(&b, "%s grid: %d %s", g, count[g], plural(count[g], "point", "points"))
 		if s := gridScale(e.Name, g); s != "" && g != "unknown" {
 			fmt.Fprintf(&b, ", %s", s)
 		}
@@ -338,7 +338,11 @@ func experimentNote(e *Experiment, pts []*pointResult) string {
 		fmt.Fprintf(&b, " Full grid: %s.", e.FullTime)
 	}
 	if len(e.Paper) == 0 {
-		b.WriteString(" The paper prints no number for these figures at a scale we can match; no paper column.")
+		b.WriteString(" No paper column")
+		if s := paperLeftOut[e.Name]; s != "" {
+			b.WriteString(": " + s)
+		}
+		b.WriteString(".")
 	} else {
 		var srcs, scales []string
 		seen := map[string]bool{}
@@ -354,9 +358,9 @@ func experimentNote(e *Experiment, pts []*pointResult) string {
 		}
 		fmt.Fprintf(&b, " Paper column: %s, measured on %s; only shares, rates and ratios, computed as the paper defines them, are set beside ours"+
 			" (a ratio or mean of ours is NULL when undefined: a zero denominator).", strings.Join(srcs, "; "), strings.Join(scales, "; "))
-	}
-	if s := paperLeftOut[e.Name]; s != "" {
-		b.WriteString(" Left out: " + s + ".")
+		if s := paperLeftOut[e.Name]; s != "" {
+			b.WriteString(" Left out: " + s + ".")
+		}
 	}
 	return b.String()
 }
@@ -435,3 +439,22 @@ func pointLabel(params string) string {
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// thousands prints n with thousands separators (12,000).
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

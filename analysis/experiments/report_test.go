@@ -105,7 +105,7 @@ func TestGridKindKeepsQuickAndFullApart(t *testing.T) {
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Errorf("page rows %q, want %q", got, want)
 	}
-	for _, w := range []string{"full grid: 1 points", "quick grid: 1 points", "never averaged"} {
+	for _, w := range []string{"full grid: 1 point", "quick grid: 1 point", "never averaged"} {
 		if !strings.Contains(sec.Note, w) {
 			t.Errorf("note lacks %q: %s", w, sec.Note)
 		}
@@ -270,13 +270,13 @@ func TestPageSetsPaperOnlyBesideItsScale(t *testing.T) {
 		t.Errorf("%d paragon rows carry a paper value, want %d", withPaper, len(paragonFig9))
 	}
 	ov := section(t, page, "oversubscription")
-	if !strings.Contains(ov.Note, "880 servers") || !strings.Contains(ov.Note, "quick grid: 6 points, a synthetic zone of 600 machines") {
+	if !strings.Contains(ov.Note, "880 servers") || !strings.Contains(ov.Note, "quick grid: 6 points, a synthetic zone of 600 machines and 12,000 VMs") {
 		t.Errorf("oversubscription note lacks the scales: %s", ov.Note)
 	}
 	ratios := 0
 	figs := map[string]float64{}
 	for _, r := range rowsOf(ov.Table) {
-		if r["figure"] == "readings_over_100" && r["point"] != nil {
+		if r["figure"] == "readings_over_100" && r["point"] != "all" {
 			figs[fmt.Sprint(r["parameters"])] = r["placelab"].(float64)
 		}
 	}
@@ -316,5 +316,13 @@ func TestGridFigureMean(t *testing.T) {
 	v, label, ok := gridFigure(pv, pts)
 	if !ok || v != 3 || label != "mean over 2 points (1 left out: undefined)" {
 		t.Errorf("gridFigure = %v, %q, %v; want 3, mean over 2 points (1 left out: undefined), true", v, label, ok)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 12000: "12,000", 1234567: "1,234,567", -5000: "-5,000"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
