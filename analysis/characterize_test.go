@@ -164,6 +164,10 @@ func TestCharacterizeSyntheticIsCalibration(t *testing.T) {
 	if strings.Contains(cores.Note, "trace-inv") {
 		t.Errorf("cores mix calls a trace with a generated inventory a calibration: %s", cores.Note)
 	}
+	buckets := sectionOf(t, page, "Prediction buckets")
+	if !strings.Contains(buckets.Note, "not Table 4 itself; any agreement with the papers comes from those inputs") || strings.Contains(buckets.Note, "by construction") {
+		t.Errorf("buckets note: %s", buckets.Note)
+	}
 	types := sectionOf(t, page, "VM type mix")
 	if !strings.Contains(types.Note, "generated from the shape of Protean Table 2") || strings.Contains(types.Note, "measured is synthetic") {
 		t.Errorf("type mix note: %s", types.Note)
