@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -33,98 +34,236 @@ var (
 )
 
 // charView is one section of the characterization: a view, what it
-// reproduces, and how to draw it.
+// reproduces, and how to draw it. paper names the published numbers the
+// section sets beside a dataset's (in its chart or its note; "" if none);
+// calibrated names what placelab's synthetic generator takes from the
+// papers for this view ("" if nothing): for a synthetic dataset the
+// comparison checks the generator, it reproduces nothing.
 type charView struct {
 	view, title, note string
-	chart             func(r *store.Result) report.Chart
+	paper, calibrated string
+	chart             func(r *store.Result, series func(dataset string) string) report.Chart
 }
 
 func charViews() []charView {
 	return []charView{
 		{"inventory_by_generation", "Inventory by hardware generation (Protean Table 1)",
 			"Machines per generation; the paper's zone is the translucent series.",
-			func(r *store.Result) report.Chart {
-				return barWithPaper(r, "generation", "pct_machines", "% of machines", "Protean Table 1", paperTable1)
+			"Protean Table 1", "Protean Table 1's machine counts per generation",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return barWithPaper(r, series, "generation", "pct_machines", "% of machines", "paper: Protean Table 1", paperTable1)
 			}},
 		{"vm_type_share", "VM type mix (Protean Table 2)",
 			"Share of VMs per type; the paper leaves out types under 2% in both zones (column below_2pct).",
-			func(r *store.Result) report.Chart {
-				return barWithPaper(topPerDataset(r, 10), "vm_type", "pct", "% of VMs", "", nil)
+			"", "the shape of Protean Table 2 (two dominant types, 23.5% and 21.3%, and a long tail)",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return barWithPaper(topPerDataset(r, 10), series, "vm_type", "pct", "% of VMs", "", nil)
 			}},
 		{"cores_mix", "VM cores mix (Protean Table 3)",
 			"Share of VMs by cores, beside the paper's two zones.",
-			func(r *store.Result) report.Chart {
-				return barWithPaper(r, "cores", "pct", "% of VMs", "Protean zone 1", paperTable3Zone1, "Protean zone 2", paperTable3Zone2)
+			"Protean Table 3", "Protean Table 3 Zone1's cores mix (exact in the type shares)",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return barWithPaper(r, series, "cores", "pct", "% of VMs", "paper: Protean Table 3 zone 1", paperTable3Zone1,
+					"paper: Protean Table 3 zone 2", paperTable3Zone2)
 			}},
 		{"reuse_distance", "Reuse distance (Protean Fig 2)",
 			"CDF over VM requests of the distinct VM types requested since the last request of the same type (the paper: over 80% zero).",
-			func(r *store.Result) report.Chart { return lineSeries(r, "distance", "cdf_pct", "value", "CDF %") }},
+			"Protean Fig 2", "Protean Fig 2 (runs of repeated requests, over 80% zero reuse distance)",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return lineSeries(r, series, "distance", "cdf_pct", "value", "CDF %")
+			}},
 		{"requests_by_hour_of_week", "Requests per hour of the week (Protean Fig 3)",
 			"Mean over the trace's weeks (hour 0 = the trace's first hour).",
-			func(r *store.Result) report.Chart {
-				return lineSeries(r, "hour_of_week", "mean_requests", "value", "requests")
+			"", "the diurnal and weekly shape of Protean Fig 3",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return lineSeries(r, series, "hour_of_week", "mean_requests", "value", "requests")
 			}},
 		{"max_requests_per_second", "Peak requests per second (Protean Fig 4)",
 			"Maximum of per-second requests in each 5-minute interval.",
-			func(r *store.Result) report.Chart {
-				return lineSeries(r, "interval_start_s", "max_requests_per_s", "value", "requests/s")
+			"", "the bursts of Protean Fig 4",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return lineSeries(r, series, "interval_start_s", "max_requests_per_s", "value", "requests/s")
 			}},
 		{"lifetime_cdf", "VM lifetime (Protean Fig 5, Resource Central Fig 5)",
 			"CDF of completed VMs' lifetimes; censored VMs are counted apart.",
-			func(r *store.Result) report.Chart { return lineSeries(r, "label", "cdf_pct", "category", "CDF %") }},
+			"", "the lifetimes of Resource Central Fig 5 and Protean §2.2",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return lineSeries(r, series, "label", "cdf_pct", "category", "CDF %")
+			}},
 		{"tenant_size", "Service request sizes (Protean §2.2)",
 			"CDF of VMs per request (a tenant's VMs arriving together); the paper: 94% single-VM, 99% ≤ 5.",
-			func(r *store.Result) report.Chart { return lineSeries(r, "size", "cdf_pct", "value", "CDF %") }},
-		{"vm_category", "VM categories (Resource Central §3.1)", "Share of VMs and of core-hours by category.",
-			func(r *store.Result) report.Chart {
-				return barWithPaper(r, "category", "pct_core_hours", "% of core-hours", "", nil)
+			"Protean §2.2", "Protean §2.2's request sizes (94% single-VM, 99% ≤ 5)",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return lineSeries(r, series, "size", "cdf_pct", "value", "CDF %")
+			}},
+		{"vm_category", "VM categories (Resource Central §3.1)", "Share of VMs and of core-hours by category.", "", "",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return barWithPaper(r, series, "category", "pct_core_hours", "% of core-hours", "", nil)
 			}},
 		{"cpu_utilization_cdf", "CPU utilization (Resource Central Fig 1)",
 			"CDFs over VMs of average and P95-max CPU utilization (the paper: 60% of VMs average under 20%, 40% have P95-max under 50%).",
-			func(r *store.Result) report.Chart {
-				return lineSeries(r, "util_pct", "avg_cdf_pct", "value", "CDF % (average)")
+			"Resource Central Fig 1", "Resource Central Fig 1's CDFs",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return lineSeries(r, series, "util_pct", "avg_cdf_pct", "value", "CDF % (average)")
 			}},
-		{"vm_size_distribution", "VM sizes (Resource Central Figs 2–3)", "Distribution of cores and memory per VM.", nil},
+		{"vm_size_distribution", "VM sizes (Resource Central Figs 2–3)", "Distribution of cores and memory per VM.", "", "", nil},
 		{"deployment_size", "Deployment sizes (Resource Central Fig 4)",
-			"Per subscription and day, the largest deployment created; CDF.",
-			func(r *store.Result) report.Chart { return lineSeries(r, "max_size", "cdf_pct", "value", "CDF %") }},
+			"Per subscription and day, the largest deployment created; CDF.", "", "",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return lineSeries(r, series, "max_size", "cdf_pct", "value", "CDF %")
+			}},
 		{"long_lived_core_hours", "Long-lived VMs (Resource Central Fig 5)", "Share of VMs and core-hours of VMs living beyond 1, 3 and 7 days.",
-			func(r *store.Result) report.Chart {
-				return barWithPaper(r, "lifetime", "pct_core_hours", "% of core-hours", "", nil)
+			"", "the lifetimes of Resource Central Fig 5",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return barWithPaper(r, series, "lifetime", "pct_core_hours", "% of core-hours", "", nil)
 			}},
 		{"rc_buckets", "Prediction buckets (Resource Central Tables 3–4)",
 			"Share of VMs in each of the buckets RC predicts, beside the shares RC's trace had (Table 4, column %).",
-			func(r *store.Result) report.Chart { return bucketBars(r) }},
+			"Resource Central Table 4", "Resource Central Fig 1 (the CPU buckets), Protean §2.2 (deployment sizes) and RC Fig 5 (lifetimes), not Table 4 itself",
+			func(r *store.Result, series func(string) string) report.Chart { return bucketBars(r, series) }},
 		{"core_hours_by_class", "Workload classes (Resource Central Fig 6, §3.6)",
 			"Potentially interactive (periodic at 24 h) vs delay-insensitive, from placelab classify.",
-			func(r *store.Result) report.Chart {
-				return barWithPaper(r, "class", "pct_core_hours", "% of core-hours", "", nil)
+			"", "Resource Central Fig 6 (about 28% of core-hours interactive)",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return barWithPaper(r, series, "class", "pct_core_hours", "% of core-hours", "", nil)
 			}},
 		{"periodicity_accuracy", "Periodicity detection against labels (Resource Central §3.6)",
 			"For datasets whose VMs carry a period label: labelled VMs with a significant period at their label (recall), and unlabelled VMs flagged periodic.",
-			nil},
+			"", "", nil},
 		{"arrivals_per_hour", "Arrivals per hour (Resource Central Fig 7)", "VM arrivals per hour.",
-			func(r *store.Result) report.Chart { return lineSeries(r, "hour", "arrivals", "value", "arrivals") }},
-		{"interarrival", "Inter-arrival times (Resource Central Fig 7)", "Gaps between arrivals with a least-squares Weibull fit.", nil},
+			"", "the diurnal arrivals of Resource Central Fig 7 and Protean Fig 3",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return lineSeries(r, series, "hour", "arrivals", "value", "arrivals")
+			}},
+		{"interarrival", "Inter-arrival times (Resource Central Fig 7)", "Gaps between arrivals with a least-squares Weibull fit.", "", "", nil},
 		{"subscription_cov", "Per-subscription consistency (Resource Central §3)",
 			"Share of subscriptions whose VMs vary little (CoV < 1) in each metric.",
-			func(r *store.Result) report.Chart {
-				return barWithPaper(r, "metric", "pct_cov_below_1", "% of subscriptions with CoV < 1", "", nil)
+			"", "Resource Central §3 (subscriptions' VMs vary little: CoV < 1)",
+			func(r *store.Result, series func(string) string) report.Chart {
+				return barWithPaper(r, series, "metric", "pct_cov_below_1", "% of subscriptions with CoV < 1", "", nil)
 			}},
 		{"metric_correlation", "Correlation between metrics (Resource Central Fig 8)", "Spearman rank correlation between per-VM metrics.",
-			func(r *store.Result) report.Chart { return correlationHeatMap(r) }},
+			"", "Resource Central Fig 8 (average and maximum CPU strongly correlated)",
+			func(r *store.Result, _ func(string) string) report.Chart { return correlationHeatMap(r) }},
 	}
+}
+
+// matchesByConstruction lists the views a synthetic dataset reproduces the
+// generator's input for (up to sampling): the paper's own numbers went in.
+var matchesByConstruction = map[string]bool{
+	"inventory_by_generation": true, "vm_type_share": true, "cores_mix": true, "reuse_distance": true,
+	"tenant_size": true, "cpu_utilization_cdf": true, "core_hours_by_class": true,
+}
+
+// syntheticFormat is the format synth.Ingest and placelab generate record
+// for a generated dataset; syntheticInventory prefixes the --inventory spec
+// of a trace whose machines were generated from Protean Table 1.
+const (
+	syntheticFormat    = "synthetic"
+	syntheticInventory = "synthetic:"
+)
+
+// origin says where a dataset's rows come from.
+type origin struct {
+	synthetic bool // generated whole from the papers' tables and figures
+	inventory bool // a trace whose machines were generated (--inventory synthetic:N)
+}
+
+// datasetOrigins reads every loaded dataset's origin.
+func datasetOrigins(ctx context.Context, db *store.DB) (map[string]origin, error) {
+	res, err := db.Query(ctx, store.MustQuery("dataset_origin"))
+	if err != nil {
+		return nil, fmt.Errorf("analysis: dataset origins: %w", err)
+	}
+	out := map[string]origin{}
+	for _, r := range res.Rows {
+		format, _ := r[1].(string)
+		inv, _ := r[2].(string)
+		out[fmt.Sprint(r[0])] = origin{synthetic: format == syntheticFormat, inventory: strings.HasPrefix(inv, syntheticInventory)}
+	}
+	return out, nil
+}
+
+// comparisonNote says, for a section that sets published numbers beside the
+// datasets in r, which datasets are measured traces compared with the paper
+// and which were generated from the paper (a calibration check of the
+// generator, matching by construction), and names them.
+func comparisonNote(v charView, r *store.Result, origins map[string]origin) string {
+	var gen, inv, real []string
+	seen := map[string]bool{}
+	di := col(r, "dataset")
+	for _, row := range r.Rows {
+		d := fmt.Sprint(row[di])
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		o := origins[d]
+		switch {
+		case o.synthetic:
+			gen = append(gen, d)
+		case o.inventory && v.view == "inventory_by_generation":
+			inv = append(inv, d)
+		default:
+			real = append(real, d)
+		}
+	}
+	var b strings.Builder
+	if len(gen) > 0 && v.calibrated != "" {
+		fmt.Fprintf(&b, " Calibration check, not a reproduction: %s %s %s synthetic, generated from %s",
+			plural(len(gen), "dataset", "datasets"), strings.Join(gen, ", "), plural(len(gen), "is", "are"), v.calibrated)
+		if matchesByConstruction[v.view] {
+			fmt.Fprintf(&b, ", and %s by construction.", plural(len(gen), "matches", "match"))
+		} else {
+			b.WriteString("; any agreement with the papers comes from those inputs, not from measured data.")
+		}
+	}
+	if len(inv) > 0 {
+		fmt.Fprintf(&b, " Calibration check, not a reproduction: the machines of %s %s were generated (--inventory synthetic) from Protean Table 1's machine counts and match it by construction.",
+			plural(len(inv), "dataset", "datasets"), strings.Join(inv, ", "))
+	}
+	if len(real) > 0 && v.paper != "" {
+		fmt.Fprintf(&b, " Beside %s: %s %s.", v.paper, plural(len(real), "dataset", "datasets"), strings.Join(real, ", "))
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Characterize builds the characterization page: one section per view
 // with its chart, its numbers and its SQL. A view with no rows for the
-// dataset says why rather than failing.
+// dataset says why rather than failing. Where a section sets the papers'
+// numbers beside a dataset generated from them, it says that this checks
+// the generator's calibration and reproduces nothing.
 func Characterize(ctx context.Context, db *store.DB, dataset string, progress func(done, total int64)) (*report.Page, map[string]*store.Result, error) {
 	vs := charViews()
 	page := &report.Page{Title: "placelab — workload characterization", Subtitle: "All loaded datasets",
 		Footer: "Views in sql/views reproduce Protean §2 and Resource Central §3; placelab classify fills the workload classes.", Links: ReportLinks}
 	if dataset != "" {
 		page.Subtitle = "Dataset " + dataset
+	}
+	origins, err := datasetOrigins(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(origins) == 0 {
+		page.Subtitle = "No datasets loaded"
+	}
+	var gen []string
+	for name, o := range origins {
+		if o.synthetic && (dataset == "" || dataset == name) {
+			gen = append(gen, name)
+		}
+	}
+	if len(gen) > 0 {
+		sort.Strings(gen)
+		page.Subtitle += fmt.Sprintf(" — synthetic %s %s: generated from the papers' tables and figures, so beside them it checks the generator, not the papers",
+			plural(len(gen), "dataset", "datasets"), strings.Join(gen, ", "))
 	}
 	out := map[string]*store.Result{}
 	for i, v := range vs {
@@ -138,11 +277,18 @@ func Characterize(ctx context.Context, db *store.DB, dataset string, progress fu
 		q, _ := store.ViewSQL(v.view)
 		out[v.view] = res
 		sec := report.Section{Title: v.title, Note: v.note, Table: res, SQL: q, MaxRows: 20}
-		if len(res.Rows) == 0 {
+		switch {
+		case len(origins) == 0:
+			sec.Note += " No rows: the database holds no datasets (placelab generate or placelab ingest loads one)."
+			sec.Table = nil
+		case len(res.Rows) == 0:
 			sec.Note += " No rows: the dataset lacks the columns this view needs (e.g. CPU summaries, subscriptions, or a classification run)."
 			sec.Table = nil
-		} else if v.chart != nil {
-			sec.Chart = v.chart(res)
+		default:
+			sec.Note += comparisonNote(v, res, origins)
+			if v.chart != nil {
+				sec.Chart = v.chart(res, seriesName(v, origins))
+			}
 		}
 		page.Sections = append(page.Sections, sec)
 	}
@@ -152,9 +298,24 @@ func Characterize(ctx context.Context, db *store.DB, dataset string, progress fu
 	return page, out, nil
 }
 
+// seriesName labels a dataset's series in a section's chart: a generated
+// dataset is marked as such where the section compares it with the papers.
+func seriesName(v charView, origins map[string]origin) func(string) string {
+	return func(d string) string {
+		o := origins[d]
+		switch {
+		case o.synthetic && v.calibrated != "":
+			return d + " (synthetic: calibration check)"
+		case o.inventory && v.view == "inventory_by_generation":
+			return d + " (generated inventory: calibration check)"
+		}
+		return d
+	}
+}
+
 // barWithPaper draws y by x, one series per dataset, plus paper series
 // given as (name, values by x) pairs.
-func barWithPaper(r *store.Result, xc, yc, yname string, paper ...any) *charts.Bar {
+func barWithPaper(r *store.Result, series func(string) string, xc, yc, yname string, paper ...any) *charts.Bar {
 	ds, xi, yi := col(r, "dataset"), col(r, xc), col(r, yc)
 	var xs []string
 	seenX := map[string]bool{}
@@ -182,7 +343,7 @@ func barWithPaper(r *store.Result, xc, yc, yname string, paper ...any) *charts.B
 		for i, x := range xs {
 			items[i] = opts.BarData{Value: round2(vals[d][x])}
 		}
-		bar.AddSeries(d, items)
+		bar.AddSeries(series(d), items)
 	}
 	for i := 0; i+1 < len(paper); i += 2 {
 		name, _ := paper[i].(string)
@@ -218,7 +379,7 @@ func topPerDataset(r *store.Result, n int) *store.Result {
 
 // bucketBars draws rc_buckets: one bar per (metric, bucket) and dataset,
 // with RC's shares as a translucent series.
-func bucketBars(r *store.Result) *charts.Bar {
+func bucketBars(r *store.Result, series func(string) string) *charts.Bar {
 	ds, mi, bi, pi := col(r, "dataset"), col(r, "metric"), col(r, "bucket"), col(r, "pct")
 	var xs, order []string
 	seen := map[string]bool{}
@@ -246,29 +407,29 @@ func bucketBars(r *store.Result) *charts.Bar {
 		for i, x := range xs {
 			items[i] = opts.BarData{Value: round2(vals[d][x])}
 		}
-		bar.AddSeries(d, items)
+		bar.AddSeries(series(d), items)
 	}
 	items := make([]opts.BarData, len(xs))
 	for i, x := range xs {
 		items[i] = opts.BarData{Value: paperRCBuckets[x]}
 	}
-	bar.AddSeries("Resource Central", items, charts.WithItemStyleOpts(opts.ItemStyle{Opacity: opts.Float(0.45)}))
+	bar.AddSeries("paper: Resource Central Table 4", items, charts.WithItemStyleOpts(opts.ItemStyle{Opacity: opts.Float(0.45)}))
 	return bar
 }
 
-// lineSeries draws y against x, one line per dataset.
-func lineSeries(r *store.Result, xc, yc, xtype, yname string) *charts.Line {
+// lineSeries draws y against x, one line per dataset (named by name).
+func lineSeries(r *store.Result, name func(string) string, xc, yc, xtype, yname string) *charts.Line {
 	ds, xi, yi := col(r, "dataset"), col(r, xc), col(r, yc)
 	line := charts.NewLine()
 	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: yname}),
 		charts.WithXAxisOpts(opts.XAxis{Type: xtype, Name: xc}), charts.WithAnimation(false))
-	series := map[string][]opts.LineData{}
+	byDS := map[string][]opts.LineData{}
 	var order, cats []string
 	seen := map[string]bool{}
 	for _, row := range r.Rows {
 		d := fmt.Sprint(row[ds])
-		if _, ok := series[d]; !ok {
+		if _, ok := byDS[d]; !ok {
 			order = append(order, d)
 		}
 		if xtype == "category" {
@@ -277,16 +438,16 @@ func lineSeries(r *store.Result, xc, yc, xtype, yname string) *charts.Line {
 				seen[x] = true
 				cats = append(cats, x)
 			}
-			series[d] = append(series[d], opts.LineData{Value: round2(num(row[yi]))})
+			byDS[d] = append(byDS[d], opts.LineData{Value: round2(num(row[yi]))})
 		} else {
-			series[d] = append(series[d], opts.LineData{Value: []float64{num(row[xi]), round2(num(row[yi]))}})
+			byDS[d] = append(byDS[d], opts.LineData{Value: []float64{num(row[xi]), round2(num(row[yi]))}})
 		}
 	}
 	if xtype == "category" {
 		line.SetXAxis(cats)
 	}
 	for _, d := range order {
-		line.AddSeries(d, series[d], charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+		line.AddSeries(name(d), byDS[d], charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
 	}
 	return line
 }

@@ -109,7 +109,7 @@ Examples:
 				return printJSON(c.App.Writer, outs)
 			}
 			for _, o := range outs {
-				fmt.Fprintf(c.App.Writer, "%-18s %3d points in %6.1fs  runs %v\n", o.Experiment, o.Points, o.Seconds, o.Runs)
+				fmt.Fprintf(c.App.Writer, "%-18s %-5s grid %3d points in %6.1fs  runs %v\n", o.Experiment, o.Grid, o.Points, o.Seconds, o.Runs)
 			}
 			return nil
 		},

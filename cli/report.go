@@ -20,8 +20,11 @@ inside the binary: no page needs the network):
                        replay with its packing density and LP bound; oversubscription
                        arms; Paragon runs
    characterize.html   the workload characterization views (as placelab characterize)
-   experiments.html    every experiment's latest grid with the papers' numbers beside it
-Run placelab experiment all --quick first for a complete experiments page.
+   experiments.html    every experiment's latest run of each grid point, the quick and the
+                       full grid apart, with the papers' numbers (source, scale) beside ours
+No dataset is needed: on a database that holds only experiments the overview and the
+characterization say so. Run placelab experiment all --quick first for a complete
+experiments page.
 
 Example:
    placelab experiment all --quick && placelab report --out report && xdg-open report/index.html`,

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"placelab/analysis/experiments"
 	"placelab/analysis/report"
 )
 
@@ -70,5 +72,92 @@ func TestReportSiteInChromium(t *testing.T) {
 		if links < 3 {
 			t.Errorf("%s: only %d links", p, links)
 		}
+	}
+}
+
+// TestReportAfterQuickExperimentsOnFreshDatabase is the sequence a new user
+// runs first: placelab experiment all --quick, then placelab report, on a
+// database that holds no dataset. Every experiment says it ran its quick
+// grid; the report draws all three pages (the overview and the
+// characterization saying that no dataset is loaded), every experiments
+// row names the quick grid, and in Chromium every chart draws.
+func TestReportAfterQuickExperimentsOnFreshDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every quick grid (about a minute)")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fresh.duckdb")
+	out := mustRun(t, db, "experiment", "all", "--quick", "--format", "json")
+	var outcomes []struct {
+		Experiment string `json:"experiment"`
+		Grid       string `json:"grid"`
+		Points     int    `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(out), &outcomes); err != nil {
+		t.Fatalf("experiment --format json: %v\n%s", err, out)
+	}
+	if len(outcomes) != len(experiments.All()) {
+		t.Errorf("%d outcomes, want %d", len(outcomes), len(experiments.All()))
+	}
+	for _, o := range outcomes {
+		if o.Grid != "quick" || o.Points == 0 {
+			t.Errorf("%s: grid %q, %d points; want quick, > 0", o.Experiment, o.Grid, o.Points)
+		}
+	}
+	site := filepath.Join(dir, "site")
+	mustRun(t, db, "report", "--out", site)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(site, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	ex := read("experiments.html")
+	for _, e := range experiments.All() {
+		if !strings.Contains(ex, "<h2>"+e.Name+" — ") {
+			t.Errorf("experiments page has no section for %s", e.Name)
+		}
+	}
+	if strings.Contains(ex, "No stored runs") {
+		t.Error("experiments page says an experiment has no stored runs")
+	}
+	if n := strings.Count(ex, "<td>quick</td>"); n < 100 || strings.Contains(ex, "<td>full</td>") {
+		t.Errorf("experiments page: %d rows of the quick grid, full rows %v", n, strings.Contains(ex, "<td>full</td>"))
+	}
+	if !strings.Contains(read("index.html"), "holds no datasets") || !strings.Contains(read("characterize.html"), "holds no datasets") {
+		t.Error("the overview or characterization page does not say that no dataset is loaded")
+	}
+	if _, err := report.Browser(); err != nil {
+		if os.Getenv("PLACELAB_REQUIRE_CHROMIUM") != "" {
+			t.Fatal(err)
+		}
+		t.Log("no Chromium: pages not drawn:", err)
+		return
+	}
+	for _, p := range []string{"index.html", "characterize.html", "experiments.html"} {
+		chk, err := report.Check(context.Background(), filepath.Join(site, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chk.Errors) != 0 || chk.Rendered != chk.Charts {
+			t.Errorf("%s: %d charts, %d rendered, errors %q", p, chk.Charts, chk.Rendered, chk.Errors)
+		}
+		for i, n := range chk.Canvases {
+			if n < 500 {
+				t.Errorf("%s: canvas %d has %d non-blank pixels", p, i, n)
+			}
+		}
+		if p == "experiments.html" && chk.Charts < len(experiments.All()) {
+			t.Errorf("experiments page drew %d charts for %d experiments", chk.Charts, len(experiments.All()))
+		}
+	}
+}
+
+// TestExperimentTextSaysGrid: the table output names the grid too.
+func TestExperimentTextSaysGrid(t *testing.T) {
+	out := mustRun(t, filepath.Join(t.TempDir(), "g.duckdb"), "experiment", "paragon", "--quick")
+	if !strings.Contains(out, "paragon            quick grid   4 points") {
+		t.Errorf("output %q does not name the quick grid", out)
 	}
 }

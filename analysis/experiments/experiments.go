@@ -36,17 +36,61 @@ type Experiment struct {
 	// Run computes one point's figures. db is the user's database (some
 	// experiments read loaded datasets); scratch work goes elsewhere.
 	Run func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error)
-	// Paper holds the published numbers the report sets beside ours,
-	// keyed by a description.
+	// Paper holds the published numbers the report sets beside ours: only
+	// numbers the paper prints, for figures ours computes as the paper
+	// defines them (shares, rates, ratios; never an absolute count from the
+	// paper's scale). TestPaperValuesQuoteTheSeeds checks each against the
+	// paper's text.
 	Paper []PaperValue
 }
 
-// PaperValue is one published number.
+// PaperValue is one published number and where the paper prints it.
+//
+// It is set beside one of our figures: Figure at the grid point Point
+// ("buckets=1", the point's parameters as the experiments page prints
+// them); with Versus, the ratio Figure at Point ÷ Figure at Versus (a paper's
+// "N× as many"); with neither, the mean of Figure over every point of one
+// grid (a paper's average over its experiments).
 type PaperValue struct {
-	Key   string  `json:"key"`
-	Value float64 `json:"value"`
-	Note  string  `json:"note,omitempty"`
+	Figure string  `json:"figure"`
+	Point  string  `json:"point,omitempty"`
+	Versus string  `json:"versus,omitempty"`
+	Value  float64 `json:"value"`
+	// Source names the paper and its section, table or figure.
+	Source string `json:"source"`
+	// Scale is the paper's setting for the number (cluster, trace, length).
+	Scale string `json:"scale"`
+	// Quote is the paper's text (or table row) that prints Value, verbatim
+	// up to whitespace.
+	Quote string `json:"quote"`
 }
+
+// Grid names the grid a point was run on: the reduced one (--quick) or the
+// full one. It is stored with every run (params key "grid", column grid of
+// view experiment_results) so that a quick and a full result are never
+// taken for one another.
+type Grid string
+
+// The grids.
+const (
+	GridQuick Grid = "quick"
+	GridFull  Grid = "full"
+)
+
+// GridOf returns the grid run with Options.Quick = quick.
+func GridOf(quick bool) Grid {
+	if quick {
+		return GridQuick
+	}
+	return GridFull
+}
+
+// Keys of a run's params that experiments.Run sets itself; a point's own
+// parameters may not use them.
+const (
+	paramPoint = "point"
+	paramGrid  = "grid"
+)
 
 // ErrUnknown is returned for an experiment name that does not exist.
 var ErrUnknown = errors.New("experiments: unknown experiment")
@@ -91,6 +135,7 @@ type Options struct {
 // Outcome is what Run did.
 type Outcome struct {
 	Experiment string  `json:"experiment"`
+	Grid       Grid    `json:"grid"`
 	Points     int     `json:"points"`
 	Runs       []int64 `json:"run_ids"`
 	Seconds    float64 `json:"seconds"`
@@ -109,7 +154,7 @@ func Run(ctx context.Context, db *store.DB, e *Experiment, o Options) (*Outcome,
 			pts = append(pts, p)
 		}
 	}
-	out := &Outcome{Experiment: e.Name, Points: len(pts)}
+	out := &Outcome{Experiment: e.Name, Grid: GridOf(o.Quick), Points: len(pts)}
 	for i, p := range pts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -122,8 +167,11 @@ func Run(ctx context.Context, db *store.DB, e *Experiment, o Options) (*Outcome,
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s point %d %v: %w", e.Name, p.Index, p.Params, err)
 		}
-		params := map[string]any{"point": p.Index, "quick": o.Quick}
+		params := map[string]any{paramPoint: p.Index, paramGrid: string(out.Grid)}
 		for k, v := range p.Params {
+			if _, ok := params[k]; ok {
+				return nil, fmt.Errorf("experiments: %s point %d: parameter %q is reserved", e.Name, p.Index, k)
+			}
 			params[k] = v
 		}
 		id, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "experiment", Policy: e.Name, Version: o.Version,

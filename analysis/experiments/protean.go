@@ -63,15 +63,8 @@ func init() {
 		Points: func(quick bool) []Point {
 			return grid([]axis{{"buckets", vals(1, 2, 3, 4, 5, 0)}}, []uint64{1})
 		},
-		Paper: []PaperValue{
-			{"pd_pct buckets=1", 83.5, ""}, {"pd_pct buckets=2", 84.3, ""}, {"pd_pct buckets=3", 86.3, ""},
-			{"pd_pct buckets=4", 87.3, ""}, {"pd_pct buckets=5", 87.8, ""}, {"pd_pct buckets=0", 89.1, "∞"},
-			{"post_bestfit_pct buckets=1", 27.6, ""}, {"post_bestfit_pct buckets=2", 25.0, ""}, {"post_bestfit_pct buckets=3", 21.0, ""},
-			{"post_bestfit_pct buckets=4", 16.5, ""}, {"post_bestfit_pct buckets=5", 13.7, ""}, {"post_bestfit_pct buckets=0", 2.3, "∞"},
-			{"conflicts_p99_per_min buckets=1", 13.4, ""}, {"conflicts_p99_per_min buckets=2", 13.5, ""}, {"conflicts_p99_per_min buckets=3", 11.6, ""},
-			{"conflicts_p99_per_min buckets=4", 12.0, ""}, {"conflicts_p99_per_min buckets=5", 10.7, ""}, {"conflicts_p99_per_min buckets=0", 18.0, "∞"},
-		},
-		Run: runBuckets,
+		Paper: proteanTable5,
+		Run:   runBuckets,
 	})
 	register(&Experiment{
 		Name: "inventory-scaling", Title: "Latency and memory against inventory size, cache on and off",

@@ -13,6 +13,8 @@ import (
 
 	"placelab/analysis"
 	"placelab/analysis/report"
+	"placelab/optimizer/paragon"
+	"placelab/optimizer/violation"
 	store "placelab/sql"
 )
 
@@ -27,15 +29,85 @@ var headline = map[string][]string{
 	"characterize":      {"views_with_rows", "datasets"},
 }
 
+// gridScale states the setting each grid of an experiment runs at, so that
+// the page says at what scale our figures were measured. It reads the
+// configurations the Run functions start from; the few values a Run sets
+// inline are repeated here, marked "as Run sets".
+func gridScale(name string, g Grid) string {
+	quick := g == GridQuick
+	zone := func(load float64) string {
+		c := zoneConfig(quick, 1)
+		if load == 0 {
+			load = c.Load
+		}
+		return fmt.Sprintf("a synthetic zone of %s machines and %s VMs over %g days, %.0f%% allocated", thousands(c.Machines), thousands(c.VMs), c.Days, 100*load)
+	}
+	switch name {
+	case "buckets":
+		return zone(0) + "; packing density and candidates after BestFit from one agent, averaged over the whole trace"
+	case "agents":
+		return zone(0) + "; simulated time"
+	case "inventory-scaling":
+		return "a synthetic inventory of the point's number of machines"
+	case "oversubscription":
+		return zone(0.92) + ", CPU series from the generated VMs; 5-minute readings" // 0.92: as Run sets
+	case "paragon":
+		var parts []string
+		servers := 0
+		for _, sc := range []string{paragon.ScenarioLow, paragon.ScenarioHigh, paragon.ScenarioOversubscribed} {
+			c, err := paragon.Scenario(sc)
+			if err != nil {
+				return err.Error()
+			}
+			if quick {
+				c = c.Scaled(0.1) // as Run sets
+			}
+			servers = c.Servers
+			s := fmt.Sprintf("%s %s applications", sc, thousands(c.Apps))
+			if c.Burst > 0 {
+				s += fmt.Sprintf(" plus a burst of %s", thousands(c.Burst))
+			}
+			parts = append(parts, s)
+		}
+		return fmt.Sprintf("%s simulated servers; %s", thousands(servers), strings.Join(parts, ", "))
+	case "violations":
+		s := violation.DefaultSimConfig()
+		if quick {
+			s.Nodes, s.Hours, s.Seeds = 20, 60, 2 // as Run sets
+		}
+		return fmt.Sprintf("%d nodes of hardware spec 1 (%g vCores), %g simulated hours, %d repetitions per point, synthetic tenants",
+			s.Nodes, s.Capacity[violation.CPU], s.Hours, s.Seeds)
+	case "characterize":
+		return "every dataset loaded in the database"
+	}
+	return ""
+}
+
+// pointResult is one grid point's latest stored run.
 type pointResult struct {
+	grid  Grid
+	point int64
 	label string
 	seed  int64
 	figs  map[string]float64
 }
 
-// Page builds the experiments page: per experiment, the latest stored
-// figures of every grid point, a chart of its headline figures with the
-// paper's numbers beside them, the run parameters and seeds, and the SQL.
+// gridOrder is the order grids appear in on the page.
+func gridOrder(g Grid) int {
+	switch g {
+	case GridFull:
+		return 0
+	case GridQuick:
+		return 1
+	}
+	return 2
+}
+
+// Page builds the experiments page: per experiment and grid (quick or
+// full, never mixed), the latest stored figures of every grid point, a
+// chart of its headline figures, the scale each grid ran at, and beside our
+// figures the numbers the paper prints for the same quantity, with their
+// source. The page needs no dataset: a section without stored runs says so.
 func Page(ctx context.Context, db *store.DB) (*report.Page, error) {
 	res, err := db.QueryView(ctx, "experiment_results", "")
 	if err != nil {
@@ -46,122 +118,310 @@ func Page(ctx context.Context, db *store.DB) (*report.Page, error) {
 	for i, c := range res.Columns {
 		ci[c] = i
 	}
-	// experiment → point → latest run's figures
 	type key struct {
 		exp   string
+		grid  Grid
 		point int64
+	}
+	keyOf := func(r []any) key {
+		g, _ := r[ci["grid"]].(string)
+		if g == "" {
+			g = "unknown"
+		}
+		return key{r[ci["experiment"]].(string), Grid(g), toInt(r[ci["point"]])}
 	}
 	latest := map[key]int64{}
 	for _, r := range res.Rows {
-		k := key{r[ci["experiment"]].(string), toInt(r[ci["point"]])}
+		k := keyOf(r)
 		if id := toInt(r[ci["run_id"]]); id > latest[k] {
 			latest[k] = id
 		}
 	}
-	byExp := map[string]map[int64]*pointResult{}
+	byExp := map[string]map[key]*pointResult{}
 	for _, r := range res.Rows {
-		k := key{r[ci["experiment"]].(string), toInt(r[ci["point"]])}
+		k := keyOf(r)
 		if toInt(r[ci["run_id"]]) != latest[k] {
 			continue
 		}
 		if byExp[k.exp] == nil {
-			byExp[k.exp] = map[int64]*pointResult{}
+			byExp[k.exp] = map[key]*pointResult{}
 		}
-		pr := byExp[k.exp][k.point]
+		pr := byExp[k.exp][k]
 		if pr == nil {
-			pr = &pointResult{label: pointLabel(r[ci["params"]].(string)), seed: toInt(r[ci["seed"]]), figs: map[string]float64{}}
-			byExp[k.exp][k.point] = pr
+			pr = &pointResult{grid: k.grid, point: k.point, label: pointLabel(r[ci["params"]].(string)),
+				seed: toInt(r[ci["seed"]]), figs: map[string]float64{}}
+			byExp[k.exp][k] = pr
 		}
 		if v, ok := r[ci["value"]].(float64); ok {
 			pr.figs[r[ci["metric"]].(string)] = v
 		}
 	}
 	page := &report.Page{Title: "placelab — experiments", Subtitle: "The seeds' headline figures on placelab's data",
-		Footer: "placelab experiment NAME|all [--quick] stores each grid point as a run; this page shows the latest run of every point.",
+		Footer: "placelab experiment NAME|all [--quick] stores each grid point as a run (view experiment_results, column grid: quick or full); this page shows the latest run of every point of each grid, the quick and the full grid apart.",
 		Links:  analysis.ReportLinks}
 	for _, e := range All() {
-		pts := byExp[e.Name]
 		sec := report.Section{Title: fmt.Sprintf("%s — %s (%s)", e.Name, e.Title, e.Reproduces), SQL: q}
+		var pts []*pointResult
+		for _, pr := range byExp[e.Name] {
+			pts = append(pts, pr)
+		}
 		if len(pts) == 0 {
-			sec.Note = "Not run yet: placelab experiment " + e.Name + " [--quick]. Full grid: " + e.FullTime + "."
+			sec.Note = "No stored runs: placelab experiment " + e.Name + " [--quick]. Full grid: " + e.FullTime + "."
 			page.Sections = append(page.Sections, sec)
 			continue
 		}
-		var order []int64
-		for p := range pts {
-			order = append(order, p)
-		}
-		sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
-		paper := map[string]PaperValue{}
-		for _, pv := range e.Paper {
-			paper[pv.Key] = pv
-		}
-		table := &store.Result{Columns: []string{"point", "parameters", "seed", "figure", "placelab", "paper"}}
-		for _, p := range order {
-			pr := pts[p]
-			var names []string
-			for m := range pr.figs {
-				names = append(names, m)
+		sort.Slice(pts, func(i, j int) bool {
+			if a, b := gridOrder(pts[i].grid), gridOrder(pts[j].grid); a != b {
+				return a < b
 			}
-			sort.Strings(names)
-			for _, m := range names {
-				var pv any
-				if v, ok := paper[strings.TrimSpace(m+" "+pr.label)]; ok {
-					pv = v.Value
-				}
-				table.Rows = append(table.Rows, []any{p, pr.label, pr.seed, m, round4(pr.figs[m]), pv})
-			}
+			return pts[i].point < pts[j].point
+		})
+		sec.Table = experimentTable(e, pts)
+		sec.MaxRows = 400
+		sec.Note = experimentNote(e, pts)
+		if ch := experimentChart(e, pts); ch != nil {
+			sec.Chart = ch
 		}
-		sec.Table, sec.MaxRows = table, 200
-		sec.Note = fmt.Sprintf("%d grid points (full grid: %s). The paper column holds the published number where %s prints one.", len(order), e.FullTime, e.Reproduces)
-		sec.Chart = experimentChart(e, order, pts, paper)
 		page.Sections = append(page.Sections, sec)
 	}
 	return page, nil
 }
 
-// experimentChart draws the headline figures per point, the paper's as
-// translucent bars.
-func experimentChart(e *Experiment, order []int64, pts map[int64]*pointResult, paper map[string]PaperValue) *charts.Bar {
+// experimentTable lists every figure of every point, grid by grid, with the
+// paper's number beside it where the paper prints one for that figure and
+// point; then, per grid, the grid-level comparisons (ratios between points,
+// means over points) the paper prints.
+func experimentTable(e *Experiment, pts []*pointResult) *store.Result {
+	t := &store.Result{Columns: []string{"grid", "point", "parameters", "seed", "figure", "placelab", "paper", "paper source"}}
+	atPoint := map[[2]string]PaperValue{}
+	for _, pv := range e.Paper {
+		if pv.Point != "" && pv.Versus == "" {
+			atPoint[[2]string{pv.Figure, pv.Point}] = pv
+		}
+	}
+	var grids []Grid
+	for i, pr := range pts {
+		if i == 0 || pts[i-1].grid != pr.grid {
+			grids = append(grids, pr.grid)
+		}
+		var names []string
+		for m := range pr.figs {
+			names = append(names, m)
+		}
+		sort.Strings(names)
+		for _, m := range names {
+			var pv, src any
+			if v, ok := atPoint[[2]string{m, pr.label}]; ok {
+				pv, src = v.Value, v.Source
+			}
+			t.Rows = append(t.Rows, []any{string(pr.grid), pr.point, pr.label, pr.seed, m, round4(pr.figs[m]), pv, src})
+		}
+	}
+	for _, g := range grids {
+		var in []*pointResult
+		for _, pr := range pts {
+			if pr.grid == g {
+				in = append(in, pr)
+			}
+		}
+		for _, pv := range e.Paper {
+			if pv.Point != "" && pv.Versus == "" {
+				continue
+			}
+			ours, label, ok := gridFigure(pv, in)
+			if !ok {
+				continue
+			}
+			var v any
+			if !math.IsNaN(ours) {
+				v = round4(ours)
+			}
+			t.Rows = append(t.Rows, []any{string(g), "all", label, nil, pv.Figure, v, pv.Value, pv.Source})
+		}
+	}
+	return t
+}
+
+// undefined reports figures a point stores as 0 when they have no value:
+// the violation experiment's ratio when PrV-WorstFit had no violations
+// and the best other policy had some.
+var undefined = map[string]func(figs map[string]float64) bool{
+	"best_baseline_over_prv_worstfit": func(f map[string]float64) bool {
+		return f["best_baseline_over_prv_worstfit"] == 0 && f["violations policy="+violation.NamePrVWorstFit] == 0
+	},
+}
+
+// gridFigure computes our side of a grid-level paper value over the points
+// of one grid: Figure at Point ÷ Figure at Versus, or the mean of Figure
+// over the points. ok is false when the grid lacks the points (a shard);
+// the value is NaN when it is undefined (a zero denominator, no point with
+// a defined figure).
+func gridFigure(pv PaperValue, in []*pointResult) (v float64, label string, ok bool) {
+	if pv.Versus != "" {
+		var a, b *pointResult
+		for _, pr := range in {
+			switch pr.label {
+			case pv.Point:
+				a = pr
+			case pv.Versus:
+				b = pr
+			}
+		}
+		if a == nil || b == nil {
+			return 0, "", false
+		}
+		x, okx := a.figs[pv.Figure]
+		y, oky := b.figs[pv.Figure]
+		if !okx || !oky {
+			return 0, "", false
+		}
+		label = pv.Point + " ÷ " + pv.Versus
+		if y == 0 {
+			return math.NaN(), label, true
+		}
+		return x / y, label, true
+	}
+	var sum float64
+	n, skipped := 0, 0
+	for _, pr := range in {
+		x, okx := pr.figs[pv.Figure]
+		if !okx {
+			continue
+		}
+		if u := undefined[pv.Figure]; u != nil && u(pr.figs) {
+			skipped++
+			continue
+		}
+		sum += x
+		n++
+	}
+	if n+skipped == 0 {
+		return 0, "", false
+	}
+	label = fmt.Sprintf("mean over %d points", n)
+	if skipped > 0 {
+		label += fmt.Sprintf(" (%d left out: undefined)", skipped)
+	}
+	if n == 0 {
+		return math.NaN(), label, true
+	}
+	return sum / float64(n), label, true
+}
+
+// experimentNote says how many points of which grid are shown, at what
+// scale each grid ran, where the paper's numbers come from and at what
+// scale, and which of the paper's numbers are left out and why.
+func experimentNote(e *Experiment, pts []*pointResult) string {
+	count := map[Grid]int{}
+	var grids []Grid
+	for _, pr := range pts {
+		if count[pr.grid] == 0 {
+			grids = append(grids, pr.grid)
+		}
+		count[pr.grid]++
+	}
+	var b strings.Builder
+	for i, g := range grids {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%s grid: %d %s", g, count[g], plural(count[g], "point", "points"))
+		if s := gridScale(e.Name, g); s != "" && g != "unknown" {
+			fmt.Fprintf(&b, ", %s", s)
+		}
+		b.WriteString(".")
+	}
+	if len(grids) > 1 {
+		b.WriteString(" Each grid's rows are its own runs; the grids are never averaged together.")
+	}
+	if count[GridFull] == 0 {
+		fmt.Fprintf(&b, " Full grid: %s.", e.FullTime)
+	}
+	if len(e.Paper) == 0 {
+		b.WriteString(" No paper column")
+		if s := paperLeftOut[e.Name]; s != "" {
+			b.WriteString(": " + s)
+		}
+		b.WriteString(".")
+	} else {
+		var srcs, scales []string
+		seen := map[string]bool{}
+		for _, pv := range e.Paper {
+			if !seen[pv.Source] {
+				seen[pv.Source] = true
+				srcs = append(srcs, pv.Source)
+			}
+			if !seen["scale:"+pv.Scale] {
+				seen["scale:"+pv.Scale] = true
+				scales = append(scales, pv.Scale)
+			}
+		}
+		fmt.Fprintf(&b, " Paper column: %s, measured on %s; only shares, rates and ratios, computed as the paper defines them, are set beside ours"+
+			" (a ratio or mean of ours is NULL when undefined: a zero denominator).", strings.Join(srcs, "; "), strings.Join(scales, "; "))
+		if s := paperLeftOut[e.Name]; s != "" {
+			b.WriteString(" Left out: " + s + ".")
+		}
+	}
+	return b.String()
+}
+
+// experimentChart draws the headline figures per point (labelled with the
+// grid), the paper's as translucent bars; nil if no headline figure is
+// stored.
+func experimentChart(e *Experiment, pts []*pointResult) *charts.Bar {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20, Interval: "0"}}), charts.WithAnimation(false))
+	paper := map[[2]string]PaperValue{}
+	for _, pv := range e.Paper {
+		if pv.Point != "" && pv.Versus == "" {
+			paper[[2]string{pv.Figure, pv.Point}] = pv
+		}
+	}
 	var xs []string
-	for _, p := range order {
-		xs = append(xs, pts[p].label)
+	for _, pr := range pts {
+		x := string(pr.grid)
+		if pr.label != "" {
+			x += " · " + pr.label
+		}
+		xs = append(xs, x)
 	}
 	bar.SetXAxis(xs)
+	series := 0
 	for _, m := range headline[e.Name] {
-		items := make([]opts.BarData, len(order))
-		any := false
+		items := make([]opts.BarData, len(pts))
 		var pitems []opts.BarData
-		hasPaper := false
-		for i, p := range order {
-			v, ok := pts[p].figs[m]
-			if ok {
-				any = true
-			}
+		stored, hasPaper := false, false
+		for i, pr := range pts {
+			v, ok := pr.figs[m]
+			stored = stored || ok
 			items[i] = opts.BarData{Value: round4(v)}
-			pv, okp := paper[strings.TrimSpace(m+" "+pts[p].label)]
+			pv, okp := paper[[2]string{m, pr.label}]
+			hasPaper = hasPaper || okp
 			if okp {
-				hasPaper = true
+				pitems = append(pitems, opts.BarData{Value: pv.Value})
+			} else {
+				pitems = append(pitems, opts.BarData{Value: nil})
 			}
-			pitems = append(pitems, opts.BarData{Value: pv.Value})
 		}
-		if !any {
+		if !stored {
 			continue
 		}
 		bar.AddSeries(m, items)
+		series++
 		if hasPaper {
 			bar.AddSeries(m+" (paper)", pitems, charts.WithItemStyleOpts(opts.ItemStyle{Opacity: opts.Float(0.4)}))
 		}
+	}
+	if series == 0 {
+		return nil
 	}
 	return bar
 }
 
 // pointLabel turns a run's params JSON into "k=v k=v" (sorted, without the
-// bookkeeping keys point and quick).
+// keys Run sets itself: point and grid, and the legacy quick).
 func pointLabel(params string) string {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(params), &m); err != nil {
@@ -169,7 +429,7 @@ func pointLabel(params string) string {
 	}
 	var parts []string
 	for k, v := range m {
-		if k == "point" || k == "quick" {
+		if k == paramPoint || k == paramGrid || k == "quick" {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
@@ -179,3 +439,22 @@ func pointLabel(params string) string {
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// thousands prints n with thousands separators (12,000).
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -19,11 +19,7 @@ func init() {
 		Points: func(quick bool) []Point {
 			return grid([]axis{{"arm", vals(analysis.OversubArms...)}}, []uint64{1})
 		},
-		Paper: []PaperValue{
-			{"failure_pct arm=baseline", 0.25, "RC's month on 880 servers"}, {"readings_over_100 arm=rc-soft", 77, "RC-informed-soft"},
-			{"failure_pct arm=rc-soft", 0, ""}, {"readings_over_100 arm=baseline", 0, ""},
-			{"readings_over_100 arm=naive", 462, "6× RC-informed-soft"},
-		},
+		Paper: rc62,
 		Run: func(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
 			cfg := zoneConfig(quick, p.Seed)
 			cfg.SeriesVMs, cfg.Load = 300, 0.92
@@ -73,8 +69,7 @@ func init() {
 		Points: func(quick bool) []Point {
 			return grid([]axis{{"scenario", vals("low", "high", "oversubscribed", "classify-lumos")}}, []uint64{1})
 		},
-		Paper: []PaperValue{{"qos_share policy=paragon scenario=low", 0.91, ""}, {"qos_share policy=nh scenario=low", 0.14, ""},
-			{"qos_share policy=ni scenario=low", 0.11, ""}, {"qos_share policy=random scenario=low", 0.03, ""}},
+		Paper: paragonFig9,
 		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
 			sc := p.Params["scenario"].(string)
 			if sc == "classify-lumos" {
@@ -121,7 +116,7 @@ func init() {
 			}
 			return grid([]axis{{"density", vals(0.9, 1.0, 1.1, 1.2, 1.3)}}, []uint64{1})
 		},
-		Paper: []PaperValue{{"best_baseline_over_prv_worstfit", 2.1, "2.1–2.6× in §8.3"}},
+		Paper: konigFig9,
 		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
 			sim := violation.DefaultSimConfig()
 			sim.Seed = p.Seed
