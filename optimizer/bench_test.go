@@ -81,5 +81,5 @@ func BenchmarkAllocate(b *testing.B) {
 }
 
 func newBaselineBench(p Policy, s *State, cfg Config) (*Baseline, error) {
-	return NewBaseline(p, s, cfg.Weights, cfg.Seed)
+	return NewBaseline(p, s, cfg, DefaultRules())
 }

@@ -16,6 +16,7 @@ type Placement struct {
 	// Production and PredUtil (predicted P95 cores in use) feed the CPU
 	// oversubscription bookkeeping of Resource Central's Algorithm 1.
 	Production bool
+	UtilBucket int8 // the request's predicted P95 bucket (Request.UtilBucket)
 	PredUtil   float64
 	// Exclusive: the VM required isolation (no other tenant on its machine).
 	Exclusive bool
@@ -60,6 +61,8 @@ type State struct {
 	// OversubLimit, when > 0, lets oversubscribable machines hold up to
 	// OversubLimit × their cores (MAX_OVERSUB); CheckInvariants allows it.
 	OversubLimit float64
+	// quiet keeps a hypothetical change (without) out of the journal.
+	quiet bool
 }
 
 // MachineTag is a machine's oversubscription class.
@@ -167,7 +170,9 @@ func (s *State) Place(p Placement) {
 	}
 	tr[mc.Rack]++
 	s.tenantVMs[p.Tenant]++
-	s.Journal.Touch(m, mc.Cluster)
+	if !s.quiet {
+		s.Journal.Touch(m, mc.Cluster)
+	}
 }
 
 // Remove takes a VM off its machine and returns where it was.
@@ -219,7 +224,9 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	if s.tenantVMs[p.Tenant]--; s.tenantVMs[p.Tenant] <= 0 {
 		delete(s.tenantVMs, p.Tenant)
 	}
-	s.Journal.Touch(m, mc.Cluster)
+	if !s.quiet {
+		s.Journal.Touch(m, mc.Cluster)
+	}
 	return p, true
 }
 
@@ -238,6 +245,45 @@ func (s *State) addTenant(m, t, d int32) {
 	if d > 0 {
 		s.tenantsOn[m] = append(ts, tenantCount{t, d})
 	}
+}
+
+// without asks a question of a hypothetical state: it removes the VMs ps
+// (placements on machine m, as Lookup returned them) one at a time in the
+// order given, calling ok(k) with the first k of them removed (k = 0
+// first), until ok returns true or all are gone. It then restores the state
+// exactly — counters, float sums, list order — and the journal never hears
+// of the change, so cached evaluations stay valid. It returns the k at
+// which ok held, or -1. ok must not change the state.
+func (s *State) without(m int32, ps []Placement, ok func(k int) bool) int {
+	mc := s.Inv.Machines[m]
+	used, low, tag, pred, excl := s.Used[m], s.LowUsed[m], s.Tag[m], s.PredUtil[m], s.Exclusive[m]
+	cu, ru := s.ClusterUsedCores[mc.Cluster], s.RackUsedCores[mc.Rack]
+	on := append([]VMID(nil), s.onMachine[m]...)
+	tenants := append([]tenantCount(nil), s.tenantsOn[m]...)
+	s.quiet = true
+	k, found := 0, -1
+	for {
+		if ok(k) {
+			found = k
+			break
+		}
+		if k == len(ps) {
+			break
+		}
+		if p, in := s.Remove(ps[k].VM); !in || p.Machine != m {
+			panic(fmt.Sprintf("optimizer: without: VM %d is not on machine %d", ps[k].VM, m))
+		}
+		k++
+	}
+	for i := k - 1; i >= 0; i-- {
+		s.Place(ps[i])
+	}
+	s.quiet = false
+	s.Used[m], s.LowUsed[m], s.Tag[m], s.PredUtil[m], s.Exclusive[m] = used, low, tag, pred, excl
+	s.ClusterUsedCores[mc.Cluster], s.RackUsedCores[mc.Rack] = cu, ru
+	copy(s.onMachine[m], on)
+	copy(s.tenantsOn[m], tenants)
+	return found
 }
 
 // SetHealthy changes a machine's health (an inventory event).
