@@ -86,9 +86,12 @@ type RuleScore struct {
 // RuleStats aggregates how aggressive a rule is (§3.4): over all requests
 // it saw, how many candidates it was given and how many it removed. Every
 // rule's statistics are kept whether or not explanations are on. A request
-// counts for a preference rule only when the preference rules ranked its
-// candidates: not when the VM was placed by conflict avoidance, by the
-// safety score or by eviction, nor when it failed.
+// counts for a machine preference rule only when the preference rules
+// ranked its candidates: not when the VM was placed by conflict avoidance,
+// by the safety score or by eviction, nor when it failed. A cluster
+// preference is given the valid clusters and removes those ranked below the
+// clusters machine selection walked (with several cluster preferences, each
+// is charged with the ranking as a whole).
 type RuleStats struct {
 	Rule       string `json:"rule"`
 	Level      string `json:"level"`
@@ -116,7 +119,7 @@ func SumRuleStats(a, b []RuleStats) []RuleStats {
 
 // Positions of the rule levels in Protean.stats, in Rules.Names order.
 type statIndex struct {
-	clusterValidators, machineValidators, request, prefs, global int
+	clusterValidators, clusterPrefs, machineValidators, request, prefs, global int
 }
 
 func (p *Protean) initStats() {
@@ -136,7 +139,7 @@ func (p *Protean) initStats() {
 		return out
 	}
 	p.statAt.clusterValidators = add("cluster", names(len(r.ClusterValidators), func(i int) string { return r.ClusterValidators[i].Name() })...)
-	add("cluster", names(len(r.ClusterPreferences), func(i int) string { return r.ClusterPreferences[i].Name() })...)
+	p.statAt.clusterPrefs = add("cluster", names(len(r.ClusterPreferences), func(i int) string { return r.ClusterPreferences[i].Name() })...)
 	p.statAt.machineValidators = add("machine", names(len(r.Validators), func(i int) string { return r.Validators[i].Name() })...)
 	p.statAt.request = add("machine", names(len(r.Request), func(i int) string { return r.Request[i].Name() })...)
 	p.statAt.prefs = add("machine", names(len(r.Preferences), func(i int) string { return r.Preferences[i].Name() })...)
@@ -153,6 +156,14 @@ func (p *Protean) stat(i int, in, removed int) {
 	s.Requests++
 	s.Candidates += int64(in)
 	s.Removed += int64(removed)
+}
+
+// clusterPrefStats charges the cluster preferences with the valid clusters
+// (candidates) ranked below the walked ones.
+func (p *Protean) clusterPrefStats(candidates, walked int) {
+	for i := range p.rules.ClusterPreferences {
+		p.stat(p.statAt.clusterPrefs+i, candidates, candidates-walked)
+	}
 }
 
 // newExplanation returns an explanation whose slices share one backing

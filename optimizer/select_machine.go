@@ -54,6 +54,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 			first = false
 		}
 		if len(sel) == 0 {
+			p.clusterPrefStats(len(cands), next)
 			reason := ReasonNoCluster
 			if blocked > 0 {
 				reason = p.rules.Request[blocker].Name()
@@ -79,6 +80,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 		}
 		if p.cfg.Safety && req.Priority > 0 && len(p.cfg.ArrivalRates) > 0 {
 			if m := p.pickSafe(req, t, sel); m >= 0 {
+				p.clusterPrefStats(len(cands), next)
 				if ex != nil {
 					ex.FailedRule, ex.Pick = "", PickSafety
 				}
@@ -86,6 +88,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 			}
 		}
 		if m, reason := p.pick(req, t, sel, ex, next == len(cands)); m >= 0 || next == len(cands) {
+			p.clusterPrefStats(len(cands), next)
 			return m, reason
 		}
 		if ex != nil {
