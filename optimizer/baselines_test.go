@@ -139,3 +139,31 @@ func TestValidateFor(t *testing.T) {
 		t.Error("NaN top share accepted")
 	}
 }
+
+// TestEvictionFollowsTheRuleSet: under CPUOversubscription a non-production
+// high-priority VM needs only as many victims as the rule requires (cores
+// up to MAX_OVERSUB × physical), not as many as a physical-cores fit would:
+// on a 24-core machine holding 16 high + 8 + 6 low cores (30 = 1.25 × 24),
+// a 4-core VM evicts the 8-core VM alone (22 + 4 ≤ 30), where a physical
+// fit would also have taken the 6-core one.
+func TestEvictionFollowsTheRuleSet(t *testing.T) {
+	roomy := SKU{Name: "c24", Capacity: Vec{Cores: 24, Memory: 4096, SSD: 100000}}
+	o := OversubConfig{MaxOversub: DefaultMaxOversub, MaxUtil: DefaultMaxUtil, Naive: true}
+	for _, eng := range engines {
+		inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 1, skus: []SKU{roomy}})
+		cfg := DefaultConfig()
+		cfg.Oversub = &o
+		a := newEngine(t, eng, inv, cfg, OversubRules(o))
+		s := a.State()
+		s.Place(Placement{VM: 1, Machine: 0, Tenant: 1, Demand: Vec{Cores: 16}, PredUtil: 16})
+		s.Place(Placement{VM: 2, Machine: 0, Tenant: 2, Priority: 1, Demand: Vec{Cores: 8}, PredUtil: 8})
+		s.Place(Placement{VM: 3, Machine: 0, Tenant: 3, Priority: 1, Demand: Vec{Cores: 6}, PredUtil: 6})
+		d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 2}}}) // testTypes[2]: 4 cores
+		if !d.OK || len(d.Evicted) != 1 || d.Evicted[0].VM != 2 {
+			t.Fatalf("%s: %+v, want VM 2 alone evicted", eng, d)
+		}
+		if err := s.CheckInvariants(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

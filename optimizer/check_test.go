@@ -55,51 +55,47 @@ func TestCheckRejections(t *testing.T) {
 	}
 }
 
-// TestWithoutLeavesNoTrace: a hypothetical removal (the eviction what-if)
-// restores the state exactly — every field, list order and the journal —
-// so cached evaluations never see it. Compared with a twin state built by
-// the same placements.
-func TestWithoutLeavesNoTrace(t *testing.T) {
-	inv := buildZone(t, zoneSpec{clusters: 1, racks: 2, perRack: 2, skus: []SKU{skuSmall}})
+// TestAsIfFreeLeavesNoTrace: the eviction fallback's hypothetical state
+// shows the validators a machine with its low-priority capacity free, and
+// restores the state exactly — every field and the journal — so cached
+// evaluations never see it. Compared with a twin state built by the same
+// placements.
+func TestAsIfFreeLeavesNoTrace(t *testing.T) {
+	inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 2, skus: []SKU{skuSmall}})
 	build := func() *State {
-		// Demands whose float sums do not survive (u − b − a) + a + b, and
-		// a machine whose tag depends on which VM came first.
+		// Demands whose float sums do not survive u − d + d.
 		s := NewState(inv)
 		s.Place(Placement{VM: 1, Machine: 0, Tenant: 1, Priority: 1, Demand: Vec{Cores: 0.1, Memory: 7.7}, PredUtil: 0.1})
 		s.Place(Placement{VM: 2, Machine: 0, Tenant: 2, Priority: 1, Demand: Vec{Cores: 0.2, Memory: 0.1}, PredUtil: 0.2})
-		s.Place(Placement{VM: 3, Machine: 0, Tenant: 1, Demand: Vec{Cores: 0.35}, PredUtil: 0.35})
-		s.Place(Placement{VM: 4, Machine: 1, Tenant: 3, Priority: 1, Demand: Vec{Cores: 5}, Exclusive: true, Production: true})
-		s.Place(Placement{VM: 5, Machine: 1, Tenant: 3, Priority: 1, Demand: Vec{Cores: 1}, Exclusive: true})
+		s.Place(Placement{VM: 3, Machine: 0, Tenant: 1, Demand: Vec{Cores: 23.35}, PredUtil: 0.35})
 		return s
 	}
 	s, twin := build(), build()
-	for _, tc := range []struct {
-		m    int32
-		vms  []VMID
-		stop int // ok returns true at this k; -1 never
-	}{{0, []VMID{2, 1}, 2}, {0, []VMID{2, 1, 3}, -1}, {1, []VMID{4, 5}, -1}, {1, []VMID{5}, 0}} {
-		var ps []Placement
-		for _, vm := range tc.vms {
-			p, _ := s.Lookup(vm)
-			ps = append(ps, p)
-		}
-		seen := 0
-		got := s.without(tc.m, ps, func(k int) bool {
-			seen++
-			if s.Count[tc.m] != twin.Count[tc.m]-int32(k) {
-				t.Fatalf("machine %d: %d VMs with %d removed, want %d", tc.m, s.Count[tc.m], k, twin.Count[tc.m]-int32(k))
-			}
-			return k == tc.stop
-		})
-		if got != tc.stop {
-			t.Fatalf("without %v: k = %d, want %d (asked %d times)", tc.vms, got, tc.stop, seen)
-		}
-		if !reflect.DeepEqual(s, twin) {
-			t.Fatalf("without %v left a trace:\n%+v\n%+v", tc.vms, s, twin)
-		}
+	cfg := DefaultConfig()
+	env := &Env{Inv: inv, State: s, Cfg: &cfg}
+	rules := DefaultRules()
+	req := &Request{Tenant: 9, VMs: []VMRequest{{ID: 9, Type: 0}}} // 1 core: does not fit in 0.35
+	chk := NewCheck(env, &rules, req, KindNew, req.VMs[0])
+	if got := chk.OnMachine(0); got != (Rejection{RuleAreNodeResourcesValid, Cores}) {
+		t.Fatalf("as it is: %v", got)
 	}
-	if err := s.CheckInvariants(); err != nil {
-		t.Fatal(err)
+	seen := false
+	ok := s.asIfFree(0, s.LowUsed[0], s.LowPredUtil[0], func() bool {
+		seen = true
+		if s.Free(0)[Cores] < 0.64 || s.PredUtil[0] > 0.36 || s.Count[0] != 3 {
+			t.Errorf("hypothetical state: free %v, predicted %v, %d VMs", s.Free(0), s.PredUtil[0], s.Count[0])
+		}
+		return chk.OnMachine(0).OK()
+	})
+	if !seen || ok {
+		t.Fatalf("asIfFree: asked %v, fits %v (0.65 free cores, want refusal)", seen, ok)
+	}
+	big := s.Used[0]
+	if !s.asIfFree(0, big, 0, func() bool { return chk.OnMachine(0).OK() }) {
+		t.Fatal("with the whole machine free the VM is still refused")
+	}
+	if !reflect.DeepEqual(s, twin) {
+		t.Fatalf("asIfFree left a trace:\n%+v\n%+v", s, twin)
 	}
 }
 

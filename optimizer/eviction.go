@@ -12,18 +12,20 @@ const ReasonEvicted = "EvictedByHighPriority"
 
 // evictFor is the eviction fallback for a high-priority VM that fits
 // nowhere (slides, "Multi-Priority Allocation": low-priority VMs fill free
-// capacity and are evicted when high-priority VMs arrive). The candidates
-// are the machines of the clusters that pass the cluster validators on
-// which the rule set accepts the VM once some of the machine's low-priority
-// VMs are gone: they are taken off largest first (on a hypothetical state,
-// State.without) until every machine and request validator accepts the VM,
-// so the machine's low-priority capacity counts as free to every rule, not
-// only to the resource check. As the slides balance packing and eviction
-// cost, the candidates are ordered by packing score (with all low-priority
-// capacity free), the best TopPct kept, and the one evicting the fewest
-// low-priority cores among those wins (ties: packing, then machine id); its
-// victims are evicted. It is an uncached scan over the zone and runs only
-// when the cached path found nothing; Protean and the baselines share it.
+// capacity and are evicted when high-priority VMs arrive). Its candidates
+// are the machines, in clusters that pass the cluster validators, that the
+// rule set's machine and request validators accept once the machine's
+// low-priority capacity is counted as free (State.asIfFree: their demand
+// and predicted use leave the machine's sums, on a hypothetical state), so
+// every validator — resources, CPUOversubscription, any added rule — has
+// its say, not a resource check of its own. A candidate's victims are its
+// low-priority VMs largest first, as few as the validators need. As the
+// slides balance packing and eviction cost, the candidates are ordered by
+// packing score (with all low-priority capacity free), the best TopPct
+// kept, and the one evicting the fewest low-priority cores among those wins
+// (ties: packing, then machine id); its victims are evicted. It is an
+// uncached scan over the zone, run only when the cached path found nothing;
+// Protean and the baselines share it.
 func evictFor(env *Env, rules *Rules, req *Request, kind RequestKind, v VMRequest) (int32, []Placement) {
 	s := env.State
 	inv := env.Inv
@@ -34,26 +36,35 @@ func evictFor(env *Env, rules *Rules, req *Request, kind RequestKind, v VMReques
 		n         int
 	}
 	var cands []cand
+	var m int32
+	valid := func() bool { return chk.OnMachine(m).OK() }
 	var low []Placement
 	for c := range inv.Clusters {
 		if !chk.Cluster(int32(c)).OK() {
 			continue
 		}
-		for _, m := range inv.Clusters[c].Machines {
-			if low = lowPriority(s, m, low[:0]); len(low) == 0 {
-				continue // nothing to evict: the cached path has refused it as it is
+		for _, m = range inv.Clusters[c].Machines {
+			if s.LowUsed[m] == (Vec{}) || !s.asIfFree(m, s.LowUsed[m], s.LowPredUtil[m], valid) {
+				continue // nothing to evict, or not enough even with all of it
 			}
-			n := s.without(m, low, func(int) bool { return chk.OnMachine(m).OK() })
-			if n < 0 {
-				continue
+			low = lowPriority(s, m, low[:0])
+			n := len(low)
+			var d Vec
+			var pred float64
+			for k := 0; k < len(low); k++ {
+				if s.asIfFree(m, d, pred, valid) {
+					n = k
+					break
+				}
+				d, pred = d.Add(low[k].Demand), pred+low[k].PredUtil
 			}
 			var cost float64
 			for _, p := range low[:n] {
 				cost += p.Demand[Cores]
 			}
-			d, _ := inv.Demand(v.Type, m)
+			dv, _ := inv.Demand(v.Type, m)
 			room := s.Free(m).Add(s.LowUsed[m])
-			cands = append(cands, cand{m, BestFitScore(room, d, inv.Capacity(m), env.Cfg.Weights), cost, n})
+			cands = append(cands, cand{m, BestFitScore(room, dv, inv.Capacity(m), env.Cfg.Weights), cost, n})
 		}
 	}
 	if len(cands) == 0 {

@@ -58,11 +58,11 @@ type State struct {
 	// oversubscribable machines.
 	Tag      []MachineTag
 	PredUtil []float64
+	// LowPredUtil is the part of PredUtil held by low-priority VMs.
+	LowPredUtil []float64
 	// OversubLimit, when > 0, lets oversubscribable machines hold up to
 	// OversubLimit × their cores (MAX_OVERSUB); CheckInvariants allows it.
 	OversubLimit float64
-	// quiet keeps a hypothetical change (without) out of the journal.
-	quiet bool
 }
 
 // MachineTag is a machine's oversubscription class.
@@ -84,7 +84,7 @@ func NewState(inv *Inventory) *State {
 		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)), ClusterHealthy: make([]int32, len(inv.Clusters)),
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
 		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
-		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n),
+		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n), LowPredUtil: make([]float64, n),
 	}
 	for m := range s.Exclusive {
 		s.Exclusive[m] = -1
@@ -149,6 +149,9 @@ func (s *State) Place(p Placement) {
 	}
 	if s.Tag[m] == TagOversubscribable {
 		s.PredUtil[m] += p.PredUtil
+		if p.Priority > 0 {
+			s.LowPredUtil[m] += p.PredUtil
+		}
 	}
 	s.vms[p.VM] = p
 	s.Used[m] = s.Used[m].Add(p.Demand)
@@ -170,9 +173,7 @@ func (s *State) Place(p Placement) {
 	}
 	tr[mc.Rack]++
 	s.tenantVMs[p.Tenant]++
-	if !s.quiet {
-		s.Journal.Touch(m, mc.Cluster)
-	}
+	s.Journal.Touch(m, mc.Cluster)
 }
 
 // Remove takes a VM off its machine and returns where it was.
@@ -190,11 +191,14 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	}
 	if s.Tag[m] == TagOversubscribable {
 		s.PredUtil[m] -= p.PredUtil
+		if p.Priority > 0 {
+			s.LowPredUtil[m] -= p.PredUtil
+		}
 	}
 	s.Count[m]--
 	if s.Count[m] == 0 {
 		s.Used[m], s.LowUsed[m] = Vec{}, Vec{} // drop float residue
-		s.Tag[m], s.PredUtil[m] = TagEmpty, 0
+		s.Tag[m], s.PredUtil[m], s.LowPredUtil[m] = TagEmpty, 0, 0
 		if mc.Healthy {
 			s.ClusterEmpty[mc.Cluster]++
 		}
@@ -224,9 +228,7 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	if s.tenantVMs[p.Tenant]--; s.tenantVMs[p.Tenant] <= 0 {
 		delete(s.tenantVMs, p.Tenant)
 	}
-	if !s.quiet {
-		s.Journal.Touch(m, mc.Cluster)
-	}
+	s.Journal.Touch(m, mc.Cluster)
 	return p, true
 }
 
@@ -247,43 +249,23 @@ func (s *State) addTenant(m, t, d int32) {
 	}
 }
 
-// without asks a question of a hypothetical state: it removes the VMs ps
-// (placements on machine m, as Lookup returned them) one at a time in the
-// order given, calling ok(k) with the first k of them removed (k = 0
-// first), until ok returns true or all are gone. It then restores the state
-// exactly — counters, float sums, list order — and the journal never hears
-// of the change, so cached evaluations stay valid. It returns the k at
-// which ok held, or -1. ok must not change the state.
-func (s *State) without(m int32, ps []Placement, ok func(k int) bool) int {
-	mc := s.Inv.Machines[m]
-	used, low, tag, pred, excl := s.Used[m], s.LowUsed[m], s.Tag[m], s.PredUtil[m], s.Exclusive[m]
-	cu, ru := s.ClusterUsedCores[mc.Cluster], s.RackUsedCores[mc.Rack]
-	on := append([]VMID(nil), s.onMachine[m]...)
-	tenants := append([]tenantCount(nil), s.tenantsOn[m]...)
-	s.quiet = true
-	k, found := 0, -1
-	for {
-		if ok(k) {
-			found = k
-			break
-		}
-		if k == len(ps) {
-			break
-		}
-		if p, in := s.Remove(ps[k].VM); !in || p.Machine != m {
-			panic(fmt.Sprintf("optimizer: without: VM %d is not on machine %d", ps[k].VM, m))
-		}
-		k++
+// asIfFree answers fn on a hypothetical state in which demand (and the
+// predicted use pred) of machine m's low-priority VMs is counted as free:
+// it leaves Used and LowUsed, and PredUtil when m is oversubscribable.
+// Nothing else changes — VM counts, tenants, tags, cluster sums and the
+// journal stay as they are, so cached evaluations never hear of it — and
+// the three values are restored exactly afterwards. It is how the eviction
+// fallback asks the rule set's validators about a machine "once its
+// low-priority VMs are gone". fn must not change the state.
+func (s *State) asIfFree(m int32, demand Vec, pred float64, fn func() bool) bool {
+	used, low, pu := s.Used[m], s.LowUsed[m], s.PredUtil[m]
+	s.Used[m], s.LowUsed[m] = used.Sub(demand), low.Sub(demand)
+	if s.Tag[m] == TagOversubscribable {
+		s.PredUtil[m] = pu - pred
 	}
-	for i := k - 1; i >= 0; i-- {
-		s.Place(ps[i])
-	}
-	s.quiet = false
-	s.Used[m], s.LowUsed[m], s.Tag[m], s.PredUtil[m], s.Exclusive[m] = used, low, tag, pred, excl
-	s.ClusterUsedCores[mc.Cluster], s.RackUsedCores[mc.Rack] = cu, ru
-	copy(s.onMachine[m], on)
-	copy(s.tenantsOn[m], tenants)
-	return found
+	ok := fn()
+	s.Used[m], s.LowUsed[m], s.PredUtil[m] = used, low, pu
+	return ok
 }
 
 // SetHealthy changes a machine's health (an inventory event).
