@@ -94,12 +94,15 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
 		reqs = reqs[:opt.MaxRequests]
 	}
-	store := optimizer.NewCommitStore(tr.Inv)
+	store, serr := optimizer.NewCommitStore(tr.Inv, cfg, optimizer.RulesFor(&cfg))
+	if serr != nil {
+		return nil, serr
+	}
 	agents := make([]*optimizer.Agent, opt.Agents)
 	for i := range agents {
 		c := cfg
 		c.Seed = cfg.Seed + uint64(i)*0x9e3779b97f4a7c15
-		a, err := optimizer.NewAgent(i, tr.Inv, c, optimizer.DefaultRules())
+		a, err := optimizer.NewAgent(i, tr.Inv, c, optimizer.RulesFor(&c))
 		if err != nil {
 			return nil, err
 		}

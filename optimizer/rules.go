@@ -38,6 +38,16 @@ func DefaultRules() Rules {
 	}
 }
 
+// RulesFor is the rule set a configuration runs with: OversubRules when
+// cfg.Oversub is set, else DefaultRules. Engines of one comparison built
+// from one Config through it apply the same validators.
+func RulesFor(cfg *Config) Rules {
+	if cfg.Oversub != nil {
+		return OversubRules(*cfg.Oversub)
+	}
+	return DefaultRules()
+}
+
 // maxClusterPrefs bounds the cluster preference rules (the scores a
 // cluster candidate holds).
 const maxClusterPrefs = 2
