@@ -112,7 +112,6 @@ func (b *Baseline) choose(req *Request, kind RequestKind, v VMRequest, ex *Expla
 	ncv, nmv := len(b.rules.ClusterValidators), len(b.rules.Validators)
 	var clusterRej [maxValidators]int
 	var machineRej [2 * maxValidators]int
-	var short [NumDims]int
 	machines := 0
 	for c := range inv.Clusters {
 		if i := chk.clusterRule(int32(c)); i >= 0 {
@@ -132,13 +131,6 @@ scan:
 		}
 		if r := chk.machineRule(m); r >= 0 {
 			machineRej[r]++
-			if ex != nil && r < nmv {
-				if rv, ok := chk.machine[r].(ResourceValidator); ok {
-					if d := rv.Short(m); d != NoDim {
-						short[d]++
-					}
-				}
-			}
 			continue
 		}
 		switch b.policy {
@@ -203,12 +195,34 @@ scan:
 			ex.Pick = string(b.policy)
 		} else {
 			ex.FailedRule = reason
-			for d, k := range short {
-				if k > 0 {
-					ex.Short = append(ex.Short, DimCount{Dim(d), k})
+			ex.Short = b.shortDims(chk)
+		}
+	}
+	return best, reason
+}
+
+// shortDims counts, over the machines a resource validator refused, the
+// first short dimension (a second scan, on the failure path only).
+func (b *Baseline) shortDims(chk *Check) []DimCount {
+	var short [NumDims]int
+	for i := range b.env.Inv.Machines {
+		m := int32(i)
+		if chk.clusterRule(b.env.Inv.Machines[m].Cluster) >= 0 {
+			continue
+		}
+		if r := chk.machineRule(m); r >= 0 && r < len(chk.machine) {
+			if rv, ok := chk.machine[r].(ResourceValidator); ok {
+				if d := rv.Short(m); d != NoDim {
+					short[d]++
 				}
 			}
 		}
 	}
-	return best, reason
+	var out []DimCount
+	for d, k := range short {
+		if k > 0 {
+			out = append(out, DimCount{Dim(d), k})
+		}
+	}
+	return out
 }

@@ -28,7 +28,9 @@ const (
 	DefaultTopPct = 0.2
 )
 
-// Config parameterizes the Protean engine.
+// Config parameterizes the engines: Protean reads every field; a baseline
+// honours Evict, TopPct, Buffers, Weights, Seed, Oversub and Explain and
+// refuses the others when set (ValidateFor, IgnoredFields).
 type Config struct {
 	K           int  // clusters passed to machine selection
 	Buckets     int  // BestFit buckets; 0 = ∞ (no quantization)

@@ -106,6 +106,9 @@ func TestExplanationSaysHowPicked(t *testing.T) {
 				if d := a.Allocate(&Request{ID: int64(i), Tenant: int32(i), VMs: []VMRequest{{VMID(i), g}}}); !d.OK {
 					t.Fatalf("%s: G4 %d: %+v", eng, i, d)
 				}
+				if err := a.State().CheckInvariants(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			d := a.Allocate(&Request{ID: 99, Tenant: 99, VMs: []VMRequest{{99, g}}})
 			ex := d.Explain[0]
