@@ -136,7 +136,7 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	if !cfg.Cache {
 		opt.HitRate = 0 // no cache: every evaluation misses
 	}
-	rules := optimizer.DefaultRules()
+	rules := optimizer.RulesFor(&cfg)
 	if opt.Rules != nil {
 		rules = *opt.Rules
 	}
@@ -154,7 +154,10 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	if err := checkSpan(opt.From, lastTrace, opt.Interval); err != nil {
 		return nil, err
 	}
-	store := optimizer.NewCommitStore(tr.Inv)
+	store, err := optimizer.NewCommitStore(tr.Inv, cfg, rules)
+	if err != nil {
+		return nil, err
+	}
 	agents := make([]*optimizer.Agent, opt.Agents)
 	for i := range agents {
 		c := cfg
@@ -173,7 +176,6 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	outs := make([]outcome, len(reqs))
 	smp := newSampler(tr.Inv)
 	start := time.Now()
-	var err error
 	if opt.TimeModel == TimeReal {
 		err = runReal(ctx, store, agents, reqs, end, outs, smp, lastTrace, opt)
 	} else {

@@ -17,15 +17,17 @@ import (
 var Policies = []string{"protean", "firstfit", "bestfit", "worstfit", "random"}
 
 // NewAllocator returns the allocator for a policy over a fresh state of
-// tr's inventory, with the default rule set. cfg configures Protean (and
-// the baselines' seed and weights).
+// tr's inventory. Protean and the baselines get the same configuration and
+// rule set (optimizer.RulesFor): the same validators, eviction setting,
+// buffers and weights; a baseline refuses settings it cannot honour
+// (optimizer.Config.ValidateFor).
 func NewAllocator(policy string, tr *Trace, cfg optimizer.Config) (optimizer.Allocator, error) {
 	return newAllocator(policy, tr, cfg, nil)
 }
 
-// newAllocator is NewAllocator with a rule set (nil: optimizer.DefaultRules).
+// newAllocator is NewAllocator with a rule set (nil: optimizer.RulesFor).
 func newAllocator(policy string, tr *Trace, cfg optimizer.Config, rules *optimizer.Rules) (optimizer.Allocator, error) {
-	rs := optimizer.DefaultRules()
+	rs := optimizer.RulesFor(&cfg)
 	if rules != nil {
 		rs = *rules
 	}
@@ -33,7 +35,7 @@ func newAllocator(policy string, tr *Trace, cfg optimizer.Config, rules *optimiz
 	if policy == "protean" {
 		return optimizer.NewProtean(state, cfg, rs)
 	}
-	return optimizer.NewBaseline(optimizer.Policy(policy), state, cfg.Weights, cfg.Seed)
+	return optimizer.NewBaseline(optimizer.Policy(policy), state, cfg, rs)
 }
 
 // ScarcityWeights derives BestFit's weights from a trace: for each
@@ -240,6 +242,20 @@ func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *Tr
 	ruleCounts(&b, ex.Rejected)
 	b.WriteString(`,"left_after":`)
 	ruleCounts(&b, ex.AfterPrefs)
+	if len(ex.Short) > 0 {
+		// Machines a resource rule removed, by the first short dimension.
+		b.WriteString(`,"short":{`)
+		for i, d := range ex.Short {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('"')
+			b.WriteString(d.Dim.String())
+			b.WriteString(`":`)
+			b.WriteString(strconv.Itoa(d.Count))
+		}
+		b.WriteByte('}')
+	}
 	b.WriteString(`,"evicted":`)
 	b.WriteString(strconv.Itoa(ex.Evicted))
 	b.WriteByte('}')
@@ -251,7 +267,22 @@ func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *Tr
 	} else {
 		b.WriteString("null")
 	}
-	b.WriteString(`,"top":[`)
+	// How the machine was picked, and the preference rules' order (the
+	// order of every top machine's scores).
+	b.WriteString(`,"pick":`)
+	if ex.Pick != "" {
+		b.WriteString(strconv.Quote(ex.Pick))
+	} else {
+		b.WriteString("null")
+	}
+	b.WriteString(`,"rule_order":[`)
+	for i, r := range ex.RuleOrder {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(r))
+	}
+	b.WriteString(`],"top":[`)
 	for i, t := range ex.Top {
 		if i > 0 {
 			b.WriteByte(',')
@@ -265,7 +296,11 @@ func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *Tr
 			if k > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(strconv.FormatInt(sc, 10))
+			b.WriteString(`{"rule":`)
+			b.WriteString(strconv.Quote(sc.Rule))
+			b.WriteString(`,"score":`)
+			b.WriteString(strconv.FormatInt(sc.Score, 10))
+			b.WriteByte('}')
 		}
 		b.WriteString("]}")
 	}

@@ -80,7 +80,12 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, at float64, bud
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	plan := optimizer.PlanMigrations(state, ScarcityWeights(tr), budget)
+	cfg := optimizer.DefaultConfig()
+	cfg.Weights = ScarcityWeights(tr)
+	plan, err := optimizer.PlanMigrations(state, cfg, optimizer.DefaultRules(), budget)
+	if err != nil {
+		return nil, err
+	}
 	rep := &MigrationReport{Run: run, Dataset: ds, At: at, VMs: state.Len(), Budget: budget,
 		DensityBefore: plan.DensityBefore, DensityAfter: plan.DensityAfter, MachinesFreed: plan.MachinesFreed, Moves: []MoveRecord{}}
 	for _, mv := range plan.Moves {

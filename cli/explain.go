@@ -22,9 +22,12 @@ func explainCommand() *cli.Command {
 		Description: `Answers from the records a replay stored (tables placement and explain): the
 clusters considered and how many each cluster rule removed, the machines in the k
 selected clusters and how many each machine rule removed, how many candidates were
-left after each preference rule, the best machines with their per-rule scores, and
-for a failure the rule that emptied the candidate set. With --machine, compares that
-machine with the chosen one rule by rule.
+left after each preference rule, the best machines with their scores named by rule
+(in the rule order the run recorded), how the machine was picked (the best by the
+preference rules, conflict avoidance, the safety score, eviction, or a baseline's
+policy), and for a failure the rule that emptied the candidate set and, for a
+resource rule, which dimension was short. With --machine, compares that machine
+with the chosen one rule by rule.
 
 Examples:
    placelab explain --run 1 --vm 4711
@@ -56,17 +59,48 @@ type explainRecord struct {
 	Machines        int64           `json:"machines"`
 	MachineRejected map[string]int  `json:"machine_rejected"`
 	LeftAfter       map[string]int  `json:"left_after"`
+	Short           map[string]int  `json:"short,omitempty"`
+	Evicted         int             `json:"evicted"`
+	Pick            string          `json:"pick,omitempty"`
+	RuleOrder       []string        `json:"rule_order"`
 	Top             []topMachine    `json:"top"`
 	FailedRule      string          `json:"failed_rule,omitempty"`
 	Compare         *machineCompare `json:"compare,omitempty"`
-	RuleOrder       []string        `json:"rule_order"`
-	Extra           map[string]any  `json:"-"`
 }
 
+// topMachine is a stored top machine. Scores are {rule, score} pairs in
+// the run's rule order (records written before rule names were stored
+// hold bare numbers: they decode with empty rule names).
 type topMachine struct {
-	Machine int64   `json:"machine_id"`
-	Name    string  `json:"name"`
-	Scores  []int64 `json:"scores"`
+	Machine int64       `json:"machine_id"`
+	Name    string      `json:"name"`
+	Scores  []ruleScore `json:"scores"`
+}
+
+type ruleScore struct {
+	Rule  string `json:"rule"`
+	Score int64  `json:"score"`
+}
+
+// UnmarshalJSON reads {"rule":…, "score":…} or a bare number.
+func (r *ruleScore) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] != '{' {
+		return json.Unmarshal(b, &r.Score)
+	}
+	type plain ruleScore
+	return json.Unmarshal(b, (*plain)(r))
+}
+
+// ruleName is the name of the i-th score: from the score itself, else the
+// recorded rule order, else its position.
+func (r *explainRecord) ruleName(scores []ruleScore, i int) string {
+	switch {
+	case scores[i].Rule != "":
+		return scores[i].Rule
+	case i < len(r.RuleOrder):
+		return r.RuleOrder[i]
+	}
+	return fmt.Sprintf("rule %d", i+1)
 }
 
 type machineCompare struct {
@@ -75,10 +109,6 @@ type machineCompare struct {
 	Cluster string `json:"cluster"`
 	Verdict string `json:"verdict"`
 }
-
-// preferenceOrder is the machine preference rules' order in the stored
-// scores (optimizer.DefaultRules), the global rule last.
-var preferenceOrder = []string{"PreferNonEmptyMachines", "BestFit", "RackBalance"}
 
 func runExplain(c *cli.Context) error {
 	format := c.String("format")
@@ -107,7 +137,7 @@ func runExplain(c *cli.Context) error {
 		return err
 	}
 	rec.Run, rec.VM, rec.Reason, rec.LatencyUS = run, vm, reason.String, latency.Float64
-	rec.Clusters, rec.Machines, rec.RuleOrder = clusters.Int64, machines.Int64, preferenceOrder
+	rec.Clusters, rec.Machines = clusters.Int64, machines.Int64
 	if machine.Valid {
 		rec.Machine = &machine.Int64
 	}
@@ -124,14 +154,22 @@ func runExplain(c *cli.Context) error {
 		var mr struct {
 			Rejected  map[string]int `json:"rejected"`
 			LeftAfter map[string]int `json:"left_after"`
+			Short     map[string]int `json:"short"`
+			Evicted   int            `json:"evicted"`
 		}
-		json.Unmarshal([]byte(mrej.String), &mr)
-		rec.MachineRejected, rec.LeftAfter = mr.Rejected, mr.LeftAfter
+		if err := json.Unmarshal([]byte(mrej.String), &mr); err != nil {
+			return fmt.Errorf("explain: run %d, VM %d: stored rejections: %w", run, vm, err)
+		}
+		rec.MachineRejected, rec.LeftAfter, rec.Short, rec.Evicted = mr.Rejected, mr.LeftAfter, mr.Short, mr.Evicted
 		var mt struct {
-			Top []topMachine `json:"top"`
+			Pick      string       `json:"pick"`
+			RuleOrder []string     `json:"rule_order"`
+			Top       []topMachine `json:"top"`
 		}
-		json.Unmarshal([]byte(mtop.String), &mt)
-		rec.Top = mt.Top
+		if err := json.Unmarshal([]byte(mtop.String), &mt); err != nil {
+			return fmt.Errorf("explain: run %d, VM %d: stored top machines: %w", run, vm, err)
+		}
+		rec.Pick, rec.RuleOrder, rec.Top = mt.Pick, mt.RuleOrder, mt.Top
 	}
 	if other := c.Int64("machine"); other >= 0 {
 		cmp, err := compareMachine(c, db, &rec, other)
@@ -168,41 +206,79 @@ func compareMachine(c *cli.Context, db *store.DB, rec *explainRecord, other int6
 		cmp.Verdict = fmt.Sprintf("its cluster %s was not among the %d clusters passed to machine selection (%s): "+
 			"either a cluster rule removed it or PreferEmptierClusters ranked it lower", cmp.Cluster, len(rec.Selected), strings.Join(rec.Selected, ", "))
 	default:
-		var mine, chosen *topMachine
-		for i := range rec.Top {
-			if rec.Top[i].Machine == other {
-				mine = &rec.Top[i]
-			}
-			if rec.Machine != nil && rec.Top[i].Machine == *rec.Machine {
-				chosen = &rec.Top[i]
-			}
-		}
-		if chosen == nil && len(rec.Top) > 0 {
-			chosen = &rec.Top[0] // the chosen machine tied with the best
-		}
-		switch {
-		case mine == nil:
-			cmp.Verdict = fmt.Sprintf("it was not among the %d best machines recorded: a machine rule removed it (%s) "+
-				"or a preference rule ranked it below them", len(rec.Top), fmtCounts(rec.MachineRejected))
-		case chosen == nil:
-			cmp.Verdict = "no machine was chosen"
-		default:
-			cmp.Verdict = "it tied with the chosen machine on every rule; the seeded random tie-break picked the other"
-			for i := range mine.Scores {
-				if i < len(chosen.Scores) && mine.Scores[i] != chosen.Scores[i] {
-					name := fmt.Sprintf("rule %d", i)
-					if i < len(preferenceOrder) {
-						name = preferenceOrder[i]
-					}
-					if mine.Scores[i] > chosen.Scores[i] {
-						cmp.Verdict = fmt.Sprintf("it lost on %s: score %d vs %d for the chosen machine (lower is better; earlier rules tied)", name, mine.Scores[i], chosen.Scores[i])
-					}
-					break
-				}
-			}
-		}
+		cmp.Verdict = compareScores(rec, other)
 	}
 	return cmp, nil
+}
+
+// compareScores says why the VM did not go to machine other, by the
+// stored top machines and how the chosen machine was picked. It never
+// calls the two machines tied when their recorded scores differ.
+func compareScores(rec *explainRecord, other int64) string {
+	var mine, chosen *topMachine
+	for i := range rec.Top {
+		if rec.Top[i].Machine == other {
+			mine = &rec.Top[i]
+		}
+		if rec.Machine != nil && rec.Top[i].Machine == *rec.Machine {
+			chosen = &rec.Top[i]
+		}
+	}
+	how := ""
+	switch rec.Pick {
+	case "eviction":
+		return fmt.Sprintf("no machine took the VM as the state stood (%s emptied the candidate set); it went where evicting %d low-priority VMs made room", rec.FailedRule, rec.Evicted)
+	case "avoidance":
+		how = "the chosen machine was picked at random among the top machines by conflict avoidance, not as the best by the preference rules"
+	case "safety":
+		how = "the chosen machine was picked by the safety score among the best-packing machines, not as the best by the preference rules"
+	case "", "best":
+		if chosen == nil && rec.Pick == "best" && len(rec.Top) > 0 {
+			chosen = &rec.Top[0] // picked among the machines tied with the best: the best's scores are its scores
+		}
+	default: // a baseline's policy: no preference rules, no scores
+		return fmt.Sprintf("the %s policy chose by its own order among every machine the rule set accepts (%s); it records no per-machine scores",
+			rec.Pick, fmtCounts(rec.MachineRejected))
+	}
+	switch {
+	case rec.Machine == nil:
+		return "no machine was chosen"
+	case mine == nil:
+		v := fmt.Sprintf("it was not among the %d best machines recorded: a machine rule removed it (%s) "+
+			"or a preference rule ranked it below them", len(rec.Top), fmtCounts(rec.MachineRejected))
+		if how != "" {
+			v += "; " + how
+		}
+		return v
+	case chosen == nil:
+		if how != "" {
+			return how + "; the chosen machine's scores were not recorded"
+		}
+		return "the chosen machine's scores were not recorded"
+	}
+	for i := range mine.Scores {
+		if i >= len(chosen.Scores) || mine.Scores[i].Score == chosen.Scores[i].Score {
+			continue
+		}
+		name := rec.ruleName(mine.Scores, i)
+		a, b := mine.Scores[i].Score, chosen.Scores[i].Score
+		if a > b {
+			v := fmt.Sprintf("it lost on %s: score %d vs %d for the chosen machine (lower is better; earlier rules tied)", name, a, b)
+			if how != "" {
+				v += "; " + how
+			}
+			return v
+		}
+		v := fmt.Sprintf("it scored better on %s (%d vs %d for the chosen machine; lower is better; earlier rules tied)", name, a, b)
+		if how != "" {
+			return v + ", but " + how
+		}
+		return v + ", yet was not chosen"
+	}
+	if how != "" {
+		return "it tied with the chosen machine on every recorded rule; " + how
+	}
+	return "it tied with the chosen machine on every rule; the seeded random tie-break picked the other"
 }
 
 func fmtCounts(m map[string]int) string {
@@ -228,29 +304,83 @@ func printExplain(w io.Writer, r *explainRecord) {
 	}
 	fmt.Fprintf(w, ", decided in %.1f µs\n", r.LatencyUS)
 	if r.Clusters == 0 && r.Machines == 0 {
-		fmt.Fprintln(w, "  no explanation recorded for this VM (baseline policies record none)")
+		fmt.Fprintln(w, "  no explanation recorded for this VM (the run recorded none: --no-explain, or agents)")
 	}
 	if r.Clusters > 0 {
-		fmt.Fprintf(w, "  clusters: %d candidates; %s; passed on: %s\n", r.Clusters, fmtCounts(r.ClusterRejected), strings.Join(r.Selected, ", "))
+		passed := strings.Join(r.Selected, ", ")
+		if len(r.Selected) == 0 {
+			passed = "every valid cluster"
+		}
+		fmt.Fprintf(w, "  clusters: %d candidates; %s; passed on: %s\n", r.Clusters, fmtCounts(r.ClusterRejected), passed)
 	}
 	if r.Machines > 0 {
-		fmt.Fprintf(w, "  machines: %d in the selected clusters; %s\n", r.Machines, fmtCounts(r.MachineRejected))
+		fmt.Fprintf(w, "  machines: %d in the clusters passed on; %s\n", r.Machines, fmtCounts(r.MachineRejected))
 		var left []string
-		for _, k := range preferenceOrder {
+		for _, k := range r.RuleOrder {
 			if n, ok := r.LeftAfter[k]; ok {
 				left = append(left, fmt.Sprintf("%s %d", k, n))
 			}
 		}
-		fmt.Fprintf(w, "  candidates left after: %s\n", strings.Join(left, ", "))
-		fmt.Fprintf(w, "  best machines (scores: %s; lower is better):\n", strings.Join(preferenceOrder, ", "))
-		for _, t := range r.Top {
-			fmt.Fprintf(w, "    %8d %-24s %v\n", t.Machine, t.Name, t.Scores)
+		if len(left) > 0 {
+			fmt.Fprintf(w, "  candidates left after: %s\n", strings.Join(left, ", "))
+		}
+		if len(r.Top) > 0 {
+			fmt.Fprintf(w, "  best machines (lower is better):\n")
+			for _, t := range r.Top {
+				var sc []string
+				for i, s := range t.Scores {
+					sc = append(sc, fmt.Sprintf("%s %d", r.ruleName(t.Scores, i), s.Score))
+				}
+				fmt.Fprintf(w, "    %8d %-24s %s\n", t.Machine, t.Name, strings.Join(sc, ", "))
+			}
 		}
 	}
-	if r.FailedRule != "" {
-		fmt.Fprintf(w, "  failed: %s emptied the candidate set\n", r.FailedRule)
+	switch r.Pick {
+	case "", "best":
+	case "eviction":
+		fmt.Fprintf(w, "  placed by eviction: no machine took the VM as the state stood (%s emptied the candidate set%s); %d low-priority VMs were evicted to make room\n",
+			r.FailedRule, fmtShort(r.Short), r.Evicted)
+	case "avoidance":
+		fmt.Fprintln(w, "  picked by conflict avoidance: at random among the top machines, not the best by the preference rules")
+	case "safety":
+		fmt.Fprintln(w, "  picked by the safety score among the best-packing machines, not the best by the preference rules")
+	default:
+		fmt.Fprintf(w, "  picked by the %s policy among every machine the rules accept\n", r.Pick)
+	}
+	if r.FailedRule != "" && r.Pick != "eviction" {
+		fmt.Fprintf(w, "  failed: %s emptied the candidate set%s\n", r.FailedRule, fmtShort(r.Short))
 	}
 	if r.Compare != nil {
 		fmt.Fprintf(w, "  machine %d (%s, cluster %s): %s\n", r.Compare.Machine, r.Compare.Name, r.Compare.Cluster, r.Compare.Verdict)
 	}
+}
+
+// fmtShort names the short dimensions: " (short of cores on 3 machines,
+// memory on 1)", or "".
+func fmtShort(short map[string]int) string {
+	if len(short) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(short))
+	for k := range short {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if short[keys[i]] != short[keys[j]] {
+			return short[keys[i]] > short[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var parts []string
+	for i, k := range keys {
+		unit := ""
+		if i == 0 {
+			unit = " machines"
+			if short[k] == 1 {
+				unit = " machine"
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s on %d%s", k, short[k], unit))
+	}
+	return "; short of " + strings.Join(parts, ", ")
 }

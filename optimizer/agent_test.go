@@ -13,7 +13,10 @@ import (
 func TestAgentsConcurrentInvariants(t *testing.T) {
 	inv := buildZone(t, smallZone)
 	reqs := randomRequests(inv, 3000, 17)
-	store := NewCommitStore(inv)
+	store, err := NewCommitStore(inv, DefaultConfig(), DefaultRules())
+	if err != nil {
+		t.Fatal(err)
+	}
 	queue := make(chan int)
 	ends := make([]int32, len(reqs)) // 1 accepted, 2 rejected
 	var wg sync.WaitGroup

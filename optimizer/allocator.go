@@ -37,39 +37,3 @@ const (
 	ReasonBadType      = "UnknownVMType"
 	ReasonEmptyRequest = "EmptyRequest"
 )
-
-// Explanation is the record of one VM's machine selection (§3.4): how many
-// candidates each level started with, how many each rule removed, how many
-// were left after each preference rule, and the best machines with their
-// per-rule scores. Rule order is the order rules ran in.
-type Explanation struct {
-	VM VMID
-	// Clusters: candidates, removed per cluster validator, and the clusters
-	// passed on to machine selection.
-	Clusters        int
-	ClusterRejected []RuleCount
-	Selected        []int32
-	// Machines: machines in the selected clusters, removed per machine
-	// validator, and left after each preference rule (in rule order).
-	Machines   int
-	Rejected   []RuleCount
-	AfterPrefs []RuleCount
-	Top        []Scored
-	Chosen     int32 // -1 on failure
-	FailedRule string
-	// Evictions made for this VM.
-	Evicted int
-}
-
-// RuleCount is a count attributed to a rule.
-type RuleCount struct {
-	Rule  string `json:"rule"`
-	Count int    `json:"count"`
-}
-
-// Scored is a candidate machine with its score per preference rule (and the
-// global rule last).
-type Scored struct {
-	Machine int32   `json:"machine"`
-	Scores  []int64 `json:"scores"`
-}

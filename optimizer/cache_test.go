@@ -107,3 +107,33 @@ func TestJournalFallsBehind(t *testing.T) {
 		t.Fatal("a cursor behind the compacted log must rebuild")
 	}
 }
+
+// TestRefreshKeepsDecisions calls the background cache refresh
+// (Protean.Refresh, §5.2.4) between requests, partial and full, and checks
+// that the cached engine's decisions stay those of the uncached engine —
+// and that the refresh did bring cells up to date (it had work to do).
+func TestRefreshKeepsDecisions(t *testing.T) {
+	reqs := randomRequests(buildZone(t, smallZone), 3000, 19)
+	fresh := newProteanT(t, buildZone(t, smallZone), func(c *Config) { c.Cache = false })
+	want := replay(t, fresh, reqs, 150, nil)
+	for _, maxEvals := range []int{0, 1, 3} {
+		p := newProteanT(t, buildZone(t, smallZone), nil)
+		n := 0
+		got := replay(t, p, reqs, 150, func(r *Request, d Decision) {
+			if r.ID%7 == 0 {
+				n += p.Refresh(maxEvals)
+				if err := p.State().CheckInvariants(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		if n == 0 || p.BackgroundUpdates() != int64(n) {
+			t.Fatalf("maxEvals %d: Refresh updated %d cells (counter %d): nothing was refreshed", maxEvals, n, p.BackgroundUpdates())
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("maxEvals %d: placement %d is machine %d after refreshes, %d uncached", maxEvals, i, got[i], want[i])
+			}
+		}
+	}
+}

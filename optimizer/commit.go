@@ -27,51 +27,68 @@ type Event struct {
 // CommitResult is the outcome of a commit.
 type CommitResult struct {
 	OK bool
-	// Conflict names the first machine and the check that failed.
-	Machine int32
-	Reason  string
+	// On a conflict: the first machine that refused and why — the rule of
+	// the rule set that refused the placement on the authoritative state
+	// (with the short dimension for a resource rule), or
+	// ConflictEvictionGone.
+	Machine   int32
+	Rejection Rejection
 }
 
-// Commit conflict reasons.
-const (
-	ConflictCapacity  = "capacity"
-	ConflictIsolation = "isolation"
-	ConflictAntiColoc = "anti-colocation"
-	ConflictEvicted   = "eviction target gone"
-	ConflictGone      = "machine unhealthy"
-)
+// ConflictEvictionGone is the conflict of a commit whose eviction victim is
+// no longer where its agent saw it.
+const ConflictEvictionGone = "EvictionTargetGone"
 
 // CommitStore is the authoritative state of the inventory (§4): agents
 // decide on their own stale views and commit here. A commit made on an
-// outdated view still succeeds when, merged into the current state, it
-// over-commits no resource and breaks no isolation or anti-colocation
-// constraint (fine-grained conflict detection, §5.3); otherwise nothing of
-// it is applied. Commits are serialized; every applied change is appended to
-// the published stream.
+// outdated view still succeeds when, merged into the current state, every
+// placement passes the rule set's validators (fine-grained conflict
+// detection, §5.3: the same cluster, machine and request validators the
+// agents decide with, applied through a Check); otherwise nothing of it is
+// applied. Commits are serialized; every applied change is appended to the
+// published stream.
 type CommitStore struct {
 	mu     sync.Mutex
+	env    Env
+	cfg    Config
+	rules  Rules
 	state  *State
 	events []Event
 	// Commits and Conflicts count commit attempts that succeeded and failed.
 	Commits, Conflicts int64
 }
 
-// NewCommitStore returns a store over an empty state of inv.
-func NewCommitStore(inv *Inventory) *CommitStore {
-	return &CommitStore{state: NewState(inv)}
+// NewCommitStore returns a store over an empty state of inv that checks
+// commits with rules under cfg (the agents' rule set and configuration:
+// cfg's buffers and oversubscription setting reach the validators).
+func NewCommitStore(inv *Inventory, cfg Config, rules Rules) (*CommitStore, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := rules.Validate(); err != nil {
+		return nil, err
+	}
+	cs := &CommitStore{cfg: cfg, rules: rules, state: NewState(inv)}
+	if cfg.Oversub != nil {
+		cs.state.OversubLimit = cfg.Oversub.MaxOversub
+	}
+	cs.env = Env{Inv: inv, State: cs.state, Cfg: &cs.cfg}
+	return cs, nil
 }
 
 // Commit applies a request's placements (and the low-priority evictions its
-// agent chose) all or nothing.
+// agent chose) all or nothing. The placements are checked in order, each
+// on the state with the earlier ones applied, as the agent placed them.
 func (cs *CommitStore) Commit(agent int, req *Request, placements, evicted []Placement) CommitResult {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	s := cs.state
+	kind := resolveKind(s, req, req.Kind)
 	// Evictions first: the victims must still be where the agent saw them.
 	for _, e := range evicted {
 		if p, ok := s.Lookup(e.VM); !ok || p.Machine != e.Machine {
 			cs.Conflicts++
-			return CommitResult{Machine: e.Machine, Reason: ConflictEvicted}
+			return CommitResult{Machine: e.Machine, Rejection: Rejection{Rule: ConflictEvictionGone, Dim: NoDim}}
 		}
 	}
 	for _, e := range evicted {
@@ -86,10 +103,10 @@ func (cs *CommitStore) Commit(agent int, req *Request, placements, evicted []Pla
 		}
 	}
 	for i, p := range placements {
-		if why := commitCheck(s, req, p); why != "" {
+		if rej := cs.rules.Check(&cs.env, req, kind, VMRequest{ID: p.VM, Type: p.Type}, p.Machine); !rej.OK() {
 			undo(i)
 			cs.Conflicts++
-			return CommitResult{Machine: p.Machine, Reason: why}
+			return CommitResult{Machine: p.Machine, Rejection: rej}
 		}
 		s.Place(p)
 	}
@@ -100,24 +117,7 @@ func (cs *CommitStore) Commit(agent int, req *Request, placements, evicted []Pla
 	for _, p := range placements {
 		cs.events = append(cs.events, Event{Seq: len(cs.events), Kind: EventPlace, P: p, Agent: agent})
 	}
-	return CommitResult{OK: true}
-}
-
-// commitCheck is the fine-grained conflict check of one placement against
-// the current state: "" if it merges cleanly.
-func commitCheck(s *State, req *Request, p Placement) string {
-	m := p.Machine
-	switch {
-	case !s.Inv.Machines[m].Healthy:
-		return ConflictGone
-	case !Fits(p.Demand, s.Free(m)):
-		return ConflictCapacity
-	case p.Exclusive && s.Count[m] > 0, !p.Exclusive && s.Exclusive[m] >= 0:
-		return ConflictIsolation
-	case !antiColocationOK(s, req, m):
-		return ConflictAntiColoc
-	}
-	return ""
+	return CommitResult{OK: true, Rejection: accepted}
 }
 
 // Release removes a departing VM and publishes it; false if it is not placed.

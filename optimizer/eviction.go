@@ -12,55 +12,59 @@ const ReasonEvicted = "EvictedByHighPriority"
 
 // evictFor is the eviction fallback for a high-priority VM that fits
 // nowhere (slides, "Multi-Priority Allocation": low-priority VMs fill free
-// capacity and are evicted when high-priority VMs arrive). Over the clusters
-// that pass the cluster validators, the candidates are the machines where
-// the VM fits in free plus low-priority capacity, passing every validator
-// except resources. As the slides balance packing and eviction cost, it
-// orders them by packing score, keeps the best TopPct, picks the least
-// low-priority cores to evict among those, and evicts that machine's
-// low-priority VMs largest first until the VM fits. It is an uncached scan:
-// it runs only when the cached path found nothing.
-func evictFor(env *Env, rules Rules, req *Request, kind RequestKind, v VMRequest) (int32, []Placement) {
+// capacity and are evicted when high-priority VMs arrive). Its candidates
+// are the machines, in clusters that pass the cluster validators, that the
+// rule set's machine and request validators accept once the machine's
+// low-priority capacity is counted as free (State.asIfFree: their demand
+// and predicted use leave the machine's sums, on a hypothetical state), so
+// every validator — resources, CPUOversubscription, any added rule — has
+// its say, not a resource check of its own. A candidate's victims are its
+// low-priority VMs largest first, as few as the validators need. As the
+// slides balance packing and eviction cost, the candidates are ordered by
+// packing score (with all low-priority capacity free), the best TopPct
+// kept, and the one evicting the fewest low-priority cores among those wins
+// (ties: packing, then machine id); its victims are evicted. It is an
+// uncached scan over the zone, run only when the cached path found nothing;
+// Protean and the baselines share it.
+func evictFor(env *Env, rules *Rules, req *Request, kind RequestKind, v VMRequest) (int32, []Placement) {
 	s := env.State
 	inv := env.Inv
-	t := req.traits(v)
+	chk := NewCheck(env, rules, req, kind, v)
 	type cand struct {
 		m         int32
 		fit, cost float64
+		n         int
 	}
 	var cands []cand
+	var m int32
+	valid := func() bool { return chk.OnMachine(m).OK() }
+	var low []Placement
 	for c := range inv.Clusters {
-		ok := true
-		for _, cv := range rules.ClusterValidators {
-			if !cv.ValidCluster(env, req, kind, t, int32(c)) {
-				ok = false
-				break
-			}
-		}
-		if !ok {
+		if !chk.Cluster(int32(c)).OK() {
 			continue
 		}
-		for _, m := range inv.Clusters[c].Machines {
-			mc := &inv.Machines[m]
-			d, sup := inv.Demand(v.Type, m)
-			if !sup || !mc.Healthy || lowEmpty(s, m) {
-				continue
+		for _, m = range inv.Clusters[c].Machines {
+			if s.LowUsed[m] == (Vec{}) || !s.asIfFree(m, s.LowUsed[m], s.LowPredUtil[m], valid) {
+				continue // nothing to evict, or not enough even with all of it
 			}
-			if req.Isolation && s.Count[m] > 0 || !req.Isolation && s.Exclusive[m] >= 0 {
-				continue
+			low = lowPriority(s, m, low[:0])
+			n := len(low)
+			var d Vec
+			var pred float64
+			for k := 0; k < len(low); k++ {
+				if s.asIfFree(m, d, pred, valid) {
+					n = k
+					break
+				}
+				d, pred = d.Add(low[k].Demand), pred+low[k].PredUtil
 			}
-			if !antiColocationOK(s, req, m) {
-				continue
+			var cost float64
+			for _, p := range low[:n] {
+				cost += p.Demand[Cores]
 			}
+			dv, _ := inv.Demand(v.Type, m)
 			room := s.Free(m).Add(s.LowUsed[m])
-			if !Fits(d, room) {
-				continue
-			}
-			cost := evictionCost(s, m, d)
-			if cost < 0 {
-				continue
-			}
-			cands = append(cands, cand{m, BestFitScore(room, d, inv.Capacity(m), env.Cfg.Weights), cost})
+			cands = append(cands, cand{m, BestFitScore(room, dv, inv.Capacity(m), env.Cfg.Weights), cost, n})
 		}
 	}
 	if len(cands) == 0 {
@@ -81,11 +85,9 @@ func evictFor(env *Env, rules Rules, req *Request, kind RequestKind, v VMRequest
 			best = c
 		}
 	}
-	d, _ := inv.Demand(v.Type, best.m)
-	var evicted []Placement
-	for _, vm := range victims(s, best.m, d) {
-		p, _ := s.Remove(vm)
-		evicted = append(evicted, p)
+	evicted := lowPriority(s, best.m, nil)[:best.n]
+	for _, p := range evicted {
+		s.Remove(p.VM)
 	}
 	return best.m, evicted
 }
@@ -102,18 +104,15 @@ func topCount(n int, x float64) int {
 	return k
 }
 
-func lowEmpty(s *State, m int32) bool { return s.LowUsed[m] == (Vec{}) }
-
-// victims lists the low-priority VMs to evict from m, largest first, until
-// demand d fits; nil if it never fits.
-func victims(s *State, m int32, d Vec) []VMID {
-	var low []Placement
+// lowPriority appends machine m's low-priority VMs to buf, largest first
+// (by cores, then VM id): the order in which eviction takes them.
+func lowPriority(s *State, m int32, buf []Placement) []Placement {
 	for _, vm := range s.VMsOn(m) {
 		if p, _ := s.Lookup(vm); p.Priority > 0 {
-			low = append(low, p)
+			buf = append(buf, p)
 		}
 	}
-	slices.SortFunc(low, func(a, b Placement) int {
+	slices.SortFunc(buf, func(a, b Placement) int {
 		switch {
 		case a.Demand[Cores] > b.Demand[Cores]:
 			return -1
@@ -122,35 +121,5 @@ func victims(s *State, m int32, d Vec) []VMID {
 		}
 		return int(a.VM - b.VM)
 	})
-	free := s.Free(m)
-	var out []VMID
-	for _, p := range low {
-		if Fits(d, free) {
-			break
-		}
-		free = free.Add(p.Demand)
-		out = append(out, p.VM)
-	}
-	if !Fits(d, free) {
-		return nil
-	}
-	return out
-}
-
-// evictionCost is the low-priority cores evicted to fit d on m (0 if it
-// fits already, -1 if it cannot).
-func evictionCost(s *State, m int32, d Vec) float64 {
-	if Fits(d, s.Free(m)) {
-		return 0
-	}
-	vs := victims(s, m, d)
-	if vs == nil {
-		return -1
-	}
-	var c float64
-	for _, vm := range vs {
-		p, _ := s.Lookup(vm)
-		c += p.Demand[Cores]
-	}
-	return c
+	return buf
 }

@@ -2,6 +2,7 @@ package optimizer
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -45,17 +46,31 @@ const migrateCandidates = 256
 // packing density most per move, within a budget of moves (0: no budget).
 // Density rises only when a machine empties (its cores leave the
 // denominator), so each step tries to empty one of the least-used non-empty
-// machines: its VMs go, largest first, to the best-fitting other non-empty
-// machine that takes them under every hard constraint (type support,
-// resources in all dimensions, health, isolation). The step with the best
-// density gain per move is applied; the state is changed in place.
-func PlanMigrations(s *State, w Vec, budget int) MigrationPlan {
+// machines: its VMs go, largest first, to the best-fitting (BestFitScore
+// with cfg.Weights) other non-empty machine that the rule set's validators
+// accept for them — the same Check the baselines and the commit store use,
+// with each VM's request rebuilt from its Placement (tenant, type,
+// priority, isolation, production; a move is a scale-out of the tenant).
+// Anti-colocation bounds are not part of a Placement, so they do not
+// constrain moves. The step with the best density gain per move is
+// applied; the state is changed in place.
+func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPlan, error) {
+	if err := cfg.Validate(); err != nil {
+		return MigrationPlan{}, err
+	}
+	if err := rules.Validate(); err != nil {
+		return MigrationPlan{}, err
+	}
+	if budget < 0 {
+		return MigrationPlan{}, fmt.Errorf("%w: migration budget %d, want ≥ 0 (0 = none)", ErrBadRequest, budget)
+	}
+	env := &Env{Inv: s.Inv, State: s, Cfg: &cfg}
 	plan := MigrationPlan{DensityBefore: PackingDensity(s)}
 	inv := s.Inv
 	for budget == 0 || len(plan.Moves) < budget {
 		var cands []int32
 		for m := range inv.Machines {
-			if s.Count[m] > 0 && s.Exclusive[m] < 0 {
+			if s.Count[m] > 0 {
 				cands = append(cands, int32(m))
 			}
 		}
@@ -78,7 +93,7 @@ func PlanMigrations(s *State, w Vec, budget int) MigrationPlan {
 			if budget > 0 && len(plan.Moves)+n > budget {
 				continue
 			}
-			moves, ok := emptyMachine(s, src, w)
+			moves, ok := emptyMachine(env, &rules, src)
 			if !ok {
 				continue
 			}
@@ -92,21 +107,27 @@ func PlanMigrations(s *State, w Vec, budget int) MigrationPlan {
 			break
 		}
 		for _, mv := range best {
-			p, _ := s.Remove(mv.VM)
-			p.Machine = mv.To
-			p.Demand, _ = inv.Demand(p.Type, mv.To)
-			s.Place(p)
+			move(s, mv.VM, mv.To)
 		}
 		plan.Moves = append(plan.Moves, best...)
 		plan.MachinesFreed++
 	}
 	plan.DensityAfter = PackingDensity(s)
-	return plan
+	return plan, nil
 }
 
-// emptyMachine moves every VM off src (largest first, best fit among other
-// non-empty machines); on failure it restores the state and returns false.
-func emptyMachine(s *State, src int32, w Vec) ([]Move, bool) {
+// requestOf rebuilds the request context of a placed VM: what the
+// validators read about the request that placed it.
+func requestOf(p Placement) *Request {
+	return &Request{ID: p.VM, Tenant: p.Tenant, Priority: p.Priority, Isolation: p.Exclusive, Production: p.Production,
+		UtilBucket: p.UtilBucket, Kind: KindScaleOut, VMs: []VMRequest{{ID: p.VM, Type: p.Type}}}
+}
+
+// emptyMachine moves every VM off src (largest first, best fit among the
+// other non-empty machines the rule set accepts); on failure it restores
+// the state and returns false.
+func emptyMachine(env *Env, rules *Rules, src int32) ([]Move, bool) {
+	s := env.State
 	inv := s.Inv
 	var ps []Placement
 	for _, vm := range s.VMsOn(src) {
@@ -121,17 +142,16 @@ func emptyMachine(s *State, src int32, w Vec) ([]Move, bool) {
 	})
 	var moves []Move
 	for _, p := range ps {
+		req := requestOf(p)
+		chk := NewCheck(env, rules, req, req.Kind, req.VMs[0])
 		to, bestS := int32(-1), 0.0
 		for m := range inv.Machines {
 			dst := int32(m)
-			if dst == src || s.Count[dst] == 0 || !inv.Machines[dst].Healthy {
+			if dst == src || s.Count[dst] == 0 || !chk.Machine(dst).OK() {
 				continue
 			}
-			d, sup := inv.Demand(p.Type, dst)
-			if !sup || p.Exclusive || s.Exclusive[dst] >= 0 || !Fits(d, s.Free(dst)) {
-				continue
-			}
-			sc := BestFitScore(s.Free(dst), d, inv.Capacity(dst), w)
+			d, _ := inv.Demand(p.Type, dst)
+			sc := BestFitScore(s.Free(dst), d, inv.Capacity(dst), env.Cfg.Weights)
 			if to < 0 || sc < bestS {
 				to, bestS = dst, sc
 			}
@@ -140,22 +160,23 @@ func emptyMachine(s *State, src int32, w Vec) ([]Move, bool) {
 			undo(s, moves)
 			return nil, false
 		}
-		q, _ := s.Remove(p.VM)
-		q.Machine = to
-		q.Demand, _ = inv.Demand(p.Type, to)
-		s.Place(q)
+		move(s, p.VM, to)
 		moves = append(moves, Move{VM: p.VM, From: src, To: to})
 	}
 	return moves, true
 }
 
+// move puts a placed VM on machine to, with its demand on to's SKU.
+func move(s *State, vm VMID, to int32) {
+	p, _ := s.Remove(vm)
+	p.Machine = to
+	p.Demand, _ = s.Inv.Demand(p.Type, to)
+	s.Place(p)
+}
+
 // undo reverses moves (last first).
 func undo(s *State, moves []Move) {
 	for i := len(moves) - 1; i >= 0; i-- {
-		mv := moves[i]
-		p, _ := s.Remove(mv.VM)
-		p.Machine = mv.From
-		p.Demand, _ = s.Inv.Demand(p.Type, mv.From)
-		s.Place(p)
+		move(s, moves[i].VM, moves[i].From)
 	}
 }

@@ -24,7 +24,12 @@ func TestPlanMigrations(t *testing.T) {
 	s.Place(Placement{VM: 3, Machine: 1, Type: 1, Demand: Vec{Cores: 3}})
 	s.Place(Placement{VM: 4, Machine: 2, Type: 1, Demand: Vec{Cores: 3}})
 	s.Place(Placement{VM: 5, Machine: 2, Type: 1, Demand: Vec{Cores: 3}})
-	plan := PlanMigrations(s, Vec{Cores: 1}, 1)
+	cfg := DefaultConfig()
+	cfg.Weights = Vec{Cores: 1}
+	plan, err := PlanMigrations(s, cfg, DefaultRules(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(plan.Moves) != 1 || plan.Moves[0].VM != 1 || plan.Moves[0].From != 0 {
 		t.Fatalf("moves %+v", plan.Moves)
 	}
@@ -36,7 +41,9 @@ func TestPlanMigrations(t *testing.T) {
 	}
 	// Next, emptying b or c is impossible (the other has room for one 3-core
 	// VM, not two): the plan stops.
-	plan = PlanMigrations(s, Vec{Cores: 1}, 0)
+	if plan, err = PlanMigrations(s, cfg, DefaultRules(), 0); err != nil {
+		t.Fatal(err)
+	}
 	if len(plan.Moves) != 0 || plan.MachinesFreed != 0 {
 		t.Fatalf("second plan %+v", plan)
 	}

@@ -82,15 +82,34 @@ func replay(t testing.TB, a Allocator, reqs []*Request, life int, check func(*Re
 
 var smallZone = zoneSpec{clusters: 4, racks: 3, perRack: 5, skus: []SKU{skuSmall, skuLarge}}
 
-// bruteFeasible reports whether any machine can take VM v of req under the
-// same constraints the engine enforces.
+// bruteFeasible reports whether any machine can take VM v of req under
+// the default rule set's hard constraints, written out here independently
+// of the engine's rules and Check: the cluster keeps its buffer, the
+// machine is healthy, its SKU runs the type, isolation holds, the demand
+// fits in every dimension, and the tenant's bounds hold.
 func bruteFeasible(s *State, req *Request, v VMRequest, buf Buffers, kind RequestKind) bool {
-	for m := range s.Inv.Machines {
-		c := s.Inv.Machines[m].Cluster
-		if !belowLimit(s.ClusterEmpty[c], kind, buf) {
-			continue
+	inv := s.Inv
+	for m := range inv.Machines {
+		mc := inv.Machines[m]
+		var empty int32
+		for _, x := range inv.Clusters[mc.Cluster].Machines {
+			if s.Count[x] == 0 && inv.Machines[x].Healthy {
+				empty++
+			}
 		}
-		if ok, _ := feasible(s, req, v, int32(m)); ok {
+		need := buf.NewDeployment
+		if kind == KindScaleOut {
+			need = buf.ScaleOut
+		}
+		d, sup := inv.Demand(v.Type, int32(m))
+		free := inv.SKUs[mc.SKU].Capacity.Sub(s.Used[m])
+		switch {
+		case empty < need, !mc.Healthy, !sup:
+		case req.Isolation && s.Count[m] > 0, !req.Isolation && s.Exclusive[m] >= 0:
+		case !Fits(d, free):
+		case req.MaxPerRack > 0 && s.TenantInRack(req.Tenant, mc.Rack) >= req.MaxPerRack:
+		case req.MaxPerMachine > 0 && s.TenantOnMachine(req.Tenant, int32(m)) >= req.MaxPerMachine:
+		default:
 			return true
 		}
 	}
@@ -177,7 +196,9 @@ func TestBaselinesKeepInvariants(t *testing.T) {
 	for _, pol := range []Policy{FirstFit, BestFitP, WorstFit, Random} {
 		t.Run(string(pol), func(t *testing.T) {
 			inv := buildZone(t, smallZone)
-			b, err := NewBaseline(pol, NewState(inv), Vec{Cores: 1, Memory: 1}, 1)
+			cfg := DefaultConfig()
+			cfg.Evict = false
+			b, err := NewBaseline(pol, NewState(inv), cfg, DefaultRules())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +209,7 @@ func TestBaselinesKeepInvariants(t *testing.T) {
 			})
 		})
 	}
-	if _, err := NewBaseline("nope", nil, Vec{}, 1); err == nil {
+	if _, err := NewBaseline("nope", nil, DefaultConfig(), DefaultRules()); err == nil {
 		t.Fatal("unknown policy accepted")
 	}
 }

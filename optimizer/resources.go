@@ -14,11 +14,16 @@ const (
 	NIC
 	GPU
 	NumDims
+	// NoDim stands for "no dimension": a rejection that is not a shortage.
+	NoDim Dim = -1
 )
 
 var dimNames = [NumDims]string{"cores", "memory", "ssd", "hdd", "nic", "gpu"}
 
 func (d Dim) String() string {
+	if d == NoDim {
+		return "none"
+	}
 	if d < 0 || d >= NumDims {
 		return fmt.Sprintf("dim(%d)", int(d))
 	}
@@ -69,12 +74,12 @@ func Fits(demand, free Vec) bool {
 func Within(used, capacity Vec) bool { return Fits(used, capacity) }
 
 // FirstShort returns the first dimension in which demand does not fit free,
-// or -1.
+// or NoDim.
 func FirstShort(demand, free Vec) Dim {
 	for i := range demand {
 		if demand[i] > free[i]+capacityEps {
 			return Dim(i)
 		}
 	}
-	return -1
+	return NoDim
 }

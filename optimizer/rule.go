@@ -107,6 +107,16 @@ type MachineValidator interface {
 	IsValid(m int32) bool
 }
 
+// ResourceValidator is a MachineValidator that checks resources (the model
+// is Kubernetes' InsufficientResource): Short names the first dimension in
+// which machine m lacks room for the VM, or NoDim when none is short (the
+// machine passes, or fails for another reason such as an unsupported SKU).
+// Explanations and rejections use it to say which resource was short.
+type ResourceValidator interface {
+	MachineValidator
+	Short(m int32) Dim
+}
+
 // MachinePreferenceRule creates preference objects for a trait class.
 type MachinePreferenceRule interface {
 	Rule
@@ -148,6 +158,15 @@ type RequestValidator interface {
 	// it cannot, pick skips it.
 	Applies(req *Request) bool
 	ValidFor(env *Env, req *Request, m int32) bool
+}
+
+// RackValidator is a RequestValidator that can refuse a whole rack (every
+// machine in it) at once, so that machine selection skips the rack without
+// visiting its machines: ValidRack(r) false must imply ValidFor false for
+// every machine of rack r.
+type RackValidator interface {
+	RequestValidator
+	ValidRack(env *Env, req *Request, r int32) bool
 }
 
 // Quantize maps a score S ∈ [0, 1] to ⌈S·N⌉ (§3.3); N = 0 means no

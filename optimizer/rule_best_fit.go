@@ -1,5 +1,8 @@
 package optimizer
 
+// RuleBestFit names BestFit.
+const RuleBestFit = "BestFit"
+
 // BestFit is the machine preference BestFit(x, v) (§3.2; the slides'
 // multi-dimensional best fit after Panigrahy et al.): the residual capacity
 // machine x would have after placing v, weighted by resource scarcity,
@@ -13,7 +16,7 @@ type BestFit struct{}
 
 var _ MachinePreferenceRule = BestFit{}
 
-func (BestFit) Name() string    { return "BestFit" }
+func (BestFit) Name() string    { return RuleBestFit }
 func (BestFit) Traits() []Trait { return []Trait{TraitType} }
 
 func (BestFit) NewPreference(env *Env, t Traits) MachinePreference {

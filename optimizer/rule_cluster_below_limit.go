@@ -1,5 +1,8 @@
 package optimizer
 
+// RuleIsClusterBelowLimit names IsClusterBelowLimit.
+const RuleIsClusterBelowLimit = "IsClusterBelowLimit"
+
 // Buffers are the slides' cluster buffers, expressed as empty healthy
 // machines a cluster must keep: a new deployment may enter a cluster only
 // while it has at least NewDeployment empty machines, an existing tenant
@@ -17,13 +20,15 @@ type IsClusterBelowLimit struct{}
 
 var _ ClusterValidator = IsClusterBelowLimit{}
 
-func (IsClusterBelowLimit) Name() string { return "IsClusterBelowLimit" }
+func (IsClusterBelowLimit) Name() string { return RuleIsClusterBelowLimit }
 
 func (IsClusterBelowLimit) ValidCluster(env *Env, _ *Request, kind RequestKind, _ Traits, c int32) bool {
-	return belowLimit(env.State.ClusterEmpty[c], kind, env.Cfg.Buffers)
+	return BelowLimit(env.State.ClusterEmpty[c], kind, env.Cfg.Buffers)
 }
 
-func belowLimit(empty int32, kind RequestKind, b Buffers) bool {
+// BelowLimit is IsClusterBelowLimit's predicate: a cluster with empty
+// empty healthy machines keeps buffer b for a request of kind kind.
+func BelowLimit(empty int32, kind RequestKind, b Buffers) bool {
 	switch kind {
 	case KindScaleOut:
 		return empty >= b.ScaleOut

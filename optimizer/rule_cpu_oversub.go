@@ -1,6 +1,9 @@
 package optimizer
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // CPU oversubscription informed by utilization predictions (Resource
 // Central §5, Algorithm 1). Production VMs go to non-oversubscribable or
@@ -10,6 +13,12 @@ import "fmt"
 // core use stays within MAX_UTIL × the physical cores. A machine takes its
 // class from the first VM it receives and loses it when it empties.
 const (
+	// RuleCPUOversubscription, RulePreferPredictedUtilBelowMax and
+	// RulePreferNotOversubscribed name the rules below.
+	RuleCPUOversubscription         = "CPUOversubscription"
+	RulePreferPredictedUtilBelowMax = "PreferPredictedUtilBelowMax"
+	RulePreferNotOversubscribed     = "PreferNotOversubscribed"
+
 	// DefaultMaxOversub is RC §6.2's default MAX_OVERSUB: 125% of the
 	// server's cores.
 	DefaultMaxOversub = 1.25
@@ -50,10 +59,19 @@ type OversubConfig struct {
 
 // Validate reports settings that cannot run.
 func (o *OversubConfig) Validate() error {
-	if o.MaxOversub < 1 || o.MaxUtil <= 0 {
+	if !(o.MaxOversub >= 1) || !(o.MaxUtil > 0) || math.IsInf(o.MaxOversub, 1) || math.IsInf(o.MaxUtil, 1) { // NaN fails too
 		return fmt.Errorf("%w: oversubscription MAX_OVERSUB %v (want ≥ 1), MAX_UTIL %v (want > 0)", ErrBadRequest, o.MaxOversub, o.MaxUtil)
 	}
 	return nil
+}
+
+// oversubOf is the oversubscription setting the rules apply: cfg.Oversub,
+// or RC's defaults when the rules run without one.
+func oversubOf(cfg *Config) OversubConfig {
+	if cfg.Oversub != nil {
+		return *cfg.Oversub
+	}
+	return OversubConfig{MaxOversub: DefaultMaxOversub, MaxUtil: DefaultMaxUtil}
 }
 
 // OversubRules is DefaultRules with the fit rule replaced by
@@ -94,17 +112,14 @@ type CPUOversubscription struct{}
 
 var _ MachineValidatorRule = CPUOversubscription{}
 
-func (CPUOversubscription) Name() string { return "CPUOversubscription" }
+func (CPUOversubscription) Name() string { return RuleCPUOversubscription }
 func (CPUOversubscription) Traits() []Trait {
 	return []Trait{TraitType, TraitProduction, TraitUtilBucket}
 }
 
 func (CPUOversubscription) NewValidator(env *Env, t Traits) MachineValidator {
 	ty := &env.Inv.Types[t[TraitType]]
-	o := OversubConfig{MaxOversub: DefaultMaxOversub, MaxUtil: DefaultMaxUtil}
-	if env.Cfg.Oversub != nil {
-		o = *env.Cfg.Oversub
-	}
+	o := oversubOf(env.Cfg)
 	return &cpuOversub{state: env.State, inv: env.Inv, demand: ty.Demand, supported: ty.Supported,
 		prod: t[TraitProduction] == 1, bucket: int8(t[TraitUtilBucket]), o: o}
 }
@@ -119,34 +134,67 @@ type cpuOversub struct {
 	o         OversubConfig
 }
 
+var _ ResourceValidator = (*cpuOversub)(nil)
+
 func (r *cpuOversub) IsValid(m int32) bool {
-	s := r.inv.Machines[m].SKU
-	if !r.supported[s] {
-		return false
-	}
-	d, free := r.demand[s], r.state.Free(m)
-	v := d[Cores]
-	d[Cores], free[Cores] = 0, 0
-	if !Fits(d, free) {
-		return false
-	}
-	return oversubFits(r.state, m, r.inv.Capacity(m)[Cores], v, r.prod, r.bucket, r.o, !r.o.Soft)
+	ok, _ := r.fits(m)
+	return ok
 }
 
-// oversubFits is the cores part of CPUOversubscription: can machine m of C
-// physical cores take a VM of v cores? checkUtil applies the MAX_UTIL test.
-func oversubFits(st *State, m int32, C, v float64, prod bool, bucket int8, o OversubConfig, checkUtil bool) bool {
+func (r *cpuOversub) Short(m int32) Dim {
+	_, short := r.fits(m)
+	return short
+}
+
+func (r *cpuOversub) fits(m int32) (bool, Dim) {
+	s := r.inv.Machines[m].SKU
+	if !r.supported[s] {
+		return false, NoDim
+	}
+	return OversubFits(r.state, m, r.demand[s], r.prod, r.bucket, r.o)
+}
+
+// OversubFits is CPUOversubscription's predicate: may a VM of demand d
+// (production or not, predicted bucket bucket) go on machine m of state st?
+// Every dimension but cores must fit the free capacity; cores follow the
+// formulas above (the MAX_UTIL test only in the hard variant, o.Soft false,
+// and not when o.Naive). It returns the first short dimension, Cores for a
+// core limit, or NoDim when the machine's class (production or
+// oversubscribable) excludes the VM.
+func OversubFits(st *State, m int32, d Vec, prod bool, bucket int8, o OversubConfig) (bool, Dim) {
+	free := st.Free(m)
+	v := d[Cores]
+	d[Cores], free[Cores] = 0, 0
+	if short := FirstShort(d, free); short != NoDim {
+		return false, short
+	}
+	C := st.Inv.Capacity(m)[Cores]
 	a, tag := st.Used[m][Cores], st.Tag[m]
 	if prod {
-		return tag != TagOversubscribable && a+v <= C+capacityEps
+		switch {
+		case tag == TagOversubscribable:
+			return false, NoDim
+		case a+v > C+capacityEps:
+			return false, Cores
+		}
+		return true, NoDim
 	}
-	if tag == TagProduction || a+v > o.MaxOversub*C+capacityEps {
-		return false
+	switch {
+	case tag == TagProduction:
+		return false, NoDim
+	case a+v > o.MaxOversub*C+capacityEps:
+		return false, Cores
+	case !o.Soft && !o.Naive && !utilWithin(st, m, v, bucket, o):
+		return false, Cores
 	}
-	if checkUtil && !o.Naive {
-		return st.PredUtil[m]+PredictedCores(bucket, v) <= o.MaxUtil*C+capacityEps
-	}
-	return true
+	return true, NoDim
+}
+
+// utilWithin is the MAX_UTIL test: the predicted P95 cores of machine m's
+// VMs plus those of a new VM of v cores in bucket bucket stay within
+// MAX_UTIL × the physical cores.
+func utilWithin(st *State, m int32, v float64, bucket int8, o OversubConfig) bool {
+	return st.PredUtil[m]+PredictedCores(bucket, v) <= o.MaxUtil*st.Inv.Capacity(m)[Cores]+capacityEps
 }
 
 // PreferPredictedUtilBelowMax is the soft variant's utilization check
@@ -156,16 +204,13 @@ type PreferPredictedUtilBelowMax struct{}
 
 var _ MachinePreferenceRule = PreferPredictedUtilBelowMax{}
 
-func (PreferPredictedUtilBelowMax) Name() string { return "PreferPredictedUtilBelowMax" }
+func (PreferPredictedUtilBelowMax) Name() string { return RulePreferPredictedUtilBelowMax }
 func (PreferPredictedUtilBelowMax) Traits() []Trait {
 	return []Trait{TraitType, TraitProduction, TraitUtilBucket}
 }
 
 func (PreferPredictedUtilBelowMax) NewPreference(env *Env, t Traits) MachinePreference {
-	o := OversubConfig{MaxOversub: DefaultMaxOversub, MaxUtil: DefaultMaxUtil}
-	if env.Cfg.Oversub != nil {
-		o = *env.Cfg.Oversub
-	}
+	o := oversubOf(env.Cfg)
 	return &utilBelowMax{env: env, ty: t[TraitType], prod: t[TraitProduction] == 1, bucket: int8(t[TraitUtilBucket]), o: o}
 }
 
@@ -182,9 +227,8 @@ func (p *utilBelowMax) Score(m int32) int64 {
 		return 0
 	}
 	inv := p.env.Inv
-	C := inv.Capacity(m)[Cores]
 	v := inv.Types[p.ty].Demand[inv.Machines[m].SKU][Cores]
-	if p.env.State.PredUtil[m]+PredictedCores(p.bucket, v) <= p.o.MaxUtil*C+capacityEps {
+	if utilWithin(p.env.State, m, v, p.bucket, p.o) {
 		return 0
 	}
 	return 1
@@ -196,7 +240,7 @@ type PreferNotOversubscribed struct{}
 
 var _ MachinePreferenceRule = PreferNotOversubscribed{}
 
-func (PreferNotOversubscribed) Name() string    { return "PreferNotOversubscribed" }
+func (PreferNotOversubscribed) Name() string    { return RulePreferNotOversubscribed }
 func (PreferNotOversubscribed) Traits() []Trait { return []Trait{TraitType} }
 
 func (PreferNotOversubscribed) NewPreference(env *Env, t Traits) MachinePreference {

@@ -1,5 +1,8 @@
 package optimizer
 
+// RulePreferEmptierClusters names PreferEmptierClusters.
+const RulePreferEmptierClusters = "PreferEmptierClusters"
+
 // PreferEmptierClusters is the cluster preference PreferEmptierClusters(x, v)
 // (§3.2): the more empty cores cluster x has, the better, to balance
 // available capacity across clusters. Score = -(free cores of x), so lower
@@ -8,7 +11,7 @@ type PreferEmptierClusters struct{}
 
 var _ ClusterPreference = PreferEmptierClusters{}
 
-func (PreferEmptierClusters) Name() string { return "PreferEmptierClusters" }
+func (PreferEmptierClusters) Name() string { return RulePreferEmptierClusters }
 
 func (PreferEmptierClusters) ScoreCluster(env *Env, _ Traits, c int32) int64 {
 	free := env.Inv.Clusters[c].Cores - env.State.ClusterUsedCores[c]

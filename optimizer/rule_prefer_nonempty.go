@@ -1,5 +1,8 @@
 package optimizer
 
+// RulePreferNonEmptyMachines names PreferNonEmptyMachines.
+const RulePreferNonEmptyMachines = "PreferNonEmptyMachines"
+
 // PreferNonEmptyMachines is the machine preference PreferNonEmptyMachines
 // (§3.2): score 0 for a machine that already hosts VMs, 1 for an empty one,
 // so empty machines are kept for large VMs and failover. It depends on no
@@ -8,7 +11,7 @@ type PreferNonEmptyMachines struct{}
 
 var _ MachinePreferenceRule = PreferNonEmptyMachines{}
 
-func (PreferNonEmptyMachines) Name() string    { return "PreferNonEmptyMachines" }
+func (PreferNonEmptyMachines) Name() string    { return RulePreferNonEmptyMachines }
 func (PreferNonEmptyMachines) Traits() []Trait { return nil }
 
 func (PreferNonEmptyMachines) NewPreference(env *Env, _ Traits) MachinePreference {

@@ -1,5 +1,8 @@
 package optimizer
 
+// RuleRackBalance names RackBalance.
+const RuleRackBalance = "RackBalance"
+
 // RackBalance is a global machine-selection rule (§5.2.5, "prefer the least
 // used rack"): it scores a rack, not a machine, by its allocated share of
 // cores, quantized into Config.RackBuckets buckets,
@@ -12,7 +15,7 @@ type RackBalance struct{}
 
 var _ GlobalRule = RackBalance{}
 
-func (RackBalance) Name() string    { return "RackBalance" }
+func (RackBalance) Name() string    { return RuleRackBalance }
 func (RackBalance) Traits() []Trait { return nil }
 
 func (RackBalance) ScoreRack(env *Env, _ Traits, r int32) int64 {

@@ -16,6 +16,7 @@ type Placement struct {
 	// Production and PredUtil (predicted P95 cores in use) feed the CPU
 	// oversubscription bookkeeping of Resource Central's Algorithm 1.
 	Production bool
+	UtilBucket int8 // the request's predicted P95 bucket (Request.UtilBucket)
 	PredUtil   float64
 	// Exclusive: the VM required isolation (no other tenant on its machine).
 	Exclusive bool
@@ -57,6 +58,8 @@ type State struct {
 	// oversubscribable machines.
 	Tag      []MachineTag
 	PredUtil []float64
+	// LowPredUtil is the part of PredUtil held by low-priority VMs.
+	LowPredUtil []float64
 	// OversubLimit, when > 0, lets oversubscribable machines hold up to
 	// OversubLimit × their cores (MAX_OVERSUB); CheckInvariants allows it.
 	OversubLimit float64
@@ -81,7 +84,7 @@ func NewState(inv *Inventory) *State {
 		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)), ClusterHealthy: make([]int32, len(inv.Clusters)),
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
 		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
-		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n),
+		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n), LowPredUtil: make([]float64, n),
 	}
 	for m := range s.Exclusive {
 		s.Exclusive[m] = -1
@@ -146,6 +149,9 @@ func (s *State) Place(p Placement) {
 	}
 	if s.Tag[m] == TagOversubscribable {
 		s.PredUtil[m] += p.PredUtil
+		if p.Priority > 0 {
+			s.LowPredUtil[m] += p.PredUtil
+		}
 	}
 	s.vms[p.VM] = p
 	s.Used[m] = s.Used[m].Add(p.Demand)
@@ -185,11 +191,14 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	}
 	if s.Tag[m] == TagOversubscribable {
 		s.PredUtil[m] -= p.PredUtil
+		if p.Priority > 0 {
+			s.LowPredUtil[m] -= p.PredUtil
+		}
 	}
 	s.Count[m]--
 	if s.Count[m] == 0 {
 		s.Used[m], s.LowUsed[m] = Vec{}, Vec{} // drop float residue
-		s.Tag[m], s.PredUtil[m] = TagEmpty, 0
+		s.Tag[m], s.PredUtil[m], s.LowPredUtil[m] = TagEmpty, 0, 0
 		if mc.Healthy {
 			s.ClusterEmpty[mc.Cluster]++
 		}
@@ -238,6 +247,25 @@ func (s *State) addTenant(m, t, d int32) {
 	if d > 0 {
 		s.tenantsOn[m] = append(ts, tenantCount{t, d})
 	}
+}
+
+// asIfFree answers fn on a hypothetical state in which demand (and the
+// predicted use pred) of machine m's low-priority VMs is counted as free:
+// it leaves Used and LowUsed, and PredUtil when m is oversubscribable.
+// Nothing else changes — VM counts, tenants, tags, cluster sums and the
+// journal stay as they are, so cached evaluations never hear of it — and
+// the three values are restored exactly afterwards. It is how the eviction
+// fallback asks the rule set's validators about a machine "once its
+// low-priority VMs are gone". fn must not change the state.
+func (s *State) asIfFree(m int32, demand Vec, pred float64, fn func() bool) bool {
+	used, low, pu := s.Used[m], s.LowUsed[m], s.PredUtil[m]
+	s.Used[m], s.LowUsed[m] = used.Sub(demand), low.Sub(demand)
+	if s.Tag[m] == TagOversubscribable {
+		s.PredUtil[m] = pu - pred
+	}
+	ok := fn()
+	s.Used[m], s.LowUsed[m], s.PredUtil[m] = used, low, pu
+	return ok
 }
 
 // SetHealthy changes a machine's health (an inventory event).

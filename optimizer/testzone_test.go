@@ -2,6 +2,7 @@ package optimizer
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -91,3 +92,5 @@ func randomRequests(inv *Inventory, n int, seed uint64) []*Request {
 	}
 	return out
 }
+
+func nan() float64 { return math.NaN() }

@@ -1,0 +1,389 @@
+package optimizer
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+type tie struct {
+	cl    *cell
+	rack  int
+	start int
+	n     int
+}
+
+// cmpKey compares keys and then global scores: -1, 0 or 1.
+func cmpKey(a *key, ga int64, b *key, gb int64) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case ga < gb:
+		return -1
+	case ga > gb:
+		return 1
+	}
+	return 0
+}
+
+// pick finds the best machines across the racks of the selected clusters:
+// each rack's sorted list gives its best machine, racks compare by that
+// machine's key and then the global rule (§5.2.5, N_c log N_c with N_c the
+// racks), and one of the tied best is picked at random, seeded by the run
+// seed and the request id. Request validators that apply (tenant-dependent,
+// uncached) are applied to rack heads here. last says this is the final
+// walk of assign: a failure is then recorded as the VM's.
+func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation, last bool) (int32, string) {
+	if len(p.reqApply) == 0 {
+		return p.pickFast(sel, ex)
+	}
+	env := &p.env
+	inv := env.Inv
+	npref := len(p.rules.Preferences)
+	global := p.rules.Global
+	var best key
+	var bestG int64
+	found := false
+	ties := p.ties[:0]
+	var reqRej [maxValidators]int
+	p.top = p.top[:0]
+	for _, cl := range sel {
+		racks := inv.Clusters[cl.cluster].Racks
+		for rl, rack := range cl.racks {
+			if len(rack) == 0 {
+				continue
+			}
+			r := racks[rl]
+			if i := p.rackRule(req, r); i >= 0 {
+				reqRej[i] += len(rack)
+				continue
+			}
+			h := 0
+			for ; h < len(rack); h++ {
+				i := p.requestRule(req, rack[h].m)
+				if i < 0 {
+					break
+				}
+				reqRej[i]++
+			}
+			if h == len(rack) {
+				continue
+			}
+			hk := &rack[h].k
+			// Without the global score, a head worse than the best (and than
+			// the worst kept top machine) cannot matter: skip it.
+			if found && !hk.less(&best) && *hk != best && (ex == nil || !p.mayEnterTop(hk)) {
+				continue
+			}
+			var g int64
+			if global != nil {
+				g = global.ScoreRack(env, t, r)
+			}
+			if ex != nil {
+				p.offerTop(rack[h].m, hk, g)
+			}
+			switch c := cmpKey(hk, g, &best, bestG); {
+			case !found || c < 0:
+				best, bestG, found = *hk, g, true
+				ties = append(ties[:0], tie{cl, rl, h, 0})
+			case c == 0:
+				ties = append(ties, tie{cl, rl, h, 0})
+			}
+		}
+	}
+	if !found {
+		if last {
+			return -1, p.requestFailure(sel, &reqRej, ex)
+		}
+		return -1, ""
+	}
+	total := 0
+	for i := range ties {
+		tt := &ties[i]
+		if tt.start == 0 {
+			tt.n = tt.cl.headRun(tt.rack, npref)
+		} else {
+			r := tt.cl.racks[tt.rack]
+			tt.n = countPrefix(r[tt.start:], &r[tt.start].k, npref)
+		}
+		total += tt.n
+	}
+	p.ties = ties
+	p.explainPrefs(sel, &best, total, ex, &reqRej)
+	if ex != nil {
+		ex.Top = p.topScored(npref)
+		ex.Pick = PickBest
+	}
+	// Seeded random tie-break among the best; candidates failing a
+	// request validator inside a run are skipped by resampling, then by
+	// falling back to a run's head (which passed).
+	for attempt := 0; attempt < 4; attempt++ {
+		i := p.rng.IntN(total)
+		for _, tt := range ties {
+			if i < tt.n {
+				m := tt.cl.racks[tt.rack][tt.start+i].m
+				if p.requestRule(req, m) < 0 {
+					return m, ""
+				}
+				break
+			}
+			i -= tt.n
+		}
+	}
+	tt := ties[p.rng.IntN(len(ties))]
+	return tt.cl.racks[tt.rack][tt.start].m, ""
+}
+
+// requestFailure records a VM whose valid machines the request validators
+// all refused: their statistics, the explanation, and the reason — the
+// last request validator that removed any.
+func (p *Protean) requestFailure(sel []*cell, reqRej *[maxValidators]int, ex *Explanation) string {
+	valid := 0
+	for _, cl := range sel {
+		valid += int(cl.valid)
+	}
+	reason := ReasonNoCluster
+	for i, rv := range p.rules.Request {
+		p.stat(p.statAt.request+i, valid, reqRej[i])
+		valid -= reqRej[i]
+		if reqRej[i] > 0 {
+			reason = rv.Name()
+		}
+		if ex != nil {
+			ex.Rejected = append(ex.Rejected, RuleCount{rv.Name(), reqRej[i]})
+		}
+	}
+	if ex != nil {
+		ex.FailedRule = reason
+	}
+	return reason
+}
+
+// pickFast is pick for requests without tenant-dependent validators: each
+// cell's rack heap gives its best rack in O(1); the tied best racks and the
+// top-k are read off the heaps without visiting the other racks.
+func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
+	p.avoided = false
+	if p.avoidProb > 0 && p.avoidN0 > 1 && p.rng.Float64() < p.avoidProb {
+		if m, ok := p.pickAvoiding(sel, p.avoidN0); ok {
+			p.avoided = true
+			if ex != nil {
+				ex.Pick = PickAvoidance
+			}
+			return m, ""
+		}
+	}
+	npref := len(p.rules.Preferences)
+	var best rackHead
+	found := false
+	for _, cl := range sel {
+		rl := cl.best()
+		if rl < 0 {
+			continue
+		}
+		h := &cl.heads[rl]
+		if c := cmpKey(&h.k, h.g, &best.k, best.g); !found || c < 0 {
+			best, found = *h, true
+		}
+	}
+	ties := p.ties[:0]
+	total := 0
+	p.top = p.top[:0]
+	for _, cl := range sel {
+		if !found {
+			break
+		}
+		start := len(ties)
+		cl.walk(0, func(rl int32) bool {
+			h := &cl.heads[rl]
+			if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
+				return false
+			}
+			n := cl.headRun(int(rl), npref)
+			ties = append(ties, tie{cl, int(rl), 0, n})
+			total += n
+			return true
+		})
+		// Heap order depends on history; rack order does not: sort so that
+		// the seeded pick is the same with the cache on or off.
+		slices.SortFunc(ties[start:], func(a, b tie) int { return a.rack - b.rack })
+	}
+	if ex != nil {
+		// The top machines: the heads of the tied racks in order, then, if
+		// fewer than TopK, the best heads strictly below them.
+		for _, tt := range ties {
+			if len(p.top) == p.cfg.TopK {
+				break
+			}
+			h := &tt.cl.heads[tt.rack]
+			p.top = append(p.top, topCand{h.k, h.g, tt.cl.racks[tt.rack][0].m})
+		}
+		if room := p.cfg.TopK - len(p.top); room > 0 {
+			p.topBelow(sel, &best, room)
+		}
+	}
+	p.ties = ties
+	if !found {
+		return -1, ReasonNoCluster // unreachable: every selected cell has a valid machine
+	}
+	var noRej [maxValidators]int
+	p.explainPrefs(sel, &best.k, total, ex, &noRej)
+	if ex != nil {
+		ex.Top = p.topScored(npref)
+		ex.Pick = PickBest
+	}
+	i := p.rng.IntN(total)
+	for _, tt := range ties {
+		if i < tt.n {
+			return tt.cl.racks[tt.rack][i].m, ""
+		}
+		i -= tt.n
+	}
+	panic("optimizer: tie-break out of range")
+}
+
+type mergeNode struct {
+	cell, rack, pos int
+}
+
+// pickAvoiding is the conflict-avoidance pick of §5.3: a uniformly random
+// machine among the top N0 of the selected clusters (by key, then rack
+// score), found by merging the racks' sorted lists best first.
+func (p *Protean) pickAvoiding(sel []*cell, n0 int) (int32, bool) {
+	fr := p.merge[:0]
+	for ci, cl := range sel {
+		if rl := cl.best(); rl >= 0 {
+			fr = append(fr, mergeNode{ci, int(rl), 0})
+		}
+	}
+	// The heap gives each cell's racks in order; a rack enters the merge when
+	// its parent in the heap has been reached, so expand heap children too.
+	type hk struct{ cell, rack int }
+	inHeap := map[hk]bool{}
+	for _, n := range fr {
+		inHeap[hk{n.cell, n.rack}] = true
+	}
+	chosen := -1
+	seen := 0
+	target := p.rng.IntN(n0)
+	var pickM int32
+	for seen < n0 && len(fr) > 0 {
+		bi := 0
+		for j := 1; j < len(fr); j++ {
+			a, b := fr[j], fr[bi]
+			ea := &sel[a.cell].racks[a.rack][a.pos]
+			eb := &sel[b.cell].racks[b.rack][b.pos]
+			c := cmpKey(&ea.k, sel[a.cell].heads[a.rack].g, &eb.k, sel[b.cell].heads[b.rack].g)
+			if c < 0 || c == 0 && (a.cell < b.cell || a.cell == b.cell && (a.rack < b.rack || a.rack == b.rack && a.pos < b.pos)) {
+				bi = j
+			}
+		}
+		n := fr[bi]
+		fr[bi] = fr[len(fr)-1]
+		fr = fr[:len(fr)-1]
+		cl := sel[n.cell]
+		if seen == target {
+			chosen, pickM = seen, cl.racks[n.rack][n.pos].m
+		}
+		seen++
+		if n.pos+1 < len(cl.racks[n.rack]) {
+			fr = append(fr, mergeNode{n.cell, n.rack, n.pos + 1})
+		}
+		if n.pos == 0 {
+			i := int(cl.hpos[n.rack])
+			for _, c := range [2]int{2*i + 1, 2*i + 2} {
+				if c < len(cl.heap) {
+					r := int(cl.heap[c])
+					if cl.heads[r].ok && !inHeap[hk{n.cell, r}] {
+						inHeap[hk{n.cell, r}] = true
+						fr = append(fr, mergeNode{n.cell, r, 0})
+					}
+				}
+			}
+		}
+	}
+	p.merge = fr[:0]
+	if chosen < 0 {
+		if seen == 0 {
+			return 0, false
+		}
+		return p.pickAvoiding(sel, seen) // fewer than n0 candidates: pick among them
+	}
+	return pickM, true
+}
+
+// pickSafe places a low-priority VM by the slides' balancing of packing and
+// safety: the valid machines of the selected clusters ordered by packing
+// score (BestFitScore), the best TopPct kept, and among them the one with
+// the highest SafetyScore (ties: packing, then machine id). It scans the
+// candidates (O(machines · types) per VM), so it is an option for
+// multi-priority studies, off by default.
+func (p *Protean) pickSafe(req *Request, t Traits, sel []*cell) int32 {
+	env := &p.env
+	inv, s := env.Inv, env.State
+	type cand struct {
+		m   int32
+		fit float64
+	}
+	var cands []cand
+	var nodes []int32
+	for _, cl := range sel {
+		nodes = append(nodes, inv.Clusters[cl.cluster].Machines...)
+		for _, rack := range cl.racks {
+			for _, e := range rack {
+				if p.requestRule(req, e.m) >= 0 {
+					continue
+				}
+				d, _ := inv.Demand(t[TraitType], e.m)
+				cands = append(cands, cand{e.m, BestFitScore(s.Free(e.m), d, inv.Capacity(e.m), p.cfg.Weights)})
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return -1
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.fit != b.fit {
+			return cmp.Compare(a.fit, b.fit)
+		}
+		return int(a.m - b.m)
+	})
+	cands = cands[:topCount(len(cands), p.cfg.TopPct)]
+	// Node state of the selected clusters, and the no-eviction slots per type.
+	index := make(map[int32]int, len(nodes))
+	free := make([]Vec, len(nodes))
+	low := make([]Vec, len(nodes))
+	for i, m := range nodes {
+		index[m] = i
+		free[i], low[i] = s.Free(m), s.LowUsed[m]
+	}
+	rates := p.cfg.ArrivalRates
+	demand := make([][]Vec, len(rates))
+	slots := make([]int, len(rates))
+	for ty, r := range rates {
+		if r <= 0 || ty >= len(inv.Types) {
+			continue
+		}
+		demand[ty] = make([]Vec, len(nodes))
+		for i, m := range nodes {
+			if d, ok := inv.Demand(int32(ty), m); ok {
+				demand[ty][i] = d
+				slots[ty] += Slots(free[i], d)
+			}
+		}
+	}
+	best, bestS := int32(-1), math.Inf(-1)
+	for _, c := range cands {
+		dx, _ := inv.Demand(t[TraitType], c.m)
+		if sc := SafetyScore(index[c.m], dx, free, low, demand, rates, slots); sc > bestS {
+			best, bestS = c.m, sc
+		}
+	}
+	return best
+}

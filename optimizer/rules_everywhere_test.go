@@ -1,0 +1,203 @@
+package optimizer
+
+import (
+	"fmt"
+	"testing"
+)
+
+// withForbidden is DefaultRules plus IsNotForbidden: the one registry line
+// that adds a validator.
+func withForbidden(forbidden map[int32]bool) Rules {
+	r := DefaultRules()
+	r.Validators = append(r.Validators, IsNotForbidden{forbidden})
+	return r
+}
+
+// newEngine returns the named engine ("protean" or a baseline policy) over
+// a fresh state of inv.
+func newEngine(t testing.TB, name string, inv *Inventory, cfg Config, rules Rules) Allocator {
+	t.Helper()
+	var a Allocator
+	var err error
+	if name == "protean" {
+		a, err = NewProtean(NewState(inv), cfg, rules)
+	} else {
+		a, err = NewBaseline(Policy(name), NewState(inv), cfg, rules)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+var engines = []string{"protean", string(FirstFit), string(BestFitP), string(WorstFit), string(Random)}
+
+// TestNewValidatorBindsEveryPath adds a validator defined in a test file to
+// the rule set and shows that each of the five paths that put a VM on a
+// machine — Protean, the baselines, the commit store, the eviction fallback
+// and what-if migration — refuses the machines it forbids. Each case first
+// runs without the rule and checks that the forbidden machines are then
+// used, so the case can fail.
+func TestNewValidatorBindsEveryPath(t *testing.T) {
+	t.Run("allocate", func(t *testing.T) {
+		for _, eng := range engines {
+			t.Run(eng, func(t *testing.T) {
+				inv := buildZone(t, smallZone)
+				forbidden := map[int32]bool{}
+				for m := range inv.Machines {
+					if m%3 == 0 {
+						forbidden[int32(m)] = true
+					}
+				}
+				reqs := randomRequests(inv, 1500, 23)
+				count := func(rules Rules) (onForbidden, placed int) {
+					a := newEngine(t, eng, buildZone(t, smallZone), DefaultConfig(), rules)
+					replay(t, a, reqs, 100, func(r *Request, d Decision) {
+						for _, p := range d.Placements {
+							placed++
+							if forbidden[p.Machine] {
+								onForbidden++
+							}
+						}
+					})
+					return onForbidden, placed
+				}
+				if n, _ := count(DefaultRules()); n == 0 {
+					t.Fatal("without the rule no VM went to the forbidden machines: the case proves nothing")
+				}
+				n, placed := count(withForbidden(forbidden))
+				if n != 0 || placed == 0 {
+					t.Fatalf("with the rule: %d of %d placements on forbidden machines", n, placed)
+				}
+			})
+		}
+	})
+
+	t.Run("commit", func(t *testing.T) {
+		inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 2, skus: []SKU{skuSmall}})
+		req := &Request{ID: 1, Tenant: 1, VMs: []VMRequest{{1, 0}}}
+		pl := placementFor(inv, req, req.VMs[0], 0)
+		for _, tc := range []struct {
+			rules Rules
+			ok    bool
+		}{{DefaultRules(), true}, {withForbidden(map[int32]bool{0: true}), false}} {
+			cs, err := NewCommitStore(inv, DefaultConfig(), tc.rules)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := cs.Commit(0, req, []Placement{pl}, nil)
+			if res.OK != tc.ok {
+				t.Fatalf("commit on machine 0: %+v, want OK=%v", res, tc.ok)
+			}
+			if !tc.ok && (res.Rejection.Rule != ruleIsNotForbidden || res.Machine != 0) {
+				t.Fatalf("conflict %+v, want machine 0 refused by %s", res, ruleIsNotForbidden)
+			}
+			if err := cs.CheckInvariants(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
+	t.Run("eviction", func(t *testing.T) {
+		// TestEvictionBalancing's zone: with X small the 16-core VM evicts on
+		// m0 (the best packing); with m0 forbidden it must evict on m1.
+		for _, eng := range engines {
+			for _, tc := range []struct {
+				rules Rules
+				want  int32
+			}{{DefaultRules(), 0}, {withForbidden(map[int32]bool{0: true}), 1}} {
+				s := evictionZone(t)
+				cfg := DefaultConfig()
+				cfg.TopPct, cfg.Weights = 0.01, Vec{Cores: 1}
+				var a Allocator
+				var err error
+				if eng == "protean" {
+					a, err = NewProtean(s, cfg, tc.rules)
+				} else {
+					a, err = NewBaseline(Policy(eng), s, cfg, tc.rules)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 0}}})
+				if !d.OK || d.Placements[0].Machine != tc.want || len(d.Evicted) != 1 {
+					t.Fatalf("%s, %d validators: %+v, want machine %d with one eviction", eng, len(tc.rules.Validators), d, tc.want)
+				}
+				if err := s.CheckInvariants(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+
+	t.Run("migration", func(t *testing.T) {
+		// Three 10-core machines: a holds 2 cores, b 7, c 6. Emptying a
+		// sends its VM to the tighter fit b — or to c when b is forbidden.
+		for _, tc := range []struct {
+			rules Rules
+			want  int32
+		}{{DefaultRules(), 1}, {withForbidden(map[int32]bool{1: true}), 2}} {
+			s := migrationZone(t, 2, 7, 6)
+			cfg := DefaultConfig()
+			cfg.Weights = Vec{Cores: 1}
+			plan, err := PlanMigrations(s, cfg, tc.rules, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Moves) != 1 || plan.Moves[0].From != 0 || plan.Moves[0].To != tc.want {
+				t.Fatalf("%d validators: moves %+v, want 0 → %d", len(tc.rules.Validators), plan.Moves, tc.want)
+			}
+			if err := s.CheckInvariants(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// evictionZone is TestEvictionBalancing's three 24-core machines:
+//
+//	m0: 8 high + 16 low cores, free 0
+//	m1: 4 high + 8 low cores, free 12
+//	m2: 20 high cores, free 4
+func evictionZone(t testing.TB) *State {
+	t.Helper()
+	skus := []SKU{{Name: "s", Capacity: Vec{Cores: 24}}}
+	types := []VMType{{Name: "c16", Demand: []Vec{{Cores: 16}}, Supported: []bool{true}}}
+	var ms []MachineSpec
+	for i := 0; i < 3; i++ {
+		ms = append(ms, MachineSpec{Name: string(rune('a' + i)), Cluster: "c", Rack: "r", Healthy: true})
+	}
+	inv, err := NewInventory(skus, ms, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewState(inv)
+	s.Place(Placement{VM: 1, Machine: 0, Tenant: 1, Demand: Vec{Cores: 8}})
+	s.Place(Placement{VM: 2, Machine: 0, Tenant: 2, Priority: 1, Demand: Vec{Cores: 16}})
+	s.Place(Placement{VM: 3, Machine: 1, Tenant: 3, Demand: Vec{Cores: 4}})
+	s.Place(Placement{VM: 4, Machine: 1, Tenant: 4, Priority: 1, Demand: Vec{Cores: 8}})
+	s.Place(Placement{VM: 5, Machine: 2, Tenant: 5, Demand: Vec{Cores: 20}})
+	return s
+}
+
+// migrationZone is one cluster of 10-core machines, machine i holding one
+// VM of used[i] cores (VM i+1, tenant i+1).
+func migrationZone(t testing.TB, used ...float64) *State {
+	t.Helper()
+	skus := []SKU{{Name: "s", Capacity: Vec{Cores: 10}}}
+	var types []VMType
+	var ms []MachineSpec
+	for i, u := range used {
+		types = append(types, VMType{Name: fmt.Sprintf("c%g", u), Demand: []Vec{{Cores: u}}, Supported: []bool{true}})
+		ms = append(ms, MachineSpec{Name: fmt.Sprint(i), Cluster: "c", Rack: "r", Healthy: true})
+	}
+	inv, err := NewInventory(skus, ms, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewState(inv)
+	for i, u := range used {
+		s.Place(Placement{VM: VMID(i + 1), Machine: int32(i), Type: int32(i), Tenant: int32(i + 1), Demand: Vec{Cores: u}})
+	}
+	return s
+}

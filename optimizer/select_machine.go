@@ -1,0 +1,151 @@
+package optimizer
+
+// assign is ASSIGN_MACHINE_TO_VM: cluster selection, then machine selection
+// over the k best clusters, then a pick among the best. It returns the
+// machine, or -1 and the rule that emptied the candidate set.
+//
+// Machine selection walks the valid clusters best first and keeps the first
+// k that have a valid machine (a cell of the cached RuleEvaluation per
+// cluster: its machines that pass every machine validator, sorted per rack
+// by the preference rules). If the request validators leave nothing to
+// pick there, it walks on: a request never fails while a feasible machine
+// exists (§3.4).
+func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explanation) (int32, string) {
+	env := &p.env
+	inv := env.Inv
+	t := req.traits(v)
+	cands, reason := p.selectClusters(req, kind, t, ex)
+	if len(cands) == 0 {
+		return -1, reason
+	}
+	p.applyRequestRules(req)
+	e := p.evaluation(t)
+	var walkedRej [maxValidators]int
+	walkedMachines := 0
+	nval := len(p.rules.Validators)
+	blocked, blocker, next := 0, -1, 0
+	first := true
+	for {
+		sel := p.sel[:0]
+		for next < len(cands) && len(sel) < p.cfg.K {
+			cl, hit := e.cell(env, cands[next].c)
+			next++
+			if hit {
+				p.cellHits.Hits++
+			} else {
+				p.cellHits.Misses++
+			}
+			walkedMachines += len(inv.Clusters[cl.cluster].Machines)
+			for i, r := range cl.rejected {
+				walkedRej[i] += int(r)
+			}
+			if cl.valid == 0 {
+				continue
+			}
+			if b := p.allRacksRefused(req, cl); b >= 0 {
+				blocked, blocker = blocked+1, b
+				continue
+			}
+			sel = append(sel, cl)
+		}
+		p.sel = sel
+		if first {
+			p.explainMachines(sel, ex)
+			first = false
+		}
+		if len(sel) == 0 {
+			p.clusterPrefStats(len(cands), next)
+			reason := ReasonNoCluster
+			if blocked > 0 {
+				reason = p.rules.Request[blocker].Name()
+			} else {
+				for i := nval - 1; i >= 0; i-- {
+					if walkedRej[i] > 0 {
+						reason = p.rules.Validators[i].Name()
+						break
+					}
+				}
+			}
+			if ex != nil {
+				// No cluster had a valid machine: explain with every cluster walked.
+				ex.FailedRule = reason
+				ex.Machines = walkedMachines
+				ex.Rejected = ex.Rejected[:0]
+				for i := 0; i < nval; i++ {
+					ex.Rejected = append(ex.Rejected, RuleCount{p.rules.Validators[i].Name(), walkedRej[i]})
+				}
+				p.explainShort(e, cands[:next], ex)
+			}
+			return -1, reason
+		}
+		if p.cfg.Safety && req.Priority > 0 && len(p.cfg.ArrivalRates) > 0 {
+			if m := p.pickSafe(req, t, sel); m >= 0 {
+				p.clusterPrefStats(len(cands), next)
+				if ex != nil {
+					ex.FailedRule, ex.Pick = "", PickSafety
+				}
+				return m, ""
+			}
+		}
+		if m, reason := p.pick(req, t, sel, ex, next == len(cands)); m >= 0 || next == len(cands) {
+			p.clusterPrefStats(len(cands), next)
+			return m, reason
+		}
+		if ex != nil {
+			ex.FailedRule, ex.Top, ex.AfterPrefs = "", nil, nil
+			ex.Rejected = ex.Rejected[:nval]
+		}
+	}
+}
+
+// applyRequestRules records which request validators apply to req.
+func (p *Protean) applyRequestRules(req *Request) {
+	p.reqApply = p.reqApply[:0]
+	for i, rv := range p.rules.Request {
+		if rv.Applies(req) {
+			p.reqApply = append(p.reqApply, i)
+		}
+	}
+}
+
+// allRacksRefused is the request validator that refuses every rack of cl
+// holding a valid machine (through RackValidator), or -1.
+func (p *Protean) allRacksRefused(req *Request, cl *cell) int {
+	if len(p.reqApply) == 0 {
+		return -1
+	}
+	by := -1
+	for rl, rack := range cl.racks {
+		if len(rack) == 0 {
+			continue
+		}
+		i := p.rackRule(req, p.env.Inv.Clusters[cl.cluster].Racks[rl])
+		if i < 0 {
+			return -1
+		}
+		by = i
+	}
+	return by
+}
+
+// rackRule is the first applying request validator that refuses all of
+// rack r, or -1.
+func (p *Protean) rackRule(req *Request, r int32) int {
+	for _, i := range p.reqApply {
+		if rv, ok := p.rules.Request[i].(RackValidator); ok && !rv.ValidRack(&p.env, req, r) {
+			return i
+		}
+	}
+	return -1
+}
+
+// requestRule is the first applying request validator that refuses
+// machine m, or -1.
+func (p *Protean) requestRule(req *Request, m int32) int {
+	for _, i := range p.reqApply {
+		if !p.rules.Request[i].ValidFor(&p.env, req, m) {
+			return i
+		}
+	}
+	return -1
+}
