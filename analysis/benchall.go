@@ -19,9 +19,9 @@ type BenchAll struct {
 	Quick     bool                `json:"quick"`
 	Allocator AllocatorComparison `json:"allocator"`
 	// Replay: one zone replayed end to end by Protean and by best fit on
-	// equal terms — no eviction (the baselines cannot evict) and no
-	// explanations (the baselines build none) — with Protean's background
-	// refresh on as in `placelab replay`. Seconds are the wall time of the
+	// equal terms — one spec through the run pipeline: the same validators,
+	// eviction on for both, explanations off for both — with Protean's
+	// background refresh on as in `placelab replay`. Seconds are the wall time of the
 	// whole replay (decisions, departures, refreshes, metric samples);
 	// placements per wall second are VMs placed over that time.
 	Replay struct {

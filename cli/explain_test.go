@@ -104,7 +104,7 @@ func TestExplainSaysWhatHappened(t *testing.T) {
 
 	// A flag a baseline cannot honour is refused, not recorded.
 	if _, err := run(t, db, "replay", "--dataset", "ev", "--policy", "bestfit", "--k", "16"); err == nil ||
-		!strings.Contains(err.Error(), "cannot honour K") {
+		!strings.Contains(err.Error(), "cannot honour it") {
 		t.Errorf("bestfit --k 16: %v", err)
 	}
 }
