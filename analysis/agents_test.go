@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"placelab/analysis/replay"
 	"reflect"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 	"placelab/optimizer"
 )
 
-func synthTrace(t testing.TB, machines, vms int, days float64) *Trace {
+func synthTrace(t testing.TB, machines, vms int, days float64) *replay.Trace {
 	t.Helper()
 	ctx := context.Background()
 	db := memDB(t)
@@ -27,16 +28,16 @@ func synthTrace(t testing.TB, machines, vms int, days float64) *Trace {
 	return tr
 }
 
-func agentCfg(tr *Trace) optimizer.Config {
+func agentCfg(tr *replay.Trace) optimizer.Config {
 	cfg := optimizer.DefaultConfig()
-	cfg.Weights = ScarcityWeights(tr)
+	cfg.Weights = replay.ScarcityWeights(tr)
 	cfg.Explain = false
 	return cfg
 }
 
 // checkOutcomes: every VM ends placed, rejected or evicted exactly once, and
 // every placed VM is where the authoritative state says.
-func checkOutcomes(t *testing.T, tr *Trace, res *Result) {
+func checkOutcomes(t *testing.T, tr *replay.Trace, res *replay.Result) {
 	t.Helper()
 	seen := map[int64]bool{}
 	for _, p := range res.Placements {
@@ -59,10 +60,10 @@ func checkOutcomes(t *testing.T, tr *Trace, res *Result) {
 
 func TestAgentsSimulatedTimeIsDeterministic(t *testing.T) {
 	tr := synthTrace(t, 200, 4000, 1)
-	opt := DefaultAgentOptions()
+	opt := replay.DefaultAgentOptions()
 	opt.Agents, opt.Speedup, opt.CheckEvery = 8, 200, true
-	run := func() *Result {
-		res, err := ReplayAgents(context.Background(), tr, agentCfg(tr), opt)
+	run := func() *replay.Result {
+		res, err := replay.ReplayAgents(context.Background(), tr, agentCfg(tr), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func TestAgentsSimulatedTimeIsDeterministic(t *testing.T) {
 		out               string
 		lat               float64
 	}
-	keys := func(r *Result) []key {
+	keys := func(r *replay.Result) []key {
 		var out []key
 		for _, p := range r.Placements {
 			// Decision latency is wall-clock time; the simulated response
@@ -104,9 +105,9 @@ func TestAgentsConcurrent(t *testing.T) {
 	tr := synthTrace(t, machines, vms, 2)
 	total := 0
 	for r := 0; r < rounds; r++ {
-		opt := DefaultAgentOptions()
-		opt.Agents, opt.TimeModel, opt.CheckEvery = 8, TimeReal, rounds == 1
-		res, err := ReplayAgents(context.Background(), tr, agentCfg(tr), opt)
+		opt := replay.DefaultAgentOptions()
+		opt.Agents, opt.TimeModel, opt.CheckEvery = 8, replay.TimeReal, rounds == 1
+		res, err := replay.ReplayAgents(context.Background(), tr, agentCfg(tr), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,10 +121,10 @@ func TestAgentsConcurrent(t *testing.T) {
 // avoidance scheme activates and does not raise conflicts.
 func TestConflictAvoidance(t *testing.T) {
 	tr := synthTrace(t, 200, 4000, 1)
-	run := func(avoid bool) *Result {
-		opt := DefaultAgentOptions()
+	run := func(avoid bool) *replay.Result {
+		opt := replay.DefaultAgentOptions()
 		opt.Agents, opt.Speedup, opt.Avoid = 16, 1000, avoid
-		res, err := ReplayAgents(context.Background(), tr, agentCfg(tr), opt)
+		res, err := replay.ReplayAgents(context.Background(), tr, agentCfg(tr), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math"
 	"path/filepath"
+	"placelab/analysis/replay"
 	"testing"
 
 	"placelab/datasets"
@@ -56,9 +57,9 @@ func TestReplayAzurePacking(t *testing.T) {
 		t.Fatalf("%d machines, %d VMs", len(tr.Inv.Machines), len(tr.VMs))
 	}
 	cfg := optimizer.DefaultConfig()
-	cfg.Weights = ScarcityWeights(tr)
-	alloc, _ := NewAllocator("protean", tr, cfg)
-	res, err := Replay(ctx, tr, alloc, DefaultReplayOptions())
+	cfg.Weights = replay.ScarcityWeights(tr)
+	alloc, _ := replay.NewAllocator("protean", tr, cfg)
+	res, err := replay.Replay(ctx, tr, alloc, replay.DefaultReplayOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

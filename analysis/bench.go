@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"placelab/analysis/replay"
 	"runtime"
 	"slices"
 	"time"
@@ -21,7 +21,7 @@ import (
 // BenchZone generates a synthetic zone of the given size with a one-day
 // trace (the initial population fills Load of its cores), loads it through
 // an in-memory DuckDB exactly as a replay would, and returns the trace.
-func BenchZone(ctx context.Context, machines int, seed uint64) (*Trace, error) {
+func BenchZone(ctx context.Context, machines int, seed uint64) (*replay.Trace, error) {
 	cfg := synth.DefaultConfig()
 	cfg.Machines = machines
 	cfg.Seed = seed
@@ -251,7 +251,7 @@ func CompareCache(ctx context.Context, o AllocatorBenchOptions) (AllocatorCompar
 }
 
 // compareCacheOn is CompareCache on a loaded trace with the clock now.
-func compareCacheOn(ctx context.Context, tr *Trace, o AllocatorBenchOptions, now func() time.Time) (AllocatorComparison, error) {
+func compareCacheOn(ctx context.Context, tr *replay.Trace, o AllocatorBenchOptions, now func() time.Time) (AllocatorComparison, error) {
 	if err := o.Validate(); err != nil {
 		return AllocatorComparison{}, err
 	}
@@ -262,7 +262,7 @@ func compareCacheOn(ctx context.Context, tr *Trace, o AllocatorBenchOptions, now
 	cfg := optimizer.DefaultConfig()
 	cfg.Seed = o.Seed
 	cfg.Explain = o.Explain
-	cfg.Weights = ScarcityWeights(tr)
+	cfg.Weights = replay.ScarcityWeights(tr)
 	c := AllocatorComparison{
 		Machines: len(tr.Inv.Machines), Explain: o.Explain, Seed: o.Seed, Reps: o.Reps,
 		WarmupVMs: w.warmVMs, Requests: w.stop - w.warm, VMs: w.timedVMs, ArrivingVMs: w.arrivingVMs,
@@ -313,7 +313,7 @@ func compareCacheOn(ctx context.Context, tr *Trace, o AllocatorBenchOptions, now
 // benchWorkload is a trace's requests split into the warm-up (reqs[:warm],
 // everything alive at t = 0) and the timed set (reqs[warm:stop]).
 type benchWorkload struct {
-	tr                             *Trace
+	tr                             *replay.Trace
 	reqs                           []optimizer.Request
 	end                            map[int64]float64
 	warm, stop                     int
@@ -322,8 +322,8 @@ type benchWorkload struct {
 
 // newBenchWorkload picks the first whole arrival requests holding at least
 // vms VMs (all arrivals when vms ≤ 0).
-func newBenchWorkload(tr *Trace, vms int) (*benchWorkload, error) {
-	w := &benchWorkload{tr: tr, reqs: Requests(tr, 0, math.Inf(1)), end: make(map[int64]float64, len(tr.VMs))}
+func newBenchWorkload(tr *replay.Trace, vms int) (*benchWorkload, error) {
+	w := &benchWorkload{tr: tr, reqs: replay.Requests(tr, 0, math.Inf(1)), end: make(map[int64]float64, len(tr.VMs))}
 	for _, v := range tr.VMs {
 		w.end[v.ID] = v.End
 	}
@@ -414,7 +414,7 @@ type allocatorRun struct {
 	cache   bool               // refresh in idle gaps
 	reqs    []optimizer.Request
 	end     map[int64]float64
-	deps    depHeap
+	deps    replay.Departures
 	next    int
 	now     func() time.Time
 
@@ -428,7 +428,7 @@ type allocatorRun struct {
 func (r *allocatorRun) push(d optimizer.Decision) {
 	for _, p := range d.Placements {
 		if e, ok := r.end[p.VM]; ok && !math.IsInf(e, 1) {
-			heap.Push(&r.deps, departure{e, p.VM})
+			r.deps.Add(e, p.VM)
 		}
 	}
 }
@@ -440,17 +440,17 @@ func (r *allocatorRun) step() {
 	i := r.next
 	q := &r.reqs[i]
 	r.next++
-	if r.deps.Len() > 0 && r.deps[0].t <= q.Time {
+	if vm, ok := r.deps.Due(q.Time); ok {
 		t0 := r.now()
-		for r.deps.Len() > 0 && r.deps[0].t <= q.Time {
-			r.eng.Release(heap.Pop(&r.deps).(departure).vm)
+		for ; ok; vm, ok = r.deps.Due(q.Time) {
+			r.eng.Release(vm)
 			r.arm.Releases++
 		}
 		r.arm.ReleaseSeconds += r.now().Sub(t0).Seconds()
 	}
-	if r.cache && i > 0 && q.Time-r.reqs[i-1].Time >= RefreshGap {
+	if r.cache && i > 0 && q.Time-r.reqs[i-1].Time >= replay.RefreshGap {
 		t0 := r.now()
-		r.arm.RefreshedCells += int64(r.eng.Refresh(RefreshEvals))
+		r.arm.RefreshedCells += int64(r.eng.Refresh(replay.RefreshEvals))
 		r.arm.RefreshSeconds += r.now().Sub(t0).Seconds()
 		r.arm.Refreshes++
 	}
@@ -512,8 +512,8 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	}
 	a.CostPerPlacementUS = a.WallSeconds * 1e6 / float64(a.Placements)
 	a.PlacementsPerWallSec = float64(a.Placements) / a.WallSeconds
-	a.DecisionLatencyP50US = quantile(r.lat, 0.5)
-	a.DecisionLatencyP99US = quantile(r.lat, 0.99)
+	a.DecisionLatencyP50US = replay.Quantile(r.lat, 0.5)
+	a.DecisionLatencyP99US = replay.Quantile(r.lat, 0.99)
 	a.DecisionLatencyMeanUS = a.DecisionSeconds * 1e6 / float64(a.VMs)
 	if r.protean != nil {
 		h := r.protean.CacheStats()["RuleEvaluation"]

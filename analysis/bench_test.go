@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"placelab/analysis/replay"
 	"slices"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func BenchmarkAllocator(b *testing.B) {
 			b.Run(fmt.Sprintf("machines=%d/cache=%v", n, cache), func(b *testing.B) {
 				cfg := optimizer.DefaultConfig()
 				cfg.Cache = cache
-				cfg.Weights = ScarcityWeights(tr)
+				cfg.Weights = replay.ScarcityWeights(tr)
 				warm := func() *allocatorRun {
 					run, err := w.start(cfg, time.Now)
 					if err != nil {
@@ -157,7 +158,7 @@ func TestAllocatorRunTimesUpkeep(t *testing.T) {
 	// Idle gaps counted independently from the request times.
 	gaps := 0
 	for i := 1; i < len(reqs); i++ {
-		if reqs[i].Time-reqs[i-1].Time >= RefreshGap {
+		if reqs[i].Time-reqs[i-1].Time >= replay.RefreshGap {
 			gaps++
 		}
 	}
@@ -228,7 +229,7 @@ func TestCompareCacheSameRequests(t *testing.T) {
 	}
 	// The timed set, independently: the first requests after the t = 0
 	// population whose VMs reach 500.
-	reqs := Requests(tr, 0, math.Inf(1))
+	reqs := replay.Requests(tr, 0, math.Inf(1))
 	first := slices.IndexFunc(reqs, func(r optimizer.Request) bool { return r.Time > 0 })
 	var want []int64
 	for i, n := first, 0; n < 500; i++ {

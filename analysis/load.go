@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"placelab/analysis/replay"
 
 	"placelab/optimizer"
 	store "placelab/sql"
@@ -19,35 +20,11 @@ var (
 	ErrNoDataset = errors.New("analysis: no such dataset")
 )
 
-// Trace is a dataset loaded for replay: the inventory as the engines see it
-// and the VMs in arrival order.
-type Trace struct {
-	Dataset string
-	// LoadID is the load of Dataset the trace was read from: a run records
-	// it, so that it stays tied to the rows it read.
-	LoadID     int64
-	Inv        *optimizer.Inventory
-	MachineIDs []int32 // database machine_id per inventory index
-	VMs        []TraceVM
-	TypeNames  []string
-	Tenants    []string
-}
-
-// TraceVM is one VM of a trace.
-type TraceVM struct {
-	ID       int64 // vm_id
-	Tenant   int32
-	Type     int32 // index into Inv.Types (a type no SKU can host is supported nowhere)
-	Priority uint8
-	Start    float64
-	End      float64 // +Inf when still alive at the end of the trace
-}
-
 // LoadTrace reads a dataset's inventory and the VMs alive at some point of
 // [from, to) (use ±Inf for all).
-func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float64) (*Trace, error) {
+func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float64) (*replay.Trace, error) {
 	q := db.SQL()
-	tr := &Trace{Dataset: dataset}
+	tr := &replay.Trace{Dataset: dataset}
 	err := q.QueryRowContext(ctx, "SELECT load_id FROM dataset WHERE name = ?", dataset).Scan(&tr.LoadID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %q (placelab sql --view dataset_summary lists what is loaded; placelab generate makes \"synthetic\")", ErrNoDataset, dataset)
@@ -163,7 +140,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	// VMs.
 	tenantIdx := map[string]int32{}
 	err = each(ctx, q, "replay_vms", []any{dataset, from, to}, func(r *sql.Rows) error {
-		var v TraceVM
+		var v replay.TraceVM
 		var tenant, typ string
 		var prio int16
 		var end sql.NullFloat64

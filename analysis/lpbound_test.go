@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"placelab/analysis/replay"
 	"testing"
 	"time"
 
@@ -27,12 +28,12 @@ func TestLPBoundRunByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := optimizer.DefaultConfig()
-	cfg.Weights = ScarcityWeights(tr)
-	wf, err := NewAllocator("worstfit", tr, cfg)
+	cfg.Weights = replay.ScarcityWeights(tr)
+	wf, err := replay.NewAllocator("worstfit", tr, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Replay(ctx, tr, wf, ReplayOptions{Interval: 3600, To: 9000})
+	res, err := replay.Replay(ctx, tr, wf, replay.ReplayOptions{Interval: 3600, To: 9000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +107,12 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	ocfg := optimizer.DefaultConfig()
-	ocfg.Weights = ScarcityWeights(tr)
-	alloc, err := NewAllocator("protean", tr, ocfg)
+	ocfg.Weights = replay.ScarcityWeights(tr)
+	alloc, err := replay.NewAllocator("protean", tr, ocfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Replay(ctx, tr, alloc, ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 3600})
+	res, err := replay.Replay(ctx, tr, alloc, replay.ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 3600})
 	if err != nil {
 		t.Fatal(err)
 	}

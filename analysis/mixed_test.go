@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"placelab/analysis/replay"
 	"strings"
 	"testing"
 
-	"placelab/optimizer"
 	store "placelab/sql"
 )
 
@@ -102,14 +102,14 @@ func TestStoredPlacementsWithinCapacity(t *testing.T) {
 	}{
 		{"protean", func() Spec { return DefaultSpec("mixed") }},
 		{"bestfit", func() Spec { s := DefaultSpec("mixed"); s.Policy = "bestfit"; return s }},
-		{"agents 1 sim", func() Spec { return DefaultSpec("mixed").WithAgents(1, TimeSim) }},
+		{"agents 1 sim", func() Spec { return DefaultSpec("mixed").WithAgents(1, replay.TimeSim) }},
 		{"agents 4 sim x50", func() Spec {
-			s := DefaultSpec("mixed").WithAgents(4, TimeSim)
+			s := DefaultSpec("mixed").WithAgents(4, replay.TimeSim)
 			s.Agents.Speedup = 50
 			return s
 		}},
-		{"agents 1 real", func() Spec { return DefaultSpec("mixed").WithAgents(1, TimeReal) }},
-		{"agents 4 real", func() Spec { return DefaultSpec("mixed").WithAgents(4, TimeReal) }},
+		{"agents 1 real", func() Spec { return DefaultSpec("mixed").WithAgents(1, replay.TimeReal) }},
+		{"agents 4 real", func() Spec { return DefaultSpec("mixed").WithAgents(4, replay.TimeReal) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,7 +134,7 @@ func TestStoredPlacementsWithinCapacity(t *testing.T) {
 			if rep.Placements != int64(res.Summary.VMs) {
 				t.Fatalf("check read %d placements, the run stored %d VMs", rep.Placements, res.Summary.VMs)
 			}
-			if res.store != nil {
+			if res.Store != nil {
 				checkAgainstStore(t, res)
 			}
 		})
@@ -144,23 +144,23 @@ func TestStoredPlacementsWithinCapacity(t *testing.T) {
 // checkAgainstStore compares a multi-agent run's stored rows with the
 // authoritative state: a VM placed and never departing is on the machine
 // its row names; an evicted or rejected VM is nowhere.
-func checkAgainstStore(t *testing.T, res *Result) {
+func checkAgainstStore(t *testing.T, res *replay.Result) {
 	t.Helper()
 	end := map[int64]float64{}
-	for _, v := range res.trace.VMs {
+	for _, v := range res.Trace.VMs {
 		end[v.ID] = v.End
 	}
 	idx := map[int32]int32{}
-	for i, id := range res.trace.MachineIDs {
+	for i, id := range res.Trace.MachineIDs {
 		idx[id] = int32(i)
 	}
 	compared := 0
 	for _, p := range res.Placements {
-		got, in := res.store.Lookup(p.VM)
+		got, in := res.Store.Lookup(p.VM)
 		switch {
 		case p.Outcome == "placed" && math.IsInf(end[p.VM], 1):
 			if !in || got.Machine != idx[p.Machine] {
-				t.Fatalf("VM %d: stored on machine %d, the commit store has it on %d (present %v)", p.VM, p.Machine, res.trace.MachineIDs[got.Machine], in)
+				t.Fatalf("VM %d: stored on machine %d, the commit store has it on %d (present %v)", p.VM, p.Machine, res.Trace.MachineIDs[got.Machine], in)
 			}
 			compared++
 		case p.Outcome != "placed" && in:
@@ -193,7 +193,7 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 	if len(big) < 3 {
 		t.Fatalf("fixture has %d 16-core VMs", len(big))
 	}
-	res := &Result{trace: tr, Placements: []PlacementRow{
+	res := &replay.Result{Trace: tr, Placements: []replay.PlacementRow{
 		{VM: big[0], T: 0, Machine: 0, Outcome: "placed", EvictedAt: math.NaN(), ResponseS: math.NaN()},
 		{VM: big[1], T: 10, Machine: 0, Outcome: "placed", EvictedAt: math.NaN(), ResponseS: math.NaN()},
 		{VM: big[2], T: 10, Machine: 999, Outcome: "placed", EvictedAt: math.NaN(), ResponseS: math.NaN()},
@@ -246,41 +246,4 @@ func TestRunPinsItsLoad(t *testing.T) {
 	if _, err := WhatIfMigrate(ctx, db, res.Summary.RunID, math.NaN(), 10); !errors.Is(err, ErrLoadGone) {
 		t.Fatalf("whatif of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
-}
-
-// TestConflictsPerMinute reproduces defect 4 of issue 13: the figure set
-// beside Table 5's "P99 conflicts per minute" was 60 × the p99 of per-second
-// conflicts over the seconds that had any (180 here). It is now the p99 of
-// per-minute counts over every minute of the run, idle ones included.
-func TestConflictsPerMinute(t *testing.T) {
-	inv := mixedInventory(t)
-	tr := &Trace{Dataset: "x", Inv: inv, MachineIDs: []int32{0}}
-	reqs := []optimizer.Request{{ID: 0, VMs: []optimizer.VMRequest{{ID: 1}}}, {ID: 1, VMs: []optimizer.VMRequest{{ID: 2}}}}
-	outs := []outcome{
-		// conflicts at 0.5 and 0.6 s (minute 0), 61, 61.5 and 61.7 s (minute 1); the run lasts 300 s
-		{done: true, reason: "x", arrive: 0, start: 0, at: 100, conflictAt: []float64{0.5, 0.6}},
-		{done: true, reason: "x", arrive: 0, start: 0, at: 300, conflictAt: []float64{61, 61.5, 61.7}},
-	}
-	opt := DefaultAgentOptions()
-	res := summarizeAgents(tr, nil, reqs, outs, newSampler(inv), opt)
-	s := res.Summary
-	// minutes [0,60) [60,120) ... [300,360): counts 2, 3, 0, 0, 0, 0 → p99 (nearest rank of 6) = 3
-	if s.ConflictsP99PerMin != 3 {
-		t.Fatalf("p99 conflicts per minute = %v, want 3", s.ConflictsP99PerMin)
-	}
-	// 301 seconds, two with conflicts (2 and 3): p99 is the 298th of 301 sorted counts = 0; the max is 3
-	if s.ConflictsP99PerS != 0 || s.ConflictsMaxPerS != 3 || s.Conflicts != 5 {
-		t.Fatalf("per second p99 %v max %v, conflicts %d", s.ConflictsP99PerS, s.ConflictsMaxPerS, s.Conflicts)
-	}
-}
-
-func mixedInventory(t *testing.T) *optimizer.Inventory {
-	t.Helper()
-	db := memDB(t)
-	mixedZone(t, db, "inv", 10, 9)
-	tr, err := LoadTrace(context.Background(), db, "inv", math.Inf(-1), math.Inf(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr.Inv
 }

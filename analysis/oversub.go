@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"placelab/analysis/replay"
 	"slices"
 	"sort"
 	"time"
@@ -82,9 +83,9 @@ type OversubResult struct {
 }
 
 // Figures lists the result as run_metric rows (t = 0) for WriteFigures.
-func (r *OversubResult) Figures() []MetricRow {
-	f := func(name string, v float64) MetricRow { return MetricRow{0, name, v} }
-	return []MetricRow{f("vms", float64(r.VMs)), f("failures", float64(r.Failures)), f("failure_pct", r.FailurePct),
+func (r *OversubResult) Figures() []replay.MetricRow {
+	f := func(name string, v float64) replay.MetricRow { return replay.MetricRow{Metric: name, Value: v} }
+	return []replay.MetricRow{f("vms", float64(r.VMs)), f("failures", float64(r.Failures)), f("failure_pct", r.FailurePct),
 		f("readings", float64(r.Readings)), f("readings_over_100", float64(r.ReadingsOver100)),
 		f("mean_util_pct", r.MeanUtilPct), f("p99_util_pct", r.P99UtilPct), f("oversubscribed_readings", float64(r.OversubscribedReadings)),
 		f("non_production_requests", float64(r.NonProduction)), f("confident_predictions", float64(r.Confident)),
@@ -229,7 +230,7 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 		}
 	}
 	cfg := optimizer.DefaultConfig()
-	cfg.Weights = ScarcityWeights(tr)
+	cfg.Weights = replay.ScarcityWeights(tr)
 	cfg.Explain, cfg.Evict, cfg.Seed = false, false, o.Seed+1
 	rules := optimizer.DefaultRules()
 	if o.Arm != "baseline" {
@@ -242,7 +243,7 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Replay(ctx, tr, alloc, ReplayOptions{From: o.From, To: o.To, Interval: DefaultInterval, Progress: o.Progress, Decorate: decorate, Seed: o.Seed})
+	rep, err := replay.Replay(ctx, tr, alloc, replay.ReplayOptions{From: o.From, To: o.To, Interval: replay.DefaultInterval, Progress: o.Progress, Decorate: decorate, Seed: o.Seed})
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +409,7 @@ func loadSubscriptions(ctx context.Context, db *store.DB, dataset string) (map[i
 // q + N(0, SubscriptionSpread) (clamped), starting at a random offset, so a
 // subscription's VMs have similar — not equal — P95 utilization. Draws are
 // seeded by the subscription and VM, so an arm does not change them.
-func assignSeries(tr *Trace, subs map[int64]string, pool []utilSeries, seed uint64, vmSub []string, series, offset []int) {
+func assignSeries(tr *replay.Trace, subs map[int64]string, pool []utilSeries, seed uint64, vmSub []string, series, offset []int) {
 	for i, v := range tr.VMs {
 		s, ok := subs[v.ID]
 		if !ok {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"placelab/analysis/replay"
 	"regexp"
 	"strings"
 	"testing"
@@ -77,8 +78,8 @@ func TestOverviewInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc, _ := NewAllocator("protean", tr, optimizer.DefaultConfig())
-	res, err := Replay(ctx, tr, alloc, ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 600})
+	alloc, _ := replay.NewAllocator("protean", tr, optimizer.DefaultConfig())
+	res, err := replay.Replay(ctx, tr, alloc, replay.ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 600})
 	if err != nil {
 		t.Fatal(err)
 	}

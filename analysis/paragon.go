@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"placelab/analysis/replay"
 	"sort"
 	"time"
 
@@ -269,10 +270,10 @@ func sortedKeys(m map[int]float64) []int {
 }
 
 // Figures lists the report as run_metric rows.
-func (r *ClassifyReport) Figures() []MetricRow {
-	f := func(n string, v float64) MetricRow { return MetricRow{0, n, v} }
+func (r *ClassifyReport) Figures() []replay.MetricRow {
+	f := func(n string, v float64) replay.MetricRow { return replay.MetricRow{Metric: n, Value: v} }
 	h := r.HeterogeneityMetrics
-	return []MetricRow{f("workloads", float64(h.Workloads)), f("best_sc_accuracy", h.BestSC), f("within_5pct_accuracy", h.Within5),
+	return []replay.MetricRow{f("workloads", float64(h.Workloads)), f("best_sc_accuracy", h.BestSC), f("within_5pct_accuracy", h.Within5),
 		f("rank_exact", h.RankExact), f("rank_90pct", h.Rank90), f("rank_50pct", h.Rank50), f("mean_abs_error", h.MeanAbsError),
 		f("mean_rel_error", h.MeanRelError), f("rank", float64(r.Rank)), f("fold_in_us", r.FoldInUS),
 		f("baseline_best_sc_accuracy", r.Baseline.BestSC), f("baseline_within_5pct_accuracy", r.Baseline.Within5),
@@ -280,9 +281,9 @@ func (r *ClassifyReport) Figures() []MetricRow {
 }
 
 // ScheduleFigures lists a scenario result as run_metric rows.
-func ScheduleFigures(r *paragon.Result) []MetricRow {
-	f := func(n string, v float64) MetricRow { return MetricRow{0, n, v} }
-	return []MetricRow{f("qos_share", r.QoSShare), f("mean_normalized_perf", r.MeanNormalizedPerf),
+func ScheduleFigures(r *paragon.Result) []replay.MetricRow {
+	f := func(n string, v float64) replay.MetricRow { return replay.MetricRow{Metric: n, Value: v} }
+	return []replay.MetricRow{f("qos_share", r.QoSShare), f("mean_normalized_perf", r.MeanNormalizedPerf),
 		f("within_10pct_share", r.Within10Share), f("degraded_20pct_share", r.Degraded20Share), f("apps", float64(r.Apps)),
 		f("servers", float64(r.Servers))}
 }

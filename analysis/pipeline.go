@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"placelab/analysis/replay"
 	"slices"
 	"sort"
 	"strings"
@@ -71,7 +72,7 @@ type Spec struct {
 	From, To, Interval float64
 	// Agents, when set, replays with concurrent agents (Protean only);
 	// nil is the single-agent replay.
-	Agents *AgentOptions
+	Agents *replay.AgentOptions
 	// Set names the settings the caller chose (the Set* constants); Validate
 	// refuses those the policy or the time model cannot honour.
 	Set map[string]bool
@@ -81,14 +82,14 @@ type Spec struct {
 // on the whole of dataset, sampled hourly, with one agent.
 func DefaultSpec(dataset string) Spec {
 	return Spec{Dataset: dataset, Policy: "protean", Engine: optimizer.DefaultConfig(),
-		From: math.Inf(-1), To: math.Inf(1), Interval: DefaultInterval, Set: map[string]bool{}}
+		From: math.Inf(-1), To: math.Inf(1), Interval: replay.DefaultInterval, Set: map[string]bool{}}
 }
 
 // WithAgents returns the spec with n agents of the paper's model
 // (DefaultAgentOptions) in the given time model; explanations are off, as
 // multi-agent runs record outcomes, retries and conflicts instead.
 func (s Spec) WithAgents(n int, timeModel string) Spec {
-	a := DefaultAgentOptions()
+	a := replay.DefaultAgentOptions()
 	a.Agents, a.TimeModel = n, timeModel
 	s.Agents = &a
 	s.Engine.Explain = false
@@ -106,8 +107,8 @@ func (s *Spec) Validate() error {
 	if s.Dataset == "" {
 		return bad("no dataset")
 	}
-	if !slices.Contains(Policies, s.Policy) {
-		return bad("policy %q: want one of %s", s.Policy, strings.Join(Policies, ", "))
+	if !slices.Contains(replay.Policies, s.Policy) {
+		return bad("policy %q: want one of %s", s.Policy, strings.Join(replay.Policies, ", "))
 	}
 	if s.Policy != "protean" {
 		for _, name := range proteanOnly {
@@ -129,10 +130,10 @@ func (s *Spec) Validate() error {
 		if err := s.Agents.Validate(); err != nil {
 			return err
 		}
-		if !s.Engine.Cache && s.Agents.TimeModel == TimeSim && s.isSet(SetHitRate) {
+		if !s.Engine.Cache && s.Agents.TimeModel == replay.TimeSim && s.isSet(SetHitRate) {
 			return bad("--hit-rate with --cache off: without the cache every simulated evaluation is a miss")
 		}
-		if s.Agents.TimeModel == TimeReal {
+		if s.Agents.TimeModel == replay.TimeReal {
 			for _, name := range []string{SetSpeedup, SetHitRate, SetHitMS, SetMissMS, SetCommitMS} {
 				if s.isSet(name) {
 					return bad("--%s applies to simulated time (--time sim); real time measures the engine itself", name)
@@ -140,8 +141,8 @@ func (s *Spec) Validate() error {
 			}
 		}
 	}
-	w := ReplayOptions{From: s.From, To: s.To, Interval: s.Interval}
-	if err := w.normalize(); err != nil {
+	w := replay.ReplayOptions{From: s.From, To: s.To, Interval: s.Interval}
+	if err := w.Normalize(); err != nil {
 		return err
 	}
 	if err := s.Engine.Validate(); err != nil {
@@ -166,7 +167,7 @@ func (s *Spec) Params() map[string]any {
 	}
 	if a := s.Agents; a != nil {
 		p["agents"], p["time"], p["max_retries"], p["window"], p["n0"], p["avoid"] = a.Agents, a.TimeModel, a.MaxRetries, a.Window, a.N0, a.Avoid
-		if a.TimeModel == TimeSim {
+		if a.TimeModel == replay.TimeSim {
 			hit := a.HitRate
 			if !c.Cache {
 				hit = 0
@@ -200,7 +201,7 @@ type RunOptions struct {
 
 // Run validates spec, loads its dataset (pinning the load), replays it and
 // stores the run in one transaction.
-func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*Result, error) {
+func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Result, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -237,20 +238,20 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*Result, e
 // RunTrace runs a validated spec on a loaded trace without storing it; the
 // spec's Engine gets the trace-derived weights and arrival rates, so that
 // Params() then records what ran.
-func RunTrace(ctx context.Context, tr *Trace, spec *Spec, o RunOptions) (*Result, error) {
+func RunTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions) (*replay.Result, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	cfg := &spec.Engine
 	if !spec.isSet("weights") {
-		cfg.Weights = ScarcityWeights(tr)
+		cfg.Weights = replay.ScarcityWeights(tr)
 	}
 	if cfg.Safety {
-		cfg.ArrivalRates = ArrivalRates(tr)
+		cfg.ArrivalRates = replay.ArrivalRates(tr)
 	}
-	ropt := ReplayOptions{From: spec.From, To: spec.To, Interval: spec.Interval, Progress: o.Progress,
+	ropt := replay.ReplayOptions{From: spec.From, To: spec.To, Interval: spec.Interval, Progress: o.Progress,
 		Refresh: cfg.Cache, Seed: cfg.Seed, Decorate: o.Decorate}
-	var res *Result
+	var res *replay.Result
 	var err error
 	if spec.Agents != nil {
 		if o.Decorate != nil {
@@ -259,13 +260,13 @@ func RunTrace(ctx context.Context, tr *Trace, spec *Spec, o RunOptions) (*Result
 		a := *spec.Agents
 		a.ReplayOptions = ropt
 		a.Rules = spec.Rules
-		res, err = ReplayAgents(ctx, tr, *cfg, a)
+		res, err = replay.ReplayAgents(ctx, tr, *cfg, a)
 	} else {
 		var alloc optimizer.Allocator
-		if alloc, err = newAllocator(spec.Policy, tr, *cfg, spec.Rules); err != nil {
+		if alloc, err = replay.NewAllocatorWith(spec.Policy, tr, *cfg, spec.Rules); err != nil {
 			return nil, err
 		}
-		res, err = Replay(ctx, tr, alloc, ropt)
+		res, err = replay.Replay(ctx, tr, alloc, ropt)
 	}
 	if err != nil {
 		return nil, err

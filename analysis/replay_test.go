@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"placelab/analysis/replay"
 	"testing"
 
 	"placelab/datasets"
@@ -69,12 +70,12 @@ func TestReplayByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := optimizer.DefaultConfig()
-	cfg.Weights = ScarcityWeights(tr)
-	alloc, err := NewAllocator("protean", tr, cfg)
+	cfg.Weights = replay.ScarcityWeights(tr)
+	alloc, err := replay.NewAllocator("protean", tr, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Replay(ctx, tr, alloc, ReplayOptions{Interval: 3600, To: 9000})
+	res, err := replay.Replay(ctx, tr, alloc, replay.ReplayOptions{Interval: 3600, To: 9000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +148,8 @@ func TestReplayByHand(t *testing.T) {
 		t.Fatalf("what-if %+v", rep)
 	}
 	// Worst fit spreads: VM 1 goes to the empty machine.
-	wf, _ := NewAllocator("worstfit", tr, cfg)
-	res, err = Replay(ctx, tr, wf, ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 3600})
+	wf, _ := replay.NewAllocator("worstfit", tr, cfg)
+	res, err = replay.Replay(ctx, tr, wf, replay.ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 3600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,16 +176,16 @@ func TestReplayAllPoliciesSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pol := range Policies {
+	for _, pol := range replay.Policies {
 		t.Run(pol, func(t *testing.T) {
-			run := func() *Result {
+			run := func() *replay.Result {
 				cfg := optimizer.DefaultConfig()
-				cfg.Weights = ScarcityWeights(tr)
-				a, err := NewAllocator(pol, tr, cfg)
+				cfg.Weights = replay.ScarcityWeights(tr)
+				a, err := replay.NewAllocator(pol, tr, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := Replay(ctx, tr, a, DefaultReplayOptions())
+				res, err := replay.Replay(ctx, tr, a, replay.DefaultReplayOptions())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -241,9 +242,9 @@ func TestReplayRealTraces(t *testing.T) {
 			}
 			for _, pol := range []string{"protean", "bestfit"} {
 				cfg := optimizer.DefaultConfig()
-				cfg.Weights = ScarcityWeights(tr)
-				a, _ := NewAllocator(pol, tr, cfg)
-				res, err := Replay(ctx, tr, a, DefaultReplayOptions())
+				cfg.Weights = replay.ScarcityWeights(tr)
+				a, _ := replay.NewAllocator(pol, tr, cfg)
+				res, err := replay.Replay(ctx, tr, a, replay.DefaultReplayOptions())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"placelab/analysis/replay"
 	"strconv"
 	"strings"
 	"time"
@@ -12,100 +13,6 @@ import (
 	"placelab/optimizer"
 	store "placelab/sql"
 )
-
-// Policies lists the allocators a replay can use.
-var Policies = []string{"protean", "firstfit", "bestfit", "worstfit", "random"}
-
-// NewAllocator returns the allocator for a policy over a fresh state of
-// tr's inventory. Protean and the baselines get the same configuration and
-// rule set (optimizer.RulesFor): the same validators, eviction setting,
-// buffers and weights; a baseline refuses settings it cannot honour
-// (optimizer.Config.ValidateFor).
-func NewAllocator(policy string, tr *Trace, cfg optimizer.Config) (optimizer.Allocator, error) {
-	return newAllocator(policy, tr, cfg, nil)
-}
-
-// newAllocator is NewAllocator with a rule set (nil: optimizer.RulesFor).
-func newAllocator(policy string, tr *Trace, cfg optimizer.Config, rules *optimizer.Rules) (optimizer.Allocator, error) {
-	rs := optimizer.RulesFor(&cfg)
-	if rules != nil {
-		rs = *rules
-	}
-	state := optimizer.NewState(tr.Inv)
-	if policy == "protean" {
-		return optimizer.NewProtean(state, cfg, rs)
-	}
-	return optimizer.NewBaseline(optimizer.Policy(policy), state, cfg, rs)
-}
-
-// ScarcityWeights derives BestFit's weights from a trace: for each
-// dimension, the mean share of a machine that the trace's VMs ask for
-// (averaged over the SKUs each type runs on), scaled so the scarcest
-// dimension weighs 1. Dimensions no VM asks for weigh 0.
-func ScarcityWeights(tr *Trace) optimizer.Vec {
-	inv := tr.Inv
-	perType := make([]optimizer.Vec, len(inv.Types))
-	for t, ty := range inv.Types {
-		n := 0.0
-		for s, ok := range ty.Supported {
-			if !ok {
-				continue
-			}
-			c := inv.SKUs[s].Capacity
-			for i := range c {
-				if c[i] > 0 {
-					perType[t][i] += ty.Demand[s][i] / c[i]
-				}
-			}
-			n++
-		}
-		for i := range perType[t] {
-			if n > 0 {
-				perType[t][i] /= n
-			}
-		}
-	}
-	var w optimizer.Vec
-	for _, v := range tr.VMs {
-		if v.Type >= 0 {
-			w = w.Add(perType[v.Type])
-		}
-	}
-	max := 0.0
-	for _, x := range w {
-		max = math.Max(max, x)
-	}
-	if max == 0 {
-		return optimizer.Vec{optimizer.Cores: 1}
-	}
-	for i := range w {
-		w[i] /= max
-	}
-	return w
-}
-
-// ArrivalRates is, per VM type of the trace, the arrival rate (per second)
-// of high-priority VMs over the trace's arrival span: the input of the
-// slides' safety score.
-func ArrivalRates(tr *Trace) []float64 {
-	rates := make([]float64, len(tr.Inv.Types))
-	first, last := math.Inf(1), math.Inf(-1)
-	for _, v := range tr.VMs {
-		if v.Start < 0 || v.Priority != 0 {
-			continue
-		}
-		rates[v.Type]++
-		first, last = math.Min(first, v.Start), math.Max(last, v.Start)
-	}
-	span := last - first
-	if span <= 0 {
-		span = 1
-	}
-	for i := range rates {
-		rates[i] /= span
-	}
-	return rates
-}
 
 // RunMeta is what the run table records besides the results.
 type RunMeta struct {
@@ -126,7 +33,7 @@ func loadID(id int64) any {
 
 // WriteRun stores a replay's run, placement, explain and run_metric rows in
 // one transaction and returns the run id.
-func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *Result) (int64, error) {
+func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *replay.Result) (int64, error) {
 	id, err := db.NextRunID(ctx)
 	if err != nil {
 		return 0, err
@@ -160,7 +67,7 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *Result) (int
 				return err
 			}
 			if p.Explain != nil {
-				if err := appendExplain(w, id, p.Explain, res.trace, q); err != nil {
+				if err := appendExplain(w, id, p.Explain, res.Trace, q); err != nil {
 					return err
 				}
 			}
@@ -216,7 +123,7 @@ func ruleCounts(b *strings.Builder, rc []optimizer.RuleCount) {
 // appendExplain writes a VM's explanation as two rows, cluster level and
 // machine level, with small JSON documents built directly (this runs once
 // per VM of a replay).
-func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *Trace, q *quoted) error {
+func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *replay.Trace, q *quoted) error {
 	var b strings.Builder
 	ruleCounts(&b, ex.ClusterRejected)
 	cj := b.String()
@@ -315,7 +222,7 @@ func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *Tr
 // WriteFigures stores a run whose results are named figures rather than
 // placements (an experiment arm, a simulation): one run row and one
 // run_metric row per figure, in one transaction. It returns the run id.
-func WriteFigures(ctx context.Context, db *store.DB, meta RunMeta, seconds float64, figs []MetricRow) (int64, error) {
+func WriteFigures(ctx context.Context, db *store.DB, meta RunMeta, seconds float64, figs []replay.MetricRow) (int64, error) {
 	id, err := db.NextRunID(ctx)
 	if err != nil {
 		return 0, err

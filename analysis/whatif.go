@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"placelab/analysis/replay"
 
 	"placelab/optimizer"
 	store "placelab/sql"
@@ -49,7 +50,7 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, at float64, bud
 	if err != nil {
 		return nil, err
 	}
-	vmOf := make(map[int64]*TraceVM, len(tr.VMs))
+	vmOf := make(map[int64]*replay.TraceVM, len(tr.VMs))
 	for i := range tr.VMs {
 		vmOf[tr.VMs[i].ID] = &tr.VMs[i]
 	}
@@ -81,7 +82,7 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, at float64, bud
 		return nil, err
 	}
 	cfg := optimizer.DefaultConfig()
-	cfg.Weights = ScarcityWeights(tr)
+	cfg.Weights = replay.ScarcityWeights(tr)
 	plan, err := optimizer.PlanMigrations(state, cfg, optimizer.DefaultRules(), budget)
 	if err != nil {
 		return nil, err

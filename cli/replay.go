@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"placelab/analysis/replay"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +17,7 @@ import (
 func engineFlags() []cli.Flag {
 	def := optimizer.DefaultConfig()
 	return []cli.Flag{
-		&cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Value: "protean", Usage: "allocator: " + strings.Join(analysis.Policies, ", ")},
+		&cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Value: "protean", Usage: "allocator: " + strings.Join(replay.Policies, ", ")},
 		&cli.StringFlag{Name: "buckets", Value: strconv.Itoa(def.Buckets), Usage: "BestFit quantization buckets `N` (\"inf\" or 0: no quantization; Protean only)"},
 		&cli.IntFlag{Name: "k", Value: def.K, Usage: "clusters passed to machine selection (Protean only)"},
 		&cli.StringFlag{Name: "cache", Value: "on", Usage: "Protean's cache hierarchy: on or off (Protean only; with simulated agents, off makes every evaluation a miss)"},
@@ -124,10 +125,10 @@ func replayCommand() *cli.Command {
 		&cli.IntFlag{Name: "agents", Value: 1, Usage: "allocation agents on stale views committing to one store (Protean §4); the agent flags below need it"},
 		&cli.StringFlag{Name: "time", Value: "sim", Usage: "with --agents: sim (simulated time, deterministic) or real (goroutines, wall clock)"},
 		&cli.Float64Flag{Name: "speedup", Value: 1, Usage: "simulated time: run the trace this many times faster (1..1000)"},
-		&cli.Float64Flag{Name: "hit-rate", Value: analysis.DefaultHitRate, Usage: "simulated time: probability an evaluation hits the cache"},
-		&cli.Float64Flag{Name: "hit-ms", Value: analysis.DefaultHitMS, Usage: "simulated time: cost of a cache hit (ms)"},
-		&cli.Float64Flag{Name: "miss-ms", Value: analysis.DefaultMissMS, Usage: "simulated time: cost of a cache miss (ms)"},
-		&cli.Float64Flag{Name: "commit-ms", Value: analysis.DefaultCommitMS, Usage: "simulated time: commit round trip (pipelined: the agent moves on)"},
+		&cli.Float64Flag{Name: "hit-rate", Value: replay.DefaultHitRate, Usage: "simulated time: probability an evaluation hits the cache"},
+		&cli.Float64Flag{Name: "hit-ms", Value: replay.DefaultHitMS, Usage: "simulated time: cost of a cache hit (ms)"},
+		&cli.Float64Flag{Name: "miss-ms", Value: replay.DefaultMissMS, Usage: "simulated time: cost of a cache miss (ms)"},
+		&cli.Float64Flag{Name: "commit-ms", Value: replay.DefaultCommitMS, Usage: "simulated time: commit round trip (pipelined: the agent moves on)"},
 		&cli.IntFlag{Name: "max-retries", Value: optimizer.DefaultMaxRetries, Usage: "conflicting commits before a request is rejected"},
 		&cli.IntFlag{Name: "window", Value: optimizer.DefaultWindow, Usage: "commits in the conflict-ratio window"},
 		&cli.IntFlag{Name: "n0", Value: optimizer.DefaultN0, Usage: "machines the conflict-avoidance scheme picks among"},
@@ -180,7 +181,7 @@ func replaySpec(c *cli.Context) (analysis.Spec, error) {
 	if spec.To, err = parseTime(c.String("to"), math.Inf(1)); err != nil {
 		return spec, fmt.Errorf("--to: %w", err)
 	}
-	if spec.Interval, err = parseTime(c.String("interval"), analysis.DefaultInterval); err != nil || spec.Interval <= 0 {
+	if spec.Interval, err = parseTime(c.String("interval"), replay.DefaultInterval); err != nil || spec.Interval <= 0 {
 		return spec, fmt.Errorf("--interval %q: want a positive duration", c.String("interval"))
 	}
 	if c.IsSet("agents") {
@@ -225,7 +226,7 @@ func runReplay(c *cli.Context) error {
 	return printSummary(c, res.Summary, format)
 }
 
-func printSummary(c *cli.Context, s analysis.Summary, format string) error {
+func printSummary(c *cli.Context, s replay.Summary, format string) error {
 	w := c.App.Writer
 	if format == "json" {
 		return printJSON(w, s)

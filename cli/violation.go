@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"placelab/analysis/replay"
 	"strconv"
 	"strings"
 
@@ -96,7 +97,7 @@ Examples:
 					if _, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "violation", Policy: r.Policy, Dataset: c.String("dataset"),
 						Version: version, Seed: sim.Seed, Params: map[string]any{"density": p.Density, "nodes": sim.Nodes, "hours": sim.Hours,
 							"seeds": sim.Seeds, "reps": c.Int("reps"), "theta": c.Float64("theta")}}, r.Seconds,
-						[]analysis.MetricRow{{Metric: "violations", Value: r.Violations}, {Metric: "failovers", Value: r.Failovers},
+						[]replay.MetricRow{{Metric: "violations", Value: r.Violations}, {Metric: "failovers", Value: r.Failovers},
 							{Metric: "ms_per_placement", Value: r.MsPerPlacement}, {Metric: "ratio_to_prv_worstfit", Value: ratio}}); err != nil {
 						return err
 					}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"placelab/analysis/replay"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ type Experiment struct {
 	Points func(quick bool) []Point
 	// Run computes one point's figures. db is the user's database (some
 	// experiments read loaded datasets); scratch work goes elsewhere.
-	Run func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error)
+	Run func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error)
 	// Paper holds the published numbers the report sets beside ours: only
 	// numbers the paper prints, for figures ours computes as the paper
 	// defines them (shares, rates, ratios; never an absolute count from the
@@ -228,6 +229,6 @@ func vals[T any](xs ...T) []any {
 }
 
 // fig makes a figure row (t = 0).
-func fig(name string, v float64) analysis.MetricRow {
-	return analysis.MetricRow{T: 0, Metric: name, Value: v}
+func fig(name string, v float64) replay.MetricRow {
+	return replay.MetricRow{T: 0, Metric: name, Value: v}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"placelab/analysis/replay"
 	"sync"
 	"time"
 
@@ -75,7 +76,7 @@ func init() {
 			}
 			return grid([]axis{{"machines", vals(1000, 5000, 10000, 30000)}}, []uint64{1})
 		},
-		Run: func(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+		Run: func(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			// Cache on and off on the same requests, one rep per seed; the
 			// latencies are decision-only (as Figs 11–12 plot), the cost
 			// per placement and the speedup include the cache upkeep.
@@ -89,7 +90,7 @@ func init() {
 				return nil, err
 			}
 			on, off := c.CacheOn, c.CacheOff
-			return []analysis.MetricRow{fig("latency_p50_us", on.DecisionLatencyP50US.Median), fig("latency_p99_us", on.DecisionLatencyP99US.Median),
+			return []replay.MetricRow{fig("latency_p50_us", on.DecisionLatencyP50US.Median), fig("latency_p99_us", on.DecisionLatencyP99US.Median),
 				fig("nocache_latency_p50_us", off.DecisionLatencyP50US.Median), fig("nocache_latency_p99_us", off.DecisionLatencyP99US.Median),
 				fig("cost_per_placement_us", on.CostPerPlacementUS.Median), fig("nocache_cost_per_placement_us", off.CostPerPlacementUS.Median),
 				fig("cache_speedup_x", c.CacheSpeedup.Median), fig("memory_mb", on.MemoryMB.Median), fig("cache_hit_rate", on.CacheHitRate.Median)}, nil
@@ -108,7 +109,7 @@ func init() {
 	})
 }
 
-func loadZone(ctx context.Context, quick bool, seed uint64) (*store.DB, *analysis.Trace, error) {
+func loadZone(ctx context.Context, quick bool, seed uint64) (*store.DB, *replay.Trace, error) {
 	db, err := scratchZone(ctx, zoneConfig(quick, seed))
 	if err != nil {
 		return nil, nil, err
@@ -121,7 +122,7 @@ func loadZone(ctx context.Context, quick bool, seed uint64) (*store.DB, *analysi
 // BestFit buckets, once with one agent (packing density, candidates left
 // after BestFit, LP-bound density beside it) and once with four agents in
 // simulated time (p99 conflicts per minute).
-func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 	zdb, _, err := loadZone(ctx, quick, p.Seed)
 	if err != nil {
 		return nil, err
@@ -152,13 +153,13 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analys
 	// Conflicts: four agents of the paper's model (§6.2: 20 retries,
 	// avoidance among the top 100 over a window of 50 commits) in simulated
 	// time, the trace ten times faster.
-	aspec := spec.WithAgents(4, analysis.TimeSim)
+	aspec := spec.WithAgents(4, replay.TimeSim)
 	aspec.Agents.Speedup = agentsSpeedup
 	ag, err := analysis.Run(ctx, zdb, aspec, analysis.RunOptions{NoWrite: true})
 	if err != nil {
 		return nil, err
 	}
-	return []analysis.MetricRow{
+	return []replay.MetricRow{
 		fig("pd_pct", 100*res.Summary.PackingDensityMean), fig("post_bestfit_pct", res.Summary.PostBestFitPct),
 		fig("rejected", float64(res.Summary.Rejected)), fig("lp_bound_density_pct", 100*bound/math.Max(n, 1)),
 		fig("lp_gap_pct", 100*lp.MeanGap), fig("conflicts_p99_per_min", ag.Summary.ConflictsP99PerMin),
@@ -181,12 +182,12 @@ func lpTimeLimit(quick bool) time.Duration {
 // runAgents replays the zone with the point's agents and speed-up in
 // simulated time: the span of the largest burst, conflicts per second at
 // p99, throughput at p99 and the share of requests rejected.
-func runAgents(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+func runAgents(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 	zdb, _, err := loadZone(ctx, quick, p.Seed)
 	if err != nil {
 		return nil, err
 	}
-	spec := analysis.DefaultSpec("zone").WithAgents(p.Params["agents"].(int), analysis.TimeSim)
+	spec := analysis.DefaultSpec("zone").WithAgents(p.Params["agents"].(int), replay.TimeSim)
 	spec.Engine.Seed = p.Seed
 	spec.Agents.Speedup = p.Params["speedup"].(float64)
 	res, err := analysis.Run(ctx, zdb, spec, analysis.RunOptions{NoWrite: true})
@@ -194,7 +195,7 @@ func runAgents(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysi
 		return nil, err
 	}
 	s := res.Summary
-	return []analysis.MetricRow{fig("burst_span_s", s.BurstSpanS), fig("conflicts", float64(s.Conflicts)),
+	return []replay.MetricRow{fig("burst_span_s", s.BurstSpanS), fig("conflicts", float64(s.Conflicts)),
 		fig("conflicts_p99_per_s", s.ConflictsP99PerS), fig("throughput_p99_per_s", s.ThroughputP99PerS),
 		fig("rejection_rate_pct", 100*s.RejectionRate), fig("retries", float64(s.Retries)),
 		fig("avoidance_activations", float64(s.AvoidanceActivations))}, nil

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"placelab/analysis/replay"
 	"testing"
 
 	"placelab/analysis"
@@ -16,7 +17,7 @@ import (
 // activations, and the spec the experiments start from must carry the
 // paper's settings (§6.2).
 func TestAgentsExperimentAvoids(t *testing.T) {
-	a := analysis.DefaultSpec("zone").WithAgents(4, analysis.TimeSim).Agents
+	a := analysis.DefaultSpec("zone").WithAgents(4, replay.TimeSim).Agents
 	if a.MaxRetries != 20 || a.Window != 50 || a.N0 != 100 || !a.Avoid || a.HitRate != 0.9 || a.HitMS != 14 || a.MissMS != 88 {
 		t.Fatalf("agent defaults are not Protean §6.2's: %+v", *a)
 	}

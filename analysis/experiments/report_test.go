@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"placelab/analysis/replay"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,11 +71,11 @@ func TestGridKindKeepsQuickAndFullApart(t *testing.T) {
 	db := memDB(t)
 	e := &Experiment{Name: "test-grid", Title: "grid kinds", Reproduces: "nothing", FullTime: "instant",
 		Points: func(bool) []Point { return []Point{{Index: 0, Params: map[string]any{"n": 1}, Seed: 7}} },
-		Run: func(_ context.Context, _ *store.DB, _ Point, quick bool) ([]analysis.MetricRow, error) {
+		Run: func(_ context.Context, _ *store.DB, _ Point, quick bool) ([]replay.MetricRow, error) {
 			if quick {
-				return []analysis.MetricRow{fig("x", 1)}, nil
+				return []replay.MetricRow{fig("x", 1)}, nil
 			}
-			return []analysis.MetricRow{fig("x", 2)}, nil
+			return []replay.MetricRow{fig("x", 2)}, nil
 		}}
 	withExperiment(t, e)
 	for _, quick := range []bool{true, false} {
@@ -119,7 +120,7 @@ func TestGridKindLegacyRuns(t *testing.T) {
 	db := memDB(t)
 	for _, p := range []map[string]any{{"point": 0, "quick": true}, {"point": 0, "quick": false}} {
 		if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "experiment", Policy: "legacy", Params: p}, 0,
-			[]analysis.MetricRow{fig("x", 1)}); err != nil {
+			[]replay.MetricRow{fig("x", 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,7 +137,7 @@ func TestGridKindLegacyRuns(t *testing.T) {
 // stores itself would be overwritten, so Run refuses it.
 func TestRunRefusesReservedParameter(t *testing.T) {
 	e := &Experiment{Name: "test-reserved", Points: func(bool) []Point { return []Point{{Params: map[string]any{"grid": "x"}}} },
-		Run: func(context.Context, *store.DB, Point, bool) ([]analysis.MetricRow, error) { return nil, nil }}
+		Run: func(context.Context, *store.DB, Point, bool) ([]replay.MetricRow, error) { return nil, nil }}
 	if _, err := Run(context.Background(), memDB(t), e, Options{}); err == nil || !strings.Contains(err.Error(), `"grid" is reserved`) {
 		t.Errorf("err = %v", err)
 	}

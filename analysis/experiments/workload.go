@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"placelab/analysis/replay"
 	"time"
 
 	"placelab/analysis"
@@ -20,7 +21,7 @@ func init() {
 			return grid([]axis{{"arm", vals(analysis.OversubArms...)}}, []uint64{1})
 		},
 		Paper: rc62,
-		Run: func(ctx context.Context, _ *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+		Run: func(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			cfg := zoneConfig(quick, p.Seed)
 			cfg.SeriesVMs, cfg.Load = 300, 0.92
 			if quick {
@@ -42,7 +43,7 @@ func init() {
 		Name: "characterize", Title: "Workload characterization of every loaded dataset",
 		Reproduces: "Protean §2, Resource Central §3", FullTime: "seconds per million VMs",
 		Points: func(bool) []Point { return []Point{{Index: 0, Params: map[string]any{}, Seed: 0}} },
-		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			t0 := time.Now()
 			_, results, err := analysis.Characterize(ctx, db, "", nil)
 			if err != nil {
@@ -56,7 +57,7 @@ func init() {
 			}
 			var datasets float64
 			db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM dataset").Scan(&datasets)
-			return []analysis.MetricRow{fig("datasets", datasets), fig("views", float64(len(results))),
+			return []replay.MetricRow{fig("datasets", datasets), fig("views", float64(len(results))),
 				fig("views_with_rows", float64(withRows)), fig("seconds_s", time.Since(t0).Seconds())}, nil
 		},
 	})
@@ -70,12 +71,12 @@ func init() {
 			return grid([]axis{{"scenario", vals("low", "high", "oversubscribed", "classify-lumos")}}, []uint64{1})
 		},
 		Paper: paragonFig9,
-		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			sc := p.Params["scenario"].(string)
 			if sc == "classify-lumos" {
 				rep, err := analysis.EvaluateClassification(ctx, db, "lumos", "lumos", analysis.ClassifyOptions{Known: 2, Seed: p.Seed})
 				if errors.Is(err, analysis.ErrNoMatrix) {
-					return []analysis.MetricRow{fig("available", 0)}, nil // Lumos not loaded: nothing to measure
+					return []replay.MetricRow{fig("available", 0)}, nil // Lumos not loaded: nothing to measure
 				}
 				if err != nil {
 					return nil, err
@@ -94,7 +95,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			var figs []analysis.MetricRow
+			var figs []replay.MetricRow
 			for _, r := range res {
 				for _, f := range analysis.ScheduleFigures(r) {
 					f.Metric += " policy=" + r.Policy
@@ -117,7 +118,7 @@ func init() {
 			return grid([]axis{{"density", vals(0.9, 1.0, 1.1, 1.2, 1.3)}}, []uint64{1})
 		},
 		Paper: konigFig9,
-		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]analysis.MetricRow, error) {
+		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			sim := violation.DefaultSimConfig()
 			sim.Seed = p.Seed
 			n := 2000
@@ -129,7 +130,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			var figs []analysis.MetricRow
+			var figs []replay.MetricRow
 			for _, r := range pts[0].Result.Policies {
 				figs = append(figs, fig("violations policy="+r.Policy, r.Violations), fig("failovers policy="+r.Policy, r.Failovers))
 			}

@@ -1,4 +1,4 @@
-package analysis
+package replay
 
 import (
 	"container/heap"
@@ -68,7 +68,7 @@ func DefaultAgentOptions() AgentOptions {
 const MaxSpeedup = 1000
 
 // ErrBadAgents reports agent options out of range.
-var ErrBadAgents = errors.New("analysis: bad agent options")
+var ErrBadAgents = errors.New("replay: bad agent options")
 
 // Validate refuses options out of range, naming the field.
 func (o *AgentOptions) Validate() error {
@@ -127,7 +127,7 @@ type outcome struct {
 // time on both, and the time from arrival to resolution is the response
 // time (PlacementRow.ResponseS, Summary.Response*).
 func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt AgentOptions) (*Result, error) {
-	if err := opt.ReplayOptions.normalize(); err != nil {
+	if err := opt.ReplayOptions.Normalize(); err != nil {
 		return nil, err
 	}
 	if err := opt.Validate(); err != nil {
@@ -185,7 +185,7 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 		return nil, err
 	}
 	res := summarizeAgents(tr, agents, reqs, outs, smp, opt)
-	res.store = store
+	res.Store = store
 	res.Summary.Seconds = time.Since(start).Seconds()
 	lowPriority := map[int64]bool{}
 	var lat []float64
@@ -585,7 +585,7 @@ func perClock(times []float64, first, last, w float64) []float64 {
 // metrics and the agent part of the summary.
 func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Request,
 	outs []outcome, smp *sampler, opt AgentOptions) *Result {
-	res := &Result{Summary: Summary{Policy: "protean", Dataset: tr.Dataset, RejectedBy: map[string]int{}}, trace: tr}
+	res := &Result{Summary: Summary{Policy: "protean", Dataset: tr.Dataset, RejectedBy: map[string]int{}}, Trace: tr}
 	s := &res.Summary
 	s.Agents = len(agents)
 	s.TimeModel = opt.TimeModel
@@ -611,7 +611,7 @@ func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Requ
 			if o.ok {
 				m, ok := machineOf[v.ID]
 				if !ok {
-					panic(fmt.Sprintf("analysis: request %d committed without VM %d", req.ID, v.ID))
+					panic(fmt.Sprintf("replay: request %d committed without VM %d", req.ID, v.ID))
 				}
 				row.Outcome = "placed"
 				row.Machine = tr.MachineIDs[m]

@@ -1,4 +1,4 @@
-package analysis
+package replay
 
 import (
 	"container/heap"
@@ -61,12 +61,12 @@ func DefaultReplayOptions() ReplayOptions {
 const MaxSamples = 10_000_000
 
 // ErrBadWindow reports a replay window or sampling interval out of range.
-var ErrBadWindow = errors.New("analysis: bad replay window")
+var ErrBadWindow = errors.New("replay: bad replay window")
 
-// normalize checks the window and the interval: From −∞ means the trace's
+// Normalize checks the window and the interval: From −∞ means the trace's
 // start (time 0; VMs alive before it arrive then); NaN, To ≤ From and an
 // interval that is not a positive finite number are errors.
-func (o *ReplayOptions) normalize() error {
+func (o *ReplayOptions) Normalize() error {
 	switch {
 	case math.IsNaN(o.From) || math.IsInf(o.From, 1):
 		return fmt.Errorf("%w: from = %v", ErrBadWindow, o.From)
@@ -205,9 +205,26 @@ type Result struct {
 	Placements []PlacementRow
 	Metrics    []MetricRow
 	RuleStats  []optimizer.RuleStats
-	trace      *Trace
-	// store is a multi-agent run's authoritative state at the end (tests).
-	store *optimizer.CommitStore
+	// Trace is the trace replayed.
+	Trace *Trace
+	// Store is a multi-agent run's authoritative state at the end (for
+	// checks and tests); nil for one agent.
+	Store *optimizer.CommitStore
+}
+
+// Departures is a queue of VM departures by time (ties: VM id), as a
+// replay releases them.
+type Departures struct{ h depHeap }
+
+// Add queues vm to depart at t.
+func (d *Departures) Add(t float64, vm int64) { heap.Push(&d.h, departure{t, vm}) }
+
+// Due pops the next VM departing at or before t.
+func (d *Departures) Due(t float64) (int64, bool) {
+	if len(d.h) == 0 || d.h[0].t > t {
+		return 0, false
+	}
+	return heap.Pop(&d.h).(departure).vm, true
 }
 
 type departure struct {
@@ -270,7 +287,7 @@ func Requests(tr *Trace, from, to float64) []optimizer.Request {
 // Replay runs a trace through an allocator in time order: departures before
 // arrivals at the same instant, metrics sampled every Interval.
 func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt ReplayOptions) (*Result, error) {
-	if err := opt.normalize(); err != nil {
+	if err := opt.Normalize(); err != nil {
 		return nil, err
 	}
 	end := map[int64]float64{}
@@ -285,7 +302,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
 		reqs = reqs[:opt.MaxRequests]
 	}
-	res := &Result{Summary: Summary{Policy: alloc.Name(), Dataset: tr.Dataset, RejectedBy: map[string]int{}}, trace: tr}
+	res := &Result{Summary: Summary{Policy: alloc.Name(), Dataset: tr.Dataset, RejectedBy: map[string]int{}}, Trace: tr}
 	rowOf := map[int64]int{}
 	var deps depHeap
 	state := alloc.State()
@@ -493,6 +510,10 @@ func mean(xs []float64) float64 {
 	}
 	return s / float64(len(xs))
 }
+
+// Quantile is the q-quantile by the nearest-rank method (on a sorted
+// copy): the one definition of every percentile placelab reports.
+func Quantile(xs []float64, q float64) float64 { return quantile(xs, q) }
 
 // quantile is the q-quantile by the nearest-rank method (on a sorted copy).
 func quantile(xs []float64, q float64) float64 {

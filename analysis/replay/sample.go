@@ -1,4 +1,4 @@
-package analysis
+package replay
 
 import (
 	"placelab/optimizer"

@@ -1,0 +1,125 @@
+package replay
+
+import (
+	"math"
+
+	"placelab/optimizer"
+)
+
+// Trace is a dataset loaded for replay: the inventory as the engines see it
+// and the VMs in arrival order.
+type Trace struct {
+	Dataset string
+	// LoadID is the load of Dataset the trace was read from: a run records
+	// it, so that it stays tied to the rows it read.
+	LoadID     int64
+	Inv        *optimizer.Inventory
+	MachineIDs []int32 // database machine_id per inventory index
+	VMs        []TraceVM
+	TypeNames  []string
+	Tenants    []string
+}
+
+// TraceVM is one VM of a trace.
+type TraceVM struct {
+	ID       int64 // vm_id
+	Tenant   int32
+	Type     int32 // index into Inv.Types (a type no SKU can host is supported nowhere)
+	Priority uint8
+	Start    float64
+	End      float64 // +Inf when still alive at the end of the trace
+}
+
+// Policies lists the allocators a replay can use.
+var Policies = []string{"protean", "firstfit", "bestfit", "worstfit", "random"}
+
+// NewAllocator returns the allocator for a policy over a fresh state of
+// tr's inventory. Protean and the baselines get the same configuration and
+// rule set (optimizer.RulesFor): the same validators, eviction setting,
+// buffers and weights; a baseline refuses settings it cannot honour
+// (optimizer.Config.ValidateFor).
+func NewAllocator(policy string, tr *Trace, cfg optimizer.Config) (optimizer.Allocator, error) {
+	return NewAllocatorWith(policy, tr, cfg, nil)
+}
+
+// NewAllocatorWith is NewAllocator with a rule set (nil: optimizer.RulesFor).
+func NewAllocatorWith(policy string, tr *Trace, cfg optimizer.Config, rules *optimizer.Rules) (optimizer.Allocator, error) {
+	rs := optimizer.RulesFor(&cfg)
+	if rules != nil {
+		rs = *rules
+	}
+	state := optimizer.NewState(tr.Inv)
+	if policy == "protean" {
+		return optimizer.NewProtean(state, cfg, rs)
+	}
+	return optimizer.NewBaseline(optimizer.Policy(policy), state, cfg, rs)
+}
+
+// ScarcityWeights derives BestFit's weights from a trace: for each
+// dimension, the mean share of a machine that the trace's VMs ask for
+// (averaged over the SKUs each type runs on), scaled so the scarcest
+// dimension weighs 1. Dimensions no VM asks for weigh 0.
+func ScarcityWeights(tr *Trace) optimizer.Vec {
+	inv := tr.Inv
+	perType := make([]optimizer.Vec, len(inv.Types))
+	for t, ty := range inv.Types {
+		n := 0.0
+		for s, ok := range ty.Supported {
+			if !ok {
+				continue
+			}
+			c := inv.SKUs[s].Capacity
+			for i := range c {
+				if c[i] > 0 {
+					perType[t][i] += ty.Demand[s][i] / c[i]
+				}
+			}
+			n++
+		}
+		for i := range perType[t] {
+			if n > 0 {
+				perType[t][i] /= n
+			}
+		}
+	}
+	var w optimizer.Vec
+	for _, v := range tr.VMs {
+		if v.Type >= 0 {
+			w = w.Add(perType[v.Type])
+		}
+	}
+	max := 0.0
+	for _, x := range w {
+		max = math.Max(max, x)
+	}
+	if max == 0 {
+		return optimizer.Vec{optimizer.Cores: 1}
+	}
+	for i := range w {
+		w[i] /= max
+	}
+	return w
+}
+
+// ArrivalRates is, per VM type of the trace, the arrival rate (per second)
+// of high-priority VMs over the trace's arrival span: the input of the
+// slides' safety score.
+func ArrivalRates(tr *Trace) []float64 {
+	rates := make([]float64, len(tr.Inv.Types))
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, v := range tr.VMs {
+		if v.Start < 0 || v.Priority != 0 {
+			continue
+		}
+		rates[v.Type]++
+		first, last = math.Min(first, v.Start), math.Max(last, v.Start)
+	}
+	span := last - first
+	if span <= 0 {
+		span = 1
+	}
+	for i := range rates {
+		rates[i] /= span
+	}
+	return rates
+}
