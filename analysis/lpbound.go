@@ -87,6 +87,11 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, every float64, opt
 	if err != nil {
 		return nil, err
 	}
+	// The run's placements are read against the load it pinned; a run
+	// from before runs pinned their load is read against the current one.
+	if _, err := LoadRunInput(ctx, db, run); err != nil && !errors.Is(err, ErrUnpinned) {
+		return nil, err
+	}
 	var ds string
 	var last float64
 	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &last); err != nil {
