@@ -29,7 +29,7 @@ Example:
 				&cli.IntFlag{Name: "nocache-vms", Value: 2000, Usage: "arriving requests timed with the cache off"},
 				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the zone and tie-breaks"},
 				&cli.BoolFlag{Name: "no-explain", Usage: "time decisions without building their explanations"},
-				formatFlag("table"),
+				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
@@ -69,7 +69,7 @@ Example:
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "quick", Usage: "smaller sizes (seconds rather than minutes)"},
 				&cli.StringFlag{Name: "shared", Value: "../shared/data", Usage: "the shared data `DIR`"},
-				formatFlag("json"),
+				formatFlag("json", "table"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
