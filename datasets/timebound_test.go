@@ -14,7 +14,7 @@ import (
 // just inside it. Before, a loader took times up to 1e300 s, after which a
 // replay sampled hour by hour toward them and analyses sized arrays by them.
 func TestTraceTimeBound(t *testing.T) {
-	const inside = "9.4e8"       // 29.8 years in seconds
+	const inside = "9.4e8"        // 29.8 years in seconds
 	const insideMinutes = "1.5e7" // 28.5 years in minutes
 	cases := []struct {
 		name, format, file, body string
