@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"placelab/optimizer/violation"
@@ -58,6 +59,40 @@ func TestLoadDemandCurves(t *testing.T) {
 	}
 	if c.At(violation.CPU, 10) != c.At(violation.CPU, 9) || c.At(violation.CPU, 11) != 3 || c.At(violation.Memory, 299) != float64(float32(4.99)) {
 		t.Errorf("samples: cpu 9 %v, 10 %v, 11 %v; memory 299 %v", c.At(violation.CPU, 9), c.At(violation.CPU, 10), c.At(violation.CPU, 11), c.At(violation.Memory, 299))
+	}
+}
+
+// TestDemandCurvesSpanRefused: curves whose spans add up beyond
+// MaxDemandSamples are refused before they are allocated. 25 tenants with
+// one reading at 0 and one at 9e8 s (within the loaders' bound) would be
+// 3M samples each, 600 MB; before, they were built.
+func TestDemandCurvesSpanRefused(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: "far", Format: "test", Source: "hand"}, func(w *store.Writer) error {
+		if err := w.Append("vm_type", "c4m16", nil, 4.0, 16.0, nil, nil, nil, nil); err != nil {
+			return err
+		}
+		for i := range 25 {
+			name := fmt.Sprintf("t%02d", i)
+			if err := w.Append("vm", int64(i), name, name, nil, "c4m16", int16(0), 0.0, 9e8, nil, nil, nil, nil, nil); err != nil {
+				return err
+			}
+			for _, ts := range []float64{0, 9e8} {
+				if err := w.Append("demand_curve", name, ts, 1.0, 2.0, nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDemandCurves(ctx, db, "far"); !errors.Is(err, ErrSpanTooLarge) {
+		t.Fatalf("got %v, want ErrSpanTooLarge", err)
+	} else {
+		t.Log(err)
 	}
 }
 
