@@ -3,10 +3,10 @@ package analysis
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 
 	"placelab/datasets"
+	"placelab/internal/shareddata"
 )
 
 // TestParagonOnLumos learns the real Lumos matrix (run times of 67 workloads
@@ -14,10 +14,7 @@ import (
 // two measurements: the result is reproducible, every fully measured
 // workload is evaluated, and revealing more measurements lowers the error.
 func TestParagonOnLumos(t *testing.T) {
-	p := "../../shared/data/lumos-cloud-perf/lumos_runs.csv"
-	if _, err := os.Stat(p); err != nil {
-		t.Skip("shared data not present")
-	}
+	p := shareddata.Path(t, "lumos-cloud-perf/lumos_runs.csv")
 	ctx := context.Background()
 	db := memDB(t)
 	if _, err := EvaluateClassification(ctx, db, "lumos", "lumos", ClassifyOptions{Known: 2}); !errors.Is(err, ErrNoMatrix) {
