@@ -90,8 +90,8 @@ type ClassifyOptions struct {
 	// LeaveOneOut evaluates each app of the dataset with a model trained on
 	// all the others (TRAIN and TEST the same; Folds is then unused).
 	LeaveOneOut bool
-	Seed  uint64
-	Train paragon.Options
+	Seed        uint64
+	Train       paragon.Options
 }
 
 // ClassifyReport is Table 1's metrics on real data.
