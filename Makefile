@@ -94,7 +94,7 @@ vet: deps-build
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 test: deps-test vet
-	PLACELAB_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -timeout 30m ./...
+	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 $(GO) test -count=1 -timeout 30m ./...
 	# the concurrent agents again, under the race detector
 	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance' ./analysis/ ./optimizer/
 	# every notebook, headless, top to bottom

@@ -34,22 +34,60 @@ const (
 	SubscriptionSpread = 0.05
 )
 
-// OversubOptions configure OversubReplay.
+// MaxOversubCells bounds the grid of utilization readings OversubReplay
+// allocates, 5-minute periods × machines: 2^27 cells, 1 GiB in its two
+// float32 arrays. A month on 2,500 machines is 21.6M cells; a longer span
+// is refused (ErrSpanTooLarge) rather than allocated — narrow From and To.
+const MaxOversubCells = 1 << 27
+
+// ErrSpanTooLarge says a trace's time span is too long for the arrays an
+// analysis would allocate over it.
+var ErrSpanTooLarge = errors.New("analysis: time span too large")
+
+// OversubOptions configure OversubReplay; start from DefaultOversubOptions.
 type OversubOptions struct {
 	Arm string
-	// MaxOversub and MaxUtil are Algorithm 1's MAX_OVERSUB and MAX_UTIL (0:
-	// the defaults, 125% and 100%).
+	// MaxOversub and MaxUtil are Algorithm 1's MAX_OVERSUB (≥ 1) and
+	// MAX_UTIL (> 0).
 	MaxOversub, MaxUtil float64
-	// ProductionShare of subscriptions tagged production (0: 71%).
+	// ProductionShare of subscriptions tagged production, in [0, 1].
 	ProductionShare float64
 	// Series names the dataset whose CPU readings (max per 5 minutes, else
 	// the average) are the pool of utilization series given to the VMs; ""
 	// uses the replayed dataset's own.
 	Series string
 	Seed   uint64
-	// From and To bound the replay window in seconds (±Inf: all).
+	// From and To bound the replay window in seconds (±Inf: all); To must
+	// be after From.
 	From, To float64
 	Progress func(done, total int64)
+}
+
+// DefaultOversubOptions are RC §6.2's settings — MAX_OVERSUB 125%,
+// MAX_UTIL 100%, 71% production — over the whole trace, with no arm.
+func DefaultOversubOptions() OversubOptions {
+	return OversubOptions{MaxOversub: optimizer.DefaultMaxOversub, MaxUtil: optimizer.DefaultMaxUtil,
+		ProductionShare: DefaultProductionShare, From: math.Inf(-1), To: math.Inf(1)}
+}
+
+// Validate refuses options OversubReplay cannot run: an unknown arm,
+// MAX_OVERSUB below 1, MAX_UTIL not above 0, a share outside [0, 1], NaN
+// anywhere, a window that ends before it starts. Zero is never taken for a
+// default.
+func (o *OversubOptions) Validate() error {
+	switch {
+	case !slices.Contains(OversubArms, o.Arm):
+		return fmt.Errorf("analysis: arm %q: want one of %v", o.Arm, OversubArms)
+	case !(o.MaxOversub >= 1) || math.IsInf(o.MaxOversub, 1):
+		return fmt.Errorf("analysis: MAX_OVERSUB %v: want a finite value ≥ 1", o.MaxOversub)
+	case !(o.MaxUtil > 0) || math.IsInf(o.MaxUtil, 1):
+		return fmt.Errorf("analysis: MAX_UTIL %v: want a finite value > 0", o.MaxUtil)
+	case !(o.ProductionShare >= 0 && o.ProductionShare <= 1):
+		return fmt.Errorf("analysis: production share %v: want 0 ≤ share ≤ 1", o.ProductionShare)
+	case math.IsNaN(o.From) || math.IsNaN(o.To) || !(o.To > o.From):
+		return fmt.Errorf("analysis: window [%v, %v): want from < to", o.From, o.To)
+	}
+	return nil
 }
 
 // OversubResult is one arm's outcome. Readings are server utilizations per
@@ -115,34 +153,34 @@ var ErrNoSeries = errors.New("analysis: no CPU utilization series")
 // optimizer.ConfidenceThreshold the VM is assumed to use all its cores.
 func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubOptions) (*OversubResult, error) {
 	start := time.Now()
-	if !slices.Contains(OversubArms, o.Arm) {
-		return nil, fmt.Errorf("analysis: arm %q: want one of %v", o.Arm, OversubArms)
-	}
-	if o.MaxOversub == 0 {
-		o.MaxOversub = optimizer.DefaultMaxOversub
-	}
-	if o.MaxUtil == 0 {
-		o.MaxUtil = optimizer.DefaultMaxUtil
-	}
-	if o.ProductionShare == 0 {
-		o.ProductionShare = DefaultProductionShare
-	}
-	if o.ProductionShare < 0 || o.ProductionShare > 1 {
-		return nil, fmt.Errorf("analysis: production share %v: want 0..1", o.ProductionShare)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	if o.Series == "" {
 		o.Series = dataset
-	}
-	if math.IsNaN(o.From) {
-		o.From = math.Inf(-1)
-	}
-	if o.To == 0 || math.IsNaN(o.To) {
-		o.To = math.Inf(1)
 	}
 	tr, err := LoadTrace(ctx, db, dataset, o.From, o.To)
 	if err != nil {
 		return nil, err
 	}
+	// The readings grid spans the window's VMs: refuse it before the
+	// replay if it is too large to allocate.
+	lo := math.Max(0, o.From)
+	hi := 0.0
+	for _, v := range tr.VMs {
+		hi = math.Max(hi, math.Max(v.Start, 0))
+		if !math.IsInf(v.End, 1) {
+			hi = math.Max(hi, v.End)
+		}
+	}
+	hi = math.Min(hi, o.To)
+	span := math.Max(math.Ceil((hi-lo)/ReadingSeconds), 1)
+	M := len(tr.Inv.Machines)
+	if cells := span * float64(M); cells > MaxOversubCells {
+		return nil, fmt.Errorf("%w: dataset %q spans %.0f s from %.0f s: %.0f readings of %d machines is %.3g cells, more than %d; narrow the window (--from, --to)",
+			ErrSpanTooLarge, dataset, hi-lo, lo, span, M, cells, MaxOversubCells)
+	}
+	periods := int(span)
 	pool, err := loadSeries(ctx, db, o.Series)
 	if err != nil {
 		return nil, err
@@ -253,20 +291,6 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 	for i, id := range tr.MachineIDs {
 		machineOf[id] = int32(i)
 	}
-	lo := math.Max(0, o.From)
-	hi := 0.0
-	for _, v := range tr.VMs {
-		hi = math.Max(hi, math.Max(v.Start, 0))
-		if !math.IsInf(v.End, 1) {
-			hi = math.Max(hi, v.End)
-		}
-	}
-	hi = math.Min(hi, o.To)
-	periods := int(math.Ceil((hi - lo) / ReadingSeconds))
-	if periods < 1 {
-		periods = 1
-	}
-	M := len(tr.Inv.Machines)
 	util := make([]float32, periods*M)    // predicted-free truth: Σ cores × max util
 	alloced := make([]float32, periods*M) // allocated cores, for oversubscription
 	for _, p := range rep.Placements {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"placelab/datasets/synth"
+	"placelab/optimizer"
+	store "placelab/sql"
 )
 
 func TestP95Bucket(t *testing.T) {
@@ -20,63 +22,157 @@ func TestP95Bucket(t *testing.T) {
 	}
 }
 
-// TestOversubArms replays a tight synthetic zone (90% of cores allocated at
-// the start, MAX_OVERSUB 200%) under every arm of RC §6.2: without
-// oversubscription no reading exceeds 100% (a VM uses at most its cores);
-// oversubscribing without predictions oversubscribes more servers and
-// exceeds 100% at least as often as with them, and RC-informed oversubscription fails fewer VMs than the baseline; the oracle that always names a wrong bucket does worse
-// than the right one; every VM is accounted for; a rerun gives the same
-// figures.
-func TestOversubArms(t *testing.T) {
-	ctx := context.Background()
+// oversubZone is the oversubscription experiment's quick zone
+// (experiments "oversubscription"): 600 machines, 92% of their cores
+// allocated at the start, 12,000 VMs over two days, 100 CPU series.
+func oversubZone(t *testing.T) *store.DB {
+	t.Helper()
 	db := memDB(t)
 	cfg := synth.DefaultConfig()
-	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.SeriesDays, cfg.Load = 200, 8000, 3, 60, 3, 0.9
-	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
+	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load, cfg.Seed = 600, 12000, 2, 100, 0.92, 1
+	if err := synth.Ingest(context.Background(), db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
+	return db
+}
+
+// TestOversubArms replays the zone under every arm of RC §6.2 at the
+// paper's defaults (MAX_OVERSUB 125%, MAX_UTIL 100%, 71% production) and
+// checks RC's claims for RC-informed-soft where they hold on this data:
+// the baseline has no reading above 100% (a VM uses at most its cores);
+// rc-soft oversubscribes servers yet has at most a sixth of naive's
+// readings above 100% (RC: naive "shows 6× more"); with predictions for
+// every VM (rc-soft-right) oversubscription fails fewer VMs than the
+// baseline; the oracle that always names a wrong bucket exceeds 100% at
+// least as often as the right one; every VM is accounted for; a rerun
+// gives the same figures.
+//
+// RC's other claim, that rc-soft itself fails fewer VMs than the baseline
+// (0 against 0.25%), does not hold here, and is logged rather than
+// asserted: rc-soft learns each subscription's bucket from its VMs
+// completed so far, so the VMs alive at the start — 92% of the cores — get
+// no confident prediction and are held to all their cores, while the
+// production/non-production split of Algorithm 1 already costs the
+// production VMs capacity. Given their true buckets (rc-soft-right) the
+// failures fall below the baseline's. RC's predictions come from models
+// trained on earlier months, so its VMs have predictions from the start.
+func TestOversubArms(t *testing.T) {
+	ctx := context.Background()
+	db := oversubZone(t)
 	got := map[string]*OversubResult{}
 	for _, arm := range OversubArms {
-		r, err := OversubReplay(ctx, db, "s", OversubOptions{Arm: arm, Seed: 3, MaxOversub: 2, From: math.Inf(-1), To: math.Inf(1)})
+		o := DefaultOversubOptions()
+		o.Arm, o.Seed = arm, 1
+		r, err := OversubReplay(ctx, db, "s", o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.VMs != 8000 || r.Readings == 0 {
+		if r.VMs != 12000 || r.Readings == 0 || r.MaxOversub != optimizer.DefaultMaxOversub {
 			t.Fatalf("%s: %+v", arm, r)
 		}
 		got[arm] = r
 		t.Logf("%-14s failures %4d  readings %7d  >100%% %5d  oversubscribed %6d  confident %4d/%4d correct %4d", arm, r.Failures, r.Readings, r.ReadingsOver100, r.OversubscribedReadings, r.Confident, r.NonProduction, r.Correct)
 	}
-	if b := got["baseline"]; b.ReadingsOver100 != 0 || b.OversubscribedReadings != 0 {
-		t.Errorf("baseline: %+v", b)
+	base, naive, soft := got["baseline"], got["naive"], got["rc-soft"]
+	if base.ReadingsOver100 != 0 || base.OversubscribedReadings != 0 {
+		t.Errorf("baseline: %+v", base)
 	}
-	if n, h := got["naive"], got["rc-hard"]; n.ReadingsOver100 < h.ReadingsOver100 || n.OversubscribedReadings <= h.OversubscribedReadings {
+	if soft.OversubscribedReadings == 0 || naive.ReadingsOver100 == 0 || 6*soft.ReadingsOver100 > naive.ReadingsOver100 {
+		t.Errorf("rc-soft %d readings above 100%% (%d oversubscribed), naive %d: want rc-soft to oversubscribe with at most a sixth of naive's",
+			soft.ReadingsOver100, soft.OversubscribedReadings, naive.ReadingsOver100)
+	}
+	if n, h := naive, got["rc-hard"]; n.ReadingsOver100 < h.ReadingsOver100 || n.OversubscribedReadings <= h.OversubscribedReadings {
 		t.Errorf("naive %d readings above 100%% (%d oversubscribed), rc-hard %d (%d)", n.ReadingsOver100, n.OversubscribedReadings, h.ReadingsOver100, h.OversubscribedReadings)
 	}
 	if got["rc-soft-wrong"].ReadingsOver100 < got["rc-soft-right"].ReadingsOver100 {
 		t.Errorf("wrong oracle %d, right oracle %d", got["rc-soft-wrong"].ReadingsOver100, got["rc-soft-right"].ReadingsOver100)
 	}
-	if got["rc-soft-right"].Failures >= got["baseline"].Failures {
-		t.Errorf("oversubscription with right predictions did not lower failures: %d, baseline %d", got["rc-soft-right"].Failures, got["baseline"].Failures)
+	if got["rc-soft-right"].Failures >= base.Failures {
+		t.Errorf("oversubscription with right predictions did not lower failures: %d, baseline %d", got["rc-soft-right"].Failures, base.Failures)
 	}
+	t.Logf("RC's rc-soft failures below the baseline's (not asserted, see above): rc-soft %d, baseline %d", soft.Failures, base.Failures)
 	if got["rc-soft-right"].Correct != got["rc-soft-right"].Confident || got["rc-soft-wrong"].Correct != 0 {
 		t.Errorf("oracles: right %+v, wrong %+v", got["rc-soft-right"], got["rc-soft-wrong"])
 	}
-	again, err := OversubReplay(ctx, db, "s", OversubOptions{Arm: "rc-soft", Seed: 3, MaxOversub: 2, From: math.Inf(-1), To: math.Inf(1)})
+	o := DefaultOversubOptions()
+	o.Arm, o.Seed = "rc-soft", 1
+	again, err := OversubReplay(ctx, db, "s", o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := *again, *got["rc-soft"]
+	a, b := *again, *soft
 	a.Seconds, b.Seconds = 0, 0
 	if a != b {
 		t.Errorf("rerun differs:\n%+v\n%+v", a, b)
 	}
-	if _, err := OversubReplay(ctx, db, "s", OversubOptions{Arm: "bogus"}); err == nil {
-		t.Error("unknown arm accepted")
+	// A share of 0 means no production VM, not the default 71%.
+	o.ProductionShare = 0
+	none, err := OversubReplay(ctx, db, "s", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.NonProduction <= soft.NonProduction {
+		t.Errorf("production share 0: %d non-production requests, at 71%% %d", none.NonProduction, soft.NonProduction)
 	}
 	// A dataset without CPU readings needs --series.
 	handZone(t, db)
-	if _, err := OversubReplay(ctx, db, "hand", OversubOptions{Arm: "naive"}); !errors.Is(err, ErrNoSeries) {
+	o.Arm = "naive"
+	if _, err := OversubReplay(ctx, db, "hand", o); !errors.Is(err, ErrNoSeries) {
 		t.Errorf("no series: %v", err)
+	}
+}
+
+// TestOversubOptionsRefused: options out of range are errors, never the
+// defaults (a zero MAX_UTIL once became 100%, a window ending at 0 the
+// whole trace, a NaN start the trace's beginning).
+func TestOversubOptionsRefused(t *testing.T) {
+	db := memDB(t)
+	handZone(t, db)
+	nan := math.NaN()
+	for name, mutate := range map[string]func(*OversubOptions){
+		"unknown arm":        func(o *OversubOptions) { o.Arm = "bogus" },
+		"MAX_OVERSUB 0":      func(o *OversubOptions) { o.MaxOversub = 0 },
+		"MAX_OVERSUB 0.9":    func(o *OversubOptions) { o.MaxOversub = 0.9 },
+		"MAX_OVERSUB NaN":    func(o *OversubOptions) { o.MaxOversub = nan },
+		"MAX_UTIL 0":         func(o *OversubOptions) { o.MaxUtil = 0 },
+		"MAX_UTIL NaN":       func(o *OversubOptions) { o.MaxUtil = nan },
+		"MAX_UTIL Inf":       func(o *OversubOptions) { o.MaxUtil = math.Inf(1) },
+		"share 1.5":          func(o *OversubOptions) { o.ProductionShare = 1.5 },
+		"share NaN":          func(o *OversubOptions) { o.ProductionShare = nan },
+		"from NaN":           func(o *OversubOptions) { o.From = nan },
+		"to 0 from -Inf":     func(o *OversubOptions) { o.To = math.Inf(-1) },
+		"to before from":     func(o *OversubOptions) { o.From, o.To = 7200, 3600 },
+		"to equal to from":   func(o *OversubOptions) { o.From, o.To = 3600, 3600 },
+		"to NaN":             func(o *OversubOptions) { o.To = nan },
+		"zero-value options": func(o *OversubOptions) { *o = OversubOptions{Arm: "naive"} },
+	} {
+		o := DefaultOversubOptions()
+		o.Arm = "naive"
+		mutate(&o)
+		if _, err := OversubReplay(context.Background(), db, "hand", o); err == nil || errors.Is(err, ErrNoSeries) {
+			t.Errorf("%s: %v, want an error about the options", name, err)
+		}
+	}
+}
+
+// TestOversubSpanRefused: a trace whose span would need a readings grid
+// beyond MaxOversubCells is refused before anything is allocated (a VM
+// ending after 30 years on 600 machines is 1.9e9 cells, 15 GB).
+func TestOversubSpanRefused(t *testing.T) {
+	db := oversubZone(t)
+	if _, err := db.SQL().Exec("UPDATE vm SET end_s = 30 * 365.25 * 86400 WHERE dataset = 's' AND vm_id = (SELECT min(vm_id) FROM vm WHERE dataset = 's')"); err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOversubOptions()
+	o.Arm = "baseline"
+	_, err := OversubReplay(context.Background(), db, "s", o)
+	if !errors.Is(err, ErrSpanTooLarge) {
+		t.Fatalf("got %v, want ErrSpanTooLarge", err)
+	}
+	t.Log(err)
+	// The window narrows the span back to what the trace holds.
+	o.To = 2 * 86400
+	if _, err := OversubReplay(context.Background(), db, "s", o); err != nil {
+		t.Fatal(err)
 	}
 }

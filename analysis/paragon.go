@@ -88,8 +88,11 @@ type ClassifyOptions struct {
 	// this many folds by a hash of their name; each fold is evaluated with
 	// a model trained on the others (0: 5).
 	Folds int
-	Seed  uint64
-	Train paragon.Options
+	// LeaveOneOut evaluates each app of the dataset with a model trained on
+	// all the others (TRAIN and TEST the same; Folds is then unused).
+	LeaveOneOut bool
+	Seed        uint64
+	Train       paragon.Options
 }
 
 // ClassifyReport is Table 1's metrics on real data.
@@ -139,11 +142,27 @@ func EvaluateClassification(ctx context.Context, db *store.DB, train, test strin
 	for i, c := range tm.Cols {
 		colOf[c] = i
 	}
+	if o.LeaveOneOut && test != train {
+		return nil, fmt.Errorf("analysis: leave-one-out needs TEST = TRAIN, not %s and %s", test, train)
+	}
+	if o.Folds < 2 && !o.LeaveOneOut {
+		return nil, fmt.Errorf("analysis: folds = %d, want ≥ 2", o.Folds)
+	}
 	rep := &ClassifyReport{Train: train, Test: test, Known: o.Known, Columns: len(tm.Cols)}
+	appIndex := make(map[string]int, len(tm.Apps))
+	for i, a := range tm.Apps {
+		appIndex[a] = i
+	}
 	fold := func(app string) int {
+		if o.LeaveOneOut {
+			return appIndex[app]
+		}
 		h := fnv.New32a()
 		h.Write([]byte(app))
 		return int(h.Sum32() % uint32(o.Folds))
+	}
+	if o.LeaveOneOut {
+		o.Folds = len(tm.Apps)
 	}
 	folds := []int{-1}
 	if test == train {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"placelab/datasets"
+	"placelab/internal/shareddata"
 )
 
 func series(days float64, f func(t float64) float64) []float64 {
@@ -69,10 +69,7 @@ func TestPeriodicityOnAzureLabels(t *testing.T) {
 		"azure-v1-cpu-100vms/azure_v1_cpu_78periodic_5min.csv.gz",
 		"azure-v1-cpu-100vms/azure_v1_cpu_100vms_5min.csv.gz",
 	} {
-		p := "../../shared/data/" + file
-		if _, err := os.Stat(p); err != nil {
-			t.Skip("shared data not present")
-		}
+		p := shareddata.Path(t, file)
 		db := memDB(t)
 		if _, err := datasets.Ingest(ctx, db, "azure-cpu", []string{p}, datasets.Options{Dataset: "az"}); err != nil {
 			t.Fatal(err)

@@ -3,12 +3,12 @@ package analysis
 import (
 	"context"
 	"math"
-	"os"
 	"placelab/analysis/replay"
 	"testing"
 
 	"placelab/datasets"
 	"placelab/datasets/synth"
+	"placelab/internal/shareddata"
 	"placelab/optimizer"
 	store "placelab/sql"
 )
@@ -226,11 +226,7 @@ func TestReplayRealTraces(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var paths []string
 			for _, f := range tc.files {
-				p := "../../shared/data/" + f
-				if _, err := os.Stat(p); err != nil {
-					t.Skip("shared data not present")
-				}
-				paths = append(paths, p)
+				paths = append(paths, shareddata.Path(t, f))
 			}
 			db := memDB(t)
 			if _, err := datasets.Ingest(ctx, db, tc.format, paths, datasets.Options{Dataset: tc.name, Inventory: tc.inventory}); err != nil {

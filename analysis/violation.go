@@ -23,6 +23,13 @@ const CurveStep = 5 * time.Minute
 // draws trace offsets, which a short curve hardly offers.
 const MinCurveSamples = 288
 
+// MaxDemandSamples bounds the 5-minute samples LoadDemandCurves allocates
+// over all tenants: 2^26, at most 768 MiB for three resources — 7,700
+// tenant-months (Bitbrains Rnd is 500 tenant-months). A dataset whose
+// curves span more is refused (ErrSpanTooLarge) rather than allocated: a
+// tenant with one reading now and one in 30 years is 3.2M samples.
+const MaxDemandSamples = 1 << 26
+
 // LoadDemandCurves builds violation.Curves from a dataset's demand_curve
 // rows: each tenant's CPU cores, memory and disk in use, resampled onto the
 // 5-minute grid (a gap holds the last sample), its class the VM size in
@@ -38,16 +45,23 @@ func LoadDemandCurves(ctx context.Context, db *store.DB, dataset string) ([]viol
 	var class string
 	var capCPU, capMem sql.NullFloat64
 	var ss []sample
+	total := 0.0 // samples allocated so far
 	flush := func() error {
 		if cur == "" || len(ss) == 0 {
 			return nil
 		}
 		defer func() { ss = ss[:0] }()
 		step := CurveStep.Seconds()
-		n := int(math.Floor((ss[len(ss)-1].t-ss[0].t)/step)) + 1
-		if n < MinCurveSamples {
+		span := ss[len(ss)-1].t - ss[0].t
+		samples := math.Floor(span/step) + 1
+		if samples < MinCurveSamples {
 			return nil
 		}
+		if total += samples; !(total <= MaxDemandSamples) {
+			return fmt.Errorf("%w: dataset %q: tenant %s spans %.0f s, and the curves so far need %.3g 5-minute samples, more than %d",
+				ErrSpanTooLarge, dataset, cur, span, total, MaxDemandSamples)
+		}
+		n := int(samples)
 		c := violation.Curve{ID: dataset + "/" + cur, Class: class, Step: CurveStep}
 		has := [3]bool{}
 		for _, s := range ss {

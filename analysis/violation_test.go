@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"placelab/optimizer/violation"
@@ -61,6 +62,40 @@ func TestLoadDemandCurves(t *testing.T) {
 	}
 }
 
+// TestDemandCurvesSpanRefused: curves whose spans add up beyond
+// MaxDemandSamples are refused before they are allocated. 25 tenants with
+// one reading at 0 and one at 9e8 s (within the loaders' bound) would be
+// 3M samples each, 600 MB; before, they were built.
+func TestDemandCurvesSpanRefused(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: "far", Format: "test", Source: "hand"}, func(w *store.Writer) error {
+		if err := w.Append("vm_type", "c4m16", nil, 4.0, 16.0, nil, nil, nil, nil); err != nil {
+			return err
+		}
+		for i := range 25 {
+			name := fmt.Sprintf("t%02d", i)
+			if err := w.Append("vm", int64(i), name, name, nil, "c4m16", int16(0), 0.0, 9e8, nil, nil, nil, nil, nil); err != nil {
+				return err
+			}
+			for _, ts := range []float64{0, 9e8} {
+				if err := w.Append("demand_curve", name, ts, 1.0, 2.0, nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDemandCurves(ctx, db, "far"); !errors.Is(err, ErrSpanTooLarge) {
+		t.Fatalf("got %v, want ErrSpanTooLarge", err)
+	} else {
+		t.Log(err)
+	}
+}
+
 // TestViolationSweepSynthetic runs a small sweep on synthetic curves: every
 // policy at every density, the same result for the same seed.
 func TestViolationSweepSynthetic(t *testing.T) {
@@ -84,5 +119,57 @@ func TestViolationSweepSynthetic(t *testing.T) {
 				t.Errorf("density %v %s: %v/%v vs %v/%v", a[i].Density, p.Policy, p.Violations, p.Failovers, q.Violations, q.Failovers)
 			}
 		}
+	}
+}
+
+// TestPrVAgainstBaselines runs the violations experiment's quick grid (20
+// nodes, 60 hours, 2 tenant sequences, 600 synthetic tenants, densities 1.0
+// and 1.2) and asserts what König et al. §6 and Fig 9 claim where it holds
+// on these curves: using the probability of violation to rule out nodes
+// packed too densely (§6.1) cuts BestFit's violations, by at least the
+// paper's average factors — the baselines show 2.6× PrV-BestFit's and
+// 2.57× PrV-WorstFit's violations, so BestFit, one of them, at least as
+// many — under either weighting.
+//
+// The paper's full claim, that PrV-WorstFit is at least as good as the
+// best baseline (50 of 52 experiments, 2.57× on average), does not hold
+// here and is logged, not asserted: WorstFit-Max, MinStdDev and
+// DotProduct have 1.4–8.5× fewer violations (seeds 1–3). With no node
+// below θ, PrV places by the least Delta = Pr(S ∪ {db}) − Pr(S), and the
+// §5.1 estimates of nodes of settled tenants run high (doc.go, "Reading
+// notes"), so the least Delta is often on a node whose violation already
+// looks certain: in a 20-node run at density 1.2, 483 of 862 PrV-WorstFit
+// placements went by least Delta, 247 onto a node estimated at Pr ≥ 0.5.
+func TestPrVAgainstBaselines(t *testing.T) {
+	sim := violation.DefaultSimConfig()
+	sim.Nodes, sim.Hours, sim.Seeds, sim.Seed = 20, 60, 2, 1
+	pts, err := ViolationSweep(context.Background(), memDB(t), ViolationOptions{Synthetic: 600, Policies: violation.PolicyNames(),
+		Densities: []float64{1.0, 1.2}, Sim: sim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		v := func(name string) float64 {
+			r := p.Result.Policy(name)
+			if r == nil {
+				t.Fatalf("density %v: no %s", p.Density, name)
+			}
+			return r.Violations
+		}
+		for _, c := range []struct {
+			baseline, prv string
+			factor        float64
+		}{
+			{violation.NameBestFitMax, violation.NamePrVBestFit, 2.6},
+			{violation.NameBestFit, violation.NamePrVBestFitSum, 2.6},
+			{violation.NameBestFitMax, violation.NamePrVWorstFit, 2.57},
+			{violation.NameBestFit, violation.NamePrVWorstFitSum, 2.57},
+		} {
+			if b, q := v(c.baseline), v(c.prv); !(b >= c.factor*q) || b == 0 {
+				t.Errorf("density %v: %s %.1f violations, %s %.1f: want at least %.2f× as many", p.Density, c.baseline, b, c.prv, q, c.factor)
+			}
+		}
+		t.Logf("density %v: best baseline %s %.1f violations, PrV-WorstFit %.1f, ratio %.2f (paper: 2.57, not asserted)",
+			p.Density, p.Best, v(p.Best), v(violation.NamePrVWorstFit), p.Ratio)
 	}
 }

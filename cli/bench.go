@@ -63,7 +63,7 @@ Example:
 				&cli.IntFlag{Name: "reps", Value: benchDefaults.Reps, Usage: "repetitions (≥ 1); figures are medians with their range"},
 				&cli.Uint64Flag{Name: "seed", Value: benchDefaults.Seed, Usage: "seed of the zone and tie-breaks"},
 				&cli.BoolFlag{Name: "no-explain", Usage: "time decisions without building their explanations"},
-				&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "output `FORMAT`: table or json"},
+				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
 				o, format, err := benchAllocatorOptions(c)
@@ -96,7 +96,7 @@ Example:
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "quick", Usage: "smaller sizes (seconds rather than minutes)"},
 				&cli.StringFlag{Name: "shared", Value: "../shared/data", Usage: "the shared data `DIR`"},
-				formatFlag("json"),
+				formatFlag("json", "table"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")

@@ -25,11 +25,11 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "only dataset `NAME`"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "report", Usage: "output `DIR`"},
-			formatFlag("table"),
+			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
+			if err := onlyWith(c, "out", format != "json", "to the HTML page (--format json prints to stdout)"); err != nil {
 				return err
 			}
 			db, err := openDB(c)

@@ -24,13 +24,10 @@ Example:
    placelab sql --view periodicity_accuracy`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME`"},
-			formatFlag("table"),
+			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			db, err := openDB(c)
 			if err != nil {
 				return err

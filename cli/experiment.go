@@ -45,13 +45,10 @@ Examples:
 			&cli.BoolFlag{Name: "quick", Usage: "reduced grids (tests, the demo)"},
 			&cli.StringFlag{Name: "shard", Usage: "run slice `i/n` of the grid"},
 			&cli.StringFlag{Name: "out", Value: ".", Usage: "with --shard: write the shard's Parquet file to `DIR`"},
-			formatFlag("table"),
+			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			name := c.Args().First()
 			if name == "" {
 				return errors.New("give an experiment NAME, all, or list (see placelab experiment --help)")
@@ -71,6 +68,9 @@ Examples:
 					return err
 				}
 				exps = []*experiments.Experiment{e}
+			}
+			if err := onlyWith(c, "out", c.IsSet("shard"), "with --shard (the shard's Parquet file)"); err != nil {
+				return err
 			}
 			opts := experiments.Options{Quick: c.Bool("quick"), Version: version}
 			if s := c.String("shard"); s != "" {
@@ -137,12 +137,9 @@ their points as runs, all in one transaction (a bad file changes nothing).
 
 Example:
    placelab merge shards/*.parquet`,
-		Flags: []cli.Flag{formatFlag("table")},
+		Flags: []cli.Flag{formatFlag("table", "json")},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			if c.NArg() == 0 {
 				return errors.New("give the shard files to merge, e.g. placelab merge shards/*.parquet")
 			}

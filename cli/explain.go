@@ -37,7 +37,7 @@ Examples:
 			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` (placelab sql \"SELECT * FROM run\")"},
 			&cli.Int64Flag{Name: "vm", Required: true, Usage: "vm_id `ID`"},
 			&cli.Int64Flag{Name: "machine", Value: -1, Usage: "machine_id `ID` to compare with the chosen machine"},
-			formatFlag("table"),
+			formatFlag("table", "json"),
 		},
 		Action: runExplain,
 	}

@@ -35,13 +35,10 @@ Examples:
 			&cli.IntFlag{Name: "series", Value: def.SeriesVMs, Usage: "VMs that get a 5-minute CPU utilization series"},
 			&cli.Float64Flag{Name: "load", Value: def.Load, Usage: "share of zone cores allocated at the start of the trace"},
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random seed"},
-			formatFlag("table"),
+			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			cfg := def
 			cfg.Machines = c.Int("machines")
 			cfg.VMs = c.Int("vms")

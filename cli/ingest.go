@@ -48,8 +48,14 @@ Examples:
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset `NAME` (default: the format name)"},
 			&cli.StringFlag{Name: "inventory", Usage: "machines for a trace without servers: `SPEC` (see above)"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed for a synthetic inventory"},
-			&cli.Int64Flag{Name: "max-rejects", Value: 0, Usage: "skip up to `N` bad rows (counted by reason) instead of failing"},
-			formatFlag("table"),
+			&cli.Int64Flag{Name: "max-rejects", Value: 0, Usage: "skip up to `N` bad rows (counted by reason) instead of failing (N ≥ 0)",
+				Action: func(_ *cli.Context, n int64) error {
+					if n < 0 {
+						return fmt.Errorf("--max-rejects %d: want max-rejects ≥ 0", n)
+					}
+					return nil
+				}},
+			formatFlag("table", "json"),
 		},
 		Action: runIngest,
 		Subcommands: []*cli.Command{{
@@ -87,9 +93,6 @@ func runIngest(c *cli.Context) error {
 		return cli.Exit("usage: placelab ingest FORMAT PATH... (see placelab ingest --help)", 2)
 	}
 	format := c.String("format")
-	if err := checkFormat(format); err != nil {
-		return err
-	}
 	fmtName := c.Args().First()
 	if _, err := datasets.Lookup(fmtName); err != nil {
 		return err

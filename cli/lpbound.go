@@ -41,19 +41,13 @@ Examples:
 			&cli.BoolFlag{Name: "unbounded", Usage: "bound every stored replay that has no LP bound yet"},
 			&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d)"},
 			&cli.StringFlag{Name: "instance", Usage: "bound one bin packing instance `FILE` (.txt BPPLIB or .vbp)"},
-			&cli.DurationFlag{Name: "time-limit", Value: 30 * time.Second, Usage: "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"},
-			&cli.Float64Flag{Name: "tolerance", Value: lpbound.DefaultTolerance, Usage: "reduced-cost tolerance of column generation (the bound's validity does not depend on it)"},
-			formatFlag("table"),
+			durationFlag("time-limit", 30*time.Second, "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
+			floatFlag("tolerance", lpbound.DefaultTolerance, positive, "reduced-cost tolerance of column generation (the bound's validity does not depend on it)"),
+			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			opts := lpbound.Options{TimeLimit: c.Duration("time-limit"), Tolerance: c.Float64("tolerance")}
-			if opts.Tolerance <= 0 {
-				return fmt.Errorf("--tolerance %v: want > 0", opts.Tolerance)
-			}
 			inst, run := c.String("instance"), c.Int64("run")
 			modes := 0
 			for _, set := range []bool{inst != "", c.IsSet("run"), c.Bool("unbounded")} {
@@ -65,16 +59,19 @@ Examples:
 			case modes > 1:
 				return errors.New("give one of --run, --unbounded and --instance")
 			case inst != "":
+				if err := onlyWith(c, "every", false, "to stored runs (--run, --unbounded), not to --instance"); err != nil {
+					return err
+				}
 				return lpboundInstance(c, inst, opts, format)
 			case modes == 0:
 				return errors.New("give --run ID (a stored replay), --unbounded or --instance FILE (see placelab lpbound --help)")
 			}
-			every, err := parseTime(c.String("every"), 3600)
+			every, err := timeFlag(c, "every", 3600)
 			if err != nil {
-				return fmt.Errorf("--every: %w", err)
+				return err
 			}
-			if every <= 0 {
-				return fmt.Errorf("--every %q: want a positive time", c.String("every"))
+			if !positive.contains(every) {
+				return fmt.Errorf("--every %q: want a finite time > 0", c.String("every"))
 			}
 			db, err := openDB(c)
 			if err != nil {

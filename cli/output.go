@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -14,17 +15,39 @@ import (
 	store "placelab/sql"
 )
 
-func formatFlag(def string) *cli.StringFlag {
+// formatFlag declares the output formats a command writes, its default
+// first: --format refuses any other with a one-line error when the flags
+// are parsed, so a format a command does not write is never accepted and
+// ignored.
+func formatFlag(def string, more ...string) *cli.StringFlag {
+	formats := append([]string{def}, more...)
 	return &cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: def,
-		Usage: "output `FORMAT`: table, csv or json"}
+		Usage: "output `FORMAT`: " + orList(formats),
+		Action: func(_ *cli.Context, f string) error {
+			if !slices.Contains(formats, f) {
+				return fmt.Errorf("--format %q: this command writes %s", f, orList(formats))
+			}
+			return nil
+		}}
 }
 
+// checkFormat refuses a format placelab writes nowhere. formatFlag has
+// already refused the formats a command does not write; commands built
+// before it still call this.
 func checkFormat(f string) error {
 	switch f {
 	case "table", "csv", "json":
 		return nil
 	}
 	return fmt.Errorf("--format %q: use table, csv or json", f)
+}
+
+// orList joins names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // writeResult prints a query result as a table, CSV or JSON (an array of

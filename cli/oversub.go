@@ -11,6 +11,7 @@ import (
 )
 
 func oversubCommand() *cli.Command {
+	def := analysis.DefaultOversubOptions()
 	return &cli.Command{
 		Name:  "oversub",
 		Usage: "prediction-informed CPU oversubscription (Resource Central §5–6): replay the arms, count readings above 100% and failures",
@@ -38,30 +39,36 @@ Examples:
 			&cli.StringFlag{Name: "arm", Value: "all", Usage: "`ARM`: " + strings.Join(analysis.OversubArms, ", ") + " or all"},
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` to replay (it needs machines)"},
 			&cli.StringFlag{Name: "series", Usage: "dataset whose CPU readings give the VMs their utilization (default: --dataset)"},
-			&cli.Float64Flag{Name: "max-oversub", Value: 1.25, Usage: "MAX_OVERSUB: allocated vcores / physical cores on oversubscribable servers"},
-			&cli.Float64Flag{Name: "max-util", Value: 1.0, Usage: "MAX_UTIL: predicted P95 cores / physical cores"},
-			&cli.Float64Flag{Name: "production-share", Value: analysis.DefaultProductionShare, Usage: "share of subscriptions tagged production"},
+			floatFlag("max-oversub", def.MaxOversub, interval{lo: 1, hi: math.Inf(1), openHi: true}, "MAX_OVERSUB: allocated vcores / physical cores on oversubscribable servers"),
+			floatFlag("max-util", def.MaxUtil, positive, "MAX_UTIL: predicted P95 cores / physical cores"),
+			floatFlag("production-share", def.ProductionShare, unit, "share of subscriptions tagged production (0: none, every VM oversubscribable)"),
 			&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 2d)"},
 			&cli.StringFlag{Name: "to", Usage: "end of the window"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED` (series assignment, tags, wrong oracle)"},
-			formatFlag("table"),
+			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			arms := []string{c.String("arm")}
 			if arms[0] == "all" {
 				arms = analysis.OversubArms
 			}
-			from, err := parseTime(c.String("from"), math.Inf(-1))
-			if err != nil {
-				return fmt.Errorf("--from: %w", err)
+			// A flag an arm cannot honour is refused: the baseline does not
+			// oversubscribe or tell production apart, naive has no
+			// predictions to hold to MAX_UTIL.
+			if arms[0] == "baseline" {
+				for _, f := range []string{"max-oversub", "max-util", "production-share"} {
+					if err := onlyWith(c, f, false, "to the arms that oversubscribe (not baseline)"); err != nil {
+						return err
+					}
+				}
 			}
-			to, err := parseTime(c.String("to"), math.Inf(1))
+			if err := onlyWith(c, "max-util", arms[0] != "naive", "to the arms with predictions (not naive)"); err != nil {
+				return err
+			}
+			from, to, err := window(c)
 			if err != nil {
-				return fmt.Errorf("--to: %w", err)
+				return err
 			}
 			db, err := openDB(c)
 			if err != nil {
@@ -71,10 +78,11 @@ Examples:
 			var out []*analysis.OversubResult
 			for _, arm := range arms {
 				bar := newProgress("oversub "+arm, "requests", c.Bool("quiet"))
-				r, err := analysis.OversubReplay(c.Context, db, c.String("dataset"), analysis.OversubOptions{
-					Arm: arm, MaxOversub: c.Float64("max-oversub"), MaxUtil: c.Float64("max-util"),
-					ProductionShare: c.Float64("production-share"), Series: c.String("series"), Seed: c.Uint64("seed"),
-					From: from, To: to, Progress: bar.Update})
+				o := def
+				o.Arm, o.MaxOversub, o.MaxUtil = arm, c.Float64("max-oversub"), c.Float64("max-util")
+				o.ProductionShare, o.Series, o.Seed = c.Float64("production-share"), c.String("series"), c.Uint64("seed")
+				o.From, o.To, o.Progress = from, to, bar.Update
+				r, err := analysis.OversubReplay(c.Context, db, c.String("dataset"), o)
 				bar.Done()
 				if err != nil {
 					return err

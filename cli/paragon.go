@@ -32,28 +32,25 @@ Example:
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "lumos", Usage: "training dataset `TRAIN`"},
 				&cli.StringFlag{Name: "evaluate", Usage: "dataset `TEST` of apps to classify (default: TRAIN, by folds)"},
-				&cli.IntFlag{Name: "known", Value: 2, Usage: "measurements revealed per app"},
-				&cli.IntFlag{Name: "folds", Value: 5, Usage: "folds when TEST is TRAIN"},
+				intFlag("known", 2, 1, 0, "measurements revealed per app"),
+				intFlag("folds", 5, 2, 0, "folds when TEST is TRAIN"),
 				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`"},
-				formatFlag("table"),
+				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
-				if err := checkFormat(format); err != nil {
-					return err
+				test := c.String("evaluate")
+				if test == "" {
+					test = c.String("dataset")
 				}
-				if c.Int("known") < 1 || c.Int("folds") < 2 {
-					return fmt.Errorf("--known %d, --folds %d: want ≥ 1 and ≥ 2", c.Int("known"), c.Int("folds"))
+				if err := onlyWith(c, "folds", test == c.String("dataset"), "when --evaluate is --dataset (apps held out fold by fold)"); err != nil {
+					return err
 				}
 				db, err := openDB(c)
 				if err != nil {
 					return err
 				}
 				defer db.Close()
-				test := c.String("evaluate")
-				if test == "" {
-					test = c.String("dataset")
-				}
 				rep, err := analysis.EvaluateClassification(c.Context, db, c.String("dataset"), test, analysis.ClassifyOptions{
 					Known: c.Int("known"), Folds: c.Int("folds"), Seed: c.Uint64("seed")})
 				if err != nil {
@@ -91,23 +88,17 @@ Example:
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "scenario", Value: "low", Usage: "`NAME`: low, high or oversubscribed"},
 				&cli.StringFlag{Name: "policy", Value: "all", Usage: "`POLICY`: " + strings.Join(paragon.Policies, ", ") + " or all"},
-				&cli.Float64Flag{Name: "scale", Value: 1, Usage: "scale servers and apps (1 = the paper's 1,000 servers)"},
+				floatFlag("scale", 1, interval{lo: 0, hi: 10, openLo: true}, "scale servers and apps (1 = the paper's 1,000 servers)"),
 				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`"},
-				formatFlag("table"),
+				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
-				if err := checkFormat(format); err != nil {
-					return err
-				}
 				cfg, err := paragon.Scenario(c.String("scenario"))
 				if err != nil {
 					return err
 				}
 				if s := c.Float64("scale"); s != 1 {
-					if s <= 0 || s > 10 {
-						return fmt.Errorf("--scale %v: want 0 < scale ≤ 10", s)
-					}
 					cfg = cfg.Scaled(s)
 				}
 				cfg.Seed = c.Uint64("seed")

@@ -133,7 +133,7 @@ func replayCommand() *cli.Command {
 		&cli.IntFlag{Name: "window", Value: optimizer.DefaultWindow, Usage: "commits in the conflict-ratio window"},
 		&cli.IntFlag{Name: "n0", Value: optimizer.DefaultN0, Usage: "machines the conflict-avoidance scheme picks among"},
 		&cli.StringFlag{Name: "avoid", Value: "on", Usage: "conflict avoidance: on or off"},
-		formatFlag("table"),
+		formatFlag("table", "json"),
 	)
 	return &cli.Command{
 		Name:  "replay",

@@ -28,14 +28,16 @@ Examples:
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "with --view: only dataset `NAME`"},
 			&cli.BoolFlag{Name: "list", Usage: "list tables and views"},
 			&cli.BoolFlag{Name: "show", Usage: "with --view: print the view's SQL instead of running it"},
-			formatFlag("table"),
+			formatFlag("table", "csv", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			view := c.String("view")
+			for _, f := range []string{"dataset", "show"} {
+				if err := onlyWith(c, f, view != "", "with --view"); err != nil {
+					return err
+				}
+			}
 			if c.Bool("show") {
 				q, err := store.ViewSQL(view)
 				if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"placelab/analysis/replay"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,31 +37,42 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "policy", Value: "all", Usage: "comma-separated `POLICIES` or all"},
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset `NAME` of demand curves (default: synthetic curves)"},
-			&cli.IntFlag{Name: "nodes", Value: violation.DefaultNodes, Usage: "nodes H"},
-			&cli.StringFlag{Name: "density", Value: strconv.FormatFloat(violation.DefaultDensity, 'g', -1, 64), Usage: "tenant density, or a comma-separated sweep"},
-			&cli.Float64Flag{Name: "hours", Value: violation.DefaultHours, Usage: "simulated hours"},
-			&cli.IntFlag{Name: "seeds", Value: violation.DefaultSeeds, Usage: "repetitions (tenant sequences)"},
-			&cli.IntFlag{Name: "reps", Value: violation.DefaultRepetitions, Usage: "Monte Carlo draws per estimate (NumRepetitions)"},
-			&cli.Float64Flag{Name: "theta", Value: violation.DefaultTheta, Usage: "PrV threshold θ"},
-			&cli.Float64Flag{Name: "node-cpu", Usage: "node CPU capacity (default: 80 for synthetic curves, 64 cores for a dataset)"},
-			&cli.Float64Flag{Name: "node-memory", Usage: "node memory capacity in GB (default: the synthetic node's, 512 for a dataset)"},
+			intFlag("nodes", violation.DefaultNodes, 1, 0, "nodes H"),
+			&cli.StringFlag{Name: "density", Value: strconv.FormatFloat(violation.DefaultDensity, 'g', -1, 64), Usage: "tenant density, or a comma-separated sweep (each > 0, finite)"},
+			floatFlag("hours", violation.DefaultHours, interval{lo: 0, hi: violation.MaxHours, openLo: true}, "simulated hours"),
+			intFlag("seeds", violation.DefaultSeeds, 1, 0, "repetitions (tenant sequences)"),
+			intFlag("reps", violation.DefaultRepetitions, 1, 0, "Monte Carlo draws per estimate (NumRepetitions)"),
+			floatFlag("theta", violation.DefaultTheta, unitOpenLo, "PrV threshold θ"),
+			&cli.Float64Flag{Name: "node-cpu", Usage: "node CPU capacity (> 0)", DefaultText: "80 for synthetic curves, 64 cores for a dataset",
+				Action: func(_ *cli.Context, v float64) error { return positive.check("node-cpu", v) }},
+			&cli.Float64Flag{Name: "node-memory", Usage: "node memory capacity in GB (≥ 0; 0: memory untracked)", DefaultText: "the synthetic node's, 512 for a dataset",
+				Action: func(_ *cli.Context, v float64) error { return nonNegative.check("node-memory", v) }},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "run `SEED`"},
-			formatFlag("table"),
+			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			pols := violation.PolicyNames()
 			if p := c.String("policy"); p != "all" {
 				pols = strings.Split(p, ",")
 			}
+			// θ and the Monte Carlo draws are the PrV policies' alone.
+			var prvNames []string
+			for _, n := range violation.PolicyNames() {
+				if violation.IsPrV(n) {
+					prvNames = append(prvNames, n)
+				}
+			}
+			for _, f := range []string{"theta", "reps"} {
+				if err := onlyWith(c, f, slices.ContainsFunc(pols, violation.IsPrV), "to the PrV policies ("+strings.Join(prvNames, ", ")+")"); err != nil {
+					return err
+				}
+			}
 			var dens []float64
 			for _, s := range strings.Split(c.String("density"), ",") {
 				d, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-				if err != nil || d <= 0 {
-					return fmt.Errorf("--density %q: want positive numbers, e.g. 1.0,1.1,1.2", c.String("density"))
+				if err != nil || !positive.contains(d) {
+					return fmt.Errorf("--density %q: want finite numbers > 0, e.g. 1.0,1.1,1.2", c.String("density"))
 				}
 				dens = append(dens, d)
 			}
@@ -69,11 +81,11 @@ Examples:
 			if c.String("dataset") != "" {
 				sim.Capacity[violation.CPU], sim.Capacity[violation.Memory] = 64, 512
 			}
-			if v := c.Float64("node-cpu"); v > 0 {
-				sim.Capacity[violation.CPU] = v
+			if c.IsSet("node-cpu") {
+				sim.Capacity[violation.CPU] = c.Float64("node-cpu")
 			}
-			if v := c.Float64("node-memory"); v > 0 {
-				sim.Capacity[violation.Memory] = v
+			if c.IsSet("node-memory") {
+				sim.Capacity[violation.Memory] = c.Float64("node-memory")
 			}
 			db, err := openDB(c)
 			if err != nil {

@@ -25,21 +25,16 @@ Example:
    placelab whatif migrate --run 1 --budget 200 --format json`,
 			Flags: []cli.Flag{
 				&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID`"},
-				&cli.IntFlag{Name: "budget", Value: 100, Usage: "at most `M` moves (0: no limit)"},
+				intFlag("budget", 100, 0, 0, "at most `M` moves (0: no limit)"),
 				&cli.StringFlag{Name: "at", Usage: "time of the snapshot (default: the run's last sample)"},
-				formatFlag("table"),
+				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
-				if err := checkFormat(format); err != nil {
-					return err
-				}
-				if c.Int("budget") < 0 {
-					return fmt.Errorf("--budget %d: want ≥ 0", c.Int("budget"))
-				}
-				at, err := parseTime(c.String("at"), math.NaN())
+				// NaN stands for the run's last sample: a NaN given is refused.
+				at, err := timeFlag(c, "at", math.NaN())
 				if err != nil {
-					return fmt.Errorf("--at: %w", err)
+					return err
 				}
 				db, err := openDB(c)
 				if err != nil {

@@ -39,7 +39,8 @@ Then every VM type's per-SKU demand is derived from the sizes (vm_type_demand).
 
 Rejected: a missing column, an empty or repeated sn or pod name, a non-numeric
 number, cpu_milli <= 0 (nodes and pods), memory_mib <= 0 on a node or < 0 on a
-pod, a negative gpu count or gpu_milli, deletion_time < creation_time.
+pod, a negative gpu count or gpu_milli, deletion_time < creation_time, a time beyond
+±30 years (MaxTraceSeconds).
 --inventory is only for pod lists loaded without a node list.`,
 		Load: loadAlibaba,
 	})
@@ -269,13 +270,13 @@ func (l *alibabaLoader) podFile(c *csvFile) error {
 		if err != nil {
 			return err
 		}
-		start, err := c.float(idx["creation_time"], "creation_time")
+		start, err := c.seconds(idx["creation_time"], "creation_time", 1)
 		if err != nil {
 			return err
 		}
 		var end any
 		if i := idx["deletion_time"]; i >= 0 {
-			v, ok, err := c.optFloat(i, "deletion_time")
+			v, ok, err := c.optSeconds(i, "deletion_time", 1)
 			if err != nil {
 				return err
 			}

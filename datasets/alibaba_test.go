@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"placelab/internal/shareddata"
 )
 
 func TestAlibabaReal(t *testing.T) {
-	nodes := shared(t, "alibaba-gpu-v2023/openb_node_list_all_node.csv")
-	pods := shared(t, "alibaba-gpu-v2023/openb_pod_list_default.csv")
+	nodes := shareddata.Path(t, "alibaba-gpu-v2023/openb_node_list_all_node.csv")
+	pods := shareddata.Path(t, "alibaba-gpu-v2023/openb_pod_list_default.csv")
 	db := openDB(t)
 	start := time.Now()
 	// Pods first on the command line: files are told apart by header.

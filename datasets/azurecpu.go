@@ -31,8 +31,8 @@ the periodic file lists VM "83972" twice, under 1 h and 24 h, so it loads as 78
 series named like the upstream columns, "<vm> <period_hours>" ("83972 24"), with
 tenant = vm. Readings of one series may be spread over several files.
 
-Rejected: an empty vm, a non-numeric minute, avg_cpu or max_cpu, a negative
-avg_cpu or max_cpu, a period_hours <= 0, a repeated (series, minute). The files
+Rejected: an empty vm, a non-numeric minute, avg_cpu or max_cpu, a minute beyond
+±30 years (MaxTraceSeconds), a negative avg_cpu or max_cpu, a period_hours <= 0, a repeated (series, minute). The files
 hold no inventory and no VM sizes; this format is for utilization analysis.`,
 		Load: loadAzureCPU,
 	})
@@ -89,6 +89,10 @@ func loadAzureCPU(ctx context.Context, w *store.Writer, paths []string, opts Opt
 			if err != nil {
 				return err
 			}
+			ts := minute * 60
+			if err := c.checkTime(iMin, "minute", ts); err != nil {
+				return err
+			}
 			avg, err := c.nonNegative(iAvg, "avg_cpu")
 			if err != nil {
 				return err
@@ -107,7 +111,6 @@ func loadAzureCPU(ctx context.Context, w *store.Writer, paths []string, opts Opt
 				byKey[key] = s
 				series = append(series, s)
 			}
-			ts := minute * 60
 			if !s.ts.add(ts) {
 				return c.errf("minute", c.rec[iMin], ErrDuplicateID)
 			}

@@ -7,14 +7,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"placelab/internal/shareddata"
 )
 
 func TestAzureCPUReal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 1.45M real readings")
 	}
-	p100 := shared(t, "azure-v1-cpu-100vms/azure_v1_cpu_100vms_5min.csv.gz")
-	p78 := shared(t, "azure-v1-cpu-100vms/azure_v1_cpu_78periodic_5min.csv.gz")
+	p100 := shareddata.Path(t, "azure-v1-cpu-100vms/azure_v1_cpu_100vms_5min.csv.gz")
+	p78 := shareddata.Path(t, "azure-v1-cpu-100vms/azure_v1_cpu_78periodic_5min.csv.gz")
 	db := openDB(t)
 	for _, tc := range []struct {
 		name, path   string

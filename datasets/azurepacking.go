@@ -47,7 +47,7 @@ Rejected: a file that is not SQLite or lacks a table or column; a vmType row
 with a missing or out-of-range fraction or a repeated (vmTypeId, machineId); a
 VM with an empty or repeated vmId, an empty tenantId, a vmTypeId with no vmType
 row (unknown VM type), a priority other than 0 or 1, a missing or non-numeric
-time, or endtime < starttime.
+time, endtime < starttime, or a time beyond ±30 years (MaxTraceSeconds).
 
 machineId is a hardware type, not a server, and the trace holds no placements,
 so no machines are written unless --inventory asks: per-sku:N gives N machines
@@ -414,6 +414,12 @@ func (p *packingLoader) loadVMs() error {
 		}
 		if hasEnd && end < start {
 			return r.errf("endtime", r.vals[off+5], ErrEndBeforeStart)
+		}
+		if math.Abs(start*86400) > MaxTraceSeconds {
+			return r.errf("starttime", r.vals[off+4], ErrTimeRange)
+		}
+		if hasEnd && math.Abs(end*86400) > MaxTraceSeconds {
+			return r.errf("endtime", r.vals[off+5], ErrTimeRange)
 		}
 		typ := "t" + typeID
 		if !p.types[typ] {

@@ -41,8 +41,9 @@ load first, whatever the order given:
 
 Rejected: a row whose column count is not its file's (11 or 5); an empty vmid or
 deploymentid; a non-numeric time, size or CPU value; cores or memory <= 0; a
-negative CPU value; vmdeleted < vmcreated; a vmid listed twice in the vmtable; a
-repeated (vmid, timestamp) reading. The trace has no servers: give --inventory.`,
+negative CPU value; vmdeleted < vmcreated; a time beyond ±30 years
+(MaxTraceSeconds); a vmid listed twice in the vmtable; a repeated (vmid, timestamp)
+reading. The trace has no servers: give --inventory.`,
 		Load: loadAzureVM,
 	})
 }
@@ -162,11 +163,11 @@ func (l *azureVMLoader) vmtableRow(c *csvFile) error {
 	if tenant == "" {
 		return c.errf("deploymentid", "", ErrMissingField)
 	}
-	start, err := c.float(3, "vmcreated")
+	start, err := c.seconds(3, "vmcreated", 1)
 	if err != nil {
 		return err
 	}
-	end, err := c.float(4, "vmdeleted")
+	end, err := c.seconds(4, "vmdeleted", 1)
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func (l *azureVMLoader) vmtableRow(c *csvFile) error {
 }
 
 func (l *azureVMLoader) readingRow(c *csvFile) error {
-	ts, err := c.float(0, "timestamp")
+	ts, err := c.seconds(0, "timestamp", 1)
 	if err != nil {
 		return err
 	}

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"placelab/internal/shareddata"
 )
 
 func TestAzureVMReal(t *testing.T) {
-	table := shared(t, "azure-v1-sample/vmtable.sample.csv.gz")
-	readings := shared(t, "azure-v1-sample/vm_cpu_readings-file-1-of-125.sample.csv.gz")
+	table := shareddata.Path(t, "azure-v1-sample/vmtable.sample.csv.gz")
+	readings := shareddata.Path(t, "azure-v1-sample/vm_cpu_readings-file-1-of-125.sample.csv.gz")
 	db := openDB(t)
 	start := time.Now()
 	// Readings first on the command line: the loader still reads the vmtable first.
@@ -118,7 +120,7 @@ func TestAzureVMInventory(t *testing.T) {
 }
 
 func TestAzureVMBadInput(t *testing.T) {
-	real, err := os.ReadFile(shared(t, "azure-v1-sample/vmtable.sample.csv.gz"))
+	real, err := os.ReadFile(shareddata.Path(t, "azure-v1-sample/vmtable.sample.csv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

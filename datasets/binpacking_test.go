@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"placelab/internal/shareddata"
 )
 
 // countFiles counts files under dir whose names end in ext.
@@ -56,7 +58,7 @@ func readOptimaCSV(t *testing.T, path, set string) map[string]int64 {
 // checkSet ingests one set directory of the shared bin packing data and
 // checks instance counts, item totals and optima.
 func checkSet(t *testing.T, format, set, ext, dims string) {
-	dir := shared(t, filepath.Join("binpacking", set))
+	dir := shareddata.Path(t, filepath.Join("binpacking", set))
 	files := countFiles(t, dir, ext)
 	optima := readOptimaCSV(t, filepath.Join(filepath.Dir(dir), "optima.csv"), set)
 	db := openDB(t)
@@ -111,7 +113,7 @@ func TestVBPPanigrahy(t *testing.T) { checkSet(t, "vbp", "vbp_panigrahy", ".vbp"
 
 // TestBPPAllSets parses every one-dimensional instance of the shared data.
 func TestBPPAllSets(t *testing.T) {
-	dir := shared(t, "binpacking")
+	dir := shareddata.Path(t, "binpacking")
 	db := openDB(t)
 	c, err := Ingest(context.Background(), db, "bpp", []string{dir}, Options{})
 	if err != nil {

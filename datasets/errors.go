@@ -18,6 +18,20 @@ var (
 	ErrUnknownFormat  = errors.New("datasets: unknown format")
 	ErrTooManyRejects = errors.New("datasets: too many rejected rows")
 	ErrNoInventory    = errors.New("datasets: no inventory")
+	ErrTimeRange      = fmt.Errorf("time beyond ±%.0f s (%d years) of the trace's origin", MaxTraceSeconds, MaxTraceYears)
+)
+
+// MaxTraceYears and MaxTraceSeconds bound every time a loader accepts, on
+// either side of the trace's origin (its t = 0): 30 years, 946,728,000 s.
+// Real traces span days to months — Azure V1 and Huawei-East-1 a month,
+// Bitbrains a month, Alibaba openb under five months, the Azure packing
+// trace two weeks — so the bound is generous for any of them, while a time
+// beyond it (a unit mistake, a corrupt row, 1e300) would have a replay
+// sample hour by hour toward it and analyses size arrays by it. A row
+// error names the file, row and field.
+const (
+	MaxTraceYears   = 30
+	MaxTraceSeconds = MaxTraceYears * 365.25 * 86400
 )
 
 // RowError says where in which file a value is bad. Row is 1-based and

@@ -45,7 +45,8 @@ Tables:
                disk_gb NULL.
 Disk and network columns are not read. Rows need not be in time order.
 Rejected: unparsable or negative numbers in the columns above, a negative or too large
-(> 1e14) timestamp, an empty vm_id, and a second reading of the same VM at the same
+(> 1e14) timestamp, readings more than 30 years apart (MaxTraceSeconds: the error
+names the latest), an empty vm_id, and a second reading of the same VM at the same
 timestamp (duplicate id; the real Rnd 2013-7 file has 71,664 of these in 13 VMs, so load it
 with --max-rejects). The trace has no servers: give --inventory to add some.`,
 		Load: loadGWA,
@@ -302,6 +303,16 @@ func loadGWA(ctx context.Context, w *store.Writer, paths []string, opts Options)
 	rej := rejecter{w, opts.MaxRejects}
 	byName := map[string]*gwaVM{}
 	var vms []*gwaVM
+	// The earliest and latest readings: times are written relative to the
+	// earliest, so their distance must stay within MaxTraceSeconds.
+	type reading struct {
+		ms    int64
+		file  string
+		row   int64
+		field string
+		value string
+	}
+	var first, last reading
 	err = eachFile(files, opts.Progress, func(src *source) error {
 		g, err := openGWA(src)
 		if err != nil {
@@ -347,6 +358,12 @@ func loadGWA(ctx context.Context, w *store.Writer, paths []string, opts Options)
 						return &RowError{File: src.name, Row: it.row, Field: g.names[0], Value: it.ts,
 							Err: fmt.Errorf("%w: the VM has another reading at this time", ErrDuplicateID)}
 					}
+					if first.file == "" || r.ms < first.ms {
+						first = reading{r.ms, src.name, it.row, g.names[0], it.ts}
+					}
+					if last.file == "" || r.ms > last.ms {
+						last = reading{r.ms, src.name, it.row, g.names[0], it.ts}
+					}
 					if !v.typed && r.cores > 0 && r.memCapKB > 0 {
 						v.typed, v.cores, v.memGB = true, canonical(r.cores), canonical(r.memCapKB/kbPerGB)
 					}
@@ -374,6 +391,10 @@ func loadGWA(ctx context.Context, w *store.Writer, paths []string, opts Options)
 	})
 	if err != nil {
 		return err
+	}
+	if span := float64(last.ms-first.ms) / 1000; span > MaxTraceSeconds {
+		return &RowError{File: last.file, Row: last.row, Field: last.field, Value: last.value,
+			Err: fmt.Errorf("%w: %.0f s after the earliest reading (%s: row %d, value %q)", ErrTimeRange, span, first.file, first.row, first.value)}
 	}
 
 	// VMs and their types.

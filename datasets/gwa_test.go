@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"placelab/internal/shareddata"
 )
 
 const gwaHdr = "vm_id,ts,cpu_cores,cpu_cap_mhz,cpu_usage_mhz,cpu_usage_pct,mem_cap_kb,mem_usage_kb,disk_read_kbps,disk_write_kbps,net_rx_kbps,net_tx_kbps\n"
@@ -18,7 +20,7 @@ const gwaHdr = "vm_id,ts,cpu_cores,cpu_cap_mhz,cpu_usage_mhz,cpu_usage_pct,mem_c
 const gwaRawHdr = "Timestamp [ms];\tCPU cores;\tCPU capacity provisioned [MHZ];\tCPU usage [MHZ];\tCPU usage [%];\tMemory capacity provisioned [KB];\tMemory usage [KB];\tDisk read throughput [KB/s];\tDisk write throughput [KB/s];\tNetwork received throughput [KB/s];\tNetwork transmitted throughput [KB/s]\n"
 
 func TestGWARawFixture(t *testing.T) {
-	p := shared(t, "bitbrains/bitbrains.csv")
+	p := shareddata.Path(t, "bitbrains/bitbrains.csv")
 	db := openDB(t)
 	c, err := Ingest(context.Background(), db, "gwa", []string{p}, Options{Dataset: "bb"})
 	if err != nil {
@@ -43,7 +45,7 @@ func TestGWARawFixture(t *testing.T) {
 }
 
 func TestGWARndReal(t *testing.T) {
-	p := shared(t, "bitbrains-rnd/bitbrains_rnd_2013-7.csv.gz")
+	p := shareddata.Path(t, "bitbrains-rnd/bitbrains_rnd_2013-7.csv.gz")
 	if testing.Short() {
 		t.Skip("3.9M rows; skipped with -short")
 	}

@@ -13,7 +13,8 @@ func init() {
 		Help: `One CSV with a header: vmid, cpu (vCPUs), mem (GB), at (arrival, s from trace start),
 lt (lifetime, s). Every VM is its own tenant, priority 0; VM types are the distinct
 (cpu, mem) flavors, named like c4m16. VMs still alive at the end are absent from the
-source (right-censored). The trace has no servers: give --inventory.`,
+source (right-censored). An arrival or end (at + lt) beyond ±30 years
+(MaxTraceSeconds) is rejected. The trace has no servers: give --inventory.`,
 		Load: loadHuawei,
 	})
 }
@@ -50,7 +51,7 @@ func loadHuawei(ctx context.Context, w *store.Writer, paths []string, opts Optio
 			if err != nil {
 				return err
 			}
-			at, err := c.float(idx[3], "at")
+			at, err := c.seconds(idx[3], "at", 1)
 			if err != nil {
 				return err
 			}
@@ -60,6 +61,9 @@ func loadHuawei(ctx context.Context, w *store.Writer, paths []string, opts Optio
 			}
 			if lt < 0 {
 				return c.errf("lt", c.rec[idx[4]], ErrEndBeforeStart)
+			}
+			if err := c.checkTime(idx[4], "lt", at+lt); err != nil {
+				return err // the VM would end beyond the bound
 			}
 			if _, dup := seen[id]; dup {
 				return c.errf("vmid", id, ErrDuplicateID)

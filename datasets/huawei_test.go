@@ -8,21 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/internal/shareddata"
+
 	store "placelab/sql"
 )
-
-const sharedData = "../../shared/data"
-
-// shared returns the path of a file under ../shared/data, skipping the test
-// when the shared data is not mounted.
-func shared(t testing.TB, rel string) string {
-	t.Helper()
-	p := filepath.Join(sharedData, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data not present: %s", p)
-	}
-	return p
-}
 
 func openDB(t testing.TB) *store.DB {
 	t.Helper()
@@ -54,7 +43,7 @@ func writeFile(t testing.TB, name, content string) string {
 }
 
 func TestHuaweiReal(t *testing.T) {
-	p := shared(t, "huawei-east-1/Huawei-East-1-lt.csv")
+	p := shareddata.Path(t, "huawei-east-1/Huawei-East-1-lt.csv")
 	db := openDB(t)
 	c, err := Ingest(context.Background(), db, "huawei", []string{p}, Options{Dataset: "hw"})
 	if err != nil {
@@ -105,7 +94,7 @@ func TestHuaweiBadInput(t *testing.T) {
 // 116,313-row file fails the whole ingest and leaves an earlier dataset of
 // the same name exactly as it was.
 func TestHuaweiLastRowFailureLeavesDatabase(t *testing.T) {
-	p := shared(t, "huawei-east-1/Huawei-East-1-lt.csv")
+	p := shareddata.Path(t, "huawei-east-1/Huawei-East-1-lt.csv")
 	real, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

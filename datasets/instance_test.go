@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"placelab/internal/shareddata"
 )
 
 func TestReadInstance(t *testing.T) {
@@ -99,7 +101,7 @@ func TestReadOptima(t *testing.T) {
 // TestReadInstanceShared reads one instance of each format from the shared
 // data and checks it against optima.csv's key.
 func TestReadInstanceShared(t *testing.T) {
-	dir := shared(t, "binpacking")
+	dir := shareddata.Path(t, "binpacking")
 	opt, err := ReadOptima(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -9,12 +9,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"placelab/internal/shareddata"
 )
 
 const lumosHdr = "provider,sar_interval,vm_type,workload_id,repeat,framework,workload,datasize,completed,elapsed_time_s,input_size_bytes\n"
 
 func TestLumosReal(t *testing.T) {
-	p := shared(t, "lumos-cloud-perf/lumos_runs.csv")
+	p := shareddata.Path(t, "lumos-cloud-perf/lumos_runs.csv")
 	// Expected numbers from a plain pass over the file.
 	f, err := os.Open(p)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -200,6 +201,35 @@ func (c *csvFile) float(i int, field string) (float64, error) {
 		return 0, c.errf(field, s, ErrNotNumber)
 	}
 	return v, nil
+}
+
+// seconds parses field i as a trace time in units of scale seconds (1 for
+// seconds, 60 for minutes) and returns it in seconds, refusing a time
+// beyond ±MaxTraceSeconds.
+func (c *csvFile) seconds(i int, field string, scale float64) (float64, error) {
+	v, err := c.float(i, field)
+	if err != nil {
+		return 0, err
+	}
+	return v * scale, c.checkTime(i, field, v*scale)
+}
+
+// optSeconds is seconds for an optional field; empty means absent.
+func (c *csvFile) optSeconds(i int, field string, scale float64) (float64, bool, error) {
+	v, ok, err := c.optFloat(i, field)
+	if !ok || err != nil {
+		return 0, false, err
+	}
+	return v * scale, true, c.checkTime(i, field, v*scale)
+}
+
+// checkTime refuses t, a time in seconds read or derived from field i,
+// beyond ±MaxTraceSeconds.
+func (c *csvFile) checkTime(i int, field string, t float64) error {
+	if math.Abs(t) <= MaxTraceSeconds {
+		return nil
+	}
+	return c.errf(field, c.rec[i], ErrTimeRange)
 }
 
 // optFloat parses field i; empty means absent (ok=false).

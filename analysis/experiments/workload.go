@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"errors"
-	"math"
 	"placelab/analysis/replay"
 	"time"
 
@@ -31,8 +30,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			r, err := analysis.OversubReplay(ctx, zdb, "zone", analysis.OversubOptions{Arm: p.Params["arm"].(string), Seed: p.Seed,
-				From: math.Inf(-1), To: math.Inf(1)})
+			o := analysis.DefaultOversubOptions()
+			o.Arm, o.Seed = p.Params["arm"].(string), p.Seed
+			r, err := analysis.OversubReplay(ctx, zdb, "zone", o)
 			if err != nil {
 				return nil, err
 			}

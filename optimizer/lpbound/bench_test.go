@@ -16,7 +16,7 @@ import (
 func benchInstance(b *testing.B, key string, exact bool) *Problem {
 	b.Helper()
 	opt := readOptima(b)
-	in, err := datasets.ReadInstance(binpackingDir + "/" + key)
+	in, err := datasets.ReadInstance(binpackingDir(b) + "/" + key)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,10 +16,16 @@ import (
 	"time"
 
 	"placelab/datasets"
+	"placelab/internal/shareddata"
 )
 
-// binpackingDir holds the BPPLIB and vbp instances and optima.csv.
-const binpackingDir = "../../../shared/data/binpacking"
+// binpackingDir is the shared directory of the BPPLIB and vbp instances
+// and optima.csv (the test is skipped without it, or fails under
+// PLACELAB_REQUIRE_DATA).
+func binpackingDir(t testing.TB) string {
+	t.Helper()
+	return shareddata.Path(t, "binpacking")
+}
 
 // long reports whether every instance runs (PLACELAB_LONG=1) rather than
 // the fast subset of make test.
@@ -40,11 +46,12 @@ func problemOf(in *datasets.Instance) *Problem {
 func instances(t testing.TB, opt map[string]int, set string) []string {
 	t.Helper()
 	var keys []string
-	err := filepath.WalkDir(filepath.Join(binpackingDir, set), func(p string, d fs.DirEntry, err error) error {
+	dir := binpackingDir(t)
+	err := filepath.WalkDir(filepath.Join(dir, set), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, err := filepath.Rel(binpackingDir, p)
+		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			return err
 		}
@@ -62,10 +69,7 @@ func instances(t testing.TB, opt map[string]int, set string) []string {
 
 func readOptima(t testing.TB) map[string]int {
 	t.Helper()
-	if _, err := os.Stat(binpackingDir); err != nil {
-		t.Skipf("bin packing instances not present: %v", err)
-	}
-	opt, err := datasets.ReadOptima(binpackingDir)
+	opt, err := datasets.ReadOptima(binpackingDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +80,7 @@ func readOptima(t testing.TB) map[string]int {
 // not an error.
 func solveInstance(t *testing.T, key string, opts Options) *Result {
 	t.Helper()
-	in, err := datasets.ReadInstance(filepath.Join(binpackingDir, filepath.FromSlash(key)))
+	in, err := datasets.ReadInstance(filepath.Join(binpackingDir(t), filepath.FromSlash(key)))
 	if err != nil {
 		t.Fatal(err)
 	}

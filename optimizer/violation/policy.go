@@ -91,7 +91,7 @@ const DefaultHeldOut = 3
 
 // PolicyParams configures the PrV policies; zero fields take the defaults
 // (DefaultTheta, DefaultHeldOut, DefaultRepetitions). A negative HeldOut
-// holds out no node.
+// holds out no node; a negative Reps or a Theta outside (0, 1] is an error.
 type PolicyParams struct {
 	Theta   float64  `json:"theta"`
 	HeldOut int      `json:"held_out"`
@@ -106,7 +106,7 @@ func (p PolicyParams) withDefaults() PolicyParams {
 		p.HeldOut = DefaultHeldOut
 	}
 	p.HeldOut = max(p.HeldOut, 0)
-	if p.MC.Reps <= 0 {
+	if p.MC.Reps == 0 {
 		p.MC.Reps = DefaultRepetitions
 	}
 	return p
@@ -118,6 +118,9 @@ func NewPolicy(name string, repo *Repository, p PolicyParams) (Policy, error) {
 	p = p.withDefaults()
 	if !(p.Theta > 0 && p.Theta <= 1) {
 		return nil, fmt.Errorf("%w: theta %v not in (0, 1]", ErrConfig, p.Theta)
+	}
+	if p.MC.Reps < 1 {
+		return nil, fmt.Errorf("%w: repetitions %d, want ≥ 1", ErrConfig, p.MC.Reps)
 	}
 	if IsPrV(name) && repo == nil {
 		return nil, fmt.Errorf("%w: policy %s needs a repository", ErrConfig, name)

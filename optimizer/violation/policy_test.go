@@ -3,6 +3,7 @@ package violation
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 )
@@ -54,6 +55,12 @@ func TestBaselines(t *testing.T) {
 	}
 	if _, err := NewPolicies([]string{NameBestFit, NameBestFit}, nil, PolicyParams{}); !errors.Is(err, ErrPolicy) {
 		t.Errorf("duplicate name: %v, want ErrPolicy", err)
+	}
+	// Out-of-range parameters are errors, not defaults (0 means default).
+	for _, p := range []PolicyParams{{Theta: -0.01}, {Theta: math.NaN()}, {Theta: 1.5}, {MC: MCConfig{Reps: -1}}} {
+		if _, err := NewPolicy(NamePrVWorstFit, handRepo(t), p); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", p, err)
+		}
 	}
 	for _, n := range PolicyNames() {
 		p, err := NewPolicy(n, handRepo(t), PolicyParams{})

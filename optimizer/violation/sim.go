@@ -29,6 +29,10 @@ const (
 	// per 300 hours on 40 nodes for the best baselines (a choice: the paper
 	// does not list its densities).
 	DefaultDensity = 1.1
+	// MaxHours bounds the simulated time: ten years, 1,051,200 steps of
+	// five minutes per repetition; beyond it the step count is a hang, and
+	// near 1e300 it overflows.
+	MaxHours = 10 * 365 * 24
 	// DefaultInitialQuantile is the percentile of a class's first samples
 	// used as \overline{usage}_{db,0} (§8.2 tries the 50th to 99th).
 	DefaultInitialQuantile = 0.5
@@ -205,8 +209,8 @@ func (c *SimConfig) validate() error {
 		return bad("capacity cpu", c.Capacity[CPU])
 	case !(c.Density > 0) || math.IsInf(c.Density, 1):
 		return bad("density", c.Density)
-	case !(c.Hours > 0) || math.IsInf(c.Hours, 1):
-		return bad("hours", c.Hours)
+	case !(c.Hours > 0 && c.Hours <= MaxHours):
+		return fmt.Errorf("%w: hours = %v, want 0 < hours ≤ %d", ErrConfig, c.Hours, MaxHours)
 	case c.Seeds < 1:
 		return bad("seeds", c.Seeds)
 	case !(c.InitialQuantile > 0 && c.InitialQuantile <= 1):

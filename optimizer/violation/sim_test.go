@@ -164,6 +164,9 @@ func TestSimulateErrors(t *testing.T) {
 		{"no nodes", func(c *SimConfig) { c.Nodes = 0 }, pool, pols, ErrConfig},
 		{"threshold above 1", func(c *SimConfig) { c.Threshold[Disk] = 1.5 }, pool, pols, ErrConfig},
 		{"NaN density", func(c *SimConfig) { c.Density = math.NaN() }, pool, pols, ErrConfig},
+		// 1e300 hours once overflowed the step count and ran one step.
+		{"hours beyond MaxHours", func(c *SimConfig) { c.Hours = 1e300 }, pool, pols, ErrConfig},
+		{"NaN hours", func(c *SimConfig) { c.Hours = math.NaN() }, pool, pols, ErrConfig},
 		{"empty pool", func(*SimConfig) {}, nil, pols, ErrEmpty},
 		{"pool at another step", func(*SimConfig) {}, other, pols, ErrStep},
 		{"same policy twice", func(*SimConfig) {}, pool, []Policy{NewWorstFit(WMax), NewWorstFit(WMax)}, ErrPolicy},
