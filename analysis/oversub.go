@@ -267,21 +267,17 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 			}
 		}
 	}
-	cfg := optimizer.DefaultConfig()
-	cfg.Weights = replay.ScarcityWeights(tr)
-	cfg.Explain, cfg.Evict, cfg.Seed = false, false, o.Seed+1
-	rules := optimizer.DefaultRules()
+	// Every arm is one run spec through the run pipeline: Protean's
+	// defaults, no eviction and no explanations for every arm alike, the
+	// oversubscription rule set (RulesFor) for all but the baseline.
+	spec := DefaultSpec(dataset)
+	spec.From, spec.To = o.From, o.To
+	spec.Engine.Explain, spec.Engine.Evict, spec.Engine.Seed = false, false, o.Seed+1
 	if o.Arm != "baseline" {
-		oc := optimizer.OversubConfig{MaxOversub: o.MaxOversub, MaxUtil: o.MaxUtil,
+		spec.Engine.Oversub = &optimizer.OversubConfig{MaxOversub: o.MaxOversub, MaxUtil: o.MaxUtil,
 			Soft: o.Arm != "rc-hard", Naive: o.Arm == "naive"}
-		cfg.Oversub = &oc
-		rules = optimizer.OversubRules(oc)
 	}
-	alloc, err := optimizer.NewProtean(optimizer.NewState(tr.Inv), cfg, rules)
-	if err != nil {
-		return nil, err
-	}
-	rep, err := replay.Replay(ctx, tr, alloc, replay.ReplayOptions{From: o.From, To: o.To, Interval: replay.DefaultInterval, Progress: o.Progress, Decorate: decorate, Seed: o.Seed})
+	rep, err := RunTrace(ctx, tr, &spec, RunOptions{Progress: o.Progress, Decorate: decorate})
 	if err != nil {
 		return nil, err
 	}
