@@ -28,13 +28,10 @@ Examples:
    placelab check --run 3 --format json`,
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` (placelab sql --view run_summary lists them)"},
-			formatFlag("table"),
+			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if format != "table" && format != "json" {
-				return fmt.Errorf("--format %q: check writes table or json", format)
-			}
 			db, err := openDB(c)
 			if err != nil {
 				return err

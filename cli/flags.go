@@ -101,15 +101,11 @@ func durationFlag(name string, value time.Duration, usage string) *cli.DurationF
 }
 
 // timeFlag reads a time flag (parseTime: seconds, or a number with s, m,
-// h or d) that must be a number when given: NaN is refused, not taken for
-// the default def.
+// h or d; NaN and infinities are refused, not taken for the default def).
 func timeFlag(c *cli.Context, name string, def float64) (float64, error) {
 	v, err := parseTime(c.String(name), def)
 	if err != nil {
 		return 0, fmt.Errorf("--%s: %w", name, err)
-	}
-	if c.IsSet(name) && math.IsNaN(v) {
-		return 0, fmt.Errorf("--%s %q: want a time, not NaN", name, c.String(name))
 	}
 	return v, nil
 }

@@ -154,7 +154,7 @@ func TestFlagRangeErrors(t *testing.T) {
 		{[]string{"oversub", "--production-share", "NaN"}, "--production-share NaN: want 0 ≤ production-share ≤ 1"},
 		{[]string{"oversub", "--from", "2d", "--to", "1d"}, "--from 2d --to 1d: the window must end after it starts"},
 		{[]string{"oversub", "--from", "1d", "--to", "24h"}, "--from 1d --to 24h: the window must end after it starts"},
-		{[]string{"oversub", "--to", "nan"}, `--to "nan": want a time, not NaN`},
+		{[]string{"oversub", "--to", "nan"}, `--to: time "nan": want a finite number`},
 		{[]string{"oversub", "--arm", "baseline", "--max-oversub", "1.5"}, "--max-oversub applies only to the arms that oversubscribe"},
 		{[]string{"oversub", "--arm", "naive", "--max-util", "0.9"}, "--max-util applies only to the arms with predictions"},
 		// paragon
@@ -166,7 +166,7 @@ func TestFlagRangeErrors(t *testing.T) {
 		// lpbound
 		{[]string{"lpbound", "--run", "1", "--tolerance", "NaN"}, "--tolerance NaN: want tolerance > 0, finite"},
 		{[]string{"lpbound", "--run", "1", "--time-limit", "-1s"}, "--time-limit -1s: want a duration ≥ 0"},
-		{[]string{"lpbound", "--run", "1", "--every", "nan"}, `--every "nan": want a time, not NaN`},
+		{[]string{"lpbound", "--run", "1", "--every", "nan"}, `--every: time "nan": want a finite number`},
 		{[]string{"lpbound", "--run", "1", "--every", "0"}, `--every "0": want a finite time > 0`},
 		{[]string{"lpbound", "--instance", "x.txt", "--every", "2h"}, "--every applies only to stored runs"},
 		// generate: the generator's own ranges.
@@ -175,7 +175,7 @@ func TestFlagRangeErrors(t *testing.T) {
 		{[]string{"generate", "--machines", "0"}, "machines = 0, want 1.."},
 		// the others
 		{[]string{"experiment", "buckets", "--out", "shards"}, "--out applies only with --shard"},
-		{[]string{"whatif", "migrate", "--run", "1", "--at", "NaN"}, `--at "NaN": want a time, not NaN`},
+		{[]string{"whatif", "migrate", "--run", "1", "--at", "NaN"}, `--at: time "NaN": want a finite number`},
 		{[]string{"whatif", "migrate", "--run", "1", "--budget", "-1"}, "--budget -1: want budget ≥ 0"},
 		{[]string{"ingest", "huawei", "x.csv", "--max-rejects", "-1"}, "--max-rejects -1: want max-rejects ≥ 0"},
 		{[]string{"sql", "SELECT 1", "--dataset", "x"}, "--dataset applies only with --view"},
