@@ -509,8 +509,11 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 		nextB = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
 	}
 	lastSampled := math.Inf(-1)
-	// advance releases the departures up to t, sampling at the boundaries
-	// on the way.
+	// advance moves the trace clock to t, releasing the departures up to t
+	// and sampling at the boundaries on the way. The clock moves before the
+	// releases: a commit that comes after a release then carries a trace
+	// time no earlier than the departure, so the stored intervals never
+	// show a VM beside one that had already left.
 	advance := func(t float64) {
 		for {
 			upTo, sampleHere := t, false
@@ -518,6 +521,7 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 				upTo, sampleHere = nextB, true
 			}
 			mu.Lock()
+			traceNow = math.Max(traceNow, upTo)
 			var gone []int64
 			for deps.Len() > 0 && deps[0].t <= upTo {
 				gone = append(gone, heap.Pop(&deps).(departure).vm)
@@ -549,7 +553,6 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 		}
 		advance(reqs[i].Time)
 		mu.Lock()
-		traceNow = reqs[i].Time
 		smp.arrivals += len(reqs[i].VMs)
 		mu.Unlock()
 		outs[i].arrive = now()
