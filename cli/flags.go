@@ -120,7 +120,14 @@ func window(c *cli.Context) (from, to float64, err error) {
 		return 0, 0, err
 	}
 	if !(to > from) {
-		return 0, 0, fmt.Errorf("--from %s --to %s: the window must end after it starts", c.String("from"), c.String("to"))
+		given := func(name, def string) string {
+			if c.IsSet(name) {
+				return c.String(name)
+			}
+			return def
+		}
+		return 0, 0, fmt.Errorf("--from %s --to %s: the window must end after it starts",
+			given("from", "(the trace's start)"), given("to", "(the trace's end)"))
 	}
 	return from, to, nil
 }
