@@ -100,9 +100,6 @@ Example:
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
-				if err := checkFormat(format); err != nil {
-					return err
-				}
 				bar := newProgress("bench all", "engines", c.Bool("quiet"))
 				r, err := analysis.RunBenchAll(c.Context, c.Bool("quick"), c.String("shared"), bar.Update)
 				bar.Done()

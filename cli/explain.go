@@ -112,9 +112,6 @@ type machineCompare struct {
 
 func runExplain(c *cli.Context) error {
 	format := c.String("format")
-	if err := checkFormat(format); err != nil {
-		return err
-	}
 	db, err := openDB(c)
 	if err != nil {
 		return err

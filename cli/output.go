@@ -31,16 +31,6 @@ func formatFlag(def string, more ...string) *cli.StringFlag {
 		}}
 }
 
-// checkFormat refuses a format placelab writes nowhere. formatFlag has
-// already refused the formats a command does not write; commands built
-// before it still call this.
-func checkFormat(f string) error {
-	switch f {
-	case "table", "csv", "json":
-		return nil
-	}
-	return fmt.Errorf("--format %q: use table, csv or json", f)
-}
 
 // orList joins names as "a", "a or b", "a, b or c".
 func orList(names []string) string {

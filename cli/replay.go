@@ -205,9 +205,6 @@ func replaySpec(c *cli.Context) (analysis.Spec, error) {
 
 func runReplay(c *cli.Context) error {
 	format := c.String("format")
-	if err := checkFormat(format); err != nil {
-		return err
-	}
 	spec, err := replaySpec(c)
 	if err != nil {
 		return err
