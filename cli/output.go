@@ -31,7 +31,6 @@ func formatFlag(def string, more ...string) *cli.StringFlag {
 		}}
 }
 
-
 // orList joins names as "a", "a or b", "a, b or c".
 func orList(names []string) string {
 	if len(names) < 2 {
