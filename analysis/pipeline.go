@@ -42,6 +42,9 @@ const (
 	SetWindow     = "window"
 	SetN0         = "n0"
 	SetAvoid      = "avoid"
+	// SetWeights keeps the caller's BestFit weights instead of deriving
+	// them from the trace (ScarcityWeights).
+	SetWeights = "weights"
 )
 
 // proteanOnly are the settings only Protean's rule engine has: the baselines
@@ -63,7 +66,7 @@ type Spec struct {
 	Policy  string
 	// Engine configures Protean (all of it) or a baseline (Seed, Evict,
 	// TopPct, Buffers, Weights, Oversub). Weights are derived from the
-	// trace (ScarcityWeights) unless Set names "weights".
+	// trace (ScarcityWeights) unless Set names SetWeights.
 	Engine optimizer.Config
 	// Rules, when set, replaces the policy's rule set (optimizer.DefaultRules).
 	Rules *optimizer.Rules
@@ -243,7 +246,7 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions) (
 		return nil, err
 	}
 	cfg := &spec.Engine
-	if !spec.isSet("weights") {
+	if !spec.isSet(SetWeights) {
 		cfg.Weights = replay.ScarcityWeights(tr)
 	}
 	if cfg.Safety {
