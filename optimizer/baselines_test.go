@@ -21,16 +21,7 @@ func TestBaselinesEvictAsProteanDoes(t *testing.T) {
 			s := evictionZone(t)
 			cfg := DefaultConfig()
 			cfg.TopPct, cfg.Weights, cfg.Evict = tc.x, Vec{Cores: 1}, tc.evict
-			var a Allocator
-			var err error
-			if eng == "protean" {
-				a, err = NewProtean(s, cfg, DefaultRules())
-			} else {
-				a, err = NewBaseline(Policy(eng), s, cfg, DefaultRules())
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := newEngine(t, eng, s, cfg, DefaultRules())
 			d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 0}}})
 			got := int32(-1)
 			if d.OK {
@@ -72,7 +63,7 @@ func TestBaselinesUnderOversubscription(t *testing.T) {
 	for _, eng := range engines {
 		cfg := DefaultConfig()
 		cfg.Oversub = &o
-		a := newEngine(t, eng, buildZone(t, z), cfg, OversubRules(o))
+		a := newEngine(t, eng, NewState(buildZone(t, z)), cfg, OversubRules(o))
 		over := 0
 		replay(t, a, reqs, 120, func(r *Request, d Decision) {
 			s := a.State()
@@ -153,7 +144,7 @@ func TestEvictionFollowsTheRuleSet(t *testing.T) {
 		inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 1, skus: []SKU{roomy}})
 		cfg := DefaultConfig()
 		cfg.Oversub = &o
-		a := newEngine(t, eng, inv, cfg, OversubRules(o))
+		a := newEngine(t, eng, NewState(inv), cfg, OversubRules(o))
 		s := a.State()
 		s.Place(Placement{VM: 1, Machine: 0, Tenant: 1, Demand: Vec{Cores: 16}, PredUtil: 16})
 		s.Place(Placement{VM: 2, Machine: 0, Tenant: 2, Priority: 1, Demand: Vec{Cores: 8}, PredUtil: 8})

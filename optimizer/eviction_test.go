@@ -12,26 +12,11 @@ import "testing"
 // Keeping only the best-packing candidate (X small) picks m0; keeping all
 // (X = 100%) picks the least eviction cost, m1.
 func TestEvictionBalancing(t *testing.T) {
-	skus := []SKU{{Name: "s", Capacity: Vec{Cores: 24}}}
-	types := []VMType{{Name: "c16", Demand: []Vec{{Cores: 16}}, Supported: []bool{true}}}
-	var ms []MachineSpec
-	for i := 0; i < 3; i++ {
-		ms = append(ms, MachineSpec{Name: string(rune('a' + i)), Cluster: "c", Rack: "r", Healthy: true})
-	}
 	for _, tc := range []struct {
 		x    float64
 		want int32
 	}{{0.01, 0}, {1, 1}} {
-		inv, err := NewInventory(skus, ms, types)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := NewState(inv)
-		s.Place(Placement{VM: 1, Machine: 0, Tenant: 1, Demand: Vec{Cores: 8}})
-		s.Place(Placement{VM: 2, Machine: 0, Tenant: 2, Priority: 1, Demand: Vec{Cores: 16}})
-		s.Place(Placement{VM: 3, Machine: 1, Tenant: 3, Demand: Vec{Cores: 4}})
-		s.Place(Placement{VM: 4, Machine: 1, Tenant: 4, Priority: 1, Demand: Vec{Cores: 8}})
-		s.Place(Placement{VM: 5, Machine: 2, Tenant: 5, Demand: Vec{Cores: 20}})
+		s := evictionZone(t)
 		cfg := DefaultConfig()
 		cfg.TopPct = tc.x
 		cfg.Weights = Vec{Cores: 1}

@@ -50,16 +50,7 @@ func TestExplanationSaysHowPicked(t *testing.T) {
 			s := evictionZone(t)
 			cfg := DefaultConfig()
 			cfg.Weights = Vec{Cores: 1}
-			var a Allocator
-			var err error
-			if eng == "protean" {
-				a, err = NewProtean(s, cfg, DefaultRules())
-			} else {
-				a, err = NewBaseline(Policy(eng), s, cfg, DefaultRules())
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := newEngine(t, eng, s, cfg, DefaultRules())
 			d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 0}}})
 			ex := d.Explain[0]
 			if !d.OK || ex.Pick != PickEviction || ex.Evicted != 1 || ex.Chosen != d.Placements[0].Machine ||
@@ -101,7 +92,7 @@ func TestExplanationSaysHowPicked(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Evict = false
 			inv := buildZone(t, zoneSpec{clusters: 2, racks: 2, perRack: 2, skus: []SKU{skuSmall, big}})
-			a := newEngine(t, eng, inv, cfg, DefaultRules())
+			a := newEngine(t, eng, NewState(inv), cfg, DefaultRules())
 			for i := 0; i < 8; i++ {
 				if d := a.Allocate(&Request{ID: int64(i), Tenant: int32(i), VMs: []VMRequest{{VMID(i), g}}}); !d.OK {
 					t.Fatalf("%s: G4 %d: %+v", eng, i, d)

@@ -15,14 +15,14 @@ func withForbidden(forbidden map[int32]bool) Rules {
 
 // newEngine returns the named engine ("protean" or a baseline policy) over
 // a fresh state of inv.
-func newEngine(t testing.TB, name string, inv *Inventory, cfg Config, rules Rules) Allocator {
+func newEngine(t testing.TB, name string, s *State, cfg Config, rules Rules) Allocator {
 	t.Helper()
 	var a Allocator
 	var err error
 	if name == "protean" {
-		a, err = NewProtean(NewState(inv), cfg, rules)
+		a, err = NewProtean(s, cfg, rules)
 	} else {
-		a, err = NewBaseline(Policy(name), NewState(inv), cfg, rules)
+		a, err = NewBaseline(Policy(name), s, cfg, rules)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestNewValidatorBindsEveryPath(t *testing.T) {
 				}
 				reqs := randomRequests(inv, 1500, 23)
 				count := func(rules Rules) (onForbidden, placed int) {
-					a := newEngine(t, eng, buildZone(t, smallZone), DefaultConfig(), rules)
+					a := newEngine(t, eng, NewState(buildZone(t, smallZone)), DefaultConfig(), rules)
 					replay(t, a, reqs, 100, func(r *Request, d Decision) {
 						for _, p := range d.Placements {
 							placed++
@@ -109,16 +109,7 @@ func TestNewValidatorBindsEveryPath(t *testing.T) {
 				s := evictionZone(t)
 				cfg := DefaultConfig()
 				cfg.TopPct, cfg.Weights = 0.01, Vec{Cores: 1}
-				var a Allocator
-				var err error
-				if eng == "protean" {
-					a, err = NewProtean(s, cfg, tc.rules)
-				} else {
-					a, err = NewBaseline(Policy(eng), s, cfg, tc.rules)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				a := newEngine(t, eng, s, cfg, tc.rules)
 				d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 0}}})
 				if !d.OK || d.Placements[0].Machine != tc.want || len(d.Evicted) != 1 {
 					t.Fatalf("%s, %d validators: %+v, want machine %d with one eviction", eng, len(tc.rules.Validators), d, tc.want)
