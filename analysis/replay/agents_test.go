@@ -8,7 +8,7 @@ import (
 
 // TestConflictsPerMinute reproduces defect 4 of issue 13: the figure set
 // beside Table 5's "P99 conflicts per minute" was 60 × the p99 of per-second
-// conflicts over the seconds that had any (180 here). It is now the p99 of
+// conflicts over the seconds that had any (300 here). It is now the p99 of
 // per-minute counts over every minute of the run, idle ones included.
 func TestConflictsPerMinute(t *testing.T) {
 	inv, err := optimizer.NewInventory([]optimizer.SKU{{Name: "s", Capacity: optimizer.Vec{optimizer.Cores: 8, optimizer.Memory: 32}}},
@@ -18,19 +18,30 @@ func TestConflictsPerMinute(t *testing.T) {
 	}
 	tr := &Trace{Dataset: "x", Inv: inv, MachineIDs: []int32{0}}
 	reqs := []optimizer.Request{{ID: 0, VMs: []optimizer.VMRequest{{ID: 1}}}, {ID: 1, VMs: []optimizer.VMRequest{{ID: 2}}}}
+	// Conflicts in minutes 0..3 (1, 2, 3 and 5 of them, each minute's in
+	// one second); the run lasts 12,000 s: 201 minutes, 12,001 seconds.
+	at := func(sec float64, n int) []float64 {
+		var ts []float64
+		for i := 0; i < n; i++ {
+			ts = append(ts, sec+0.1*float64(i))
+		}
+		return ts
+	}
+	c := append(append(at(10, 1), at(70, 2)...), at(130, 3)...)
 	outs := []outcome{
-		// conflicts at 0.5 and 0.6 s (minute 0), 61, 61.5 and 61.7 s (minute 1); the run lasts 300 s
-		{done: true, reason: "x", arrive: 0, start: 0, at: 100, conflictAt: []float64{0.5, 0.6}},
-		{done: true, reason: "x", arrive: 0, start: 0, at: 300, conflictAt: []float64{61, 61.5, 61.7}},
+		{done: true, reason: "x", arrive: 0, start: 0, at: 100, conflictAt: c},
+		{done: true, reason: "x", arrive: 0, start: 0, at: 12000, conflictAt: at(190, 5)},
 	}
 	res := summarizeAgents(tr, nil, reqs, outs, newSampler(inv), DefaultAgentOptions())
 	s := res.Summary
-	// minutes [0,60) [60,120) ... [300,360): counts 2, 3, 0, 0, 0, 0 → p99 (nearest rank of 6) = 3
-	if s.ConflictsP99PerMin != 3 {
-		t.Fatalf("p99 conflicts per minute = %v, want 3", s.ConflictsP99PerMin)
+	// Every minute counts: 197 zeros then 1, 2, 3, 5; the nearest-rank p99
+	// (the 199th of 201) is 2. Over busy minutes only it would be 5, and
+	// the old 60 × p99 of busy seconds 300.
+	if s.ConflictsP99PerMin != 2 {
+		t.Fatalf("p99 conflicts per minute = %v, want 2", s.ConflictsP99PerMin)
 	}
-	// 301 seconds, two with conflicts (2 and 3): p99 is the 298th of 301 sorted counts = 0; the max is 3
-	if s.ConflictsP99PerS != 0 || s.ConflictsMaxPerS != 3 || s.Conflicts != 5 {
+	// Per second over all 12,001 seconds: p99 0, max 5.
+	if s.ConflictsP99PerS != 0 || s.ConflictsMaxPerS != 5 || s.Conflicts != 11 {
 		t.Fatalf("per second p99 %v max %v, conflicts %d", s.ConflictsP99PerS, s.ConflictsMaxPerS, s.Conflicts)
 	}
 }
