@@ -48,6 +48,9 @@ type bbPricer struct {
 	limit   int
 	stop    bool
 	abort   func() bool // checked every 1024 nodes: deadline passed or context done
+	// mult are the surrogate multipliers: bbItem.w = Σ_j mult_j s_j.
+	mult []float64
+	lp   knapsackLP
 }
 
 type bbItem struct {
@@ -94,6 +97,40 @@ func (p *bbPricer) price(pi []float64, cnt []int, a []int, limit int, abort func
 		}
 		p.ord = append(p.ord, bbItem{i: i, pi: pi[i], w: w, u: u, s: s})
 	}
+	// The surrogate multipliers: the capacity-normalized 1/cap_j, or with
+	// several dimensions the LP duals of the knapsack (see knapsackLP).
+	p.mult = append(p.mult[:0], make([]float64, d)...)
+	for j, c := range b.cap {
+		if c > 0 {
+			p.mult[j] = 1 / c
+		}
+	}
+	if d > 1 && len(p.ord) > 1 {
+		room := make([]float64, d)
+		for j, c := range b.cap {
+			room[j] = c + FitSlack
+		}
+		if lam := p.lp.duals(p.ord, room); lam != nil {
+			scale := 0.0
+			for j, l := range lam {
+				scale += l * b.cap[j]
+			}
+			if scale > 0 {
+				for j, c := range b.cap {
+					if c > 0 {
+						p.mult[j] = lam[j] + surrogateEps*scale/c
+					}
+				}
+				for x := range p.ord {
+					w := 0.0
+					for j, v := range p.ord[x].s {
+						w += p.mult[j] * v
+					}
+					p.ord[x].w = w
+				}
+			}
+		}
+	}
 	// By ratio; ties (volume duals make every ratio equal) larger first,
 	// so the first leaf is a first-fit-decreasing pattern.
 	sort.Slice(p.ord, func(x, y int) bool {
@@ -136,9 +173,7 @@ func (p *bbPricer) price(pi []float64, cnt []int, a []int, limit int, abort func
 	surrogate := 0.0
 	for j, c := range b.cap {
 		p.room[j] = c + FitSlack
-		if c > 0 {
-			surrogate += p.room[j] / c
-		}
+		surrogate += p.mult[j] * p.room[j]
 	}
 	p.dfs(0, 0, 0, surrogate)
 	upper = p.bestV
