@@ -3,8 +3,10 @@ package analysis
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
+	"placelab/analysis/replay"
 	"placelab/datasets"
 	"placelab/datasets/synth"
 	"placelab/optimizer/lpbound"
@@ -48,6 +50,11 @@ type BenchAll struct {
 		InstanceBound   float64 `json:"instance_bound"`
 		Snapshots       int     `json:"snapshots"`
 		SnapshotSeconds float64 `json:"snapshots_seconds"`
+		// Per snapshot with VMs: both LPs and their packings.
+		SnapshotMedianSeconds float64 `json:"snapshot_median_seconds"`
+		SnapshotMaxSeconds    float64 `json:"snapshot_max_seconds"`
+		Converged             int     `json:"converged_snapshots"`
+		MaxMachineGapPct      float64 `json:"max_machine_gap_pct"`
 	} `json:"lp"`
 	PrV struct {
 		Nodes                  int     `json:"nodes"`
@@ -160,17 +167,28 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 		return nil, err
 	}
 	b.LP.InstanceSeconds, b.LP.InstanceBound = time.Since(t0).Seconds(), lr.Bound
-	// Daily snapshots (issue 6 asks for hourly ones in ≤ 60 s; see the
-	// closing note for why the heterogeneous LP is not there yet).
-	every := 24 * 3600.0
+	// Hourly snapshots (issue 14: the demo zone's 336 in ≤ 60 s), every
+	// six hours in quick mode; the offline packings are not stored.
+	lo := DefaultLPBoundOptions()
+	lo.Packings = PackingsNone
 	if quick {
-		every = 6 * 3600
+		lo.Every = 6 * 3600
 	}
-	lp, err := LPBoundRun(ctx, db, runID, every, lpbound.Options{TimeLimit: 30 * time.Second}, nil)
+	lp, err := LPBoundRun(ctx, db, runID, lo)
 	if err != nil {
 		return nil, err
 	}
 	b.LP.Snapshots, b.LP.SnapshotSeconds = len(lp.Snapshots), lp.Seconds
+	b.LP.Converged, b.LP.MaxMachineGapPct = lp.Converged, lp.MaxMachineGapPct
+	var secs []float64
+	for _, s := range lp.Snapshots {
+		if s.VMs > 0 {
+			secs = append(secs, s.Seconds)
+		}
+	}
+	if len(secs) > 0 {
+		b.LP.SnapshotMedianSeconds, b.LP.SnapshotMaxSeconds = replay.Quantile(secs, 0.5), slices.Max(secs)
+	}
 	// 5. PrV placement against its baseline in one simulation.
 	step(4)
 	sim := violation.DefaultSimConfig()

@@ -3,82 +3,186 @@ package analysis
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"placelab/analysis/replay"
 	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
 	store "placelab/sql"
 )
 
-// LPSnapshot sets the configuration-LP bound over the VMs a run held at one
-// moment beside what the run's policy achieved with them.
+// LPSnapshot is the interval in which the best packing of the VMs a run held
+// at one moment lies, set beside what the run's policy did with them.
 //
-// The bound on cores solves the LP with each machine costing its cores, so
-// BoundCores is a lower bound on the cores of the machines any allocator
-// needs to hold these VMs (per-SKU capacities, per-SKU VM demand and the
-// zone's machine counts respected; fault domains, isolation and the other
-// soft rules relaxed), and BoundDensity = AllocatedCores / BoundCores is an
-// upper bound on the packing density (Protean §6.3) any allocator could
-// reach. BoundMachines bounds the number of machines the same way.
+// Both bounds come from the configuration LP over the zone's machines (per
+// SKU capacities and VM demands, the zone's machine count per SKU; fault
+// domains, isolation and the other soft rules relaxed), solved twice: once
+// counting machines, once with every machine costing its cores.
+//   - LB: ⌈LP⌉ (a Farley/Lagrangian bound, valid however column generation
+//     ended): no packing of these VMs uses fewer machines (cores).
+//   - UB: the machines (cores) of a packing that exists — the integer master
+//     over the generated patterns, repaired greedily, and never worse than
+//     the run's own packing at that moment.
+//
+// Density is Protean §6.3's packing density, allocated cores / cores of the
+// non-empty machines; LBDensity ≤ the best achievable ≤ UBDensity.
 type LPSnapshot struct {
 	T              float64 `json:"t_s"`
 	VMs            int     `json:"vms"`
 	AllocatedCores float64 `json:"allocated_cores"`
 	OnlineMachines int     `json:"online_machines"`
-	OnlineCores    float64 `json:"online_cores"` // cores of the non-empty machines
+	OnlineCores    float64 `json:"online_cores"` // cores of the run's non-empty machines
 	OnlineDensity  float64 `json:"online_density"`
-	BoundMachines  float64 `json:"bound_machines"`
-	BoundCores     float64 `json:"bound_cores"`
-	BoundDensity   float64 `json:"bound_density"`
-	// Gap is BoundDensity − OnlineDensity: how much denser the VMs could
-	// at most have been packed.
-	Gap float64 `json:"density_gap"`
-	// MachineGap is OnlineMachines − BoundMachines.
-	MachineGap float64 `json:"machine_gap"`
-	LPCores    float64 `json:"lp_cores"`
-	LPMachines float64 `json:"lp_machines"`
-	Iterations int     `json:"iterations"`
-	Columns    int     `json:"columns"`
-	Converged  bool    `json:"converged"`
-	Seconds    float64 `json:"seconds"`
+	LBMachines     float64 `json:"lb_machines"`
+	UBMachines     float64 `json:"ub_machines"`
+	LBCores        float64 `json:"lb_cores"`
+	UBCores        float64 `json:"ub_cores"`
+	// LBDensity = AllocatedCores / UBCores: a packing this dense exists.
+	LBDensity float64 `json:"lb_density"`
+	// UBDensity = AllocatedCores / LBCores: no packing is denser.
+	UBDensity float64 `json:"ub_density"`
+	// EmptiableMachines = OnlineMachines − UBMachines: machines the online
+	// allocator could have emptied (a packing of the same VMs on that many
+	// fewer machines exists).
+	EmptiableMachines float64 `json:"emptiable_machines"`
+	// MachineGapPct = 100 (UB − LB) / LB on machines: how far the interval
+	// is from proving the optimum.
+	MachineGapPct float64 `json:"machine_gap_pct"`
+	LPMachines    float64 `json:"lp_machines"` // value of the last master LP, machines
+	LPCores       float64 `json:"lp_cores"`
+	// Converged: both LPs were solved to optimality (column generation
+	// converged, or the rounded bound was proven); otherwise the LB is a
+	// valid but possibly weaker bound.
+	Converged bool `json:"converged"`
+	// Stop says how each solve ended: "machines: converged, cores: proven".
+	Stop string `json:"stop"`
+	// OnlineOverCapacity: the run's packing at T exceeds some machine's
+	// capacity (placelab check --run lists where), so it could not seed UB.
+	OnlineOverCapacity bool    `json:"online_over_capacity,omitempty"`
+	Iterations         int     `json:"iterations"`
+	Columns            int     `json:"columns"`
+	Seconds            float64 `json:"seconds"`
+	// PackingRun is the offline run that stores the UB packing on
+	// machines, when one was stored (LPBoundOptions.Packings).
+	PackingRun int64 `json:"packing_run,omitempty"`
 }
 
-// LPBoundReport is the bound over a run's snapshots.
+// LPBoundReport is the interval over a run's snapshots.
 type LPBoundReport struct {
-	Run            int64        `json:"run_id"`
-	Dataset        string       `json:"dataset"`
-	Policy         string       `json:"policy"`
-	Every          float64      `json:"every_s"`
-	Snapshots      []LPSnapshot `json:"snapshots"`
-	MeanGap        float64      `json:"mean_density_gap"`
-	MaxGap         float64      `json:"max_density_gap"`
-	MeanMachineGap float64      `json:"mean_machine_gap"`
-	Seconds        float64      `json:"seconds"`
+	Run     int64        `json:"run_id"`
+	Dataset string       `json:"dataset"`
+	Policy  string       `json:"policy"`
+	Every   float64      `json:"every_s"`
+	From    float64      `json:"from_s"` // the run's first placement: the first snapshot
+	Snapshots []LPSnapshot `json:"snapshots"`
+	// Means over the snapshots with VMs.
+	MeanOnlineDensity float64 `json:"mean_online_density"`
+	MeanLBDensity     float64 `json:"mean_lb_density"`
+	MeanUBDensity     float64 `json:"mean_ub_density"`
+	MeanEmptiable     float64 `json:"mean_emptiable_machines"`
+	MaxMachineGapPct  float64 `json:"max_machine_gap_pct"`
+	Bounded           int     `json:"bounded"`   // snapshots with VMs
+	Converged         int     `json:"converged"` // of those, both LPs optimal
+	Seconds           float64 `json:"seconds"`
+}
+
+// Packings says which UB packings LPBoundRun stores as offline runs.
+const (
+	PackingsPeak = "peak" // the snapshot with the most allocated cores
+	PackingsAll  = "all"
+	PackingsNone = "none"
+)
+
+// LPBoundOptions tune LPBoundRun; start from DefaultLPBoundOptions.
+type LPBoundOptions struct {
+	// Every is the time between snapshots, in seconds (> 0); the first is
+	// at the run's first placement.
+	Every float64
+	// Solve applies to every LP (its Objective, Initial and Incumbent are
+	// set per snapshot); a solve that stops on its TimeLimit still gives
+	// a valid, weaker LB.
+	Solve lpbound.Options
+	// Packings: PackingsPeak, PackingsAll or PackingsNone.
+	Packings string
+	// Progress, if set, is called with snapshots done and the total.
+	Progress func(done, total int64)
+}
+
+// DefaultLPBoundTimeLimit bounds each LP solve by default.
+const DefaultLPBoundTimeLimit = 30 * time.Second
+
+// DefaultLPBoundOptions: hourly snapshots, DefaultLPBoundTimeLimit per solve,
+// the peak snapshot's packing stored.
+func DefaultLPBoundOptions() LPBoundOptions {
+	return LPBoundOptions{Every: 3600, Solve: lpbound.Options{TimeLimit: DefaultLPBoundTimeLimit}, Packings: PackingsPeak}
+}
+
+// Validate refuses values out of range.
+func (o LPBoundOptions) Validate() error {
+	if !(o.Every > 0) || math.IsInf(o.Every, 0) {
+		return fmt.Errorf("analysis: lpbound: every = %v s, want a finite time > 0", o.Every)
+	}
+	if o.Solve.TimeLimit < 0 {
+		return fmt.Errorf("analysis: lpbound: time limit %v < 0", o.Solve.TimeLimit)
+	}
+	switch o.Packings {
+	case PackingsPeak, PackingsAll, PackingsNone:
+	default:
+		return fmt.Errorf("analysis: lpbound: packings %q, want %s, %s or %s", o.Packings, PackingsPeak, PackingsAll, PackingsNone)
+	}
+	return nil
 }
 
 // ErrNoRun is returned for a run id that is not stored.
 var ErrNoRun = errors.New("analysis: no such run")
 
-// LPBoundRun solves the configuration LP at t = 0, every, 2·every, … up to
-// the run's last sample, over the VMs the run held then, and stores the
-// figures in run_metric (lp_bound_cores, lp_bound_machines,
-// lp_bound_density, lp_density_gap, lp_online_machines), replacing those a
-// previous call stored. Consecutive snapshots share most VM types, so each
-// solve starts from the previous one's patterns. opts applies to every
-// solve (its Objective and Initial are set here); a solve that stops on
-// opts.TimeLimit still yields a valid, weaker bound.
-func LPBoundRun(ctx context.Context, db *store.DB, run int64, every float64, opts lpbound.Options, progress func(done, total int64)) (*LPBoundReport, error) {
-	start := time.Now()
-	if !(every > 0) {
-		return nil, fmt.Errorf("analysis: lpbound: every = %v s, want > 0", every)
+// OfflineEngine is the run.engine of a packing stored by LPBoundRun.
+const OfflineEngine = "offline"
+
+// lpMetrics are the run_metric names LPBoundRun writes per snapshot.
+var lpMetrics = []string{"lp_vms", "lp_allocated_cores", "lp_online_machines", "lp_online_cores", "lp_online_density",
+	"lp_lb_machines", "lp_ub_machines", "lp_lb_cores", "lp_ub_cores", "lp_lb_density", "lp_ub_density",
+	"lp_emptiable_machines", "lp_converged"}
+
+func (s *LPSnapshot) metrics() []float64 {
+	return []float64{float64(s.VMs), s.AllocatedCores, float64(s.OnlineMachines), s.OnlineCores, s.OnlineDensity,
+		s.LBMachines, s.UBMachines, s.LBCores, s.UBCores, s.LBDensity, s.UBDensity,
+		s.EmptiableMachines, b2f(s.Converged)}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
 	}
-	rep := &LPBoundReport{Run: run, Every: every, Snapshots: []LPSnapshot{}}
+	return 0
+}
+
+// lpStay is one VM's time on one machine in a run.
+type lpStay struct {
+	vm       int64
+	typ      int32
+	machine  int32 // inventory index
+	from, to float64
+}
+
+// lpRun is what LPBoundRun reads of a run.
+type lpRun struct {
+	tr    *replay.Trace
+	stays []lpStay
+	from  float64 // first placement
+	last  float64 // last sample or placement, whichever is later
+}
+
+// loadLPRun reads run's placements against the trace it read.
+func loadLPRun(ctx context.Context, db *store.DB, run int64, rep *LPBoundReport) (*lpRun, error) {
 	var engine string
 	err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_head"), run).Scan(&rep.Dataset, &rep.Policy, &engine)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -87,35 +191,32 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, every float64, opt
 	if err != nil {
 		return nil, err
 	}
+	if engine == OfflineEngine {
+		return nil, fmt.Errorf("analysis: lpbound: run %d is an offline packing (itself a bound's witness), not a replay", run)
+	}
 	// The run's placements are read against the load it pinned; a run
 	// from before runs pinned their load is read against the current one.
 	if _, err := LoadRunInput(ctx, db, run); err != nil && !errors.Is(err, ErrUnpinned) {
 		return nil, err
 	}
+	lr := &lpRun{from: math.Inf(1)}
 	var ds string
-	var last float64
-	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &last); err != nil {
+	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &lr.last); err != nil {
 		return nil, err
 	}
-	tr, err := LoadTrace(ctx, db, rep.Dataset, math.Inf(-1), math.Inf(1))
+	lr.tr, err = LoadTrace(ctx, db, rep.Dataset, math.Inf(-1), math.Inf(1))
 	if err != nil {
 		return nil, err
 	}
-	end := make(map[int64]float64, len(tr.VMs))
-	typ := make(map[int64]int32, len(tr.VMs))
-	for _, v := range tr.VMs {
+	end := make(map[int64]float64, len(lr.tr.VMs))
+	typ := make(map[int64]int32, len(lr.tr.VMs))
+	for _, v := range lr.tr.VMs {
 		end[v.ID], typ[v.ID] = v.End, v.Type
 	}
-	machineOf := make(map[int32]int32, len(tr.MachineIDs))
-	for i, id := range tr.MachineIDs {
+	machineOf := make(map[int32]int32, len(lr.tr.MachineIDs))
+	for i, id := range lr.tr.MachineIDs {
 		machineOf[id] = int32(i)
 	}
-	type stay struct {
-		typ      int32
-		machine  int32
-		from, to float64
-	}
-	var stays []stay
 	err = each(ctx, db.SQL(), "run_placements", []any{run}, func(r *sql.Rows) error {
 		var id int64
 		var mid int32
@@ -133,105 +234,279 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, every float64, opt
 		if ev.Valid && ev.Float64 < to {
 			to = ev.Float64
 		}
-		stays = append(stays, stay{tp, m, t, to})
+		lr.stays = append(lr.stays, lpStay{id, tp, m, t, to})
+		lr.from = math.Min(lr.from, t)
+		lr.last = math.Max(lr.last, t)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if len(lr.stays) == 0 {
+		lr.from = 0
+	}
+	lr.last = math.Max(lr.last, lr.from)
+	return lr, nil
+}
+
+// LPSnapshotTimes are the snapshot times of a run whose first placement is
+// at from and last sample at last: from, from + every, … ≤ last.
+func LPSnapshotTimes(from, last, every float64) []float64 {
 	var times []float64
-	for t := 0.0; t <= last+1e-9; t += every {
+	for i := 0; ; i++ {
+		t := from + float64(i)*every
+		if t > last+1e-9 {
+			break
+		}
 		times = append(times, t)
 	}
-	bins, skus, dims := lpBins(tr.Inv)
-	dims = bindingDims(tr.Inv, skus, dims)
+	return times
+}
+
+// lpZone is the LP form of a trace's inventory.
+type lpZone struct {
+	inv  *optimizer.Inventory
+	bins []lpbound.BinType
+	skus []int // SKU of each bin
+	dims []optimizer.Dim
+}
+
+func newLPZone(inv *optimizer.Inventory) *lpZone {
+	bins, skus, dims := lpBins(inv)
+	dims = bindingDims(inv, skus, dims)
 	for i, k := range skus {
 		c := make([]float64, len(dims))
 		for j, d := range dims {
-			c[j] = tr.Inv.SKUs[k].Capacity[d]
+			c[j] = inv.SKUs[k].Capacity[d]
 		}
 		bins[i].Capacity = c
 	}
-	inv := tr.Inv
-	var prevCores, prevMachines []lpbound.Pattern
+	return &lpZone{inv: inv, bins: bins, skus: skus, dims: dims}
+}
+
+// lpAlive is the VMs a run held at one moment.
+type lpAlive struct {
+	snap   LPSnapshot
+	counts []int      // per VM type
+	vms    [][]int64  // per VM type: the VMs, by id
+	online []lpbound.Pattern
+}
+
+// alive collects the stays that cover t.
+func (z *lpZone) alive(stays []lpStay, t float64) *lpAlive {
+	inv := z.inv
+	a := &lpAlive{snap: LPSnapshot{T: t}, counts: make([]int, len(inv.Types)), vms: make([][]int64, len(inv.Types))}
+	perMachine := map[int32][]int{} // machine → VM type counts
+	for _, s := range stays {
+		if !(s.from <= t && t < s.to) {
+			continue
+		}
+		a.counts[s.typ]++
+		a.vms[s.typ] = append(a.vms[s.typ], s.vm)
+		a.snap.VMs++
+		d, _ := inv.Demand(s.typ, s.machine)
+		a.snap.AllocatedCores += d[optimizer.Cores]
+		c := perMachine[s.machine]
+		if c == nil {
+			c = make([]int, len(inv.Types))
+			perMachine[s.machine] = c
+		}
+		c[s.typ]++
+	}
+	for _, v := range a.vms {
+		slices.Sort(v)
+	}
+	// The run's own packing, as whole machines per pattern.
+	byKey := map[string]int{}
+	machines := make([]int32, 0, len(perMachine))
+	for m := range perMachine {
+		machines = append(machines, m)
+	}
+	slices.Sort(machines)
+	for _, m := range machines {
+		a.snap.OnlineMachines++
+		a.snap.OnlineCores += inv.Capacity(m)[optimizer.Cores]
+		p := lpbound.Pattern{Bin: inv.SKUs[inv.Machines[m].SKU].Name, X: 1}
+		var key strings.Builder
+		key.WriteString(p.Bin)
+		for t, n := range perMachine[m] {
+			if n > 0 {
+				p.Items = append(p.Items, inv.Types[t].Name)
+				p.Counts = append(p.Counts, n)
+				fmt.Fprintf(&key, " %d:%d", t, n)
+			}
+		}
+		if j, ok := byKey[key.String()]; ok {
+			a.online[j].X++
+			continue
+		}
+		byKey[key.String()] = len(a.online)
+		a.online = append(a.online, p)
+	}
+	if a.snap.OnlineCores > 0 {
+		a.snap.OnlineDensity = a.snap.AllocatedCores / a.snap.OnlineCores
+	}
+	return a
+}
+
+// lpSolved is one snapshot's two solves.
+type lpSolved struct {
+	machines, cores *lpbound.Result
+}
+
+// solve bounds one snapshot (counting machines, then cores), each solve
+// seeded with the previous snapshot's patterns and the run's own packing.
+func (z *lpZone) solve(ctx context.Context, a *lpAlive, opts lpbound.Options, prev *lpSolved) (*lpSolved, error) {
+	p := &lpbound.Problem{Bins: z.bins, Items: lpItems(z.inv, a.counts, z.skus, z.dims)}
+	out := &lpSolved{}
+	for _, obj := range []lpbound.Objective{lpbound.MinCount, lpbound.MinCost} {
+		o := opts
+		o.Objective, o.Incumbent = obj, a.online
+		if prev != nil {
+			o.Initial = prev.machines.Patterns
+			if obj == lpbound.MinCost {
+				o.Initial = prev.cores.Patterns
+			}
+		}
+		r, err := lpbound.Solve(ctx, p, o)
+		if errors.Is(err, lpbound.ErrInvalid) && o.Incumbent != nil {
+			// The run's packing does not fit the machines (an
+			// over-committed run): bound without it.
+			a.snap.OnlineOverCapacity = true
+			o.Incumbent = nil
+			r, err = lpbound.Solve(ctx, p, o)
+		}
+		if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) {
+			return nil, fmt.Errorf("analysis: lpbound at t=%.0fs: %w", a.snap.T, err)
+		}
+		if obj == lpbound.MinCount {
+			out.machines = r
+		} else {
+			out.cores = r
+		}
+	}
+	s := &a.snap
+	rm, rc := out.machines, out.cores
+	// The machines in use hold at least the allocated cores: the volume
+	// bound, valid whatever the LP reached.
+	s.LBCores = math.Max(rc.Bound, math.Ceil(s.AllocatedCores-1e-9))
+	s.LBMachines = math.Max(rm.Bound, 1)
+	s.UBMachines, s.UBCores = rm.Upper, rc.Upper
+	if rm.Packing == nil { // no packing found in time: the run's own
+		s.UBMachines = float64(s.OnlineMachines)
+	}
+	if rc.Packing == nil {
+		s.UBCores = s.OnlineCores
+	}
+	s.LPMachines, s.LPCores = rm.LP, rc.LP
+	s.Iterations, s.Columns = rm.Iterations+rc.Iterations, rm.Columns+rc.Columns
+	s.Converged = optimal(rm) && optimal(rc)
+	s.Stop = fmt.Sprintf("machines: %s, cores: %s", rm.Stop, rc.Stop)
+	s.Seconds = rm.Seconds + rc.Seconds
+	if s.UBCores > 0 {
+		s.LBDensity = s.AllocatedCores / s.UBCores
+	}
+	if s.LBCores > 0 {
+		s.UBDensity = s.AllocatedCores / s.LBCores
+	}
+	s.EmptiableMachines = float64(s.OnlineMachines) - s.UBMachines
+	s.MachineGapPct = 100 * (s.UBMachines - s.LBMachines) / s.LBMachines
+	return out, nil
+}
+
+func optimal(r *lpbound.Result) bool {
+	return r.Stop == lpbound.StopConverged || r.Stop == lpbound.StopProven
+}
+
+// LPBoundRun bounds a stored run at snapshots from its first placement,
+// every opts.Every seconds up to its last sample or placement: over the VMs the run held
+// then, the LB and UB on machines and on cores (LPSnapshot) beside the run's
+// own figures. It stores them in run_metric (lpMetrics), replacing those a
+// previous call stored, and stores the UB packings opts.Packings asks for
+// as offline runs (engine "offline"; earlier offline runs of this run are
+// replaced). Consecutive snapshots share most VM types, so each solve
+// starts from the previous one's patterns.
+func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOptions) (*LPBoundReport, error) {
+	start := time.Now()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	rep := &LPBoundReport{Run: run, Every: opts.Every, Snapshots: []LPSnapshot{}}
+	lr, err := loadLPRun(ctx, db, run, rep)
+	if err != nil {
+		return nil, err
+	}
+	rep.From = lr.from
+	times := LPSnapshotTimes(lr.from, lr.last, opts.Every)
+	z := newLPZone(lr.tr.Inv)
+	var prev *lpSolved
+	type packed struct {
+		snap int
+		a    *lpAlive
+		pk   []lpbound.Pattern
+	}
+	var packings []packed
 	for i, t := range times {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if progress != nil {
-			progress(int64(i), int64(len(times)))
+		if opts.Progress != nil {
+			opts.Progress(int64(i), int64(len(times)))
 		}
-		counts := make([]int, len(inv.Types))
-		used := make([]bool, len(inv.Machines))
-		snap := LPSnapshot{T: t}
-		for _, s := range stays {
-			if s.from <= t && t < s.to {
-				counts[s.typ]++
-				snap.VMs++
-				used[s.machine] = true
-				d, _ := inv.Demand(s.typ, s.machine)
-				snap.AllocatedCores += d[optimizer.Cores]
+		a := z.alive(lr.stays, t)
+		if a.snap.VMs > 0 {
+			res, err := z.solve(ctx, a, opts.Solve, prev)
+			if err != nil {
+				return nil, err
+			}
+			prev = res
+			if pk := res.machines.Packing; pk != nil {
+				p := packed{len(rep.Snapshots), a, pk}
+				switch {
+				case opts.Packings == PackingsAll:
+					packings = append(packings, p)
+				case opts.Packings == PackingsPeak && (len(packings) == 0 || a.snap.AllocatedCores > packings[0].a.snap.AllocatedCores):
+					packings = []packed{p}
+				}
 			}
 		}
-		for m, u := range used {
-			if u {
-				snap.OnlineMachines++
-				snap.OnlineCores += inv.Capacity(int32(m))[optimizer.Cores]
-			}
-		}
-		if snap.VMs == 0 {
-			rep.Snapshots = append(rep.Snapshots, snap)
-			continue
-		}
-		snap.OnlineDensity = snap.AllocatedCores / snap.OnlineCores
-		p := &lpbound.Problem{Bins: bins, Items: lpItems(inv, counts, skus, dims)}
-		o := opts
-		o.Objective, o.Initial = lpbound.MinCost, prevCores
-		rc, err := lpbound.Solve(ctx, p, o)
-		if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) {
-			return nil, fmt.Errorf("analysis: lpbound at t=%.0fs: %w", t, err)
-		}
-		o.Objective, o.Initial = lpbound.MinCount, prevMachines
-		rm, err := lpbound.Solve(ctx, p, o)
-		if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) {
-			return nil, fmt.Errorf("analysis: lpbound at t=%.0fs: %w", t, err)
-		}
-		prevCores, prevMachines = rc.Patterns, rm.Patterns
-		// The machines in use hold at least the allocated cores: the volume
-		// bound, valid whatever the LP reached (a time limit, early stop).
-		snap.BoundCores = math.Max(rc.Bound, math.Ceil(snap.AllocatedCores-1e-9))
-		snap.BoundMachines = math.Max(rm.Bound, 1)
-		snap.LPCores, snap.LPMachines = rc.LP, rm.LP
-		snap.Iterations, snap.Columns = rc.Iterations+rm.Iterations, rc.Columns+rm.Columns
-		snap.Converged = rc.Converged && rm.Converged
-		snap.Seconds = rc.Seconds + rm.Seconds
-		if snap.BoundCores > 0 {
-			snap.BoundDensity = snap.AllocatedCores / snap.BoundCores
-		}
-		snap.Gap = snap.BoundDensity - snap.OnlineDensity
-		snap.MachineGap = float64(snap.OnlineMachines) - snap.BoundMachines
-		rep.Snapshots = append(rep.Snapshots, snap)
+		rep.Snapshots = append(rep.Snapshots, a.snap)
 	}
-	if progress != nil {
-		progress(int64(len(times)), int64(len(times)))
+	if opts.Progress != nil {
+		opts.Progress(int64(len(times)), int64(len(times)))
 	}
-	var n int
 	for _, s := range rep.Snapshots {
 		if s.VMs == 0 {
 			continue
 		}
-		n++
-		rep.MeanGap += s.Gap
-		rep.MeanMachineGap += s.MachineGap
-		rep.MaxGap = math.Max(rep.MaxGap, s.Gap)
+		rep.Bounded++
+		if s.Converged {
+			rep.Converged++
+		}
+		rep.MeanOnlineDensity += s.OnlineDensity
+		rep.MeanLBDensity += s.LBDensity
+		rep.MeanUBDensity += s.UBDensity
+		rep.MeanEmptiable += s.EmptiableMachines
+		rep.MaxMachineGapPct = math.Max(rep.MaxMachineGapPct, s.MachineGapPct)
 	}
-	if n > 0 {
-		rep.MeanGap /= float64(n)
-		rep.MeanMachineGap /= float64(n)
+	if n := float64(rep.Bounded); n > 0 {
+		rep.MeanOnlineDensity /= n
+		rep.MeanLBDensity /= n
+		rep.MeanUBDensity /= n
+		rep.MeanEmptiable /= n
+	}
+	// Draw the offline runs' ids before the transaction.
+	ids := make([]int64, len(packings))
+	for i := range packings {
+		if ids[i], err = db.NextRunID(ctx); err != nil {
+			return nil, err
+		}
+		rep.Snapshots[packings[i].snap].PackingRun = ids[i]
+		packings[i].a.snap.PackingRun = ids[i]
 	}
 	// Replace the run's lp_* rows: drop those at times this call has no
 	// bound for, upsert the rest (DuckDB 1.1 cannot delete and re-insert a
-	// key in one transaction).
+	// key in one transaction), and replace its offline packings.
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
 		var keep []string
 		for _, s := range rep.Snapshots {
@@ -242,18 +517,24 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, every float64, opt
 		if err := w.Exec(store.MustQuery("lpbound_clear"), run, "["+strings.Join(keep, ",")+"]"); err != nil {
 			return err
 		}
+		for _, q := range []string{"lpbound_drop_packing_placements", "lpbound_drop_packing_metrics", "lpbound_drop_packing_runs"} {
+			if err := w.Exec(store.MustQuery(q), run); err != nil {
+				return err
+			}
+		}
 		for _, s := range rep.Snapshots {
 			if s.VMs == 0 {
 				continue
 			}
-			for _, m := range []struct {
-				name string
-				v    float64
-			}{{"lp_bound_cores", s.BoundCores}, {"lp_bound_machines", s.BoundMachines}, {"lp_bound_density", s.BoundDensity},
-				{"lp_density_gap", s.Gap}, {"lp_online_machines", float64(s.OnlineMachines)}} {
-				if err := w.Exec(store.MustQuery("lpbound_upsert"), run, s.T, m.name, m.v); err != nil {
+			for i, v := range s.metrics() {
+				if err := w.Exec(store.MustQuery("lpbound_upsert"), run, s.T, lpMetrics[i], v); err != nil {
 					return err
 				}
+			}
+		}
+		for i, p := range packings {
+			if err := z.writePacking(w, ids[i], run, lr.tr, p.a, p.pk, p.a.snap); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -263,6 +544,87 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, every float64, opt
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// writePacking stores a UB packing on machines as an offline run: every VM
+// alive at the snapshot placed at its time on a machine of the pattern's
+// SKU (machines of a SKU and VMs of a type taken in id order), so every
+// view, placelab check and explain read it like a replay. It is pinned to
+// the source run's load.
+func (z *lpZone) writePacking(w *store.Writer, id, source int64, tr *replay.Trace, a *lpAlive, pk []lpbound.Pattern, s LPSnapshot) error {
+	inv := z.inv
+	skuOf := map[string]int{}
+	for k, sku := range inv.SKUs {
+		skuOf[sku.Name] = k
+	}
+	typeOf := map[string]int{}
+	for t, vt := range inv.Types {
+		typeOf[vt.Name] = t
+	}
+	free := make([][]int32, len(inv.SKUs)) // machines per SKU, by index
+	for m := range inv.Machines {
+		free[inv.Machines[m].SKU] = append(free[inv.Machines[m].SKU], int32(m))
+	}
+	next := make([]int, len(inv.Types))
+	type row struct {
+		vm      int64
+		machine int32
+	}
+	var rows []row
+	for _, p := range pk {
+		k := skuOf[p.Bin]
+		for range int(p.X) {
+			if len(free[k]) == 0 {
+				return fmt.Errorf("analysis: lpbound: packing at t=%.0fs uses more %s machines than the zone has", s.T, p.Bin)
+			}
+			m := free[k][0]
+			free[k] = free[k][1:]
+			for j, name := range p.Items {
+				t := typeOf[name]
+				for range p.Counts[j] {
+					if next[t] >= len(a.vms[t]) {
+						return fmt.Errorf("analysis: lpbound: packing at t=%.0fs places more %s VMs than are alive", s.T, name)
+					}
+					rows = append(rows, row{a.vms[t][next[t]], tr.MachineIDs[m]})
+					next[t]++
+				}
+			}
+		}
+	}
+	for t := range next {
+		if next[t] != len(a.vms[t]) {
+			return fmt.Errorf("analysis: lpbound: packing at t=%.0fs places %d of %d %s VMs", s.T, next[t], len(a.vms[t]), inv.Types[t].Name)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].vm < rows[j].vm })
+	params, err := json.Marshal(map[string]any{"source_run": source, "t_s": s.T, "objective": "machines",
+		"lb_machines": s.LBMachines, "ub_machines": s.UBMachines})
+	if err != nil {
+		return err
+	}
+	if err := w.Append("run", id, OfflineEngine, "lp-packing", string(params), int64(0), tr.Dataset, "lpbound",
+		time.Now().UTC(), s.Seconds, "done", loadID(tr.LoadID)); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := w.Append("placement", id, r.vm, s.T, r.machine, int16(0), int32(0), nil, "placed", nil, nil, nil); err != nil {
+			return err
+		}
+	}
+	return w.Append("run_metric", id, s.T, "packing_density", s.AllocatedCores/z.packingCores(pk))
+}
+
+// packingCores is the cores of a packing's machines.
+func (z *lpZone) packingCores(pk []lpbound.Pattern) float64 {
+	c := 0.0
+	for _, p := range pk {
+		for _, sku := range z.inv.SKUs {
+			if sku.Name == p.Bin {
+				c += p.X * sku.Capacity[optimizer.Cores]
+			}
+		}
+	}
+	return c
 }
 
 // lpBins turns the inventory's SKUs that have machines into bin types over

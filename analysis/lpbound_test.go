@@ -4,63 +4,53 @@ import (
 	"context"
 	"errors"
 	"math"
-	"placelab/analysis/replay"
+	"strings"
 	"testing"
 	"time"
 
 	"placelab/datasets/synth"
 	"placelab/optimizer"
-	"placelab/optimizer/lpbound"
+	store "placelab/sql"
 )
 
 // TestLPBoundRunByHand bounds a worst-fit replay of the hand zone (two
 // 10-core machines). At t=150 VM 0 (4 cores) and VM 1 (2 cores) are alive
 // and worst fit has spread them over both machines: 6 of 20 cores, density
-// 0.3; one machine holds both, so the bound is 1 machine, 10 cores, density
-// 0.6, a gap of 0.3. At t=4500 four 4-core VMs need two machines whatever
-// the policy: no gap.
+// 0.3; one machine holds both, so LB = UB = 1 machine, 10 cores, density
+// 0.6 both ways, and one machine could have been emptied. At t=4500 four
+// 4-core VMs need two machines whatever the policy: nothing to empty.
 func TestLPBoundRunByHand(t *testing.T) {
 	ctx := context.Background()
 	db := memDB(t)
 	handZone(t, db)
-	tr, err := LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := optimizer.DefaultConfig()
-	cfg.Weights = replay.ScarcityWeights(tr)
-	wf, err := replay.NewAllocator("worstfit", tr, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := replay.Replay(ctx, tr, wf, replay.ReplayOptions{Interval: 3600, To: 9000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "worstfit", Dataset: "hand", Version: "test", Seed: 1}, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := replayHand(t, db, "hand", 9000)
+	var packingRuns []int64
 	for pass := 0; pass < 2; pass++ { // the second pass replaces the first's rows
-		rep, err := LPBoundRun(ctx, db, id, 150, lpbound.Options{}, nil)
+		o := DefaultLPBoundOptions()
+		o.Every = 150
+		rep, err := LPBoundRun(ctx, db, id, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checked := 0
 		for _, s := range rep.Snapshots {
-			if s.VMs > 0 && (s.BoundMachines > float64(s.OnlineMachines) || s.BoundDensity < s.OnlineDensity-1e-9) {
-				t.Errorf("t=%v: bound %v machines / density %v against online %d / %v", s.T, s.BoundMachines, s.BoundDensity, s.OnlineMachines, s.OnlineDensity)
+			if s.VMs == 0 {
+				continue
+			}
+			if !(s.LBMachines <= s.UBMachines && s.UBMachines <= float64(s.OnlineMachines) && s.LBDensity <= s.UBDensity+1e-12 && s.OnlineDensity <= s.LBDensity+1e-12) {
+				t.Errorf("t=%v: interval out of order: %+v", s.T, s)
 			}
 			switch s.T {
 			case 150:
 				checked++
-				if s.VMs != 2 || s.OnlineMachines != 2 || s.BoundMachines != 1 || s.BoundCores != 10 ||
-					math.Abs(s.OnlineDensity-0.3) > 1e-9 || math.Abs(s.BoundDensity-0.6) > 1e-9 || math.Abs(s.Gap-0.3) > 1e-9 {
+				if s.VMs != 2 || s.OnlineMachines != 2 || s.LBMachines != 1 || s.UBMachines != 1 || s.LBCores != 10 || s.UBCores != 10 ||
+					math.Abs(s.OnlineDensity-0.3) > 1e-9 || math.Abs(s.LBDensity-0.6) > 1e-9 || math.Abs(s.UBDensity-0.6) > 1e-9 ||
+					s.EmptiableMachines != 1 || !s.Converged {
 					t.Errorf("t=150: %+v", s)
 				}
 			case 4500:
 				checked++
-				if s.VMs != 4 || s.OnlineMachines != 2 || s.BoundMachines != 2 || s.BoundCores != 20 || math.Abs(s.Gap) > 1e-9 {
+				if s.VMs != 4 || s.OnlineMachines != 2 || s.LBMachines != 2 || s.UBMachines != 2 || s.LBCores != 20 || s.EmptiableMachines != 0 {
 					t.Errorf("t=4500: %+v", s)
 				}
 			}
@@ -69,31 +59,126 @@ func TestLPBoundRunByHand(t *testing.T) {
 			t.Fatalf("snapshots %+v", rep.Snapshots)
 		}
 		var rows, withVMs int
-		db.SQL().QueryRow("SELECT count(*) FROM run_metric WHERE run_id = ? AND metric = 'lp_bound_density'", id).Scan(&rows)
+		db.SQL().QueryRow("SELECT count(*) FROM run_metric WHERE run_id = ? AND metric LIKE 'lp!_%' ESCAPE '!'", id).Scan(&rows)
 		for _, s := range rep.Snapshots {
 			if s.VMs > 0 {
 				withVMs++
 			}
 		}
-		if rows != withVMs {
-			t.Fatalf("pass %d: %d lp_bound_density rows for %d snapshots with VMs", pass, rows, withVMs)
+		if rows != withVMs*len(lpMetrics) {
+			t.Fatalf("pass %d: %d lp_* rows for %d snapshots with VMs × %d metrics", pass, rows, withVMs, len(lpMetrics))
 		}
+		// The peak's packing is stored, once: an earlier call's is replaced.
+		var ids []int64
+		for _, s := range rep.Snapshots {
+			if s.PackingRun > 0 {
+				ids = append(ids, s.PackingRun)
+			}
+		}
+		var offline int
+		db.SQL().QueryRow("SELECT count(*) FROM run WHERE engine = 'offline'").Scan(&offline)
+		if len(ids) != 1 || offline != 1 {
+			t.Fatalf("pass %d: packing runs %v, %d offline runs stored", pass, ids, offline)
+		}
+		packingRuns = append(packingRuns, ids[0])
 	}
-	res2, err := db.QueryView(ctx, "lpbound_gap", "")
-	if err != nil || len(res2.Rows) != 1 {
-		t.Fatalf("lpbound_gap: %v %v", res2, err)
+	// The stored packing passes the SQL capacity check and holds every VM
+	// alive at the peak (t=4500: four).
+	chk, err := CheckRun(ctx, db, packingRuns[1])
+	if err != nil || len(chk.Violations) != 0 || chk.Placements != 4 {
+		t.Fatalf("check of the packing run: %+v %v", chk, err)
 	}
-	if _, err := LPBoundRun(ctx, db, id+100, 3600, lpbound.Options{}, nil); !errors.Is(err, ErrNoRun) {
+	if _, err := LPBoundRun(ctx, db, packingRuns[1], DefaultLPBoundOptions()); err == nil || !strings.Contains(err.Error(), "offline") {
+		t.Errorf("bounding an offline packing: %v", err)
+	}
+	if _, err := LPBoundRun(ctx, db, id+100, DefaultLPBoundOptions()); !errors.Is(err, ErrNoRun) {
 		t.Errorf("missing run: %v", err)
 	}
-	if _, err := LPBoundRun(ctx, db, id, 0, lpbound.Options{}, nil); err == nil {
-		t.Error("every = 0 accepted")
+	for _, bad := range []func(*LPBoundOptions){
+		func(o *LPBoundOptions) { o.Every = 0 },
+		func(o *LPBoundOptions) { o.Every = math.NaN() },
+		func(o *LPBoundOptions) { o.Every = math.Inf(1) },
+		func(o *LPBoundOptions) { o.Packings = "some" },
+		func(o *LPBoundOptions) { o.Solve.TimeLimit = -time.Second },
+	} {
+		o := DefaultLPBoundOptions()
+		bad(&o)
+		if _, err := LPBoundRun(ctx, db, id, o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
+
+// replayHand replays dataset ds of the hand zone's shape through worst fit
+// (which spreads VMs, leaving room to pack) and stores the run.
+func replayHand(t *testing.T, db *store.DB, ds string, to float64) int64 {
+	t.Helper()
+	ctx := context.Background()
+	spec := DefaultSpec(ds)
+	spec.Policy = "worstfit"
+	spec.To, spec.Interval = to, 3600 // samples to the last hour before to: the snapshots' span
+	res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Summary.RunID
+}
+
+// TestLPBoundStartsAtFirstPlacement: on a trace whose times start at day 24,
+// the snapshots start at the run's first placement, not at t = 0, so none
+// of them is empty while VMs live (the old loop made 24 days of empty
+// snapshots, 2,073 of them at --every 1000s).
+func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	const offset = 24 * 86400
+	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: "late", Format: "test", Source: "late"}, func(w *store.Writer) error {
+		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
+			return err
+		}
+		for i, name := range []string{"A", "B"} {
+			if err := w.Append("machine", int32(i), name, "z", "dc", "c1", "r1", int16(0), "s10", "healthy"); err != nil {
+				return err
+			}
+		}
+		if err := w.Append("vm_type", "c4", nil, 4.0, 8.0, nil, nil, nil, nil); err != nil {
+			return err
+		}
+		for i, v := range [][2]float64{{0, 3000}, {10, 5000}, {20, 5000}} {
+			if err := w.Append("vm", int64(i), "v", string(rune('a'+i)), nil, "c4", int16(0), offset+v[0], offset+v[1], nil, nil, nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		return w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := replayHand(t, db, "late", math.Inf(1))
+	o := DefaultLPBoundOptions()
+	o.Every = 1000
+	rep, err := LPBoundRun(ctx, db, id, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.From != offset || len(rep.Snapshots) == 0 || rep.Snapshots[0].T != offset {
+		t.Fatalf("from %v, first snapshot %+v", rep.From, rep.Snapshots[:min(1, len(rep.Snapshots))])
+	}
+	for _, s := range rep.Snapshots {
+		if s.T < offset+5000 && s.VMs == 0 {
+			t.Errorf("empty snapshot at t=%v while VMs live", s.T)
+		}
+	}
+	if len(rep.Snapshots) > 7 {
+		t.Errorf("%d snapshots over a 5000 s run at every 1000 s", len(rep.Snapshots))
 	}
 }
 
 // TestLPBoundRunSynthetic bounds a Protean replay of a small synthetic zone
-// (four hardware generations, VM types some SKUs cannot host): at every
-// snapshot the bound stays at or below what Protean used.
+// (four hardware generations, five dimensions, VM types some SKUs cannot
+// host): at every snapshot LB ≤ UB ≤ what Protean used, and every UB packing,
+// stored as an offline run, passes the SQL capacity check and holds exactly
+// the VMs alive at its snapshot.
 func TestLPBoundRunSynthetic(t *testing.T) {
 	ctx := context.Background()
 	db := memDB(t)
@@ -102,25 +187,14 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := LoadTrace(ctx, db, "s", math.Inf(-1), math.Inf(1))
+	spec := DefaultSpec("s")
+	res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ocfg := optimizer.DefaultConfig()
-	ocfg.Weights = replay.ScarcityWeights(tr)
-	alloc, err := replay.NewAllocator("protean", tr, ocfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := replay.Replay(ctx, tr, alloc, replay.ReplayOptions{From: math.Inf(-1), To: math.Inf(1), Interval: 3600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "protean", Dataset: "s", Version: "test", Seed: 1}, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := LPBoundRun(ctx, db, id, 12*3600, lpbound.Options{TimeLimit: time.Second}, nil)
+	o := DefaultLPBoundOptions()
+	o.Every, o.Packings, o.Solve.TimeLimit = 12*3600, PackingsAll, 10*time.Second
+	rep, err := LPBoundRun(ctx, db, res.Summary.RunID, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,17 +204,34 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 			continue
 		}
 		n++
-		if s.BoundMachines > float64(s.OnlineMachines) || s.BoundDensity < s.OnlineDensity-1e-9 || s.BoundDensity > 1+1e-9 {
-			t.Errorf("t=%v: bound %v machines, density %.4f; Protean %d machines, density %.4f", s.T, s.BoundMachines, s.BoundDensity, s.OnlineMachines, s.OnlineDensity)
+		if !(s.LBMachines <= s.UBMachines && s.UBMachines <= float64(s.OnlineMachines)) ||
+			!(s.LBCores <= s.UBCores && s.UBCores <= s.OnlineCores) || s.UBDensity > 1+1e-9 ||
+			!(s.OnlineDensity <= s.LBDensity+1e-12 && s.LBDensity <= s.UBDensity+1e-12) {
+			t.Errorf("t=%v: interval out of order: %+v", s.T, s)
 		}
 		if !s.Converged {
-			t.Logf("t=%v: column generation did not converge (bound still valid)", s.T)
+			t.Errorf("t=%v: %s (the bound stays valid, but this small zone should solve)", s.T, s.Stop)
+		}
+		if s.PackingRun == 0 {
+			t.Fatalf("t=%v: no packing stored", s.T)
+		}
+		chk, err := CheckRun(ctx, db, s.PackingRun)
+		if err != nil || len(chk.Violations) != 0 || chk.Placements != int64(s.VMs) {
+			t.Fatalf("t=%v: check of packing run %d: %+v %v", s.T, s.PackingRun, chk, err)
+		}
+		// Independently of the engine: the machines the stored packing
+		// uses, counted in SQL, are UB.
+		var used float64
+		db.SQL().QueryRow("SELECT count(DISTINCT machine_id) FROM placement WHERE run_id = ?", s.PackingRun).Scan(&used)
+		if used != s.UBMachines {
+			t.Errorf("t=%v: packing run uses %v machines, UB %v", s.T, used, s.UBMachines)
 		}
 	}
 	if n < 4 {
 		t.Fatalf("%d snapshots with VMs", n)
 	}
-	t.Logf("mean gap %.2f points, worst %.2f, mean machines over the bound %.1f, %.2fs", 100*rep.MeanGap, 100*rep.MaxGap, rep.MeanMachineGap, rep.Seconds)
+	t.Logf("online %.2f%%, interval [%.2f%%, %.2f%%], emptiable %.1f, widest machine interval %.2f%%, %.2fs",
+		100*rep.MeanOnlineDensity, 100*rep.MeanLBDensity, 100*rep.MeanUBDensity, rep.MeanEmptiable, rep.MaxMachineGapPct, rep.Seconds)
 }
 
 // TestBindingDims: on a 10-core, 40 GB, 100 GB-SSD machine, a type asking 8

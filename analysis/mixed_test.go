@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"placelab/analysis/replay"
-	"placelab/optimizer/lpbound"
 	"strings"
 	"testing"
 
@@ -247,7 +246,7 @@ func TestRunPinsItsLoad(t *testing.T) {
 	if _, err := WhatIfMigrate(ctx, db, res.Summary.RunID, math.NaN(), 10); !errors.Is(err, ErrLoadGone) {
 		t.Fatalf("whatif of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
-	if _, err := LPBoundRun(ctx, db, res.Summary.RunID, 3600, lpbound.Options{}, nil); !errors.Is(err, ErrLoadGone) {
+	if _, err := LPBoundRun(ctx, db, res.Summary.RunID, DefaultLPBoundOptions()); !errors.Is(err, ErrLoadGone) {
 		t.Fatalf("lpbound of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
 }

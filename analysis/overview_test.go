@@ -12,7 +12,6 @@ import (
 
 	"placelab/analysis/report"
 	"placelab/optimizer"
-	"placelab/optimizer/lpbound"
 	store "placelab/sql"
 )
 
@@ -88,7 +87,9 @@ func TestOverviewInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Its LP bound and two oversubscription arms: two more charts.
-	if _, err := LPBoundRun(ctx, db, id, 600, lpbound.Options{}, nil); err != nil {
+	lo := DefaultLPBoundOptions()
+	lo.Every = 600
+	if _, err := LPBoundRun(ctx, db, id, lo); err != nil {
 		t.Fatal(err)
 	}
 	for _, arm := range []string{"baseline", "naive"} {

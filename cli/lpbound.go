@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -16,32 +17,47 @@ import (
 func lpboundCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lpbound",
-		Usage: "lower-bound the machines any allocator needs (Gilmore–Gomory LP on Clp)",
-		Description: `The configuration LP — cover the demand of every VM type with machine patterns,
-one pattern set per SKU — solved by column generation on COIN-OR Clp, bounds from
-below the machines (and the machine cores) any allocator needs, so it bounds from
-above the packing density any allocator could reach. The bound is derived from the
-duals (Farley/Lagrangian), so it stays valid when column generation stops early.
+		Usage: "how far from optimal: a proven interval [LB, UB] on the machines the VMs of each snapshot need",
+		Description: `For the VMs a stored replay held at each snapshot, placelab lpbound proves an
+interval on the best possible packing of the same VMs on the zone's machines:
 
-With --run ID: for each snapshot of a stored replay (t = 0, --every, 2·--every, ...),
-the VMs the run held then are bounded; the figures go to run_metric (lp_bound_cores,
-lp_bound_machines, lp_bound_density, lp_density_gap, lp_online_machines) and the
-report's "LP bound" section, and the mean and worst gap between the bound's density
-and the policy's are printed.
+  LB  no packing uses fewer machines (cores): ⌈configuration LP⌉, the Gilmore–Gomory
+      LP solved by column generation on COIN-OR Clp; derived from the duals
+      (Farley/Lagrangian), so it stays valid when a solve stops early.
+  UB  a packing with that many machines (cores) exists: the integer master over the
+      generated patterns (COIN-OR CBC), repaired greedily; never worse than the run's
+      own packing, which seeds it.
+
+Both are solved counting machines and with each machine costing its cores; densities
+(Protean §6.3, allocated cores / cores of non-empty machines) follow: lb_density is a
+packing that exists, ub_density one no packing beats. emptiable_machines = online − UB
+is how many machines the online allocator could have emptied.
+
+With --run ID: snapshots at the run's first placement, then every --every up to its
+last sample. Figures go to run_metric (lp_lb_machines, lp_ub_machines, lp_lb_cores,
+lp_ub_cores, lp_lb_density, lp_ub_density, lp_online_machines, lp_emptiable_machines,
+lp_converged, ...), the views lpbound_density and lpbound_gap, and the report. The UB
+packing of the busiest snapshot (--packings peak; all, none) is stored as an offline
+run (engine 'offline'), which placelab check and every view read like a replay.
+JSON per snapshot: t_s, vms, online_machines, lb_machines, ub_machines,
+emptiable_machines, online_density, lb_density, ub_density, converged, stop, seconds.
 
 With --instance FILE: one BPPLIB .txt or .vbp instance, no database needed. JSON keys:
-lp, lower_lp, bound (the rounded, valid lower bound on bins), columns, iterations,
-seconds, converged, stop.
+lp, lower_lp, bound (LB on bins), upper (UB: bins of a packing found), columns,
+iterations, seconds, converged, stop.
 
 Examples:
-   placelab lpbound --instance ../shared/data/binpacking/falkenauer_u/Falkenauer_u1000_00.txt --format json
-   placelab replay --policy protean && placelab lpbound --run 1 --every 6h`,
+   placelab replay --policy protean && placelab lpbound --run 1 --every 6h
+   placelab lpbound --run 1 --every 24h --format json
+   placelab lpbound --unbounded --every 24h
+   placelab lpbound --instance ../shared/data/binpacking/falkenauer_u/Falkenauer_u1000_00.txt --format json`,
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "run", Usage: "bound the snapshots of stored run `ID`"},
-			&cli.BoolFlag{Name: "unbounded", Usage: "bound every stored replay that has no LP bound yet"},
-			&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d)"},
+			&cli.BoolFlag{Name: "unbounded", Usage: "bound every stored replay that has no LP interval yet"},
+			&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d), from the run's first placement"},
+			&cli.StringFlag{Name: "packings", Value: analysis.PackingsPeak, Usage: "UB packings to store as offline runs: peak (the snapshot with the most allocated cores), all or none"},
 			&cli.StringFlag{Name: "instance", Usage: "bound one bin packing instance `FILE` (.txt BPPLIB or .vbp)"},
-			durationFlag("time-limit", 30*time.Second, "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
+			durationFlag("time-limit", analysis.DefaultLPBoundTimeLimit, "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
 			floatFlag("tolerance", lpbound.DefaultTolerance, positive, "reduced-cost tolerance of column generation (the bound's validity does not depend on it)"),
 			formatFlag("table", "json"),
 		},
@@ -59,8 +75,10 @@ Examples:
 			case modes > 1:
 				return errors.New("give one of --run, --unbounded and --instance")
 			case inst != "":
-				if err := onlyWith(c, "every", false, "to stored runs (--run, --unbounded), not to --instance"); err != nil {
-					return err
+				for _, f := range []string{"every", "packings"} {
+					if err := onlyWith(c, f, false, "to stored runs (--run, --unbounded), not to --instance"); err != nil {
+						return err
+					}
 				}
 				return lpboundInstance(c, inst, opts, format)
 			case modes == 0:
@@ -72,6 +90,11 @@ Examples:
 			}
 			if !positive.contains(every) {
 				return fmt.Errorf("--every %q: want a finite time > 0", c.String("every"))
+			}
+			lo := analysis.DefaultLPBoundOptions()
+			lo.Every, lo.Solve, lo.Packings = every, opts, c.String("packings")
+			if err := lo.Validate(); err != nil {
+				return err
 			}
 			db, err := openDB(c)
 			if err != nil {
@@ -98,7 +121,8 @@ Examples:
 			var reps []*analysis.LPBoundReport
 			for _, id := range runs {
 				bar := newProgress(fmt.Sprintf("lpbound run %d", id), "snapshots", c.Bool("quiet"))
-				rep, err := analysis.LPBoundRun(c.Context, db, id, every, opts, bar.Update)
+				lo.Progress = bar.Update
+				rep, err := analysis.LPBoundRun(c.Context, db, id, lo)
 				bar.Done()
 				if err != nil {
 					return err
@@ -122,23 +146,33 @@ Examples:
 	}
 }
 
-// printLPReport prints a run's bound: the summary, and every snapshot when
-// detail is set.
+// printLPReport prints a run's interval: the summary, and every snapshot
+// when detail is set.
 func printLPReport(c *cli.Context, rep *analysis.LPBoundReport, detail bool) {
 	w := c.App.Writer
-	fmt.Fprintf(w, "run %d (%s, %s): %d snapshots every %.0fs in %.1fs\n", rep.Run, rep.Policy, rep.Dataset, len(rep.Snapshots), rep.Every, rep.Seconds)
-	fmt.Fprintf(w, "packing density gap to the LP bound: mean %.2f points, worst %.2f; machines over the bound: mean %.1f\n",
-		100*rep.MeanGap, 100*rep.MaxGap, rep.MeanMachineGap)
+	fmt.Fprintf(w, "run %d (%s, %s): %d snapshots every %s from t=%.1fh in %.1fs; %d of %d with VMs solved to optimality\n",
+		rep.Run, rep.Policy, rep.Dataset, len(rep.Snapshots), humanSeconds(rep.Every), rep.From/3600, rep.Seconds, rep.Converged, rep.Bounded)
+	fmt.Fprintf(w, "packing density: online %.2f%%, best possible in [%.2f%%, %.2f%%] (means); machines the online allocator could have emptied: %.1f on average; widest machine interval %.2f%%\n",
+		100*rep.MeanOnlineDensity, 100*rep.MeanLBDensity, 100*rep.MeanUBDensity, rep.MeanEmptiable, rep.MaxMachineGapPct)
 	if !detail {
 		return
 	}
-	fmt.Fprintf(w, "%10s %7s %9s %9s %9s %9s %9s %7s\n", "t", "vms", "machines", "bound", "density", "bound_d", "gap", "secs")
+	fmt.Fprintf(w, "%9s %7s %8s %8s %8s %9s %8s %8s %8s %5s %7s\n", "t", "vms", "online", "lb", "ub", "emptiable", "online_d", "lb_d", "ub_d", "opt", "secs")
 	for _, s := range rep.Snapshots {
 		if s.VMs == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%9.1fh %7d %9d %9.0f %8.2f%% %8.2f%% %8.2f%% %7.3f\n", s.T/3600, s.VMs, s.OnlineMachines, s.BoundMachines,
-			100*s.OnlineDensity, 100*s.BoundDensity, 100*s.Gap, s.Seconds)
+		opt := "yes"
+		if !s.Converged {
+			opt = "no"
+		}
+		fmt.Fprintf(w, "%8.1fh %7d %8d %8.0f %8.0f %9.0f %7.2f%% %7.2f%% %7.2f%% %5s %7.3f\n", s.T/3600, s.VMs, s.OnlineMachines, s.LBMachines, s.UBMachines,
+			s.EmptiableMachines, 100*s.OnlineDensity, 100*s.LBDensity, 100*s.UBDensity, opt, s.Seconds)
+	}
+	for _, s := range rep.Snapshots {
+		if s.PackingRun > 0 {
+			fmt.Fprintf(w, "UB packing at t=%.1fh stored as run %d (placelab check --run %d)\n", s.T/3600, s.PackingRun, s.PackingRun)
+		}
 	}
 }
 
@@ -174,4 +208,17 @@ func lpboundInstance(c *cli.Context, path string, opts lpbound.Options, format s
 	fmt.Fprintf(c.App.Writer, "%s: %d items of %d kinds, %d dimension(s)\nLP %.6f, valid lower bound %.6f, bound on bins %.0f\n%d columns, %d master LPs, %s in %.3fs (%.3fs with reading)\n",
 		path, in.Items, len(in.Sizes), in.Dims(), res.LP, res.LowerLP, res.Bound, res.Columns, res.Iterations, res.Stop, res.Seconds, time.Since(start).Seconds())
 	return err
+}
+
+// humanSeconds writes a time in the largest of d, h, m, s that divides it.
+func humanSeconds(s float64) string {
+	for _, u := range []struct {
+		n    float64
+		unit string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}} {
+		if s >= u.n && math.Mod(s, u.n) == 0 {
+			return fmt.Sprintf("%g%s", s/u.n, u.unit)
+		}
+	}
+	return fmt.Sprintf("%gs", s)
 }

@@ -20,7 +20,7 @@ import (
 
 // headline lists the figures each experiment's chart shows.
 var headline = map[string][]string{
-	"buckets":           {"pd_pct", "lp_bound_density_pct", "post_bestfit_pct", "conflicts_p99_per_min"},
+	"buckets":           {"pd_pct", "lp_ub_density_pct", "post_bestfit_pct", "conflicts_p99_per_min"},
 	"inventory-scaling": {"latency_p99_us", "nocache_latency_p99_us", "memory_mb"},
 	"agents":            {"burst_span_s", "conflicts_p99_per_s", "throughput_p99_per_s"},
 	"violations":        {"violations policy=prv-worstfit", "violations policy=bestfit", "violations policy=worstfit"},

@@ -18,9 +18,10 @@ const (
 // Σ π_i a_i / c_k over the bin types with machines left (found by branch
 // and bound with heuristicNodes nodes) and used as many times as the
 // remaining demand allows. Each pattern holds the largest item left (by
-// π), which makes it, with volume duals, the minimum bin slack heuristic. It returns the distinct patterns and the total
-// cost; ok is false if the limits stopped it.
-func (s *cg) greedy(pi []float64, rem, used []int) (cols []column, cost float64, ok bool) {
+// π), which makes it, with volume duals, the minimum bin slack heuristic. It
+// returns the machines it opened as a packing; ok is false if the limits (or
+// the deadline) stopped it.
+func (s *cg) greedy(pi []float64, rem, used []int) (pk packing, ok bool) {
 	m := s.m
 	left := 0
 	for _, r := range rem {
@@ -33,11 +34,10 @@ func (s *cg) greedy(pi []float64, rem, used []int) (cols []column, cost float64,
 	}
 	a := make([]int, len(m.items))
 	best := make([]int, len(m.items))
-	seen := map[string]bool{}
 	wb := slices.Clone(w)
 	for left > 0 {
 		if s.abort() {
-			return cols, cost, false
+			return pk, false
 		}
 		// Minimum bin slack: the pattern must hold the largest item
 		// left (a bonus worth more than all others) and fills the rest
@@ -80,7 +80,7 @@ func (s *cg) greedy(pi []float64, rem, used []int) (cols []column, cost float64,
 			}
 		}
 		if bestK < 0 {
-			return cols, cost, false
+			return pk, false
 		}
 		times := math.MaxInt
 		for i, q := range best {
@@ -92,48 +92,27 @@ func (s *cg) greedy(pi []float64, rem, used []int) (cols []column, cost float64,
 			times = min(times, b.limit-used[bestK])
 		}
 		if times == math.MaxInt || times <= 0 { // cannot happen: q ≤ rem
-			return cols, cost, false
+			return pk, false
 		}
 		for i, q := range best {
 			rem[i] -= times * q
 			left -= times * q
 		}
 		used[bestK] += times
-		cost += float64(times) * m.bins[bestK].cost
-		c := fromCounts(bestK, best)
-		if key := c.key(); !seen[key] {
-			seen[key] = true
-			cols = append(cols, c)
-		}
+		pk.add(m, fromCounts(bestK, best), times)
 	}
-	return cols, cost, true
+	return pk, true
 }
 
 // round builds a packing from a master solution: ⌊x_p⌋ machines of every
 // pattern, then one more of the patterns with the largest fractional
 // parts that still fit the demand left, then the greedy heuristic for the
-// rest. It returns the packing's cost.
-func (s *cg) round(sol *solution, pi []float64) (float64, bool) {
+// rest.
+func (s *cg) round(sol *solution, pi []float64) (packing, bool) {
 	m := s.m
 	rem := slices.Clone(s.counts)
 	used := make([]int, len(m.bins))
-	cost := 0.0
-	take := func(c column, t int) {
-		for j, i := range c.items {
-			t = min(t, rem[i]/int(c.cnt[j]))
-		}
-		if b := m.bins[c.bin]; b.limit > 0 {
-			t = min(t, b.limit-used[c.bin])
-		}
-		if t <= 0 {
-			return
-		}
-		for j, i := range c.items {
-			rem[i] -= t * int(c.cnt[j])
-		}
-		used[c.bin] += t
-		cost += float64(t) * m.bins[c.bin].cost
-	}
+	var pk packing
 	order := make([]int, 0, len(sol.x))
 	for j, x := range sol.x {
 		if x > 1e-9 {
@@ -142,15 +121,16 @@ func (s *cg) round(sol *solution, pi []float64) (float64, bool) {
 	}
 	sort.Slice(order, func(a, b int) bool { return sol.x[order[a]] > sol.x[order[b]] })
 	for _, j := range order {
-		take(s.ms.cols[j], int(math.Floor(sol.x[j]+1e-6)))
+		pk.take(m, s.ms.cols[j], int(math.Floor(sol.x[j]+1e-6)), rem, used)
 	}
 	frac := func(j int) float64 { return sol.x[j] - math.Floor(sol.x[j]+1e-6) }
 	sort.SliceStable(order, func(a, b int) bool { return frac(order[a]) > frac(order[b]) })
 	for _, j := range order {
 		if frac(j) > 1e-6 {
-			take(s.ms.cols[j], 1)
+			pk.take(m, s.ms.cols[j], 1, rem, used)
 		}
 	}
-	_, c, ok := s.greedy(pi, rem, used)
-	return cost + c, ok
+	rest, ok := s.greedy(pi, rem, used)
+	pk.merge(m, rest)
+	return pk, ok
 }

@@ -61,6 +61,12 @@ type Options struct {
 	// Initial columns, e.g. the Patterns of a previous Result, matched to
 	// this problem's bin and item types by name.
 	Initial []Pattern
+	// Incumbent is a known packing — Patterns with X the whole number of
+	// machines of each, placing every item exactly once within the
+	// capacities and limits (e.g. what an online allocator did) — so that
+	// Result.Upper is never worse than it. Its patterns join the master.
+	// An incumbent that is not such a packing is an ErrInvalid error.
+	Incumbent []Pattern
 }
 
 // Stop says why column generation ended.
@@ -115,9 +121,13 @@ type Result struct {
 	// Rounded: every cost is an integer (always under MinCount), so the
 	// optimum is an integer and Bound was rounded up.
 	Rounded bool `json:"rounded"`
-	// Upper is the cost of a packing found by a heuristic (an upper bound
-	// on the optimum); 0 if none was found.
-	Upper      float64 `json:"upper,omitempty"`
+	// Upper is the cost of the best packing found (an upper bound on the
+	// optimum); 0 if none was found.
+	Upper float64 `json:"upper,omitempty"`
+	// Packing is that packing: Patterns with X the whole number of
+	// machines of each; every item is placed exactly once, within the
+	// capacities and the limits. Nil if none was found.
+	Packing    []Pattern `json:"-"`
 	Iterations int     `json:"iterations"` // master LPs solved
 	Columns    int     `json:"columns"`    // patterns in the final master
 	Seconds    float64 `json:"seconds"`
@@ -161,10 +171,28 @@ func Solve(ctx context.Context, p *Problem, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var inc *packing
+	if opts.Incumbent != nil {
+		pk, err := m.incumbent(opts.Incumbent)
+		if err != nil {
+			return nil, err
+		}
+		inc = &pk
+	}
 
 	s := &cg{m: m, tol: tol, nodeLimit: nodeLimit, deadline: deadline, have: map[string]bool{}}
 	s.abort = func() bool { return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) }
+	if inc != nil {
+		s.best = inc
+		initial = append(initial, inc.cols...)
+	}
 	res := s.run(ctx, initial, maxIter)
+	if s.best != nil {
+		if err := s.best.check(m); err != nil {
+			return nil, fmt.Errorf("lpbound: internal error: %v", err)
+		}
+		res.Upper, res.Packing = s.best.cost, s.best.patterns(m)
+	}
 	res.Seconds = time.Since(start).Seconds()
 	switch {
 	case s.infeasible != nil:
@@ -190,6 +218,22 @@ type cg struct {
 	dp         []*dpPricer
 	bb         []*bbPricer
 	infeasible error
+	best       *packing // the best packing found
+}
+
+// offer keeps pk if it is the best packing so far.
+func (s *cg) offer(pk packing) {
+	if s.best == nil || pk.cost < s.best.cost {
+		s.best = &pk
+	}
+}
+
+// upper is the cost of the best packing, +Inf if none.
+func (s *cg) upper() float64 {
+	if s.best == nil {
+		return math.Inf(1)
+	}
+	return s.best.cost
 }
 
 func (s *cg) add(cs []column) int {
@@ -281,11 +325,13 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		}
 	}
 	if haveCenter {
-		cols, cost, ok := s.greedy(center, slices.Clone(s.counts), make([]int, len(m.bins)))
-		s.add(cols)
+		pk, ok := s.greedy(center, slices.Clone(s.counts), make([]int, len(m.bins)))
+		s.add(pk.cols)
 		if ok {
-			res.Upper = cost
-			if m.integral && roundUp(best) >= cost {
+			s.offer(pk)
+		}
+		if s.best != nil {
+			if m.integral && roundUp(best) >= s.upper() {
 				sol = s.ms.solve(s.deadline)
 				res.Iterations++
 				res.LP = sol.z
@@ -323,10 +369,10 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		}
 		s.purge(&sol)
 		if !phase1 && covered && m.integral && haveCenter {
-			if cost, ok := s.round(&sol, center); ok && (res.Upper == 0 || cost < res.Upper) {
-				res.Upper = cost
+			if pk, ok := s.round(&sol, center); ok {
+				s.offer(pk)
 			}
-			if res.Upper > 0 && roundUp(best) >= res.Upper {
+			if roundUp(best) >= s.upper() {
 				return finish(StopProven, &sol)
 			}
 		}
