@@ -77,11 +77,11 @@ type LPSnapshot struct {
 
 // LPBoundReport is the interval over a run's snapshots.
 type LPBoundReport struct {
-	Run     int64        `json:"run_id"`
-	Dataset string       `json:"dataset"`
-	Policy  string       `json:"policy"`
-	Every   float64      `json:"every_s"`
-	From    float64      `json:"from_s"` // the run's first placement: the first snapshot
+	Run       int64        `json:"run_id"`
+	Dataset   string       `json:"dataset"`
+	Policy    string       `json:"policy"`
+	Every     float64      `json:"every_s"`
+	From      float64      `json:"from_s"` // the run's first placement: the first snapshot
 	Snapshots []LPSnapshot `json:"snapshots"`
 	// Means over the snapshots with VMs.
 	MeanOnlineDensity float64 `json:"mean_online_density"`
@@ -287,8 +287,8 @@ func newLPZone(inv *optimizer.Inventory) *lpZone {
 // lpAlive is the VMs a run held at one moment.
 type lpAlive struct {
 	snap   LPSnapshot
-	counts []int      // per VM type
-	vms    [][]int64  // per VM type: the VMs, by id
+	counts []int     // per VM type
+	vms    [][]int64 // per VM type: the VMs, by id
 	online []lpbound.Pattern
 }
 

@@ -128,11 +128,11 @@ type Result struct {
 	// machines of each; every item is placed exactly once, within the
 	// capacities and the limits. Nil if none was found.
 	Packing    []Pattern `json:"-"`
-	Iterations int     `json:"iterations"` // master LPs solved
-	Columns    int     `json:"columns"`    // patterns in the final master
-	Seconds    float64 `json:"seconds"`
-	Converged  bool    `json:"converged"`
-	Stop       Stop    `json:"stop"`
+	Iterations int       `json:"iterations"` // master LPs solved
+	Columns    int       `json:"columns"`    // patterns in the final master
+	Seconds    float64   `json:"seconds"`
+	Converged  bool      `json:"converged"`
+	Stop       Stop      `json:"stop"`
 	// Patterns are the final master's columns, with their values in the
 	// last master solution; feed them to Options.Initial of the next solve.
 	Patterns []Pattern `json:"-"`
