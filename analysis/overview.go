@@ -3,7 +3,9 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -118,10 +120,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 				Chart: densityChart(dens), SQL: densSQL})
 	}
 	if len(gap.Rows) > 0 {
-		p.Sections = append(p.Sections,
-			report.Section{Title: "LP bound: how far from optimal packing",
-				Note:  "placelab lpbound solves the Gilmore–Gomory configuration LP (Clp) over the VMs each run held at each snapshot: no allocator could pack them denser than the bound's density (solid: the policy, dashed: its bound). The gap is in density points.",
-				Chart: lpDensityChart(lpd), Table: gap, SQL: gapSQL + "\n\n" + lpdSQL})
+		p.Sections = append(p.Sections, lpSections(gap, lpd, gapSQL+"\n\n"+lpdSQL)...)
 	}
 	if len(ovs.Rows) > 0 {
 		p.Sections = append(p.Sections,
@@ -243,40 +242,143 @@ func num(x any) float64 {
 	return 0
 }
 
-// lpDensityChart draws, per bounded run, the policy's packing density and
-// its LP bound over time.
-func lpDensityChart(d *store.Result) *charts.Line {
-	rc, pc, hc, oc, bc := col(d, "run_id"), col(d, "policy"), col(d, "hour"), col(d, "online_density_pct"), col(d, "bound_density_pct")
+// The LP interval in the report: per run, the policy's packing density at
+// each snapshot inside the band the LP proves for the same VMs.
+const (
+	// maxLPCharts caps the runs drawn with their interval (the latest).
+	maxLPCharts = 6
+	lpOnline    = "online: the policy's density"
+	lpLB        = "LB: a packing this dense exists"
+	lpUB        = "UB: no packing is denser"
+	lpBand      = "interval" // the band between LB and UB, stacked on LB
+	lpOnlineRGB = "#5470c6"
+	lpBandRGB   = "#3ba272"
+	lpNote      = "For each snapshot, placelab lpbound proves an interval for the VMs the run held then: no packing on the zone's machines is denser than the top of the green band (the configuration LP), and a packing found offline is as dense as its bottom, so the best packing lies inside the band. " +
+		"The blue line is what the policy reached; the table gives the same in machines (emptiable = online − UB: machines the policy could have emptied) and how tight the interval is (interval_gap = (UB − LB) / LB on machines)."
+)
+
+// lpSections is the LP interval's part of the overview: the per-run table
+// of lpbound_gap under the note that explains the band, then one chart per
+// run (the latest maxLPCharts) with its means in words.
+func lpSections(gap, lpd *store.Result, sql string) []report.Section {
+	note := lpNote
+	runs := gap.Rows
+	if len(runs) > maxLPCharts {
+		note += fmt.Sprintf(" Charts for the latest %d of the %d runs.", maxLPCharts, len(runs))
+		runs = runs[len(runs)-maxLPCharts:]
+	}
+	secs := []report.Section{{Title: "How far from optimal packing: the LP interval", Note: note, Table: gap, SQL: sql}}
+	ri, pi, di := col(gap, "run_id"), col(gap, "policy"), col(gap, "dataset")
+	for _, row := range runs {
+		secs = append(secs, report.Section{
+			Title: fmt.Sprintf("LP interval over time: run %v, %v on %v", row[ri], row[pi], row[di]),
+			Note:  lpRunNote(gap, row), Chart: lpDensityChart(lpd, num(row[ri]))})
+	}
+	return secs
+}
+
+// lpRunNote says a run's lpbound_gap row in words: machines held, the
+// interval, machines that could have been emptied, snapshots converged.
+func lpRunNote(gap *store.Result, row []any) string {
+	f := func(c string) string { return strconv.FormatFloat(num(row[col(gap, c)]), 'f', -1, 64) }
+	n, conv := num(row[col(gap, "snapshots")]), num(row[col(gap, "converged_snapshots")])
+	s := fmt.Sprintf("Mean over %s %s with VMs: the policy held %s machines; no packing of the same VMs needs fewer than %s, and one found offline uses %s",
+		f("snapshots"), plural(int(n), "snapshot", "snapshots"), f("mean_online_machines"), f("mean_lb_machines"), f("mean_ub_machines"))
+	if num(row[col(gap, "mean_emptiable_machines")]) > 0 {
+		s += ", so " + f("mean_emptiable_machines") + " could have been emptied. "
+	} else {
+		s += ": none could have been emptied. "
+	}
+	if conv == n {
+		return s + "Every snapshot's LPs converged."
+	}
+	return s + fmt.Sprintf("%s of %s snapshots converged; the others' bounds are valid but weaker.", f("converged_snapshots"), f("snapshots"))
+}
+
+// lpDensityChart draws one run's packing density over time inside its LP
+// interval: LB as a line, the band UB − LB stacked on it and filled, UB as
+// a line (so that the tooltip shows UB itself, not the band's width), the
+// policy's density on top. The x axis is the run's snapshot hours as
+// categories: ECharts stacks on y only over a category (or time) axis — on
+// two value axes it stacks x. A snapshot without densities (no VMs) is a
+// gap.
+func lpDensityChart(d *store.Result, run float64) *charts.Line {
+	rc, hc, oc := col(d, "run_id"), col(d, "hour"), col(d, "online_density_pct")
+	lc, uc := col(d, "lb_density_pct"), col(d, "ub_density_pct")
+	var hours []string
+	var online, lb, band, ub []opts.LineData
+	for _, row := range d.Rows {
+		if num(row[rc]) != run {
+			continue
+		}
+		hours = append(hours, strconv.FormatFloat(math.Round(num(row[hc])*100)/100, 'f', -1, 64))
+		if row[oc] == nil || row[lc] == nil || row[uc] == nil {
+			for _, s := range []*[]opts.LineData{&online, &lb, &band, &ub} {
+				*s = append(*s, opts.LineData{Value: "-"})
+			}
+			continue
+		}
+		o, l, u := num(row[oc]), num(row[lc]), num(row[uc])
+		online = append(online, opts.LineData{Value: o})
+		lb = append(lb, opts.LineData{Value: l})
+		band = append(band, opts.LineData{Value: math.Round((u-l)*1e3) / 1e3})
+		ub = append(ub, opts.LineData{Value: u})
+	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Data: []string{lpOnline, lpLB, lpUB}}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "hour"}),
 		charts.WithYAxisOpts(opts.YAxis{Name: "packing density %", Scale: opts.Bool(true)}), charts.WithAnimation(false))
-	type series struct{ online, bound []opts.LineData }
-	var order []string
-	byRun := map[string]*series{}
-	for _, row := range d.Rows {
-		name := fmt.Sprintf("run %v %v", row[rc], row[pc])
-		s := byRun[name]
-		if s == nil {
-			if len(order) == maxRunLines {
-				continue
-			}
-			s = &series{}
-			byRun[name] = s
-			order = append(order, name)
+	line.SetXAxis(hours)
+	style := func(color string, dashed bool) []charts.SeriesOpts {
+		ls := opts.LineStyle{Color: color, Width: 1.5}
+		if dashed {
+			ls.Type = "dashed"
 		}
-		h := num(row[hc])
-		s.online = append(s.online, opts.LineData{Value: []float64{h, num(row[oc])}})
-		s.bound = append(s.bound, opts.LineData{Value: []float64{h, num(row[bc])}})
+		return []charts.SeriesOpts{charts.WithLineStyleOpts(ls), charts.WithItemStyleOpts(opts.ItemStyle{Color: color})}
 	}
-	for _, name := range order {
-		s := byRun[name]
-		line.AddSeries(name, s.online, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
-		line.AddSeries(name+" LP bound", s.bound, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Type: "dashed"}))
+	noSymbol := func(stack string) charts.SeriesOpts {
+		return charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Stack: stack})
 	}
+	line.AddSeries(lpLB, lb, append(style(lpBandRGB, true), noSymbol("interval"))...)
+	line.AddSeries(lpBand, band, noSymbol("interval"), charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}),
+		charts.WithAreaStyleOpts(opts.AreaStyle{Color: lpBandRGB, Opacity: opts.Float(0.3)}))
+	line.AddSeries(lpUB, ub, append(style(lpBandRGB, false), noSymbol(""))...)
+	line.AddSeries(lpOnline, online, append(style(lpOnlineRGB, false), charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))...)
+	line.Accept(lpChartVisitor{})
 	return line
+}
+
+// lpChartVisitor sets the two options of the interval chart go-echarts
+// v2.6.7 has no field for: the band series stays out of the axis tooltip
+// (its value is UB − LB, not a density), and the legend does not toggle
+// series (hiding LB would drop the band stacked on it to zero).
+type lpChartVisitor struct {
+	charts.BaseConfigurationVisitor
+}
+
+func (lpChartVisitor) VisitLegendOpt(l opts.Legend) any {
+	return struct {
+		opts.Legend
+		SelectedMode bool `json:"selectedMode"`
+	}{Legend: l}
+}
+
+func (lpChartVisitor) VisitSeriesOpt(ms charts.MultiSeries) any {
+	type tip struct {
+		Show bool `json:"show"`
+	}
+	out := make([]any, len(ms))
+	for i, s := range ms {
+		out[i] = s
+		if s.Name == lpBand {
+			out[i] = struct {
+				charts.SingleSeries
+				Tooltip tip `json:"tooltip"`
+			}{SingleSeries: s}
+		}
+	}
+	return out
 }
 
 // typeMixChart draws the percentage of VMs per type, one series per dataset,

@@ -86,11 +86,16 @@ func TestOverviewInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Its LP bound and two oversubscription arms: two more charts.
-	lo := DefaultLPBoundOptions()
-	lo.Every = 600
-	if _, err := LPBoundRun(ctx, db, id, lo); err != nil {
-		t.Fatal(err)
+	// Its LP interval (the figures placelab lpbound writes, one snapshot
+	// converged, one not, one empty) and two oversubscription arms: two
+	// more charts.
+	for _, snap := range [][]replay.MetricRow{lpInterval(0, 2, 2, 1, 1, 0.1, 0.15, 0.15, 1),
+		lpInterval(3600, 3, 3, 1, 2, 0.2, 0.3, 0.5, 0), lpInterval(7200, 0, 0, 0, 0, 0, 0, 0, 1)} {
+		for _, r := range snap {
+			if _, err := db.SQL().Exec("INSERT INTO run_metric (run_id, t_s, metric, value) VALUES (?, ?, ?, ?)", id, r.T, r.Metric, r.Value); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	for _, arm := range []string{"baseline", "naive"} {
 		r := &OversubResult{Arm: arm, VMs: 100, Failures: 3, Readings: 1000, ReadingsOver100: 7, MaxOversub: 1.25, MaxUtil: 1}
@@ -137,6 +142,9 @@ func TestOverviewInChromium(t *testing.T) {
 	}
 	if !strings.Contains(chk.DOM, "&lt;script&gt;document.body") {
 		t.Error("the VM type name is not shown escaped in the table")
+	}
+	if !strings.Contains(chk.DOM, "LP interval over time: run") || !strings.Contains(chk.DOM, "mean_interval_gap_pct") {
+		t.Error("the LP interval's chart section or its table is missing")
 	}
 }
 

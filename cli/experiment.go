@@ -22,7 +22,7 @@ func experimentCommand() *cli.Command {
 "experiment", policy NAME, its parameters as JSON, its figures in run_metric; view
 experiment_results) and shown by placelab report. Experiments:
    buckets            Protean Table 5: packing density, candidates after BestFit, p99
-                      conflicts/min for BestFit buckets 1-5 and ∞, LP-bound density beside
+                      conflicts/min for BestFit buckets 1-5 and ∞, the LP interval on density beside
    inventory-scaling  Protean Figs 11-12: latency and memory vs machines, cache on/off
    agents             Protean Figs 13-15: burst span, conflicts, throughput vs agents, speed-up
    violations         König et al. Fig 9: violations per policy over tenant density

@@ -17,7 +17,7 @@ func reportCommand() *cli.Command {
 		Description: `Writes one offline site into DIR, with DIR/assets/ (the ECharts script, shipped
 inside the binary: no page needs the network):
    index.html          datasets, inventory, workload, type mix, arrivals; every stored
-                       replay with its packing density and LP bound; oversubscription
+                       replay with its packing density inside the LP interval; oversubscription
                        arms; Paragon runs
    characterize.html   the workload characterization views (as placelab characterize)
    experiments.html    every experiment's latest run of each grid point, the quick and the

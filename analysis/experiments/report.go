@@ -20,7 +20,7 @@ import (
 
 // headline lists the figures each experiment's chart shows.
 var headline = map[string][]string{
-	"buckets":           {"pd_pct", "lp_ub_density_pct", "post_bestfit_pct", "conflicts_p99_per_min"},
+	"buckets":           {"pd_pct", "lp_online_density_pct", "lp_lb_density_pct", "lp_ub_density_pct", "post_bestfit_pct", "conflicts_p99_per_min"},
 	"inventory-scaling": {"latency_p99_us", "nocache_latency_p99_us", "memory_mb"},
 	"agents":            {"burst_span_s", "conflicts_p99_per_s", "throughput_p99_per_s"},
 	"violations":        {"violations policy=prv-worstfit", "violations policy=bestfit", "violations policy=worstfit"},
@@ -44,7 +44,9 @@ func gridScale(name string, g Grid) string {
 	}
 	switch name {
 	case "buckets":
-		return zone(0) + "; packing density and candidates after BestFit from one agent, averaged over the whole trace"
+		return zone(0) + "; packing density and candidates after BestFit from one agent, averaged over the whole trace; " +
+			fmt.Sprintf("the LP interval on density at snapshots every %g h (lp_lb_density_pct: a packing this dense exists; lp_ub_density_pct: no packing is denser) ", lpEvery(quick)/3600) +
+			"beside the policy's density at the same snapshots (lp_online_density_pct), each a mean over the snapshots with VMs"
 	case "agents":
 		return zone(0) + "; simulated time"
 	case "inventory-scaling":

@@ -327,3 +327,47 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+// TestBucketsPageShowsLPInterval: the buckets experiment's chart draws the
+// LP interval's two ends (lp_lb_density_pct, lp_ub_density_pct) beside the
+// policy's density at the same snapshots, never a single LP bound, and its
+// note says what each end means and how often the snapshots were taken.
+func TestBucketsPageShowsLPInterval(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	figs := []replay.MetricRow{fig("pd_pct", 80), fig("lp_online_density_pct", 81), fig("lp_lb_density_pct", 88.4),
+		fig("lp_ub_density_pct", 88.9), fig("post_bestfit_pct", 20), fig("conflicts_p99_per_min", 3)}
+	if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "experiment", Policy: "buckets",
+		Params: map[string]any{"buckets": 1, paramPoint: 0, paramGrid: string(GridQuick)}}, 0, figs); err != nil {
+		t.Fatal(err)
+	}
+	page, err := Page(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := section(t, page, "buckets")
+	if sec.Chart == nil {
+		t.Fatal("no chart")
+	}
+	b, _ := json.Marshal(sec.Chart.JSON())
+	var opt struct {
+		Series []struct{ Name string } `json:"series"`
+	}
+	if err := json.Unmarshal(b, &opt); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range opt.Series {
+		names = append(names, s.Name)
+	}
+	want := []string{"pd_pct", "pd_pct (paper)", "lp_online_density_pct", "lp_lb_density_pct", "lp_ub_density_pct",
+		"post_bestfit_pct", "post_bestfit_pct (paper)", "conflicts_p99_per_min"}
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Errorf("series %q, want %q", names, want)
+	}
+	for _, w := range []string{"the LP interval on density at snapshots every 24 h", "a packing this dense exists", "no packing is denser"} {
+		if !strings.Contains(sec.Note, w) {
+			t.Errorf("note lacks %q: %s", w, sec.Note)
+		}
+	}
+}
