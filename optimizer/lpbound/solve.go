@@ -58,6 +58,15 @@ type Options struct {
 	// NodeLimit bounds the branch-and-bound nodes of one pricing problem;
 	// 0 means DefaultNodeLimit.
 	NodeLimit int
+	// IntegerTimeLimit bounds the integer master (CBC over the generated
+	// patterns, run when the best packing found costs more than the
+	// rounded bound); 0 means DefaultIntegerTimeLimit. TimeLimit bounds
+	// it too. Negative skips it.
+	IntegerTimeLimit time.Duration
+	// IntegerGap is the relative gap (UB − ⌈LB⌉)/⌈LB⌉ above which the
+	// integer master runs, and at which CBC stops; 0 means
+	// DefaultIntegerGap.
+	IntegerGap float64
 	// Initial columns, e.g. the Patterns of a previous Result, matched to
 	// this problem's bin and item types by name.
 	Initial []Pattern
@@ -127,12 +136,18 @@ type Result struct {
 	// Packing is that packing: Patterns with X the whole number of
 	// machines of each; every item is placed exactly once, within the
 	// capacities and the limits. Nil if none was found.
-	Packing    []Pattern `json:"-"`
-	Iterations int       `json:"iterations"` // master LPs solved
-	Columns    int       `json:"columns"`    // patterns in the final master
-	Seconds    float64   `json:"seconds"`
-	Converged  bool      `json:"converged"`
-	Stop       Stop      `json:"stop"`
+	Packing []Pattern `json:"-"`
+	// UpperSource says where Packing came from: SourceIncumbent,
+	// SourceHeuristic or SourceInteger.
+	UpperSource string `json:"upper_source,omitempty"`
+	// IntegerProven: CBC proved the integer master optimal over the
+	// generated patterns (a statement about those patterns only).
+	IntegerProven bool    `json:"integer_proven,omitempty"`
+	Iterations    int     `json:"iterations"` // master LPs solved
+	Columns       int     `json:"columns"`    // patterns in the final master
+	Seconds       float64 `json:"seconds"`
+	Converged     bool    `json:"converged"`
+	Stop          Stop    `json:"stop"`
 	// Patterns are the final master's columns, with their values in the
 	// last master solution; feed them to Options.Initial of the next solve.
 	Patterns []Pattern `json:"-"`
@@ -163,6 +178,13 @@ func Solve(ctx context.Context, p *Problem, opts Options) (*Result, error) {
 	if nodeLimit <= 0 {
 		nodeLimit = DefaultNodeLimit
 	}
+	gap := opts.IntegerGap
+	if gap == 0 {
+		gap = DefaultIntegerGap
+	}
+	if !(gap > 0) || math.IsInf(gap, 0) {
+		return nil, fmt.Errorf("%w: integer gap %g", ErrInvalid, opts.IntegerGap)
+	}
 	var deadline time.Time
 	if opts.TimeLimit > 0 {
 		deadline = start.Add(opts.TimeLimit)
@@ -183,15 +205,30 @@ func Solve(ctx context.Context, p *Problem, opts Options) (*Result, error) {
 	s := &cg{m: m, tol: tol, nodeLimit: nodeLimit, deadline: deadline, have: map[string]bool{}}
 	s.abort = func() bool { return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) }
 	if inc != nil {
-		s.best = inc
+		s.best, s.source = inc, SourceIncumbent
 		initial = append(initial, inc.cols...)
 	}
 	res := s.run(ctx, initial, maxIter)
+	// Price-and-branch: the integer master over the generated patterns
+	// when the best packing is above the rounded bound and time is left.
+	if s.infeasible == nil && s.ms != nil && m.integral && res.Stop != StopCanceled && opts.IntegerTimeLimit >= 0 &&
+		(s.best == nil || s.best.cost-res.Bound > gap*max(math.Abs(res.Bound), 1)) {
+		limit := opts.IntegerTimeLimit
+		if limit == 0 {
+			limit = DefaultIntegerTimeLimit
+		}
+		if !deadline.IsZero() {
+			limit = min(limit, time.Until(deadline))
+		}
+		if limit > 0 {
+			res.IntegerProven = s.integerMaster(ctx, limit, gap, s.center)
+		}
+	}
 	if s.best != nil {
 		if err := s.best.check(m); err != nil {
 			return nil, fmt.Errorf("lpbound: internal error: %v", err)
 		}
-		res.Upper, res.Packing = s.best.cost, s.best.patterns(m)
+		res.Upper, res.Packing, res.UpperSource = s.best.cost, s.best.patterns(m), s.source
 	}
 	res.Seconds = time.Since(start).Seconds()
 	switch {
@@ -218,13 +255,15 @@ type cg struct {
 	dp         []*dpPricer
 	bb         []*bbPricer
 	infeasible error
-	best       *packing // the best packing found
+	best       *packing  // the best packing found
+	source     string    // where best came from
+	center     []float64 // the stabilization center when run returned
 }
 
 // offer keeps pk if it is the best packing so far.
 func (s *cg) offer(pk packing) {
 	if s.best == nil || pk.cost < s.best.cost {
-		s.best = &pk
+		s.best, s.source = &pk, SourceHeuristic
 	}
 }
 
@@ -255,12 +294,14 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 	// The trivial bound (π = 0): every limited type with a negative cost
 	// used to its limit.
 	best, _, _ := lagrangian(0, m.bins, U)
+	center := make([]float64, len(m.items)) // scaled duals of the best bound
 	finish := func(stop Stop, sol *solution) *Result {
 		if stop == StopStalled && ctx.Err() != nil {
 			stop = StopCanceled // pricing was cut short
 		} else if stop == StopStalled && !s.deadline.IsZero() && time.Now().After(s.deadline) {
 			stop = StopTimeLimit
 		}
+		s.center = center
 		res.Stop = stop
 		res.Converged = stop == StopConverged
 		res.LowerLP = best
@@ -309,13 +350,14 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 	s.ms.setPhase1(phase1)
 
 	pr := &pricing{s: s, a: make([]int, len(m.items)), pats: make([]column, len(m.bins)), V: make([]float64, len(m.bins)), U: U}
-	center := make([]float64, len(m.items)) // scaled duals of the best bound
 	haveCenter := false
 	sep := make([]float64, len(m.items))
 	var sol solution
 	// Seed the bound and the stabilization center with volume duals.
+	// Volume duals make many patterns tie, which branch and bound cannot
+	// tell apart: a few nodes give a good seed (and a valid bound).
 	for _, pi := range m.volumeDuals() {
-		lb, theta, infeasible := pr.run(pi, s.nodeLimit)
+		lb, theta, infeasible := pr.run(pi, min(s.nodeLimit, extraNodeLimit))
 		if !infeasible && lb > best {
 			best = lb
 			for i := range center {
@@ -329,6 +371,12 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		s.add(pk.cols)
 		if ok {
 			s.offer(pk)
+		}
+		// A packing's patterns are in the master and cover the demand, so
+		// the master is feasible without artificials: no phase 1.
+		if s.best != nil && phase1 {
+			phase1 = false
+			s.ms.setPhase1(false)
 		}
 		if s.best != nil {
 			if m.integral && roundUp(best) >= s.upper() {

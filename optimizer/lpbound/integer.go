@@ -1,0 +1,160 @@
+package lpbound
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"placelab/optimizer/cbc"
+)
+
+// DefaultIntegerTimeLimit bounds the integer master (Options.IntegerTimeLimit
+// 0) when Options.TimeLimit leaves more time.
+const DefaultIntegerTimeLimit = 2 * time.Second
+
+// DefaultIntegerGap: the integer master runs when the best packing is more
+// than 0.1% above the rounded bound, and CBC stops within 0.1%.
+const DefaultIntegerGap = 1e-3
+
+// Where Result.Packing came from (Result.UpperSource).
+const (
+	SourceIncumbent = "incumbent"      // Options.Incumbent, unimproved
+	SourceHeuristic = "heuristic"      // minimum bin slack, or a rounded master
+	SourceInteger   = "integer master" // CBC over the generated patterns
+)
+
+// integerMaster solves the master over the generated patterns with x
+// integer (price-and-branch) on CBC,
+//
+//	min Σ_p c_p x_p  s.t.  Σ_p a_ip x_p ≥ d_i,  Σ_{p of k} x_p ≤ L_k,  x ∈ ℕ,
+//
+// starting from the best packing found so far, and turns its solution into
+// a packing: items a pattern holds beyond the demand are taken out (which
+// keeps every machine feasible), and what stays unplaced — nothing, when
+// CBC's solution covers the demand — is packed greedily. The patterns are
+// those of column generation, so its optimum is an upper bound on OPT, not
+// OPT itself. It returns whether CBC proved its solution optimal over
+// these patterns.
+func (s *cg) integerMaster(ctx context.Context, limit time.Duration, gap float64, pi []float64) (proven bool) {
+	m := s.m
+	cols := slices.Clone(s.ms.cols)
+	have := make(map[string]bool, len(cols))
+	for _, c := range cols {
+		have[c.key()] = true
+	}
+	if s.best != nil {
+		for _, c := range s.best.cols {
+			if !have[c.key()] {
+				have[c.key()] = true
+				cols = append(cols, c)
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return false
+	}
+	rows := len(m.items)
+	limitRow := make([]int, len(m.bins))
+	p := &cbc.Problem{}
+	for i, it := range m.items {
+		_ = i
+		p.RowLower = append(p.RowLower, float64(it.count))
+		p.RowUpper = append(p.RowUpper, math.Inf(1))
+	}
+	for k, b := range m.bins {
+		limitRow[k] = -1
+		if b.limit > 0 {
+			limitRow[k] = rows
+			rows++
+			p.RowLower = append(p.RowLower, math.Inf(-1))
+			p.RowUpper = append(p.RowUpper, float64(b.limit))
+		}
+	}
+	for _, c := range cols {
+		var nz []cbc.Nonzero
+		ub := math.Inf(1)
+		for j, i := range c.items {
+			nz = append(nz, cbc.Nonzero{Row: int(i), Value: float64(c.cnt[j])})
+			// More machines than it takes to cover item i alone never help.
+			ub = min(ub, math.Ceil(float64(m.items[i].count)/float64(c.cnt[j])))
+		}
+		if r := limitRow[c.bin]; r >= 0 {
+			nz = append(nz, cbc.Nonzero{Row: r, Value: 1})
+			ub = min(ub, float64(m.bins[c.bin].limit))
+		}
+		p.Cols = append(p.Cols, nz)
+		p.Obj = append(p.Obj, m.bins[c.bin].cost)
+		p.ColLower = append(p.ColLower, 0)
+		p.ColUpper = append(p.ColUpper, ub)
+		p.Integer = append(p.Integer, true)
+	}
+	opts := cbc.Options{TimeLimit: limit, RelGap: gap}
+	if s.best != nil {
+		at := make(map[string]int, len(cols))
+		for j, c := range cols {
+			at[c.key()] = j
+		}
+		opts.Start = make([]float64, len(cols))
+		for j, c := range s.best.cols {
+			opts.Start[at[c.key()]] += float64(s.best.n[j])
+		}
+	}
+	res, err := cbc.Solve(ctx, p, opts)
+	if err != nil || !res.Status.HasSolution() {
+		return false
+	}
+	// Machines by decreasing count, each pattern trimmed to the demand left.
+	order := make([]int, 0, len(cols))
+	for j, x := range res.X {
+		if x > 0.5 {
+			order = append(order, j)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return res.X[order[a]] > res.X[order[b]] })
+	rem := slices.Clone(s.counts)
+	used := make([]int, len(m.bins))
+	var pk packing
+	a := make([]int, len(m.items))
+	for _, j := range order {
+		c := cols[j]
+		n := int(math.Round(res.X[j]))
+		for n > 0 {
+			clear(a)
+			full := true
+			for x, i := range c.items {
+				a[i] = min(int(c.cnt[x]), rem[i])
+				full = full && a[i] == int(c.cnt[x])
+			}
+			t := 1
+			if full { // as many untrimmed machines as the demand allows
+				t = n
+				for x, i := range c.items {
+					t = min(t, rem[i]/int(c.cnt[x]))
+				}
+			}
+			tc := fromCounts(c.bin, a)
+			if len(tc.items) > 0 {
+				pk.take(m, tc, t, rem, used)
+			}
+			n -= t
+		}
+	}
+	left := 0
+	for _, r := range rem {
+		left += r
+	}
+	if left > 0 {
+		rest, ok := s.greedy(pi, rem, used)
+		if !ok {
+			return false
+		}
+		pk.merge(m, rest)
+	}
+	if pk.cost < s.upper() {
+		s.best = &pk
+		s.source = SourceInteger
+	}
+	return res.Status == cbc.Optimal
+}
