@@ -168,8 +168,8 @@ type CapacityReport struct {
 	// LPMachines is the LP lower bound on the machines (of the zone's
 	// SKUs, any number of each) that hold every VM alive at the peak;
 	// LPCores the bound on their cores (each machine costing its cores).
-	LPMachines  float64 `json:"lp_bound_machines"`
-	LPCores     float64 `json:"lp_bound_cores"`
+	LPMachines float64 `json:"lp_bound_machines"`
+	LPCores    float64 `json:"lp_bound_cores"`
 	// LPConverged: both solves converged or proved their rounded bound
 	// (lpbound.StopProven); otherwise the bounds are valid but may be weak.
 	LPConverged bool `json:"lp_converged"`
@@ -217,9 +217,9 @@ type capacitySearch struct {
 	spec     Spec
 	o        CapacityOptions
 	rep      *CapacityReport
-	zone     []int   // machines per SKU in the zone
-	template [][]int // zone machine indices of each SKU, in zone order
-	present  []int   // SKUs with machines
+	zone     []int          // machines per SKU in the zone
+	template [][]int        // zone machine indices of each SKU, in zone order
+	present  []int          // SKUs with machines
 	floor    int            // proven: no inventory with fewer machines meets the target
 	allowed  int            // rejections the target allows
 	seen     map[string]int // counts key → probe index
