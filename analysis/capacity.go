@@ -206,6 +206,10 @@ func checkCapacity(spec *Spec, o *CapacityOptions) error {
 	if spec.Agents != nil {
 		return fmt.Errorf("%w: probes replay with one agent; --agents is not supported", ErrCapacity)
 	}
+	if spec.Engine.Oversub != nil {
+		// The LP bound and the floor hold machines at their nominal cores.
+		return fmt.Errorf("%w: CPU oversubscription is not supported: the LP bound and the search's floor assume nominal capacities", ErrCapacity)
+	}
 	return o.Validate()
 }
 

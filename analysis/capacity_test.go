@@ -472,6 +472,8 @@ func TestCapacityRefuses(t *testing.T) {
 	bestfitK := DefaultSpec("u")
 	bestfitK.Policy, bestfitK.Set[SetK] = "bestfit", true
 	agents := DefaultSpec("u").WithAgents(2, replay.TimeSim)
+	oversub := DefaultSpec("u")
+	oversub.Engine.Oversub = &optimizer.OversubConfig{MaxOversub: 1.25, MaxUtil: 1}
 	for _, tc := range []struct {
 		name string
 		spec Spec
@@ -485,6 +487,7 @@ func TestCapacityRefuses(t *testing.T) {
 		{"growth", base, CapacityOptions{MaxRejection: 0, Scale: ScaleMix, MaxGrowth: -1}, "max growth = -1"},
 		{"k with bestfit", bestfitK, capOpts(0.01, ScaleMix), "--k applies to Protean's rule engine; policy bestfit cannot honour it"},
 		{"agents", agents, capOpts(0.01, ScaleMix), "--agents is not supported"},
+		{"oversubscription", oversub, capOpts(0.01, ScaleMix), "CPU oversubscription is not supported"},
 		{"unknown dataset", DefaultSpec("nope"), capOpts(0.01, ScaleMix), `no such dataset: "nope"`},
 		{"unplaceable", base, capOpts(0.2, ScaleMix), "1 of 3 VMs (33.3%) have types no SKU of the zone can host; no inventory of these SKUs rejects at most 0"},
 	} {
