@@ -94,6 +94,7 @@ Typical session:
 			classifyCommand(),
 			characterizeCommand(),
 			lpboundCommand(),
+			capacityCommand(),
 			oversubCommand(),
 			experimentCommand(),
 			mergeCommand(),

@@ -1,0 +1,512 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"placelab/analysis/replay"
+	"placelab/optimizer"
+	"placelab/optimizer/lpbound"
+	store "placelab/sql"
+)
+
+// capOpts are the options of the tests: an LP that stops within 300 ms
+// (its bound stays valid).
+func capOpts(target float64, scale string) CapacityOptions {
+	return CapacityOptions{MaxRejection: target, Scale: scale, LP: lpbound.Options{TimeLimit: 300 * time.Millisecond}}
+}
+
+// TestCapacityByHand: the hand zone (two 10-core machines; VMs of 4 and 2
+// cores) worked out by hand. The peak is t = 4003 s, when VMs 0, 2, 3, 4
+// and 5 (five c4, 20 cores) are alive; a 10-core machine holds two c4, so
+// the LP packs 2.5 machines: its bounds are ⌈2.5⌉ = 3 machines and 25
+// cores. With no rejection allowed the floor is the bound, 3 machines,
+// above the zone's 2: the search starts there, 3 machines reject nothing,
+// and the answer is 3 (4, the step above, too). With one rejection
+// allowed (20% of 6 VMs) the floor is 3 − 1 = 2 machines, the zone's 2
+// reject only VM 5 and meet it, and 1 machine is below the floor.
+func TestCapacityByHand(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	handZone(t, db)
+	spec := DefaultSpec("hand")
+	spec.Engine.Explain = false
+
+	rep, err := CapacityPlan(ctx, db, spec, capOpts(0, ScaleMix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.PeakT != 4003 || rep.PeakVMs != 5 || rep.PeakCores != 20 {
+		t.Errorf("peak t=%v, %d VMs, %v cores; want 4003, 5, 20", rep.PeakT, rep.PeakVMs, rep.PeakCores)
+	}
+	if rep.LPMachines != 3 || rep.LPCores != 25 || !rep.LPConverged {
+		t.Errorf("LP bound %v machines, %v cores (converged %v %v); want 3, 25", rep.LPMachines, rep.LPCores, rep.LPConverged, rep.LPStop)
+	}
+	type pr struct {
+		step     string
+		machines int
+		rejected int
+		met      bool
+	}
+	var got []pr
+	for _, p := range rep.Probes {
+		got = append(got, pr{p.Step, p.Machines, p.Rejected, p.Met})
+	}
+	want := []pr{{StepGrow, 3, 0, true}, {StepCheck, 4, 0, true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("probes %v, want %v", got, want)
+	}
+	if rep.Machines != 3 || rep.PerSKU["s10"] != 3 || rep.Cores != 30 || rep.BelowAnswer != BelowFloor || !rep.Monotone ||
+		rep.AllowedRejections != 0 || rep.FloorMachines != 3 || rep.VMs != 6 {
+		t.Errorf("answer %+v", rep)
+	}
+
+	rep, err = CapacityPlan(ctx, db, spec, capOpts(0.2, ScaleMix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Machines != 2 || rep.Rejected != 1 || rep.AllowedRejections != 1 || rep.FloorMachines != 2 || rep.BelowAnswer != BelowFloor ||
+		rep.Probes[0].Step != StepZone {
+		t.Errorf("20%%: %d machines, %d rejected of %d allowed, floor %d, below %q", rep.Machines, rep.Rejected, rep.AllowedRejections,
+			rep.FloorMachines, rep.BelowAnswer)
+	}
+	for _, p := range rep.Probes {
+		if p.Machines < rep.FloorMachines {
+			t.Errorf("probed %d machines, below the floor %d", p.Machines, rep.FloorMachines)
+		}
+	}
+}
+
+// TestCapacityCap: on a zone whose load keeps growing (a fifth of its VMs
+// never leave), the search starts at the floor, far above the zone's 40
+// machines, and rejects there; capped at 1× its start it ends with an
+// error that says how far it went and what the last probe rejected.
+func TestCapacityCap(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	mixedZone(t, db, "mixed", 3000, 1)
+	spec := DefaultSpec("mixed")
+	spec.Engine.Explain = false
+	o := capOpts(0, ScaleMix)
+	o.MaxGrowth = 1
+	_, err := CapacityPlan(ctx, db, spec, o)
+	var n int
+	if errors.Is(err, ErrCapacity) {
+		fmt.Sscanf(err.Error(), "analysis: capacity: no inventory of up to %d machines", &n)
+	}
+	if want := fmt.Sprintf("no inventory of up to %d machines (1× the %d it started from) meets 0%% rejected: %d machines reject ", n, n, n); n <= 40 ||
+		!strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "rejected by AreNodeResourcesValid") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("capped search: %v", err)
+	}
+}
+
+// checkAnswer asserts what a capacity answer promises: the answer's probe
+// met the target; one machine less (of the mix, or of any SKU) failed in a
+// probe or lies below the floor — unless the report says the probes are
+// not monotone; the answer is at or above the floor; every probe's met
+// and rate follow from its counts.
+func checkAnswer(t *testing.T, tr *replay.Trace, rep *CapacityReport) {
+	t.Helper()
+	byKey := map[string]CapacityProbe{}
+	for _, p := range rep.Probes {
+		byKey[countsKey(p.counts)] = p
+		if p.VMs != len(tr.VMs) || p.Met != (p.Rejected <= rep.AllowedRejections) || p.RejectionRate != float64(p.Rejected)/float64(p.VMs) {
+			t.Errorf("probe %+v (allowed %d, trace %d VMs)", p, rep.AllowedRejections, len(tr.VMs))
+		}
+		if p.Machines < rep.FloorMachines {
+			t.Errorf("probed %d machines below the floor %d", p.Machines, rep.FloorMachines)
+		}
+	}
+	if want := int(math.Floor(rep.MaxRejection * float64(rep.VMs))); rep.AllowedRejections != want {
+		t.Errorf("allowed %d, want ⌊%v × %d⌋ = %d", rep.AllowedRejections, rep.MaxRejection, rep.VMs, want)
+	}
+	var answer []int
+	for _, p := range rep.Probes {
+		if p.Machines == rep.Machines && mapsEqual(p.PerSKU, rep.PerSKU) {
+			answer = p.counts
+			if !p.Met || p.Rejected != rep.Rejected {
+				t.Errorf("the answer's probe %+v", p)
+			}
+		}
+	}
+	if answer == nil {
+		t.Fatalf("the answer %d %v was never probed", rep.Machines, rep.PerSKU)
+	}
+	if rep.Machines < rep.FloorMachines {
+		t.Errorf("answer %d below the floor %d", rep.Machines, rep.FloorMachines)
+	}
+	for k := range answer {
+		if answer[k] == 0 {
+			continue
+		}
+		below := slices.Clone(answer)
+		if rep.Scale == ScaleMix {
+			if rep.Machines-1 < len(presentSKUs(tr)) {
+				break // the mix has one machine of each SKU
+			}
+			below = (&capacitySearch{zone: zoneCounts(tr), present: presentSKUs(tr)}).mixCounts(rep.Machines - 1)
+		} else {
+			below[k]--
+		}
+		p, ok := byKey[countsKey(below)]
+		switch {
+		case ok && p.Met && rep.Monotone:
+			t.Errorf("one machine less (%v) met the target, yet the report says monotone", below)
+		case !ok && sum(below) >= rep.FloorMachines:
+			t.Errorf("one machine less (%v) was neither probed nor below the floor %d", below, rep.FloorMachines)
+		}
+		if rep.Scale == ScaleMix {
+			break
+		}
+	}
+}
+
+func mapsEqual(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func zoneCounts(tr *replay.Trace) []int {
+	z := make([]int, len(tr.Inv.SKUs))
+	for _, m := range tr.Inv.Machines {
+		z[m.SKU]++
+	}
+	return z
+}
+
+func presentSKUs(tr *replay.Trace) []int {
+	var p []int
+	for k, n := range zoneCounts(tr) {
+		if n > 0 {
+			p = append(p, k)
+		}
+	}
+	return p
+}
+
+// TestCapacitySynthetic runs both scales on a small synthetic zone (four
+// SKUs, types some SKUs cannot host, low-priority VMs, VMs alive at the
+// start and at the end). Protean with eviction at 0.5%: the answer meets
+// the target and one machine less does not (or the report says the probes
+// are not monotone). Without eviction and with no rejection allowed, every
+// VM alive at the peak is on the answer's machines, so the LP bound on
+// machines and on cores is at most the answer's; the per-SKU answer is at
+// most the mix answer it starts from and was checked one SKU at a time.
+func TestCapacitySynthetic(t *testing.T) {
+	ctx := context.Background()
+	tr := synthTrace(t, 100, 2000, 1)
+	spec := DefaultSpec("s")
+	spec.Engine.Explain = false
+	rep, err := Capacity(ctx, tr, spec, capOpts(0.005, ScaleMix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswer(t, tr, rep)
+	if rep.Machines >= rep.ZoneMachines || rep.Machines < 10 {
+		t.Errorf("answer %d machines of the zone's %d: the test wants a zone with room to shrink", rep.Machines, rep.ZoneMachines)
+	}
+	t.Logf("mix 0.5%%: %d machines (zone %d), LB %v, floor %d, %d probes, %.1fs", rep.Machines, rep.ZoneMachines, rep.LPMachines,
+		rep.FloorMachines, len(rep.Probes), rep.Seconds)
+
+	spec.Engine.Evict = false
+	spec.Set[SetEvict] = true
+	rep, err = Capacity(ctx, tr, spec, capOpts(0, ScalePerSKU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswer(t, tr, rep)
+	if float64(rep.Machines) < rep.LPMachines || rep.Cores < rep.LPCores {
+		t.Errorf("answer %d machines, %v cores with nothing rejected or evicted; the LP bound says at least %v machines, %v cores",
+			rep.Machines, rep.Cores, rep.LPMachines, rep.LPCores)
+	}
+	if rep.Machines > rep.MixMachines {
+		t.Errorf("per-SKU answer %d above the mix answer %d", rep.Machines, rep.MixMachines)
+	}
+	verified := 0
+	for _, p := range rep.Probes {
+		if p.Step == StepVerify {
+			verified++
+		}
+	}
+	if verified == 0 && rep.BelowAnswer != BelowFloor {
+		t.Errorf("no verify probe")
+	}
+	t.Logf("per-sku 0%% no-evict: %d machines %v (mix %d), LB %v machines %v cores, %d probes, %.1fs, monotone %v %v",
+		rep.Machines, rep.PerSKU, rep.MixMachines, rep.LPMachines, rep.LPCores, len(rep.Probes), rep.Seconds, rep.Monotone, rep.Notes)
+}
+
+// TestTracePeakAgainstBruteForce: on a trace with mixed request sizes,
+// VMs alive before the start, censored and low-priority VMs, the sweep's
+// peak is the one found by summing the cores alive at every arrival
+// instant (ties: the earliest), and so are its VMs per type.
+func TestTracePeakAgainstBruteForce(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	mixedZone(t, db, "mixed", 600, 3)
+	tr, err := LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, win := range [][2]float64{{0, math.Inf(1)}, {3600, 5 * 3600}} {
+		from, to := win[0], win[1]
+		zone := zoneCounts(tr)
+		pk := tracePeak(tr, zone, from, to)
+		// The smallest cores of each type over the SKUs with machines.
+		cores := func(ty int32) float64 {
+			c := math.Inf(1)
+			for k := range tr.Inv.SKUs {
+				if zone[k] > 0 && tr.Inv.Types[ty].Supported[k] {
+					c = math.Min(c, tr.Inv.Types[ty].Demand[k][optimizer.Cores])
+				}
+			}
+			return c
+		}
+		bestT, best := 0.0, -1.0
+		for _, v := range tr.VMs {
+			t0 := math.Max(v.Start, from)
+			if t0 >= to {
+				continue
+			}
+			s := 0.0
+			for _, u := range tr.VMs {
+				if u0 := math.Max(u.Start, from); u0 <= t0 && u0 < to && u.End > t0 && !math.IsInf(cores(u.Type), 1) {
+					s += cores(u.Type)
+				}
+			}
+			if s > best+1e-9 || (math.Abs(s-best) <= 1e-9 && t0 < bestT) {
+				bestT, best = t0, s
+			}
+		}
+		counts := make([]int, len(tr.Inv.Types))
+		n := 0
+		for _, u := range tr.VMs {
+			if u0 := math.Max(u.Start, from); u0 <= bestT && u0 < to && u.End > bestT && !math.IsInf(cores(u.Type), 1) {
+				counts[u.Type]++
+				n++
+			}
+		}
+		if pk.t != bestT || math.Abs(pk.cores-best) > 1e-6 || pk.vms != n || !slices.Equal(pk.all, counts) {
+			t.Errorf("window [%v, %v): sweep t=%v %v cores %d VMs %v; brute force t=%v %v cores %d VMs %v",
+				from, to, pk.t, pk.cores, pk.vms, pk.all, bestT, best, n, counts)
+		}
+		if pk.lowPriority == 0 || pk.lowPriority+sum(pk.high) != pk.vms {
+			t.Errorf("window [%v, %v): %d low-priority + %d high-priority VMs at the peak of %d", from, to, pk.lowPriority, sum(pk.high), pk.vms)
+		}
+	}
+}
+
+// TestMixCounts: the mix gives every SKU the zone has at least one
+// machine, sums to the total asked, never lowers a SKU's count when the
+// total grows (so a larger total is a larger inventory), stays within one
+// machine of the zone's proportions, and is the zone itself at its size.
+func TestMixCounts(t *testing.T) {
+	for _, zone := range [][]int{{59, 277, 146, 17}, {0, 5, 1, 2}, {7}, {3, 0, 3}} {
+		s := &capacitySearch{zone: zone}
+		z := 0
+		for k, n := range zone {
+			if n > 0 {
+				s.present = append(s.present, k)
+			}
+			z += n
+		}
+		if got := s.mixCounts(z); !slices.Equal(got, zone) {
+			t.Errorf("zone %v at its size: %v", zone, got)
+		}
+		prev := s.mixCounts(1)
+		for n := 1; n <= 3*z; n++ {
+			c := s.mixCounts(n)
+			if sum(c) != max(n, len(s.present)) {
+				t.Fatalf("zone %v, n=%d: %v sums to %d", zone, n, c, sum(c))
+			}
+			for k := range c {
+				switch {
+				case zone[k] == 0 && c[k] != 0, zone[k] > 0 && c[k] < 1:
+					t.Fatalf("zone %v, n=%d: %v", zone, n, c)
+				case c[k] < prev[k]:
+					t.Fatalf("zone %v: SKU %d has %d machines at n=%d, %d at n=%d", zone, k, prev[k], n-1, c[k], n)
+				case n >= 2*len(zone) && math.Abs(float64(c[k])-float64(n*zone[k])/float64(z)) > 1+1e-9 && c[k] > 1:
+					t.Fatalf("zone %v, n=%d: SKU %d has %d machines, its share is %.2f", zone, n, k, c[k], float64(n*zone[k])/float64(z))
+				}
+			}
+			prev = c
+		}
+	}
+}
+
+// TestScaledInventory: an inventory of given counts has that many machines
+// of each SKU, all in service; below the zone's count they are the SKU's
+// first machines in zone order, in their own clusters and racks; past it,
+// copies in copied clusters; names and machine ids are unique.
+func TestScaledInventory(t *testing.T) {
+	tr := synthTrace(t, 120, 10, 1)
+	zone := zoneCounts(tr)
+	s := &capacitySearch{tr: tr, zone: zone, template: make([][]int, len(zone))}
+	for m, mc := range tr.Inv.Machines {
+		s.template[mc.SKU] = append(s.template[mc.SKU], m)
+	}
+	half, double := make([]int, len(zone)), make([]int, len(zone))
+	for k, n := range zone {
+		half[k], double[k] = n/2, 2*n+1
+	}
+	for _, counts := range [][]int{zone, half, double} {
+		sc, err := s.scaled(counts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int, len(zone))
+		names, ids := map[string]bool{}, map[int32]bool{}
+		for i, m := range sc.Inv.Machines {
+			got[m.SKU]++
+			name := sc.Inv.Clusters[m.Cluster].Name + "/" + m.Name
+			if names[name] || ids[sc.MachineIDs[i]] || !m.Healthy {
+				t.Fatalf("counts %v: machine %s (id %d, healthy %v) repeated or out of service", counts, name, sc.MachineIDs[i], m.Healthy)
+			}
+			names[name], ids[sc.MachineIDs[i]] = true, true
+		}
+		if !slices.Equal(got, counts) || len(sc.MachineIDs) != len(sc.Inv.Machines) || len(sc.VMs) != len(tr.VMs) {
+			t.Errorf("counts %v: got %v, %d ids for %d machines", counts, got, len(sc.MachineIDs), len(sc.Inv.Machines))
+		}
+		for k := range zone {
+			own := min(counts[k], zone[k])
+			var first []string
+			copies := 0
+			for _, m := range sc.Inv.Machines {
+				if int(m.SKU) != k {
+					continue
+				}
+				if c := sc.Inv.Clusters[m.Cluster].Name; strings.Contains(c, "~") {
+					copies++
+				} else {
+					first = append(first, c+"/"+sc.Inv.Racks[m.Rack].Name+"/"+m.Name)
+				}
+			}
+			var want []string
+			for _, m := range s.template[k][:own] {
+				mc := tr.Inv.Machines[m]
+				want = append(want, tr.Inv.Clusters[mc.Cluster].Name+"/"+tr.Inv.Racks[mc.Rack].Name+"/"+mc.Name)
+			}
+			if !slices.Equal(first, want) || copies != counts[k]-own {
+				t.Errorf("counts %v, SKU %d: own machines %v, want %v; %d copies", counts, k, first, want, copies)
+			}
+		}
+	}
+}
+
+// TestCheckMonotone: a probe that met the target with no more machines of
+// any SKU than one that failed is reported; probes that cannot be
+// compared, or agree with monotonicity, are not.
+func TestCheckMonotone(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		probe [][]int // counts
+		met   []bool
+		want  bool // monotone
+	}{
+		{"larger failed", [][]int{{2, 2}, {3, 2}}, []bool{true, false}, false},
+		{"equal-sized per SKU failed", [][]int{{2, 2}, {2, 3}}, []bool{true, false}, false},
+		{"larger met", [][]int{{2, 2}, {3, 2}}, []bool{false, true}, true},
+		{"incomparable", [][]int{{3, 1}, {1, 3}}, []bool{true, false}, true},
+		{"all met", [][]int{{1, 1}, {3, 3}}, []bool{true, true}, true},
+	} {
+		rep := &CapacityReport{Monotone: true}
+		for i, c := range tc.probe {
+			rep.Probes = append(rep.Probes, CapacityProbe{Step: StepBisect, Machines: sum(c), Met: tc.met[i], counts: c})
+		}
+		s := &capacitySearch{rep: rep}
+		s.checkMonotone()
+		if rep.Monotone != tc.want || (len(rep.Notes) > 0) == tc.want {
+			t.Errorf("%s: monotone %v, notes %v", tc.name, rep.Monotone, rep.Notes)
+		}
+	}
+}
+
+// unplaceableZone is one 10-core machine and VMs of a 4-core type and of a
+// 16-core type that no SKU can host.
+func unplaceableZone(t *testing.T, db *store.DB) {
+	t.Helper()
+	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: "u", Format: "test", Source: "u"}, func(w *store.Writer) error {
+		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
+			return err
+		}
+		if err := w.Append("machine", int32(0), "A", "z", "dc", "c1", "r1", int16(0), "s10", "healthy"); err != nil {
+			return err
+		}
+		for _, ty := range [][]any{{"c4", 4.0, 8.0}, {"c16", 16.0, 32.0}} {
+			if err := w.Append("vm_type", ty[0], nil, ty[1], ty[2], nil, nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		for i, typ := range []string{"c4", "c16", "c4"} {
+			if err := w.Append("vm", int64(i), "v", fmt.Sprint("t", i), nil, typ, int16(0), float64(10*i), 1000.0, nil, nil, nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		return w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCapacityRefuses: out-of-range targets and scales, settings the
+// policy cannot honour, agents, an unknown dataset and a target that VMs
+// no SKU can host make impossible are one-line errors, before any replay.
+func TestCapacityRefuses(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	unplaceableZone(t, db)
+	base := DefaultSpec("u")
+	bestfitK := DefaultSpec("u")
+	bestfitK.Policy, bestfitK.Set[SetK] = "bestfit", true
+	agents := DefaultSpec("u").WithAgents(2, replay.TimeSim)
+	oversub := DefaultSpec("u")
+	oversub.Engine.Oversub = &optimizer.OversubConfig{MaxOversub: 1.25, MaxUtil: 1}
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		o    CapacityOptions
+		want string
+	}{
+		{"NaN target", base, capOpts(math.NaN(), ScaleMix), "max rejection = NaN, want a share in [0, 1)"},
+		{"negative target", base, capOpts(-0.01, ScaleMix), "max rejection = -0.01"},
+		{"target 100%", base, capOpts(1, ScaleMix), "max rejection = 1,"},
+		{"scale", base, capOpts(0.01, "linear"), `scale "linear": want mix or per-sku`},
+		{"growth", base, CapacityOptions{MaxRejection: 0, Scale: ScaleMix, MaxGrowth: -1}, "max growth = -1"},
+		{"k with bestfit", bestfitK, capOpts(0.01, ScaleMix), "--k applies to Protean's rule engine; policy bestfit cannot honour it"},
+		{"agents", agents, capOpts(0.01, ScaleMix), "--agents is not supported"},
+		{"oversubscription", oversub, capOpts(0.01, ScaleMix), "CPU oversubscription is not supported"},
+		{"unknown dataset", DefaultSpec("nope"), capOpts(0.01, ScaleMix), `no such dataset: "nope"`},
+		{"unplaceable", base, capOpts(0.2, ScaleMix), "1 of 3 VMs (33.3%) have types no SKU of the zone can host; no inventory of these SKUs rejects at most 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			probes := 0
+			tc.o.OnProbe = func(string, int) { probes++ }
+			_, err := CapacityPlan(ctx, db, tc.spec, tc.o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") || probes > 0 {
+				t.Errorf("err = %v after %d probes, want one line containing %q", err, probes, tc.want)
+			}
+		})
+	}
+	// One unplaceable VM in three: 34% allows it, and the two 4-core VMs
+	// fit on the one machine.
+	rep, err := CapacityPlan(ctx, db, base, capOpts(0.34, ScaleMix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Unplaceable != 1 || rep.Machines != 1 || rep.Rejected != 1 || rep.BelowAnswer != BelowFloor {
+		t.Errorf("34%%: %d unplaceable, %d machines, %d rejected, below %q", rep.Unplaceable, rep.Machines, rep.Rejected, rep.BelowAnswer)
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCapacityRefuses: a target outside [0%, 100%), NaN, a bare number
+// that could be a share or a percentage, an unknown scale, a setting the
+// policy cannot honour, --no-explain (probes never explain) and an unknown
+// dataset are one-line errors naming what is wrong.
+func TestCapacityRefuses(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.duckdb")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-rejection", "100%"}, `--max-rejection "100%": want a percentage in [0%, 100%)`},
+		{[]string{"--max-rejection", "-1%"}, `--max-rejection "-1%": want a percentage in [0%, 100%)`},
+		{[]string{"--max-rejection", "NaN%"}, `--max-rejection "NaN%": want a percentage such as 0.1%`},
+		{[]string{"--max-rejection", "Inf%"}, `--max-rejection "Inf%": want a percentage such as 0.1%`},
+		{[]string{"--max-rejection", "0.1"}, `--max-rejection "0.1": write the percentage with its sign (0.1% or 10%)`},
+		{[]string{"--max-rejection", "x"}, `--max-rejection "x": want a percentage such as 0.1%`},
+		{[]string{"--scale", "linear"}, `--scale "linear": want mix or per-sku`},
+		{[]string{"--policy", "bestfit", "--k", "4"}, "--k applies to Protean's rule engine; policy bestfit cannot honour it"},
+		{[]string{"--policy", "nope"}, `policy "nope": want one of`},
+		{[]string{"--time-limit", "-1s"}, "--time-limit -1s: want a duration ≥ 0"},
+		{[]string{"--no-explain"}, "no-explain"},
+		{[]string{"--dataset", "nope"}, `no such dataset: "nope"`},
+	} {
+		_, err := run(t, db, append([]string{"capacity"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("placelab capacity %s: %v\nwant one line containing %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+	for _, ok := range []string{"0", "0%", "0.1%", " 2.5 %", "99.9%"} {
+		if _, err := parsePercent("max-rejection", ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+}
+
+// TestCapacityJSON runs capacity on a small generated zone: the JSON has
+// the documented keys, the answer's machines are the sum of its SKUs',
+// every probe says whether it met the target, and the table prints the
+// answer beside the bound.
+func TestCapacityJSON(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.duckdb")
+	mustRun(t, db, "generate", "--machines", "100", "--vms", "2000", "--days", "1", "--series", "0")
+	out := mustRun(t, db, "capacity", "--max-rejection", "0.5%", "--time-limit", "300ms", "--format", "json")
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, k := range []string{"dataset", "policy", "scale", "max_rejection", "vms", "allowed_rejections", "zone_machines", "zone_machines_per_sku",
+		"machines", "machines_per_sku", "cores", "rejected", "rejection_rate", "evicted", "below_answer", "monotone", "notes",
+		"peak_t_s", "peak_vms", "peak_cores", "lp_bound_machines", "lp_bound_cores", "lp_converged", "lp_stop", "floor_machines", "probes"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("no %q in %s", k, out)
+		}
+	}
+	if rep["max_rejection"] != 0.005 || rep["scale"] != "mix" || rep["policy"] != "protean" || rep["vms"] != 2000.0 || rep["allowed_rejections"] != 10.0 {
+		t.Errorf("head %v %v %v %v %v", rep["max_rejection"], rep["scale"], rep["policy"], rep["vms"], rep["allowed_rejections"])
+	}
+	per, _ := rep["machines_per_sku"].(map[string]any)
+	total := 0.0
+	for _, v := range per {
+		total += v.(float64)
+	}
+	if len(per) != 4 || total != rep["machines"] || rep["machines"].(float64) < rep["floor_machines"].(float64) {
+		t.Errorf("answer %v machines, per SKU %v, floor %v", rep["machines"], per, rep["floor_machines"])
+	}
+	probes, _ := rep["probes"].([]any)
+	if len(probes) < 2 {
+		t.Fatalf("probes %v", rep["probes"])
+	}
+	for _, p := range probes {
+		p := p.(map[string]any)
+		for _, k := range []string{"step", "machines", "machines_per_sku", "cores", "vms", "rejected", "rejection_rate", "met", "evicted", "seconds"} {
+			if _, ok := p[k]; !ok {
+				t.Errorf("probe %v has no %q", p, k)
+			}
+		}
+		if met := p["rejected"].(float64) <= 10; p["met"] != met {
+			t.Errorf("probe %v: met %v, want %v", p, p["met"], met)
+		}
+	}
+	out = mustRun(t, db, "capacity", "--max-rejection", "0.5%", "--time-limit", "300ms")
+	for _, want := range []string{fmt.Sprintf("protean needs %v machines for this trace", rep["machines"]),
+		fmt.Sprintf("no allocator can do with fewer than %v:", rep["lp_bound_machines"]), "met", "bisect"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
