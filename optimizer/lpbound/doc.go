@@ -1,6 +1,7 @@
-// Package lpbound computes the Gilmore–Gomory configuration-LP lower bound
-// on the machines (or the cost of the machines) needed to hold a set of
-// items (VMs), the yardstick placelab sets beside every online allocator.
+// Package lpbound computes an interval on the machines (or the cost of the
+// machines) needed to hold a set of items (VMs): the Gilmore–Gomory
+// configuration-LP lower bound and a packing that exists, the yardstick
+// placelab sets beside every online allocator.
 //
 // # Problem
 //
@@ -45,9 +46,17 @@
 // with several dimensions) and DPWorkLimit cell updates. That covers one
 // dimension up to capacities of millions (BPPLIB's 100,000: tens of
 // milliseconds) and a few small dimensions (a machine's cores × GB).
-// Everything else — other fractional sizes, several large dimensions
-// (vbp's 3–10 × 1000) — goes to depth-first branch and bound with the
-// least of the surrogate and per-dimension Dantzig bounds, at most
+// Everything else — other fractional sizes (a VM's 0.768 GB, 11.908 cores
+// or 0.47 GPU), several large dimensions (vbp's 3–10 × 1000) — goes to
+// depth-first branch and bound over one surrogate constraint Σ_j λ_j s_ij ≤
+// Σ_j λ_j cap_j whose multipliers λ are the duals of the knapsack's own LP
+// relaxation (solved by Clp per pricing problem, see knapsackLP): by LP
+// duality its Dantzig bound is the LP bound of the d-dimensional knapsack,
+// and the per-dimension Dantzig bounds tighten it further at every node.
+// (The capacity-normalized surrogate 1/cap_j used before is far weaker
+// when cores bind: on the demo zone's snapshots it left pricing unproven,
+// stalled column generation at half the volume bound after 5 s; with the
+// LP duals the same snapshots are proven in about 30 ms.) At most
 // NodeLimit nodes per problem; when it stops early it still returns a
 // valid upper bound U_k ≥ V_k. Branch and bound is exponential in the
 // worst case: one pricing problem of a 10-dimensional vbp instance with
@@ -88,13 +97,29 @@
 // Column generation stops when no column has reduced cost below
 // −Tolerance (Converged), when the master value z and the bound are within
 // Tolerance (relative), or when ⌈bound⌉ reaches ⌈z⌉ or the cost of a known
-// packing (StopProven: no more columns can raise the rounded bound). The
-// packing comes from a minimum-bin-slack heuristic (each machine holds the
-// largest item left and is filled best by the pricing engine at the volume
-// duals) and from rounding master solutions (⌊x⌋, then the largest
-// fractional parts, then the heuristic for the rest); its cost is
-// Result.Upper. On a time limit, an iteration limit, a canceled context or
-// a stall, Solve returns the best bound found so far.
+// packing (StopProven: no more columns can raise the rounded bound). On a
+// time limit, an iteration limit, a canceled context or a stall, Solve
+// returns the best bound found so far.
+//
+// # The packing (UB)
+//
+// Result.Packing is a packing that exists — every item placed once, within
+// the capacities and the limits, checked before Solve returns it — and
+// Result.Upper its cost, an upper bound on OPT; with Result.Bound the two
+// make an interval. It is the best of: Options.Incumbent (a known packing,
+// e.g. what an online allocator did, so UB is never worse than it); the
+// minimum-bin-slack heuristic (each machine holds the largest item left
+// and is filled best by the pricing engine at the volume duals); rounded
+// master solutions (⌊x⌋, then the largest fractional parts, then the
+// heuristic for the rest); and, when that packing is still more than
+// IntegerGap (DefaultIntegerGap, 0.1%) above ⌈LB⌉, price-and-branch: the
+// master over the generated patterns with x integer, solved by COIN-OR
+// CBC (package cbc) from the best packing as MIP start within
+// IntegerTimeLimit, its over-covered items taken out and anything left
+// packed greedily. Its patterns are those column generation found, so it
+// bounds OPT from above, not OPT itself; Result.UpperSource says which of
+// the four gave the packing. When a packing covers the demand from the
+// start (an incumbent or the heuristic), the master needs no phase 1.
 //
 // # Tolerances
 //
