@@ -273,8 +273,8 @@ func TestStatusTable(t *testing.T) {
 // TestContext: a done context stops Solve before it builds a model; one
 // cancelled during a solve stops CBC through the event handler (status 5,
 // secondary 5 "stopped on user event") and Solve returns its error. The
-// market split problem would take minutes without the stop; the node
-// limit makes a broken stop fail the test instead of hanging it.
+// market split problem takes CBC about two minutes; the 20 s time limit
+// makes a broken stop fail the test instead of hanging it.
 func TestContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -285,15 +285,12 @@ func TestContext(t *testing.T) {
 	ms, _ := marketSplit(4, 40, 1, false)
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	r, err := solve(ctx, ms, Options{MaxNodes: 3_000_000})
+	r, err := solve(ctx, ms, Options{TimeLimit: 20 * time.Second})
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled mid-solve: err = %v (status %+v), want context.Canceled", err, r)
+		t.Fatalf("cancelled mid-solve: err = %v (result %+v), want context.Canceled", err, r)
 	}
 	if r.raw.status != 5 || r.raw.secondary != 5 {
 		t.Errorf("CBC said %+v, want status 5, secondary 5", r.raw)
-	}
-	if r.Nodes >= 3_000_000 {
-		t.Errorf("%d nodes: CBC ran to its node limit", r.Nodes)
 	}
 }
 
