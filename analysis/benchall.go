@@ -54,7 +54,7 @@ type BenchAll struct {
 		SnapshotMedianSeconds float64 `json:"snapshot_median_seconds"`
 		SnapshotMaxSeconds    float64 `json:"snapshot_max_seconds"`
 		Converged             int     `json:"converged_snapshots"`
-		MaxMachineGapPct      float64 `json:"max_machine_gap_pct"`
+		MaxIntervalGapPct      float64 `json:"max_interval_gap_pct"`
 	} `json:"lp"`
 	PrV struct {
 		Nodes                  int     `json:"nodes"`
@@ -179,7 +179,7 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 		return nil, err
 	}
 	b.LP.Snapshots, b.LP.SnapshotSeconds = len(lp.Snapshots), lp.Seconds
-	b.LP.Converged, b.LP.MaxMachineGapPct = lp.Converged, lp.MaxMachineGapPct
+	b.LP.Converged, b.LP.MaxIntervalGapPct = lp.Converged, lp.MaxIntervalGapPct
 	var secs []float64
 	for _, s := range lp.Snapshots {
 		if s.VMs > 0 {

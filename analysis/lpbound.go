@@ -53,9 +53,9 @@ type LPSnapshot struct {
 	// allocator could have emptied (a packing of the same VMs on that many
 	// fewer machines exists).
 	EmptiableMachines float64 `json:"emptiable_machines"`
-	// MachineGapPct = 100 (UB − LB) / LB on machines: how far the interval
+	// IntervalGapPct = 100 (UB − LB) / LB on machines: how far the interval
 	// is from proving the optimum.
-	MachineGapPct float64 `json:"machine_gap_pct"`
+	IntervalGapPct float64 `json:"interval_gap_pct"`
 	LPMachines    float64 `json:"lp_machines"` // value of the last master LP, machines
 	LPCores       float64 `json:"lp_cores"`
 	// Converged: both LPs were solved to optimality (column generation
@@ -88,7 +88,7 @@ type LPBoundReport struct {
 	MeanLBDensity     float64 `json:"mean_lb_density"`
 	MeanUBDensity     float64 `json:"mean_ub_density"`
 	MeanEmptiable     float64 `json:"mean_emptiable_machines"`
-	MaxMachineGapPct  float64 `json:"max_machine_gap_pct"`
+	MaxIntervalGapPct  float64 `json:"max_interval_gap_pct"`
 	Bounded           int     `json:"bounded"`   // snapshots with VMs
 	Converged         int     `json:"converged"` // of those, both LPs optimal
 	Seconds           float64 `json:"seconds"`
@@ -410,7 +410,7 @@ func (z *lpZone) solve(ctx context.Context, a *lpAlive, opts lpbound.Options, pr
 		s.UBDensity = s.AllocatedCores / s.LBCores
 	}
 	s.EmptiableMachines = float64(s.OnlineMachines) - s.UBMachines
-	s.MachineGapPct = 100 * (s.UBMachines - s.LBMachines) / s.LBMachines
+	s.IntervalGapPct = 100 * (s.UBMachines - s.LBMachines) / s.LBMachines
 	return out, nil
 }
 
@@ -487,7 +487,7 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 		rep.MeanLBDensity += s.LBDensity
 		rep.MeanUBDensity += s.UBDensity
 		rep.MeanEmptiable += s.EmptiableMachines
-		rep.MaxMachineGapPct = math.Max(rep.MaxMachineGapPct, s.MachineGapPct)
+		rep.MaxIntervalGapPct = math.Max(rep.MaxIntervalGapPct, s.IntervalGapPct)
 	}
 	if n := float64(rep.Bounded); n > 0 {
 		rep.MeanOnlineDensity /= n

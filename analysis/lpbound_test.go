@@ -231,7 +231,7 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 		t.Fatalf("%d snapshots with VMs", n)
 	}
 	t.Logf("online %.2f%%, interval [%.2f%%, %.2f%%], emptiable %.1f, widest machine interval %.2f%%, %.2fs",
-		100*rep.MeanOnlineDensity, 100*rep.MeanLBDensity, 100*rep.MeanUBDensity, rep.MeanEmptiable, rep.MaxMachineGapPct, rep.Seconds)
+		100*rep.MeanOnlineDensity, 100*rep.MeanLBDensity, 100*rep.MeanUBDensity, rep.MeanEmptiable, rep.MaxIntervalGapPct, rep.Seconds)
 }
 
 // TestBindingDims: on a 10-core, 40 GB, 100 GB-SSD machine, a type asking 8
