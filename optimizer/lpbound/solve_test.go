@@ -290,3 +290,26 @@ func TestSolveReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestLPValueWithLimits: when every bin type is limited (a real zone) and
+// the first packing already meets the rounded bound, Solve stops at once;
+// the LP value it reports must still be the phase-2 master's, not the
+// phase-1 value 0 (an Azure V1 trace printed lp_machines 0 this way).
+func TestLPValueWithLimits(t *testing.T) {
+	p := &Problem{Bins: []BinType{
+		{Name: "A", Capacity: []float64{10, 40}, Limit: 5},
+		{Name: "B", Capacity: []float64{20, 40}, Limit: 2},
+	}, Items: []ItemType{
+		{Name: "half", Count: 4, Sizes: [][]float64{{5, 4}}},
+		{Name: "quarter", Count: 4, Sizes: [][]float64{{2.5, 2}}},
+	}}
+	for _, obj := range []Objective{MinCount, MinCost} {
+		r, err := Solve(context.Background(), p, Options{Objective: obj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(r.LP > r.Bound-1 && r.LP >= r.LowerLP-1e-6) || r.Upper < r.Bound {
+			t.Errorf("objective %d: LP %g, LowerLP %g, bound %g, upper %g (%s)", obj, r.LP, r.LowerLP, r.Bound, r.Upper, r.Stop)
+		}
+	}
+}
