@@ -122,6 +122,50 @@ Example:
 				fmt.Fprintf(w, "Paragon (%d apps × %d): fold-in %.1f µs; retraining %.0f ms\n", r.Paragon.Apps, r.Paragon.Columns, r.Paragon.FoldInUS, r.Paragon.RetrainMS)
 				return nil
 			},
+		}, {
+			Name:  "lp",
+			Usage: "the LP interval over every snapshot of the demo zone's replays, timed, beside the trivial interval",
+			Description: `Generates the demo's zone (5,000 machines, 100,000 VMs over 14 days; --quick: 600 machines,
+2 days) in memory, replays it through Protean and best fit, and puts every snapshot (--every,
+hourly by default: 336) in its LP interval as placelab lpbound does, timing the whole call
+(loading the run, both LPs and the integer master per snapshot, storing the figures).
+Prints per policy the snapshots solved to optimality, the median and worst seconds per
+snapshot, the interval's width on machines (mean, worst), and as the baseline the width of
+the interval a user has without the LP: [allocated cores / the largest SKU's cores, online].
+
+Example:
+   placelab bench lp --format json`,
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "quick", Usage: "a 600-machine, 2-day zone"},
+				&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d)"},
+				formatFlag("table", "json"),
+			},
+			Action: func(c *cli.Context) error {
+				every, err := timeFlag(c, "every", 3600)
+				if err != nil {
+					return err
+				}
+				if !positive.contains(every) {
+					return fmt.Errorf("--every %q: want a finite time > 0", c.String("every"))
+				}
+				bar := newProgress("bench lp", "runs", c.Bool("quiet"))
+				r, err := analysis.RunBenchLP(c.Context, c.Bool("quick"), every, bar.Update)
+				bar.Done()
+				if err != nil {
+					return err
+				}
+				if c.String("format") == "json" {
+					return printJSON(c.App.Writer, r)
+				}
+				w := c.App.Writer
+				fmt.Fprintf(w, "zone: %d machines, %d VMs; a snapshot every %s\n", r.Machines, r.VMs, humanSeconds(r.Every))
+				for _, p := range r.Runs {
+					fmt.Fprintf(w, "%-8s %d snapshots (up to %d VMs alive), %d solved to optimality, %.1fs in all; per snapshot median %.3fs, worst %.3fs; interval on machines %.3f%% mean, %.3f%% worst (without the LP: %.1f%%)\n",
+						p.Policy, p.Snapshots, p.MaxVMs, p.Converged, p.Seconds, p.SnapshotMedianSeconds, p.SnapshotMaxSeconds,
+						p.MeanIntervalGapPct, p.MaxIntervalGapPct, p.MeanTrivialGapPct)
+				}
+				return nil
+			},
 		}},
 	}
 }

@@ -1,0 +1,117 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"placelab/analysis/replay"
+	"placelab/datasets/synth"
+	store "placelab/sql"
+)
+
+// BenchLP is placelab bench lp: the LP interval over every snapshot of
+// replays of the demo's zone, timed as a user waits for it (loading the
+// run, both solves and the integer master per snapshot, storing the
+// figures), beside the trivial interval a user has without the LP.
+type BenchLP struct {
+	Machines int          `json:"machines"`
+	VMs      int          `json:"vms"`
+	Every    float64      `json:"every_s"`
+	Runs     []BenchLPRun `json:"runs"`
+}
+
+// BenchLPRun is one policy's replay, bounded.
+type BenchLPRun struct {
+	Policy    string `json:"policy"`
+	Snapshots int    `json:"snapshots"` // with VMs
+	Converged int    `json:"converged"` // both LPs optimal
+	// Seconds is LPBoundRun end to end; the per-snapshot figures are
+	// both solves of one snapshot.
+	Seconds               float64 `json:"seconds"`
+	SnapshotMedianSeconds float64 `json:"snapshot_median_seconds"`
+	SnapshotMaxSeconds    float64 `json:"snapshot_max_seconds"`
+	MaxVMs                int     `json:"max_vms_alive"`
+	// The interval on machines, 100 (UB − LB) / LB: mean and worst.
+	MeanIntervalGapPct float64 `json:"mean_interval_gap_pct"`
+	MaxIntervalGapPct  float64 `json:"max_interval_gap_pct"`
+	// The baseline, from the same snapshots: without the LP a user knows
+	// only the volume bound (allocated cores over the largest SKU's
+	// cores) and the online machines; the mean width of that interval.
+	MeanTrivialGapPct float64 `json:"mean_trivial_gap_pct"`
+}
+
+// RunBenchLP generates the demo's zone (synth.DefaultConfig; quick: 600
+// machines, 2 days), replays it through Protean and best fit, and bounds
+// each run every `every` seconds.
+func RunBenchLP(ctx context.Context, quick bool, every float64, progress func(done, total int64)) (*BenchLP, error) {
+	cfg := synth.DefaultConfig()
+	cfg.SeriesVMs = 0
+	if quick {
+		cfg.Machines, cfg.VMs, cfg.Days = 600, 12000, 2
+	}
+	db, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if err := synth.Ingest(ctx, db, "b", "bench", cfg); err != nil {
+		return nil, err
+	}
+	out := &BenchLP{Every: every}
+	pols := []string{"protean", "bestfit"}
+	for i, pol := range pols {
+		if progress != nil {
+			progress(int64(i), int64(len(pols)))
+		}
+		spec := DefaultSpec("b")
+		spec.Policy = pol
+		res, err := Run(ctx, db, spec, RunOptions{Version: "bench"})
+		if err != nil {
+			return nil, err
+		}
+		out.VMs = res.Summary.VMs
+		lo := DefaultLPBoundOptions()
+		lo.Every, lo.Packings = every, PackingsNone
+		t0 := time.Now()
+		rep, err := LPBoundRun(ctx, db, res.Summary.RunID, lo)
+		if err != nil {
+			return nil, err
+		}
+		r := BenchLPRun{Policy: pol, Seconds: time.Since(t0).Seconds(), Converged: rep.Converged}
+		tr, err := LoadTrace(ctx, db, "b", -1e300, 1e300)
+		if err != nil {
+			return nil, err
+		}
+		out.Machines = len(tr.Inv.Machines)
+		largest := 0.0
+		for _, b := range newLPZone(tr.Inv).bins {
+			largest = max(largest, b.Cost) // a bin costs its cores
+		}
+		var secs []float64
+		for _, s := range rep.Snapshots {
+			if s.VMs == 0 {
+				continue
+			}
+			r.Snapshots++
+			secs = append(secs, s.Seconds)
+			r.MaxVMs = max(r.MaxVMs, s.VMs)
+			r.MeanIntervalGapPct += s.IntervalGapPct
+			r.MaxIntervalGapPct = max(r.MaxIntervalGapPct, s.IntervalGapPct)
+			vol := float64(int(s.AllocatedCores/largest-1e-9) + 1)
+			r.MeanTrivialGapPct += 100 * (float64(s.OnlineMachines) - vol) / vol
+		}
+		if r.Snapshots == 0 {
+			return nil, fmt.Errorf("analysis: bench lp: run %d has no snapshot with VMs", res.Summary.RunID)
+		}
+		r.MeanIntervalGapPct /= float64(r.Snapshots)
+		r.MeanTrivialGapPct /= float64(r.Snapshots)
+		r.SnapshotMedianSeconds, r.SnapshotMaxSeconds = replay.Quantile(secs, 0.5), slices.Max(secs)
+		out.Runs = append(out.Runs, r)
+	}
+	if progress != nil {
+		progress(int64(len(pols)), int64(len(pols)))
+	}
+	return out, nil
+}
