@@ -522,14 +522,21 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 				return err
 			}
 		}
+		var ts, names, vals []string
 		for _, s := range rep.Snapshots {
 			if s.VMs == 0 {
 				continue
 			}
 			for i, v := range s.metrics() {
-				if err := w.Exec(store.MustQuery("lpbound_upsert"), run, s.T, lpMetrics[i], v); err != nil {
-					return err
-				}
+				ts = append(ts, strconv.FormatFloat(s.T, 'g', -1, 64))
+				names = append(names, strconv.Quote(lpMetrics[i]))
+				vals = append(vals, strconv.FormatFloat(v, 'g', -1, 64))
+			}
+		}
+		if len(ts) > 0 {
+			list := func(xs []string) string { return "[" + strings.Join(xs, ",") + "]" }
+			if err := w.Exec(store.MustQuery("lpbound_upsert"), run, list(ts), list(names), list(vals)); err != nil {
+				return err
 			}
 		}
 		for i, p := range packings {

@@ -1,3 +1,5 @@
--- lpbound_upsert: store one LP-bound figure of a run's snapshot, replacing
--- a previous value. $1 = run_id, $2 = t_s, $3 = metric, $4 = value.
-INSERT OR REPLACE INTO run_metric (run_id, t_s, metric, value) VALUES ($1, $2, $3, $4);
+-- lpbound_upsert: store a run's LP-interval figures, replacing previous
+-- values, in one statement. $1 = run_id; $2, $3, $4 = JSON arrays of the
+-- same length: snapshot times (s), metric names, values.
+INSERT OR REPLACE INTO run_metric (run_id, t_s, metric, value)
+SELECT $1, unnest(CAST($2 AS DOUBLE[])), unnest(CAST(CAST($3 AS JSON) AS VARCHAR[])), unnest(CAST($4 AS DOUBLE[]));
