@@ -54,7 +54,7 @@ type BenchAll struct {
 		SnapshotMedianSeconds float64 `json:"snapshot_median_seconds"`
 		SnapshotMaxSeconds    float64 `json:"snapshot_max_seconds"`
 		Converged             int     `json:"converged_snapshots"`
-		MaxIntervalGapPct      float64 `json:"max_interval_gap_pct"`
+		MaxIntervalGapPct     float64 `json:"max_interval_gap_pct"`
 	} `json:"lp"`
 	PrV struct {
 		Nodes                  int     `json:"nodes"`

@@ -56,8 +56,8 @@ type LPSnapshot struct {
 	// IntervalGapPct = 100 (UB − LB) / LB on machines: how far the interval
 	// is from proving the optimum.
 	IntervalGapPct float64 `json:"interval_gap_pct"`
-	LPMachines    float64 `json:"lp_machines"` // value of the last master LP, machines
-	LPCores       float64 `json:"lp_cores"`
+	LPMachines     float64 `json:"lp_machines"` // value of the last master LP, machines
+	LPCores        float64 `json:"lp_cores"`
 	// Converged: both LPs were solved to optimality (column generation
 	// converged, or the rounded bound was proven); otherwise the LB is a
 	// valid but possibly weaker bound.
@@ -88,7 +88,7 @@ type LPBoundReport struct {
 	MeanLBDensity     float64 `json:"mean_lb_density"`
 	MeanUBDensity     float64 `json:"mean_ub_density"`
 	MeanEmptiable     float64 `json:"mean_emptiable_machines"`
-	MaxIntervalGapPct  float64 `json:"max_interval_gap_pct"`
+	MaxIntervalGapPct float64 `json:"max_interval_gap_pct"`
 	Bounded           int     `json:"bounded"`   // snapshots with VMs
 	Converged         int     `json:"converged"` // of those, both LPs optimal
 	Seconds           float64 `json:"seconds"`
