@@ -617,3 +617,26 @@ func TestStatusText(t *testing.T) {
 		t.Error(Status(9).String())
 	}
 }
+
+// TestSatisfies: the check Solve applies to a MIP start before it
+// believes CBC's "infeasible".
+func TestSatisfies(t *testing.T) {
+	p := knapsack3()
+	for _, c := range []struct {
+		x    []float64
+		want bool
+	}{
+		{[]float64{2, 0, 1}, true},
+		{[]float64{0, 0, 0}, true},
+		{[]float64{2, 0, 2}, false},        // row 0: 6 > 5
+		{[]float64{-1, 0, 0}, false},       // below the lower bound
+		{[]float64{0.5, 0, 0}, false},      // fractional
+		{[]float64{2, 0, 1 + 1e-7}, true},  // within the tolerance
+		{[]float64{1, 1, 0.0000001}, true}, // 2+3+1e-7 ≤ 5 + tol
+		{[]float64{1, 1, 1e-5}, false},     // fractional beyond the tolerance
+	} {
+		if got := p.satisfies(c.x, startTol); got != c.want {
+			t.Errorf("satisfies(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+}

@@ -181,6 +181,10 @@ func (in *inst) formulate() *formulation {
 		row(float64(it.count), float64(it.count))
 	}
 	inf := math.Inf(1)
+	cliques := make([][][]int, len(in.bins))
+	for k := range in.bins {
+		cliques[k] = in.cliques(k)
+	}
 	for k, b := range in.bins {
 		f.y[k] = make([]int, n[k])
 		f.x[k] = make([]map[int]int, n[k])
@@ -217,6 +221,14 @@ func (in *inst) formulate() *formulation {
 				nz = append(nz, cbc.Nonzero{Row: link, Value: 1})
 				p.Cols[y] = append(p.Cols[y], cbc.Nonzero{Row: link, Value: -float64(u)})
 				f.x[k][m][i] = col(0, float64(u), nz)
+			}
+			for _, q := range cliques[k] { // Σ_{i∈Q} x_ikm − y_km ≤ 0
+				r := row(-inf, 0)
+				for _, i := range q {
+					c := f.x[k][m][i]
+					p.Cols[c] = append(p.Cols[c], cbc.Nonzero{Row: r, Value: 1})
+				}
+				p.Cols[y] = append(p.Cols[y], cbc.Nonzero{Row: r, Value: -1})
 			}
 			if m > 0 { // y_k,m−1 − y_k,m ≥ 0
 				r := row(0, inf)
