@@ -42,13 +42,37 @@ type BenchLPRun struct {
 	MeanTrivialGapPct float64 `json:"mean_trivial_gap_pct"`
 }
 
-// RunBenchLP generates the demo's zone (synth.DefaultConfig; quick: 600
-// machines, 2 days), replays it through Protean and best fit, and bounds
-// each run every `every` seconds.
-func RunBenchLP(ctx context.Context, quick bool, every float64, progress func(done, total int64)) (*BenchLP, error) {
+// BenchLPOptions size placelab bench lp's zone; start from
+// DefaultBenchLPOptions.
+type BenchLPOptions struct {
+	Quick bool // 600 machines, 12,000 VMs, 2 days (Machines and VMs ignored)
+	// Machines and VMs of the generated zone (synth.Config); the demo's by
+	// default. More VMs over the same days means more alive per snapshot.
+	Machines, VMs int
+	Every         float64 // seconds between snapshots, > 0
+}
+
+// DefaultBenchLPOptions: the demo's zone, hourly snapshots.
+func DefaultBenchLPOptions() BenchLPOptions {
+	cfg := synth.DefaultConfig()
+	return BenchLPOptions{Machines: cfg.Machines, VMs: cfg.VMs, Every: 3600}
+}
+
+// RunBenchLP generates a zone (synth.DefaultConfig with o's sizes), replays
+// it through Protean and best fit, and bounds each run every o.Every
+// seconds.
+func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total int64)) (*BenchLP, error) {
+	if !(o.Every > 0) || o.Every > 1e12 {
+		return nil, fmt.Errorf("analysis: bench lp: every = %v s, want a finite time > 0", o.Every)
+	}
+	if !o.Quick && (o.Machines < 1 || o.VMs < 1) {
+		return nil, fmt.Errorf("analysis: bench lp: %d machines, %d VMs: want at least 1 of each", o.Machines, o.VMs)
+	}
+	every := o.Every
 	cfg := synth.DefaultConfig()
 	cfg.SeriesVMs = 0
-	if quick {
+	cfg.Machines, cfg.VMs = o.Machines, o.VMs
+	if o.Quick {
 		cfg.Machines, cfg.VMs, cfg.Days = 600, 12000, 2
 	}
 	db, err := store.Open(ctx, ":memory:")

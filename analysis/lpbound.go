@@ -363,10 +363,14 @@ func (z *lpZone) solve(ctx context.Context, a *lpAlive, opts lpbound.Options, pr
 		o := opts
 		o.Objective, o.Incumbent = obj, a.online
 		if prev != nil {
-			o.Initial = prev.machines.Patterns
+			// The previous snapshot's LP support: carrying every
+			// column (each snapshot adds the run's own machines)
+			// grew the master to thousands of columns.
+			from := prev.machines.Patterns
 			if obj == lpbound.MinCost {
-				o.Initial = prev.cores.Patterns
+				from = prev.cores.Patterns
 			}
+			o.Initial = support(from)
 		}
 		r, err := lpbound.Solve(ctx, p, o)
 		if errors.Is(err, lpbound.ErrInvalid) && o.Incumbent != nil {
@@ -412,6 +416,17 @@ func (z *lpZone) solve(ctx context.Context, a *lpAlive, opts lpbound.Options, pr
 	s.EmptiableMachines = float64(s.OnlineMachines) - s.UBMachines
 	s.IntervalGapPct = 100 * (s.UBMachines - s.LBMachines) / s.LBMachines
 	return out, nil
+}
+
+// support is the patterns with x > 0 in the last master solution.
+func support(ps []lpbound.Pattern) []lpbound.Pattern {
+	var out []lpbound.Pattern
+	for _, p := range ps {
+		if p.X > 1e-9 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func optimal(r *lpbound.Result) bool {

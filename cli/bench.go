@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -126,17 +127,20 @@ Example:
 			Name:  "lp",
 			Usage: "the LP interval over every snapshot of the demo zone's replays, timed, beside the trivial interval",
 			Description: `Generates the demo's zone (5,000 machines, 100,000 VMs over 14 days; --quick: 600 machines,
-2 days) in memory, replays it through Protean and best fit, and puts every snapshot (--every,
+2 days; --machines, --vms to size it) in memory, replays it through Protean and best fit, and puts every snapshot (--every,
 hourly by default: 336) in its LP interval as placelab lpbound does, timing the whole call
 (loading the run, both LPs and the integer master per snapshot, storing the figures).
 Prints per policy the snapshots solved to optimality, the median and worst seconds per
 snapshot, the interval's width on machines (mean, worst), and as the baseline the width of
 the interval a user has without the LP: [allocated cores / the largest SKU's cores, online].
 
-Example:
-   placelab bench lp --format json`,
+Examples:
+   placelab bench lp --format json
+   placelab bench lp --vms 115000      # about 31,000 VMs alive on 5,000 machines`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "quick", Usage: "a 600-machine, 2-day zone"},
+				&cli.IntFlag{Name: "machines", Value: analysis.DefaultBenchLPOptions().Machines, Usage: "machines in the zone"},
+				&cli.IntFlag{Name: "vms", Value: analysis.DefaultBenchLPOptions().VMs, Usage: "VMs over the zone's 14 days (more VMs, more alive per snapshot)"},
 				&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d)"},
 				formatFlag("table", "json"),
 			},
@@ -148,8 +152,13 @@ Example:
 				if !positive.contains(every) {
 					return fmt.Errorf("--every %q: want a finite time > 0", c.String("every"))
 				}
+				o := analysis.DefaultBenchLPOptions()
+				o.Quick, o.Machines, o.VMs, o.Every = c.Bool("quick"), c.Int("machines"), c.Int("vms"), every
+				if o.Quick && (c.IsSet("machines") || c.IsSet("vms")) {
+					return errors.New("--quick sets the zone's size: give it or --machines/--vms, not both")
+				}
 				bar := newProgress("bench lp", "runs", c.Bool("quiet"))
-				r, err := analysis.RunBenchLP(c.Context, c.Bool("quick"), every, bar.Update)
+				r, err := analysis.RunBenchLP(c.Context, o, bar.Update)
 				bar.Done()
 				if err != nil {
 					return err

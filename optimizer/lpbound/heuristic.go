@@ -104,22 +104,36 @@ func (s *cg) greedy(pi []float64, rem, used []int) (pk packing, ok bool) {
 	return pk, true
 }
 
-// round builds a packing from a master solution: ⌊x_p⌋ machines of every
-// pattern, then one more of the patterns with the largest fractional
-// parts that still fit the demand left, then the greedy heuristic for the
-// rest.
+// round builds packings from a master solution and returns the better of
+// two roundings:
+//   - down: ⌊x_p⌋ machines of every pattern, then one more of the patterns
+//     with the largest fractional parts that still fit the demand left,
+//     then the greedy heuristic for the rest;
+//   - up: ⌈x_p⌉ machines of every pattern in decreasing order of x, each
+//     trimmed to the demand left (taking items out keeps a machine
+//     feasible) and within the limits, then the greedy heuristic for
+//     whatever the limits kept out.
+//
+// Rounding down leaves a residual that the greedy may pack poorly when the
+// limits bind; rounding up adds at most one machine per fractional pattern.
 func (s *cg) round(sol *solution, pi []float64) (packing, bool) {
+	down, okd := s.roundDown(sol, pi)
+	up, oku := s.roundUp(sol, pi)
+	switch {
+	case okd && (!oku || down.cost <= up.cost):
+		return down, true
+	case oku:
+		return up, true
+	}
+	return packing{}, false
+}
+
+func (s *cg) roundDown(sol *solution, pi []float64) (packing, bool) {
 	m := s.m
 	rem := slices.Clone(s.counts)
 	used := make([]int, len(m.bins))
 	var pk packing
-	order := make([]int, 0, len(sol.x))
-	for j, x := range sol.x {
-		if x > 1e-9 {
-			order = append(order, j)
-		}
-	}
-	sort.Slice(order, func(a, b int) bool { return sol.x[order[a]] > sol.x[order[b]] })
+	order := s.support(sol)
 	for _, j := range order {
 		pk.take(m, s.ms.cols[j], int(math.Floor(sol.x[j]+1e-6)), rem, used)
 	}
@@ -133,4 +147,31 @@ func (s *cg) round(sol *solution, pi []float64) (packing, bool) {
 	rest, ok := s.greedy(pi, rem, used)
 	pk.merge(m, rest)
 	return pk, ok
+}
+
+func (s *cg) roundUp(sol *solution, pi []float64) (packing, bool) {
+	m := s.m
+	rem := slices.Clone(s.counts)
+	used := make([]int, len(m.bins))
+	var pk packing
+	a := make([]int, len(m.items))
+	for _, j := range s.support(sol) {
+		c := s.ms.cols[j]
+		pk.trimmed(m, c, int(math.Ceil(sol.x[j]-1e-6)), rem, used, a)
+	}
+	rest, ok := s.greedy(pi, rem, used)
+	pk.merge(m, rest)
+	return pk, ok
+}
+
+// support lists the columns with x > 0, by decreasing x.
+func (s *cg) support(sol *solution) []int {
+	order := make([]int, 0, len(sol.x))
+	for j, x := range sol.x {
+		if x > 1e-9 {
+			order = append(order, j)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sol.x[order[a]] > sol.x[order[b]] })
+	return order
 }

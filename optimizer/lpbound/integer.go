@@ -22,6 +22,10 @@ const DefaultIntegerTimeLimit = 2 * time.Second
 // 2 s a snapshot on it, to no avail).
 const IntegerNodes = 50
 
+// IntegerColumnsPerRow bounds the integer master's columns: at most this
+// many per row of the master, those of least reduced cost.
+const IntegerColumnsPerRow = 20
+
 // DefaultIntegerGap: the integer master runs when the best packing is more
 // than 0.1% above the rounded bound, and CBC stops within 0.1%.
 const DefaultIntegerGap = 1e-3
@@ -47,7 +51,27 @@ const (
 // these patterns.
 func (s *cg) integerMaster(ctx context.Context, limit time.Duration, gap float64, pi []float64) (proven bool) {
 	m := s.m
-	cols := slices.Clone(s.ms.cols)
+	// Reduced-cost fixing: with the last master's optimal duals, a column
+	// whose reduced cost exceeds UB − z cannot be in a packing cheaper
+	// than UB (Σ_p rc_p x_p ≤ cost(x) − z), so it is left out.
+	var cols []column
+	for _, c := range s.ms.cols {
+		if sl := s.last; sl != nil && s.best != nil {
+			rc := m.bins[c.bin].cost + sl.mu[c.bin] - c.value(sl.pi)
+			if rc > s.best.cost-sl.z+s.tol*max(m.costScale, math.Abs(sl.z)) {
+				continue
+			}
+		}
+		cols = append(cols, c)
+	}
+	// CBC's root work grows with the columns (7,700 columns took it 2 s
+	// without a node): keep the IntegerColumnsPerRow·rows of least reduced
+	// cost, which include the master's support (reduced cost 0).
+	if sl := s.last; sl != nil && len(cols) > IntegerColumnsPerRow*(len(m.items)+len(m.bins)) {
+		rc := func(c column) float64 { return m.bins[c.bin].cost + sl.mu[c.bin] - c.value(sl.pi) }
+		sort.SliceStable(cols, func(a, b int) bool { return rc(cols[a]) < rc(cols[b]) })
+		cols = cols[:IntegerColumnsPerRow*(len(m.items)+len(m.bins))]
+	}
 	have := make(map[string]bool, len(cols))
 	for _, c := range cols {
 		have[c.key()] = true
@@ -126,28 +150,7 @@ func (s *cg) integerMaster(ctx context.Context, limit time.Duration, gap float64
 	var pk packing
 	a := make([]int, len(m.items))
 	for _, j := range order {
-		c := cols[j]
-		n := int(math.Round(res.X[j]))
-		for n > 0 {
-			clear(a)
-			full := true
-			for x, i := range c.items {
-				a[i] = min(int(c.cnt[x]), rem[i])
-				full = full && a[i] == int(c.cnt[x])
-			}
-			t := 1
-			if full { // as many untrimmed machines as the demand allows
-				t = n
-				for x, i := range c.items {
-					t = min(t, rem[i]/int(c.cnt[x]))
-				}
-			}
-			tc := fromCounts(c.bin, a)
-			if len(tc.items) > 0 {
-				pk.take(m, tc, t, rem, used)
-			}
-			n -= t
-		}
+		pk.trimmed(m, cols[j], int(math.Round(res.X[j])), rem, used, a)
 	}
 	left := 0
 	for _, r := range rem {

@@ -53,6 +53,36 @@ func (pk *packing) take(m *model, c column, t int, rem, used []int) {
 	pk.add(m, c, t)
 }
 
+// trimmed opens up to n machines with pattern c, each holding only the
+// items still left (rem), as the limits (used) allow; a is scratch of
+// len(m.items). Machines that would be empty are not opened.
+func (pk *packing) trimmed(m *model, c column, n int, rem, used []int, a []int) {
+	for n > 0 {
+		clear(a)
+		full := true
+		for x, i := range c.items {
+			a[i] = min(int(c.cnt[x]), rem[i])
+			full = full && a[i] == int(c.cnt[x])
+		}
+		t := 1
+		if full { // as many untrimmed machines as the demand allows
+			t = n
+			for x, i := range c.items {
+				t = min(t, rem[i]/int(c.cnt[x]))
+			}
+		}
+		tc := fromCounts(c.bin, a)
+		if len(tc.items) == 0 {
+			return
+		}
+		if b := m.bins[c.bin]; b.limit > 0 && used[c.bin] >= b.limit {
+			return
+		}
+		pk.take(m, tc, t, rem, used)
+		n -= t
+	}
+}
+
 func (pk *packing) merge(m *model, o packing) {
 	for j, c := range o.cols {
 		pk.add(m, c, o.n[j])

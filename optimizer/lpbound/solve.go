@@ -258,6 +258,7 @@ type cg struct {
 	best       *packing  // the best packing found
 	source     string    // where best came from
 	center     []float64 // the stabilization center when run returned
+	last       *solution // the last optimal phase-2 master solution, if any
 }
 
 // offer keeps pk if it is the best packing so far.
@@ -302,6 +303,9 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 			stop = StopTimeLimit
 		}
 		s.center = center
+		if sol != nil && sol.optimal && s.ms != nil && !s.ms.phase1 && sol.uncover <= feasTol && sol.pi != nil {
+			s.last = sol
+		}
 		res.Stop = stop
 		res.Converged = stop == StopConverged
 		res.LowerLP = best
