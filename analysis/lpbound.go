@@ -30,7 +30,8 @@ import (
 //     ended): no packing of these VMs uses fewer machines (cores).
 //   - UB: the machines (cores) of a packing that exists — the integer master
 //     over the generated patterns, repaired greedily, and never worse than
-//     the run's own packing at that moment.
+//     the run's own packing at that moment (0 in the rare case that no
+//     packing was found in time and the run's own exceeds a machine).
 //
 // Density is Protean §6.3's packing density, allocated cores / cores of the
 // non-empty machines; LBDensity ≤ the best achievable ≤ UBDensity.
@@ -396,10 +397,12 @@ func (z *lpZone) solve(ctx context.Context, a *lpAlive, opts lpbound.Options, pr
 	s.LBCores = math.Max(rc.Bound, math.Ceil(s.AllocatedCores-1e-9))
 	s.LBMachines = math.Max(rm.Bound, 1)
 	s.UBMachines, s.UBCores = rm.Upper, rc.Upper
-	if rm.Packing == nil { // no packing found in time: the run's own
+	// No packing found in time: the run's own, if it fits the machines;
+	// otherwise UB stays 0, unknown.
+	if rm.Packing == nil && !s.OnlineOverCapacity {
 		s.UBMachines = float64(s.OnlineMachines)
 	}
-	if rc.Packing == nil {
+	if rc.Packing == nil && !s.OnlineOverCapacity {
 		s.UBCores = s.OnlineCores
 	}
 	s.LPMachines, s.LPCores = rm.LP, rc.LP
@@ -413,8 +416,10 @@ func (z *lpZone) solve(ctx context.Context, a *lpAlive, opts lpbound.Options, pr
 	if s.LBCores > 0 {
 		s.UBDensity = s.AllocatedCores / s.LBCores
 	}
-	s.EmptiableMachines = float64(s.OnlineMachines) - s.UBMachines
-	s.IntervalGapPct = 100 * (s.UBMachines - s.LBMachines) / s.LBMachines
+	if s.UBMachines > 0 {
+		s.EmptiableMachines = float64(s.OnlineMachines) - s.UBMachines
+		s.IntervalGapPct = 100 * (s.UBMachines - s.LBMachines) / s.LBMachines
+	}
 	return out, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"placelab/datasets/synth"
 	"placelab/optimizer"
+	"placelab/optimizer/lpbound"
 	store "placelab/sql"
 )
 
@@ -251,5 +252,36 @@ func TestBindingDims(t *testing.T) {
 	got := bindingDims(inv, skus, dims)
 	if len(got) != 2 || got[0] != optimizer.Cores || got[1] != optimizer.Memory {
 		t.Fatalf("binding dims %v of %v", got, dims)
+	}
+}
+
+// TestLPSolveOverCommittedRun: a run whose packing exceeds a machine (three
+// 4-core VMs on one 10-core machine, as an over-committed run leaves it)
+// cannot seed UB; the snapshot says so and is bounded without it: two
+// machines, LB = UB.
+func TestLPSolveOverCommittedRun(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	handZone(t, db)
+	tr, err := LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := newLPZone(tr.Inv)
+	c4 := -1
+	for i, vt := range tr.Inv.Types {
+		if vt.Name == "c4" {
+			c4 = i
+		}
+	}
+	a := &lpAlive{snap: LPSnapshot{T: 1, VMs: 3, AllocatedCores: 12, OnlineMachines: 1, OnlineCores: 10, OnlineDensity: 1.2},
+		counts: make([]int, len(tr.Inv.Types)), vms: make([][]int64, len(tr.Inv.Types)),
+		online: []lpbound.Pattern{{Bin: "s10", Items: []string{"c4"}, Counts: []int{3}, X: 1}}}
+	a.counts[c4] = 3
+	if _, err := z.solve(ctx, a, lpbound.Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.snap; !s.OnlineOverCapacity || s.LBMachines != 2 || s.UBMachines != 2 || !s.Converged {
+		t.Fatalf("%+v", s)
 	}
 }
