@@ -231,6 +231,20 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 	if n < 4 {
 		t.Fatalf("%d snapshots with VMs", n)
 	}
+	// Reproducible: a second call gives the same interval, snapshot by
+	// snapshot (CBC stops on node limits, not on the clock).
+	o.Packings = PackingsNone
+	again, err := LPBoundRun(ctx, db, res.Summary.RunID, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range rep.Snapshots {
+		a := again.Snapshots[i]
+		if s.LBMachines != a.LBMachines || s.UBMachines != a.UBMachines || s.LBCores != a.LBCores || s.UBCores != a.UBCores {
+			t.Errorf("t=%v: first call [%v, %v] machines, [%v, %v] cores; second [%v, %v], [%v, %v]", s.T,
+				s.LBMachines, s.UBMachines, s.LBCores, s.UBCores, a.LBMachines, a.UBMachines, a.LBCores, a.UBCores)
+		}
+	}
 	t.Logf("online %.2f%%, interval [%.2f%%, %.2f%%], emptiable %.1f, widest machine interval %.2f%%, %.2fs",
 		100*rep.MeanOnlineDensity, 100*rep.MeanLBDensity, 100*rep.MeanUBDensity, rep.MeanEmptiable, rep.MaxIntervalGapPct, rep.Seconds)
 }
