@@ -25,4 +25,19 @@
 //
 // The C interface cannot stop a running solve, so stop.cpp adds CBC's C++
 // event handler (about 30 lines) to watch the context.
+//
+// Quirks of CBC 2.10.8 that this package works around, each pinned by a
+// test:
+//
+//   - A problem without integer columns goes to Clp, after which
+//     Cbc_status is -1 and an unbounded LP reads as infeasible; Solve adds
+//     a fixed integer column (TestStatusTable, TestLPAgainstGonum).
+//   - Integer preprocessing crashes the process (SIGSEGV in
+//     CglPreProcess::postProcess) or drops the MIP start and reports
+//     "infeasible" when a time limit ends the search; Solve turns it off
+//     (TestTimeLimitSweep).
+//   - CbcMain1 reads its parameters through global variables; Solve
+//     serializes solves (TestDeterministic runs four at once).
+//   - The node limit is exact below about 500 nodes and can overshoot a
+//     hundredfold above (Options.MaxNodes).
 package cbc

@@ -383,3 +383,39 @@ func TestBruteForce(t *testing.T) {
 		t.Errorf("outcomes %v: want infeasible cases, optimal ones, and some where the LP bound is not tight", stats)
 	}
 }
+
+// TestCliques: the clique rows group item types of which one copy at most
+// fits a machine and that pairwise conflict (in any dimension); types with
+// room for two copies, or without a conflict partner, are left out.
+func TestCliques(t *testing.T) {
+	p := &lpbound.Problem{Bins: []lpbound.BinType{{Capacity: v(10, 10)}}, Items: []lpbound.ItemType{
+		sized("a", 2, v(6, 1)),   // two copies do not fit: single
+		sized("b", 1, v(5.5, 1)), // conflicts with a in dimension 0
+		sized("c", 1, v(3, 1)),   // single (one copy), no conflict
+		sized("d", 5, v(2, 1)),   // five copies fit
+		sized("e", 1, v(1, 8.5)), // conflicts with f only, in dimension 1
+		sized("f", 1, v(1, 2)),   // 8.5 + 2 > 10
+	}}
+	in, err := newInst(p, lpbound.MinCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := in.cliques(0)
+	want := [][]int{{0, 1}, {4, 5}}
+	if len(got) != 2 {
+		t.Fatalf("cliques %v, want %v (in any order)", got, want)
+	}
+	seen := map[[2]int]bool{}
+	for _, q := range got {
+		if len(q) != 2 {
+			t.Fatalf("cliques %v, want %v", got, want)
+		}
+		a, b := min(q[0], q[1]), max(q[0], q[1])
+		seen[[2]int{a, b}] = true
+	}
+	for _, w := range want {
+		if !seen[[2]int{w[0], w[1]}] {
+			t.Fatalf("cliques %v, want %v", got, want)
+		}
+	}
+}
