@@ -442,3 +442,12 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestContext: a done context stops Solve with its error.
+func TestContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Solve(ctx, snapshot(1, 30, 3, 4), lpbound.MinCount, cbc.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
