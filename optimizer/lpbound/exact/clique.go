@@ -17,7 +17,10 @@ import (
 //
 // These rows are valid for every packing and lift the assignment LP from
 // the volume bound towards Martello and Toth's L2 (items above half the
-// capacity need a machine each).
+// capacity need a machine each). Measured with a 2 s limit per instance
+// (with / without them): scholl_1 N1C1W1 4 / 3 of 20 proven, mean
+// optimum − bound 0.95 / 1.15; N1C2W1 10 / 8, 0.60 / 0.90; vbp *_20_3_*
+// 53 / 50 of 70, 0.24 / 0.30.
 func (in *inst) cliques(k int) [][]int {
 	b := in.bins[k]
 	var single []int

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -417,5 +418,36 @@ func TestCliques(t *testing.T) {
 		if !seen[[2]int{w[0], w[1]}] {
 			t.Fatalf("cliques %v, want %v", got, want)
 		}
+	}
+}
+
+// TestDeterministic: the same problem gives the same packing, optimum
+// and node count, on a snapshot that needs branching.
+func TestDeterministic(t *testing.T) {
+	p := snapshot(1, 30, 3, 4)
+	first, err := Solve(context.Background(), p, lpbound.MinCount, cbc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Nodes == 0 {
+		t.Fatal("no branching: the test needs a harder problem")
+	}
+	for range 2 {
+		r, err := Solve(context.Background(), p, lpbound.MinCount, cbc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Opt != first.Opt || r.Bound != first.Bound || r.Nodes != first.Nodes || !reflect.DeepEqual(r.Machines, first.Machines) {
+			t.Fatalf("second solve differs: %g/%g/%d vs %g/%g/%d", r.Opt, r.Bound, r.Nodes, first.Opt, first.Bound, first.Nodes)
+		}
+	}
+}
+
+// TestContext: a done context stops Solve with its error.
+func TestContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Solve(ctx, snapshot(1, 30, 3, 4), lpbound.MinCount, cbc.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
