@@ -12,7 +12,6 @@ import (
 	"placelab/optimizer/lpbound"
 	"placelab/optimizer/paragon"
 	"placelab/optimizer/violation"
-	store "placelab/sql"
 )
 
 // BenchAll is placelab bench all: each engine's figure that an issue asked
@@ -95,19 +94,11 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 	}
 	// 2. Replay end to end: Protean against best fit on one zone.
 	step(1)
-	cfg := synth.DefaultConfig()
-	cfg.SeriesVMs = 0
-	if quick {
-		cfg.Machines, cfg.VMs, cfg.Days = 600, 12000, 2
-	}
-	db, err := store.Open(ctx, ":memory:")
+	db, err := benchReplayZone(ctx, synth.DefaultConfig(), quick)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	if err := synth.Ingest(ctx, db, "b", "bench", cfg); err != nil {
-		return nil, err
-	}
 	tr, err := LoadTrace(ctx, db, "b", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		return nil, err

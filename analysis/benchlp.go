@@ -70,19 +70,12 @@ func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total
 	}
 	every := o.Every
 	cfg := synth.DefaultConfig()
-	cfg.SeriesVMs = 0
 	cfg.Machines, cfg.VMs = o.Machines, o.VMs
-	if o.Quick {
-		cfg.Machines, cfg.VMs, cfg.Days = 600, 12000, 2
-	}
-	db, err := store.Open(ctx, ":memory:")
+	db, err := benchReplayZone(ctx, cfg, o.Quick)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	if err := synth.Ingest(ctx, db, "b", "bench", cfg); err != nil {
-		return nil, err
-	}
 	out := &BenchLP{Every: every}
 	pols := []string{"protean", "bestfit"}
 	for i, pol := range pols {
@@ -138,4 +131,23 @@ func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total
 		progress(int64(len(pols)), int64(len(pols)))
 	}
 	return out, nil
+}
+
+// benchReplayZone generates cfg's zone as dataset "b" in an in-memory
+// database, without CPU series; quick replaces its size with 600 machines,
+// 12,000 VMs over 2 days. bench all and bench lp replay the same zones.
+func benchReplayZone(ctx context.Context, cfg synth.Config, quick bool) (*store.DB, error) {
+	cfg.SeriesVMs = 0
+	if quick {
+		cfg.Machines, cfg.VMs, cfg.Days = 600, 12000, 2
+	}
+	db, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	if err := synth.Ingest(ctx, db, "b", "bench", cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }

@@ -301,7 +301,7 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	}
 	rep.LPMachines = math.Max(lb.Bound, s.volumeMachines(pk.cores))
 	rep.LPCores = math.Max(lc.Bound, math.Ceil(pk.cores-1e-9))
-	rep.LPConverged = lpFinished(lb) && lpFinished(lc)
+	rep.LPConverged = optimal(lb) && optimal(lc)
 	rep.LPStop = []lpbound.Stop{lb.Stop, lc.Stop}
 	rep.LPSeconds = lb.Seconds + lc.Seconds
 	// The floor: removing one VM from a packing frees at most one machine,
@@ -731,26 +731,19 @@ func peakBound(ctx context.Context, inv *optimizer.Inventory, counts []int, opts
 	if sum(counts) == 0 {
 		return &lpbound.Result{Converged: true}, nil
 	}
-	bins, skus, dims := lpBins(inv)
-	dims = bindingDims(inv, skus, dims)
-	for i, k := range skus {
-		c := make([]float64, len(dims))
-		for j, d := range dims {
-			c[j] = inv.SKUs[k].Capacity[d]
-		}
-		bins[i].Capacity, bins[i].Limit = c, 0
+	// The zone's SKUs, as lpbound run sees them, without their counts.
+	z := newLPZone(inv)
+	bins := slices.Clone(z.bins)
+	for i := range bins {
+		bins[i].Limit = 0
 	}
 	opts.Objective = obj
-	res, err := lpbound.Solve(ctx, &lpbound.Problem{Bins: bins, Items: lpItems(inv, counts, skus, dims)}, opts)
+	res, err := lpbound.Solve(ctx, &lpbound.Problem{Bins: bins, Items: lpItems(inv, counts, z.skus, z.dims)}, opts)
 	if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) {
 		return nil, fmt.Errorf("%w: LP bound at the peak: %w", ErrCapacity, err)
 	}
 	return res, nil
 }
-
-// lpFinished: column generation converged, or proved that more columns
-// cannot raise the rounded bound.
-func lpFinished(r *lpbound.Result) bool { return r.Converged || r.Stop == lpbound.StopProven }
 
 // volumeMachines is the volume bound on machines: cores over the cores of
 // the zone's largest SKU.
