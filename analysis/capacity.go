@@ -181,7 +181,14 @@ type CapacityReport struct {
 	// machines meets the target. It is the LP bound on the peak's VMs that
 	// the allocator cannot shed (every VM; only the high-priority ones when
 	// it may evict) minus the placeable VMs the target lets it reject.
-	FloorMachines int             `json:"floor_machines"`
+	FloorMachines int `json:"floor_machines"`
+	// MixLPMachines is the fewest machines of the zone's mix (scaled as
+	// the mix search scales it) on which the configuration LP can hold
+	// every VM alive at the peak: on any smaller mix the LP is infeasible
+	// (a certificate from lpbound), so no allocator holds the peak's VMs
+	// there. 0 when no LP certificate was found. It raises the floor when
+	// the target allows no rejection and nothing can be evicted.
+	MixLPMachines int             `json:"lp_mix_machines"`
 	Probes        []CapacityProbe `json:"probes"`
 	Seconds       float64         `json:"seconds"`
 }
@@ -319,6 +326,14 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 		rep.LPSeconds += hb.Seconds
 	}
 	s.floor = max(1, int(held)-(s.allowed-pk.unplaceable))
+	mixLB, secs, err := s.mixBound(pk.all, int(rep.LPMachines))
+	if err != nil {
+		return nil, err
+	}
+	rep.MixLPMachines, rep.LPSeconds = mixLB, rep.LPSeconds+secs
+	if s.allowed-pk.unplaceable == 0 && (!spec.Engine.Evict || pk.lowPriority == 0) {
+		s.floor = max(s.floor, mixLB)
+	}
 	rep.FloorMachines = s.floor
 
 	// The mix.
@@ -773,4 +788,71 @@ func leq(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// mixBound bisects on the mix's total for the fewest machines whose
+// configuration LP, each SKU limited to its count in the mix, holds every
+// VM alive at the peak (counts: per VM type). The LP's feasibility only
+// grows with the total (no SKU's count ever falls as the total rises), so
+// bisection is exact; a total counts as infeasible only on lpbound's
+// certificate (ErrInfeasible), never on a time limit, so the answer is a
+// valid lower bound. It starts above lo (a bound on machines of any SKU
+// mix) and returns 0 when even CapacityMaxGrowth times the zone gets no
+// certificate either way.
+func (s *capacitySearch) mixBound(counts []int, lo int) (int, float64, error) {
+	if sum(counts) == 0 {
+		return 0, 0, nil
+	}
+	z := newLPZone(s.tr.Inv)
+	items := lpItems(s.tr.Inv, counts, z.skus, z.dims)
+	secs := 0.0
+	feasible := func(total int) (bool, error) {
+		mix := s.mixCounts(total)
+		bins := slices.Clone(z.bins)
+		for i, k := range z.skus {
+			bins[i].Limit = mix[k]
+		}
+		opts := s.o.LP
+		opts.Objective = lpbound.MinCount
+		r, err := lpbound.Solve(s.ctx, &lpbound.Problem{Bins: bins, Items: items}, opts)
+		if r != nil {
+			secs += r.Seconds
+		}
+		switch {
+		case errors.Is(err, lpbound.ErrInfeasible):
+			return false, nil
+		case err == nil || errors.Is(err, lpbound.ErrTimeLimit):
+			return true, nil
+		}
+		return false, fmt.Errorf("%w: LP bound on the mix: %w", ErrCapacity, err)
+	}
+	hi := s.tr.Inv.Machines
+	top := len(hi)
+	for {
+		ok, err := feasible(top)
+		if err != nil {
+			return 0, secs, err
+		}
+		if ok {
+			break
+		}
+		if top >= CapacityMaxGrowth*len(hi) {
+			return 0, secs, nil
+		}
+		top *= 2
+	}
+	low := max(lo, len(s.present)) - 1 // infeasible (or below the mix's least)
+	for top-low > 1 {
+		mid := low + (top-low)/2
+		ok, err := feasible(mid)
+		if err != nil {
+			return 0, secs, err
+		}
+		if ok {
+			top = mid
+		} else {
+			low = mid
+		}
+	}
+	return top, secs, nil
 }

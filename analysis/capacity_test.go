@@ -66,12 +66,17 @@ func TestCapacityByHand(t *testing.T) {
 		rep.AllowedRejections != 0 || rep.FloorMachines != 3 || rep.VMs != 6 {
 		t.Errorf("answer %+v", rep)
 	}
+	// Five 4-core VMs at the peak, two per 10-core machine: the zone's
+	// mix (its one SKU) cannot hold them on fewer than 3 machines.
+	if rep.MixLPMachines != 3 {
+		t.Errorf("LP bound on the mix %d, want 3", rep.MixLPMachines)
+	}
 
 	rep, err = CapacityPlan(ctx, db, spec, capOpts(0.2, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Machines != 2 || rep.Rejected != 1 || rep.AllowedRejections != 1 || rep.FloorMachines != 2 || rep.BelowAnswer != BelowFloor ||
+	if rep.Machines != 2 || rep.Rejected != 1 || rep.AllowedRejections != 1 || rep.FloorMachines != 2 || rep.BelowAnswer != BelowFloor || rep.MixLPMachines != 3 ||
 		rep.Probes[0].Step != StepZone {
 		t.Errorf("20%%: %d machines, %d rejected of %d allowed, floor %d, below %q", rep.Machines, rep.Rejected, rep.AllowedRejections,
 			rep.FloorMachines, rep.BelowAnswer)
@@ -234,6 +239,11 @@ func TestCapacitySynthetic(t *testing.T) {
 	}
 	if rep.Machines > rep.MixMachines {
 		t.Errorf("per-SKU answer %d above the mix answer %d", rep.Machines, rep.MixMachines)
+	}
+	// Nothing shed: the mix answer holds the peak's VMs, so it is at or
+	// above the mix's LP bound, which is at or above the any-mix bound.
+	if rep.MixLPMachines == 0 || rep.MixMachines < rep.MixLPMachines || float64(rep.MixLPMachines) < rep.LPMachines {
+		t.Errorf("mix answer %d, LP bound on the mix %d, on any mix %v", rep.MixMachines, rep.MixLPMachines, rep.LPMachines)
 	}
 	verified := 0
 	for _, p := range rep.Probes {

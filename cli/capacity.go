@@ -175,6 +175,9 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 	}
 	fmt.Fprintf(w, "no allocator can do with fewer than %.0f: the LP bound on machines (%.0f cores) holding the %d VMs alive at the peak, t = %.1fh, %.0f cores (%s, %.1fs)\n",
 		rep.LPMachines, rep.LPCores, rep.PeakVMs, rep.PeakT/3600, rep.PeakCores, conv, rep.LPSeconds)
+	if rep.MixLPMachines > 0 {
+		fmt.Fprintf(w, "on this SKU mix, no allocator holds the peak's VMs on fewer than %d machines (the LP is infeasible below)\n", rep.MixLPMachines)
+	}
 	fmt.Fprintf(w, "one machine less: %s (floor %d machines); %d VMs of types no SKU hosts\n", rep.BelowAnswer, rep.FloorMachines, rep.Unplaceable)
 	if !rep.Monotone {
 		fmt.Fprintln(w, "NOT MONOTONE — bisection assumed more machines never reject more VMs, and these probes contradict it:")
