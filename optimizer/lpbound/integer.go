@@ -67,10 +67,14 @@ func (s *cg) integerMaster(ctx context.Context, limit time.Duration, gap float64
 	// CBC's root work grows with the columns (7,700 columns took it 2 s
 	// without a node): keep the IntegerColumnsPerRow·rows of least reduced
 	// cost, which include the master's support (reduced cost 0).
-	if sl := s.last; sl != nil && len(cols) > IntegerColumnsPerRow*(len(m.items)+len(m.bins)) {
-		rc := func(c column) float64 { return m.bins[c.bin].cost + sl.mu[c.bin] - c.value(sl.pi) }
-		sort.SliceStable(cols, func(a, b int) bool { return rc(cols[a]) < rc(cols[b]) })
-		cols = cols[:IntegerColumnsPerRow*(len(m.items)+len(m.bins))]
+	// Without optimal duals (column generation stopped on a limit), the
+	// first columns: the seeds, first fit and the heuristic's.
+	if most := IntegerColumnsPerRow * (len(m.items) + len(m.bins)); len(cols) > most {
+		if sl := s.last; sl != nil {
+			rc := func(c column) float64 { return m.bins[c.bin].cost + sl.mu[c.bin] - c.value(sl.pi) }
+			sort.SliceStable(cols, func(a, b int) bool { return rc(cols[a]) < rc(cols[b]) })
+		}
+		cols = cols[:most]
 	}
 	have := make(map[string]bool, len(cols))
 	for _, c := range cols {
