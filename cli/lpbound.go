@@ -55,7 +55,7 @@ Examples:
 			&cli.Int64Flag{Name: "run", Usage: "bound the snapshots of stored run `ID`"},
 			&cli.BoolFlag{Name: "unbounded", Usage: "bound every stored replay that has no LP interval yet"},
 			&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d), from the run's first placement"},
-			&cli.StringFlag{Name: "packings", Value: analysis.PackingsPeak, Usage: "UB packings to store as offline runs: peak (the snapshot with the most allocated cores), all or none"},
+			&cli.StringFlag{Name: "packings", Value: analysis.PackingsPeak, Usage: "UB packings to store as offline runs: peak (the snapshot with the most allocated cores), all or none; they replace (none: remove) those an earlier lpbound of the run stored"},
 			&cli.StringFlag{Name: "instance", Usage: "bound one bin packing instance `FILE` (.txt BPPLIB or .vbp)"},
 			durationFlag("time-limit", analysis.DefaultLPBoundTimeLimit, "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
 			floatFlag("tolerance", lpbound.DefaultTolerance, positive, "reduced-cost tolerance of column generation (the bound's validity does not depend on it)"),
