@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"placelab/datasets"
-	"placelab/internal/shareddata"
 	"placelab/optimizer/cbc"
 	"placelab/optimizer/lpbound"
 	"placelab/optimizer/lpbound/exact"
@@ -44,18 +42,7 @@ func TestLPIntervalContainsOPT(t *testing.T) {
 			tc.snapshots *= 5
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			var paths []string
-			for _, f := range tc.files {
-				paths = append(paths, shareddata.Path(t, f))
-			}
-			db := memDB(t)
-			if _, err := datasets.Ingest(ctx, db, tc.format, paths, datasets.Options{Dataset: tc.name, Inventory: tc.inventory}); err != nil {
-				t.Fatal(err)
-			}
-			tr, err := LoadTrace(ctx, db, tc.name, math.Inf(-1), math.Inf(1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, tr := ingestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
 			z := newLPZone(tr.Inv)
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, v := range tr.VMs {

@@ -224,18 +224,7 @@ func TestReplayRealTraces(t *testing.T) {
 		{"alibaba", "alibaba-openb", []string{"alibaba-gpu-v2023/openb_node_list_all_node.csv", "alibaba-gpu-v2023/openb_pod_list_default.csv"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var paths []string
-			for _, f := range tc.files {
-				paths = append(paths, shareddata.Path(t, f))
-			}
-			db := memDB(t)
-			if _, err := datasets.Ingest(ctx, db, tc.format, paths, datasets.Options{Dataset: tc.name, Inventory: tc.inventory}); err != nil {
-				t.Fatal(err)
-			}
-			tr, err := LoadTrace(ctx, db, tc.name, math.Inf(-1), math.Inf(1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			db, tr := ingestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
 			for _, pol := range []string{"protean", "bestfit"} {
 				cfg := optimizer.DefaultConfig()
 				cfg.Weights = replay.ScarcityWeights(tr)
@@ -256,4 +245,25 @@ func TestReplayRealTraces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ingestShared loads files of ../shared/data (skipping the test when they
+// are absent) in format as dataset name on an in-memory database, with the
+// given inventory ("" for the trace's own), and returns the whole trace.
+func ingestShared(t *testing.T, name, format, inventory string, files ...string) (*store.DB, *replay.Trace) {
+	t.Helper()
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, shareddata.Path(t, f))
+	}
+	db := memDB(t)
+	ctx := context.Background()
+	if _, err := datasets.Ingest(ctx, db, format, paths, datasets.Options{Dataset: name, Inventory: inventory}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := LoadTrace(ctx, db, name, math.Inf(-1), math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, tr
 }
