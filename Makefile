@@ -16,7 +16,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 # Debian packages: COIN-OR Clp and CBC (and pkg-config to find them) for the LP
 # bound and the exact packings, which every build links (g++ compiles
 # optimizer/cbc's event handler); headless Chromium checks the HTML report in tests.
-APT_BUILD_PKGS := pkg-config g++ coinor-libclp-dev coinor-libcbc-dev
+APT_BUILD_PKGS := pkg-config g++ coinor-libclp-dev coinor-libcbc-dev libxgboost-dev
 APT_TEST_PKGS  := chromium
 # Jupyter from Debian for the notebooks (GoNB, the Go kernel, is built from tools/go.mod).
 APT_NB_PKGS    := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client
