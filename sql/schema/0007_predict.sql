@@ -68,3 +68,20 @@ CREATE TABLE prediction_eval (
     coverage  DOUBLE,
     PRIMARY KEY (run_id, metric, predictor, bucket)
 );
+
+-- Resource Central Table 3's buckets, one definition for every view and
+-- query: CPU utilization in percent (1: ≤ 25, 2: ≤ 50, 3: ≤ 75, 4: above),
+-- deployment size in VMs or cores (1: ≤ 1, 2: ≤ 10, 3: ≤ 100, 4: above),
+-- lifetime in seconds (1: ≤ 15 min, 2: ≤ 60 min, 3: ≤ 24 h, 4: above).
+-- NULL in, NULL out.
+CREATE MACRO rc_util_bucket(p) AS
+    CASE WHEN p IS NULL THEN NULL WHEN p <= 25 THEN 1 WHEN p <= 50 THEN 2 WHEN p <= 75 THEN 3 ELSE 4 END;
+CREATE MACRO rc_size_bucket(n) AS
+    CASE WHEN n IS NULL OR n <= 0 THEN NULL WHEN n <= 1 THEN 1 WHEN n <= 10 THEN 2 WHEN n <= 100 THEN 3 ELSE 4 END;
+CREATE MACRO rc_lifetime_bucket(s) AS
+    CASE WHEN s IS NULL THEN NULL WHEN s <= 900 THEN 1 WHEN s <= 3600 THEN 2 WHEN s <= 86400 THEN 3 ELSE 4 END;
+-- Workload class (Table 3): 1 delay-insensitive, 2 interactive, from the
+-- trace's category when it names one, else placelab classify's class.
+CREATE MACRO rc_class_bucket(category, class) AS
+    CASE WHEN category = 'Delay-insensitive' THEN 1 WHEN category = 'Interactive' THEN 2
+         WHEN class = 'delay-insensitive' THEN 1 WHEN class = 'interactive' THEN 2 END;
