@@ -100,6 +100,7 @@ Typical session:
 			mergeCommand(),
 			paragonCommand(),
 			violationCommand(),
+			predictCommand(),
 		},
 		EnableBashCompletion: true,
 		// Errors, usage errors included, come back to main, which prints them
