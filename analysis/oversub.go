@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"placelab/optimizer"
+	"placelab/predict"
+	"placelab/predict/client"
 	store "placelab/sql"
 )
 
 // The arms of Resource Central's §6.2 comparison.
-var OversubArms = []string{"baseline", "naive", "rc-hard", "rc-soft", "rc-soft-right", "rc-soft-wrong"}
+var OversubArms = []string{"baseline", "naive", "rc-hard", "rc-soft", "rc-model", "rc-soft-right", "rc-soft-wrong"}
 
 // Defaults of the oversubscription experiment, from Resource Central §6.2.
 const (
@@ -56,7 +58,14 @@ type OversubOptions struct {
 	// the average) are the pool of utilization series given to the VMs; ""
 	// uses the replayed dataset's own.
 	Series string
-	Seed   uint64
+	// Predict gives the rc-model arm a VM's P95 bucket and its score from
+	// a trained model (placelab predict; the CLI asks Resource Central's
+	// client); only that arm takes it, and it needs it.
+	Predict func(vm int64) (bucket int8, score float64)
+	// ModelCut is the model's training cut: rc-model counts the requests
+	// created before it (their predictions are in-sample).
+	ModelCut float64
+	Seed     uint64
 	// From and To bound the replay window in seconds (±Inf: all); To must
 	// be after From.
 	From, To float64
@@ -86,6 +95,10 @@ func (o *OversubOptions) Validate() error {
 		return fmt.Errorf("analysis: production share %v: want 0 ≤ share ≤ 1", o.ProductionShare)
 	case math.IsNaN(o.From) || math.IsNaN(o.To) || !(o.To > o.From):
 		return fmt.Errorf("analysis: window [%v, %v): want from < to", o.From, o.To)
+	case o.Arm == "rc-model" && o.Predict == nil:
+		return fmt.Errorf("analysis: arm rc-model needs a P95 model's predictions (placelab predict train --metric p95_cpu)")
+	case o.Arm != "rc-model" && o.Predict != nil:
+		return fmt.Errorf("analysis: arm %s takes no model predictions (only rc-model does)", o.Arm)
 	}
 	return nil
 }
@@ -113,11 +126,15 @@ type OversubResult struct {
 	OversubscribedReadings int64 `json:"oversubscribed_readings"`
 	// Predictions: non-production requests, those with a confident
 	// prediction (score ≥ 0.6), and how many of those named the true bucket.
-	NonProduction int     `json:"non_production_requests"`
-	Confident     int     `json:"confident_predictions"`
-	Correct       int     `json:"correct_predictions"`
-	PackingPct    float64 `json:"packing_density_mean_pct"`
-	Seconds       float64 `json:"seconds"`
+	NonProduction int `json:"non_production_requests"`
+	Confident     int `json:"confident_predictions"`
+	Correct       int `json:"correct_predictions"`
+	// InSample counts rc-model's non-production requests created before
+	// the model's training cut: their predictions come from a model that
+	// saw them.
+	InSample   int     `json:"in_sample_requests,omitempty"`
+	PackingPct float64 `json:"packing_density_mean_pct"`
+	Seconds    float64 `json:"seconds"`
 }
 
 // Figures lists the result as run_metric rows (t = 0) for WriteFigures.
@@ -128,7 +145,7 @@ func (r *OversubResult) Figures() []replay.MetricRow {
 		f("mean_util_pct", r.MeanUtilPct), f("p99_util_pct", r.P99UtilPct), f("oversubscribed_readings", float64(r.OversubscribedReadings)),
 		f("non_production_requests", float64(r.NonProduction)), f("confident_predictions", float64(r.Confident)),
 		f("correct_predictions", float64(r.Correct)), f("packing_density_mean_pct", r.PackingPct),
-		f("max_oversub", r.MaxOversub), f("max_util", r.MaxUtil)}
+		f("max_oversub", r.MaxOversub), f("max_util", r.MaxUtil), f("in_sample_requests", float64(r.InSample))}
 }
 
 // ErrNoSeries says the series pool is empty.
@@ -142,11 +159,16 @@ var ErrNoSeries = errors.New("analysis: no CPU utilization series")
 //     predictions;
 //   - rc-hard / rc-soft: Algorithm 1 with P95 predictions from the
 //     subscription's history to date, the utilization check hard or soft;
+//   - rc-model: the soft rule with P95 predictions from a trained model
+//     (o.Predict), scored like the history's: a request's bucket is its
+//     VMs' highest, none unless every VM's prediction scores ≥ θ;
 //   - rc-soft-right / rc-soft-wrong: the soft rule with an oracle that
 //     always names the true bucket, or always a wrong one.
 //
 // Each VM is given a utilization series from the pool (see
-// assignSeries); its true P95 bucket (RC Table 3) is that series'. The
+// assignSeries): the one whose P95 is nearest the VM's own (cpu_p95max)
+// when the dataset records it, so that a model of the VM's P95 predicts its
+// simulated behaviour; its true P95 bucket (RC Table 3) is that series'. The
 // prediction for a subscription is the bucket most of its completed VMs
 // fell in, scored by their share (RC: "the percentage of VMs classified into
 // each bucket to date in the subscription" is the strongest feature); below
@@ -185,7 +207,7 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 	if err != nil {
 		return nil, err
 	}
-	subs, err := loadSubscriptions(ctx, db, dataset)
+	subs, own, err := loadSubscriptions(ctx, db, dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +220,7 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 	truth := make([]int8, n)
 	prod := make([]bool, n)
 	index := make(map[int64]int, n)
-	assignSeries(tr, subs, pool, o.Seed, vmSub, series, offset)
+	assignSeries(tr, subs, own, pool, o.Seed, vmSub, series, offset)
 	for i, v := range tr.VMs {
 		index[v.ID] = i
 		truth[i] = pool[series[i]].bucket
@@ -244,6 +266,18 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 			pred = int8(1 + rng.IntN(3))
 			if pred >= want {
 				pred++
+			}
+		case "rc-model":
+			if r.Time < o.ModelCut {
+				res.InSample++
+			}
+			for _, v := range r.VMs {
+				b, score := o.Predict(v.ID)
+				if b < 1 || b > 4 || score < optimizer.ConfidenceThreshold {
+					pred = 0
+					break
+				}
+				pred = max(pred, b)
 			}
 		default:
 			if h := history[vmSub[first]]; h != nil {
@@ -409,27 +443,34 @@ func loadSeries(ctx context.Context, db *store.DB, dataset string) ([]utilSeries
 }
 
 // loadSubscriptions maps vm_id to subscription (the tenant when the dataset
-// has no subscriptions).
-func loadSubscriptions(ctx context.Context, db *store.DB, dataset string) (map[int64]string, error) {
+// has none) and to the VM's own P95 CPU utilization where recorded.
+func loadSubscriptions(ctx context.Context, db *store.DB, dataset string) (map[int64]string, map[int64]float64, error) {
 	out := map[int64]string{}
+	own := map[int64]float64{}
 	err := each(ctx, db.SQL(), "oversub_subscriptions", []any{dataset}, func(r *sql.Rows) error {
 		var vm int64
 		var s string
-		if err := r.Scan(&vm, &s); err != nil {
+		var p95 sql.NullFloat64
+		if err := r.Scan(&vm, &s, &p95); err != nil {
 			return err
 		}
 		out[vm] = s
+		if p95.Valid {
+			own[vm] = p95.Float64
+		}
 		return nil
 	})
-	return out, err
+	return out, own, err
 }
 
-// assignSeries gives every VM a series of the pool (sorted by P95): each
-// subscription draws a quantile q uniformly, each of its VMs the series at
-// q + N(0, SubscriptionSpread) (clamped), starting at a random offset, so a
-// subscription's VMs have similar — not equal — P95 utilization. Draws are
-// seeded by the subscription and VM, so an arm does not change them.
-func assignSeries(tr *replay.Trace, subs map[int64]string, pool []utilSeries, seed uint64, vmSub []string, series, offset []int) {
+// assignSeries gives every VM a series of the pool (sorted by P95). A VM
+// whose own P95 is known gets the series nearest it (the lower of two
+// equally near). Otherwise each subscription draws a quantile q uniformly,
+// each of its VMs the series at q + N(0, SubscriptionSpread) (clamped), so a
+// subscription's VMs have similar — not equal — P95 utilization. Each VM
+// starts its series at a random offset. Draws are seeded by the
+// subscription and VM, so an arm does not change them.
+func assignSeries(tr *replay.Trace, subs map[int64]string, own map[int64]float64, pool []utilSeries, seed uint64, vmSub []string, series, offset []int) {
 	for i, v := range tr.VMs {
 		s, ok := subs[v.ID]
 		if !ok {
@@ -440,6 +481,13 @@ func assignSeries(tr *replay.Trace, subs map[int64]string, pool []utilSeries, se
 		r := rand.New(rand.NewPCG(seed, uint64(v.ID)))
 		q = math.Min(math.Max(q+SubscriptionSpread*r.NormFloat64(), 0), 1)
 		series[i] = int(math.Round(q * float64(len(pool)-1)))
+		if p, ok := own[v.ID]; ok {
+			k := sort.Search(len(pool), func(j int) bool { return pool[j].p95 >= p })
+			if k == len(pool) || k > 0 && p-pool[k-1].p95 <= pool[k].p95-p {
+				k--
+			}
+			series[i] = k
+		}
 		offset[i] = r.IntN(len(pool[series[i]].max))
 	}
 }
@@ -457,4 +505,38 @@ func unitHash(seed uint64, kind, key string) float64 {
 	x *= 0x94d049bb133111eb
 	x ^= x >> 31
 	return float64(x>>11) / float64(1<<53)
+}
+
+// P95Predictor serves the rc-model arm: the P95 bucket and score of a VM
+// of dataset from its stored model (placelab predict train --metric
+// p95_cpu; approach "" is RC Table 1's random forest) through Resource
+// Central's client, with the model's training cut (predictions for VMs
+// created before it are in-sample). Close the client when done.
+func P95Predictor(ctx context.Context, db *store.DB, dataset, approach string) (func(int64) (int8, float64), float64, *client.Client, error) {
+	if approach == "" {
+		approach = predict.P95CPU.Approach()
+	}
+	name := predict.ModelName(dataset, predict.P95CPU, approach)
+	o := client.DefaultOptions()
+	o.Datasets = []string{dataset}
+	c, err := client.New(db, o)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if err := c.Initialize(ctx); err != nil {
+		return nil, 0, nil, err
+	}
+	m := c.Model(name)
+	if m == nil {
+		c.Close()
+		return nil, 0, nil, fmt.Errorf("%w %q: the rc-model arm needs it (placelab predict train --dataset %s --metric p95_cpu)", predict.ErrNoModel, name, dataset)
+	}
+	pred := func(vm int64) (int8, float64) {
+		r, err := c.Predict(name, client.Input{VM: vm})
+		if err != nil || r.Bucket == 0 {
+			return 0, 0
+		}
+		return r.Bucket, r.Score
+	}
+	return pred, m.TrainTo, c, nil
 }

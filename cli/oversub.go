@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/predict"
 )
 
 func oversubCommand() *cli.Command {
@@ -20,6 +23,9 @@ func oversubCommand() *cli.Command {
    naive           non-production VMs oversubscribe up to --max-oversub, no predictions
    rc-hard         Algorithm 1 with P95 predictions from each subscription's history to date
    rc-soft         the same, the utilization check as a soft rule
+   rc-model        the soft rule with P95 predictions from the dataset's trained model, served
+                   by Resource Central's client (placelab predict train --metric p95_cpu first;
+                   with --arm all it is skipped, and said so, when no model is stored)
    rc-soft-right   soft rule, an oracle that always names the true P95 bucket
    rc-soft-wrong   soft rule, an oracle that always names a wrong bucket
 Each VM gets a CPU series from --series (a dataset of CPU readings, e.g. the Azure V1
@@ -30,7 +36,9 @@ VMs' maximum utilizations (RC's pessimistic aggregation); the summary counts rea
 above 100% and scheduling failures. Each arm is stored as a run (engine "oversub";
 view oversub_arms; the report's oversubscription section). JSON keys: run_id, arm, vms, failures, failure_pct, readings,
 readings_over_100, mean_util_pct, p99_util_pct, oversubscribed_readings,
-non_production_requests, confident_predictions, correct_predictions, seconds.
+non_production_requests, confident_predictions, correct_predictions, in_sample_requests
+(rc-model: requests created before the model's training cut, whose predictions are
+in-sample; replay --from the cut for an out-of-sample comparison), seconds.
 
 Examples:
    placelab oversub --arm all --dataset synthetic
@@ -45,6 +53,7 @@ Examples:
 			&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 2d)"},
 			&cli.StringFlag{Name: "to", Usage: "end of the window"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED` (series assignment, tags, wrong oracle)"},
+			&cli.StringFlag{Name: "approach", Usage: "rc-model: the P95 model's `APPROACH`, xgboost or random-forest (default: RC Table 1's random forest)"},
 			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
@@ -66,6 +75,9 @@ Examples:
 			if err := onlyWith(c, "max-util", arms[0] != "naive", "to the arms with predictions (not naive)"); err != nil {
 				return err
 			}
+			if err := onlyWith(c, "approach", arms[0] == "rc-model" || arms[0] == "all", "to the rc-model arm"); err != nil {
+				return err
+			}
 			from, to, err := window(c)
 			if err != nil {
 				return err
@@ -82,6 +94,20 @@ Examples:
 				o.Arm, o.MaxOversub, o.MaxUtil = arm, c.Float64("max-oversub"), c.Float64("max-util")
 				o.ProductionShare, o.Series, o.Seed = c.Float64("production-share"), c.String("series"), c.Uint64("seed")
 				o.From, o.To, o.Progress = from, to, bar.Update
+				if arm == "rc-model" {
+					pred, cut, rc, err := analysis.P95Predictor(c.Context, db, c.String("dataset"), c.String("approach"))
+					if errors.Is(err, predict.ErrNoModel) && len(arms) > 1 {
+						bar.Done()
+						fmt.Fprintf(os.Stderr, "oversub: rc-model skipped: %v\n", err)
+						continue
+					}
+					if err != nil {
+						bar.Done()
+						return err
+					}
+					defer rc.Close()
+					o.Predict, o.ModelCut = pred, cut
+				}
 				r, err := analysis.OversubReplay(c.Context, db, c.String("dataset"), o)
 				bar.Done()
 				if err != nil {
@@ -89,7 +115,7 @@ Examples:
 				}
 				id, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "oversub", Policy: arm, Dataset: c.String("dataset"),
 					Version: version, Seed: c.Uint64("seed"), Params: map[string]any{"series": r.Series, "max_oversub": r.MaxOversub,
-						"max_util": r.MaxUtil, "production_share": c.Float64("production-share")}}, r.Seconds, r.Figures())
+						"max_util": r.MaxUtil, "production_share": c.Float64("production-share"), "model_cut_s": o.ModelCut}}, r.Seconds, r.Figures())
 				if err != nil {
 					return err
 				}
