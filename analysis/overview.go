@@ -146,7 +146,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 		}
 		p.Sections = append(p.Sections,
 			report.Section{Title: "Predictions (Resource Central Table 4)",
-				Note: "The latest placelab predict evaluate of each dataset, metric and predictor, on the VMs created in the last third of the dataset's span of creation times (models learn from the first two thirds): each model beside the majority bucket and the subscription-history rule. Bucket 0 rows hold accuracy, P^θ and R^θ (θ = 0.6); the others each bucket's share, precision and recall. paper_* columns are RC's Table 4 (Azure's production VMs, 2017, trained on two months and tested on the third), set beside real-data model rows only; a synthetic trace gets none.",
+				Note:  "The latest placelab predict evaluate of each dataset, metric and predictor, on the VMs created in the last third of the dataset's span of creation times (models learn from the first two thirds): each model beside the majority bucket and the subscription-history rule. Bucket 0 rows hold accuracy, P^θ and R^θ (θ = 0.6); the others each bucket's share, precision and recall. paper_* columns are RC's Table 4 (Azure's production VMs, 2017, trained on two months and tested on the third), set beside real-data model rows only; a synthetic trace gets none.",
 				Chart: groupedBars(acc, "metric", "predictor", []string{"accuracy", "p_theta", "r_theta"}), Table: t4, MaxRows: 80, SQL: t4SQL})
 	}
 	if len(vio.Rows) > 0 {
