@@ -159,16 +159,23 @@ type Split struct {
 // third to test.
 const DefaultTrainShare = 2.0 / 3
 
-// TimeSplit cuts the frame's span of creation times (VMs created before 0,
-// alive when collection began, count at 0) at share of it.
+// TimeSplit cuts the frame's span of creation times at share of it. VMs
+// created before the trace began (start < 0) are left out of both sides:
+// only those that survived to the start of collection were recorded, so
+// their lifetimes are left-truncated and biased long, and their creation
+// time is not when the trace saw them.
 func TimeSplit(f *Frame, share float64) (Split, error) {
 	if !(share > 0 && share < 1) {
 		return Split{}, fmt.Errorf("predict: train share %v: want 0 < share < 1", share)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range f.Start {
-		s = math.Max(s, 0)
-		lo, hi = math.Min(lo, s), math.Max(hi, s)
+		if s >= 0 {
+			lo, hi = math.Min(lo, s), math.Max(hi, s)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return Split{}, fmt.Errorf("%w: dataset %q: every VM was created before the trace began", ErrNoData, f.Dataset)
 	}
 	if !(hi > lo) {
 		return Split{}, fmt.Errorf("%w: dataset %q: every VM is created at %v s, so there is no time to split into training and test VMs (RC trains on the first two thirds of a trace's span and tests on the rest)", ErrNoData, f.Dataset, lo)
@@ -177,12 +184,11 @@ func TimeSplit(f *Frame, share float64) (Split, error) {
 }
 
 // rowsIn lists the frame's rows created in [from, to) (to = +Inf includes
-// the last creation).
+// the last creation); never one created before the trace began.
 func (f *Frame) rowsIn(from, to float64) []int {
 	var out []int
 	for i, s := range f.Start {
-		s = math.Max(s, 0)
-		if s >= from && s < to {
+		if s >= 0 && s >= from && s < to {
 			out = append(out, i)
 		}
 	}
