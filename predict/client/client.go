@@ -203,12 +203,12 @@ func (c *Client) Stats() Stats {
 
 // Predict is Table 2's predict_single.
 func (c *Client) Predict(model string, in Input) (Result, error) {
-	c.requests.Add(1)
 	c.mu.RLock()
 	if c.models == nil {
 		c.mu.RUnlock()
 		return Result{}, ErrUninitialized
 	}
+	c.requests.Add(1)
 	m := c.models[model]
 	var fd *featureData
 	if m != nil {
