@@ -507,16 +507,23 @@ func unitHash(seed uint64, kind, key string) float64 {
 	return float64(x>>11) / float64(1<<53)
 }
 
-// P95Predictor serves the rc-model arm: the P95 bucket and score of a VM
-// of dataset from its stored model (placelab predict train --metric
-// p95_cpu; approach "" is RC Table 1's random forest) through Resource
-// Central's client, with the model's training cut (predictions for VMs
-// created before it are in-sample). Close the client when done.
+// P95Predictor serves the rc-model arm: ModelPredictor for the P95 CPU
+// metric.
 func P95Predictor(ctx context.Context, db *store.DB, dataset, approach string) (func(int64) (int8, float64), float64, *client.Client, error) {
+	return ModelPredictor(ctx, db, dataset, predict.P95CPU, approach)
+}
+
+// ModelPredictor serves a trained model's predictions of metric for the
+// VMs of dataset (placelab predict train; approach "" is RC Table 1's for
+// the metric) through Resource Central's client: each VM's top bucket and
+// its score (0, 0 when the client has none), with the model's training cut
+// (predictions for VMs created before it are in-sample). Close the client
+// when done.
+func ModelPredictor(ctx context.Context, db *store.DB, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, *client.Client, error) {
 	if approach == "" {
-		approach = predict.P95CPU.Approach()
+		approach = metric.Approach()
 	}
-	name := predict.ModelName(dataset, predict.P95CPU, approach)
+	name := predict.ModelName(dataset, metric, approach)
 	o := client.DefaultOptions()
 	o.Datasets = []string{dataset}
 	c, err := client.New(db, o)
@@ -529,7 +536,7 @@ func P95Predictor(ctx context.Context, db *store.DB, dataset, approach string) (
 	m := c.Model(name)
 	if m == nil {
 		c.Close()
-		return nil, 0, nil, fmt.Errorf("%w %q: the rc-model arm needs it (placelab predict train --dataset %s --metric p95_cpu)", predict.ErrNoModel, name, dataset)
+		return nil, 0, nil, fmt.Errorf("%w %q (placelab predict train --dataset %s --metric %s)", predict.ErrNoModel, name, dataset, metric)
 	}
 	pred := func(vm int64) (int8, float64) {
 		r, err := c.Predict(name, client.Input{VM: vm})
