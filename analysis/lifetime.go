@@ -85,9 +85,11 @@ type LifetimeResult struct {
 	RunID                 int64                             `json:"run_id,omitempty"`
 	Arm                   string                            `json:"arm"`
 	Dataset               string                            `json:"dataset"`
+	LoadID                int64                             `json:"load_id,omitempty"`
 	Machines              int                               `json:"machines"`
 	VMs                   int                               `json:"vms"`
 	Rejected              int                               `json:"rejected"`
+	RejectedBy            map[string]int                    `json:"rejected_by"`
 	RejectionRatePct      float64                           `json:"rejection_rate_pct"`
 	EmptyMachinesTimeMean float64                           `json:"empty_machines_time_mean"`
 	PackingPct            float64                           `json:"packing_density_mean_pct"`
@@ -182,7 +184,7 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 		}
 		return 0
 	}
-	res := &LifetimeResult{Arm: o.Arm, Dataset: dataset, Machines: len(tr.Inv.Machines)}
+	res := &LifetimeResult{Arm: o.Arm, Dataset: dataset, LoadID: tr.LoadID, Machines: len(tr.Inv.Machines)}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var badPrediction error
@@ -252,7 +254,7 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 	}
 	res.PreferenceOrder, res.Evict = rules.PreferenceOrder(), spec.Engine.Evict
 	s := &rep.Summary
-	res.VMs, res.Rejected = s.VMs, s.Rejected
+	res.VMs, res.Rejected, res.RejectedBy = s.VMs, s.Rejected, s.RejectedBy
 	if res.VMs > 0 {
 		res.RejectionRatePct = 100 * float64(res.Rejected) / float64(res.VMs)
 	}

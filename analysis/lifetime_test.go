@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -32,7 +33,24 @@ import (
 // to X in both arms. Memory is 1 GB per VM and never binds.
 func lifeZone(t *testing.T, db *store.DB) {
 	t.Helper()
-	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: "life", Format: "test", Source: "hand"}, func(w *store.Writer) error {
+	lifeTrace(t, db, "life", []lifeVM{{"a", "c4", 0, 100000.0}, {"b", "c8", 1, 601.0}, {"c", "c2", 2, 100002.0}, {"d", "c2", 3, nil}, {"e", "c2", 7000, nil}},
+		map[int64]float64{3: 90003, 4: 8000})
+}
+
+// lifeVM is a VM of a hand-made trace: tenant, type, start, end (nil:
+// censored).
+type lifeVM struct {
+	tenant, typ string
+	start       float64
+	end         any
+}
+
+// lifeTrace ingests a hand-made trace on two 10-core machines (types c2,
+// c4, c8: that many cores, 1 GB each), VM ids in order, with vm_censor
+// rows (vm id → last seen alive).
+func lifeTrace(t *testing.T, db *store.DB, name string, vms []lifeVM, censor map[int64]float64) {
+	t.Helper()
+	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: name, Format: "test", Source: "hand"}, func(w *store.Writer) error {
 		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
 			return err
 		}
@@ -46,18 +64,13 @@ func lifeZone(t *testing.T, db *store.DB) {
 				return err
 			}
 		}
-		vms := []struct {
-			typ   string
-			start float64
-			end   any
-		}{{"c4", 0, 100000.0}, {"c8", 1, 601.0}, {"c2", 2, 100002.0}, {"c2", 3, nil}, {"c2", 7000, nil}}
 		for i, v := range vms {
-			if err := w.Append("vm", int64(i), "v", string(rune('a'+i)), nil, v.typ, int16(0), v.start, v.end, nil, nil, nil, nil, nil); err != nil {
+			if err := w.Append("vm", int64(i), fmt.Sprintf("vm%d", i), v.tenant, nil, v.typ, int16(0), v.start, v.end, nil, nil, nil, nil, nil); err != nil {
 				return err
 			}
 		}
-		for _, c := range [][2]float64{{3, 90003}, {4, 8000}} {
-			if err := w.Append("vm_censor", int64(c[0]), c[1]); err != nil {
+		for vm, at := range censor {
+			if err := w.Append("vm_censor", vm, at); err != nil {
 				return err
 			}
 		}
@@ -228,5 +241,25 @@ func TestEmptyMachinesTimeMean(t *testing.T) {
 	// A zero span counts the machines empty at t0: at 35 only machine 0 is busy.
 	if mean, _, _ = EmptyMachinesTimeMean(tr, rows[:2], 35, 35); mean != 2 {
 		t.Fatalf("zero span: %v", mean)
+	}
+}
+
+// TestLifetimeReplayGangBucket: a request of several VMs carries the
+// longest of its VMs' buckets when each has one, and none when one lacks
+// it. Tenant t asks for a 10-minute VM and a two-day VM at once: the
+// request is bucket 4, right for one VM of two. Tenant u asks for a
+// 695-second VM and a censored one seen only 995 s: no bucket.
+func TestLifetimeReplayGangBucket(t *testing.T) {
+	db := memDB(t)
+	lifeTrace(t, db, "gang", []lifeVM{{"t", "c2", 0, 600.0}, {"t", "c2", 0, 172800.0}, {"u", "c2", 5, 700.0}, {"u", "c2", 5, nil}},
+		map[int64]float64{3: 1000})
+	o := DefaultLifetimeOptions()
+	o.Arm = "oracle"
+	r, err := LifetimeReplay(context.Background(), db, "gang", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TrueBuckets != [5]int{1, 2, 0, 0, 1} || r.PredictedVMs != 2 || r.CorrectVMs != 1 || r.CoveragePct != 50 || r.AccuracyPct != 50 {
+		t.Fatalf("%+v", r)
 	}
 }
