@@ -96,6 +96,7 @@ Typical session:
 			lpboundCommand(),
 			capacityCommand(),
 			oversubCommand(),
+			lifetimeCommand(),
 			experimentCommand(),
 			mergeCommand(),
 			paragonCommand(),

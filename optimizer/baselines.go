@@ -60,6 +60,9 @@ func NewBaseline(policy Policy, state *State, cfg Config, rules Rules) (*Baselin
 	if err := rules.Validate(); err != nil {
 		return nil, err
 	}
+	if err := refuseLifetime(policy, &rules); err != nil {
+		return nil, err
+	}
 	if cfg.Oversub != nil {
 		state.OversubLimit = cfg.Oversub.MaxOversub
 	}

@@ -31,7 +31,9 @@
 // validator), Weights, Seed, Oversub and Explain; they cannot honour K,
 // Buckets, RackBuckets, Cache, RulePool, EvalPool, MaxAge, TopK, Safety or
 // ArrivalRates, and Config.ValidateFor refuses a configuration that sets
-// them for a baseline (IgnoredFields lists them).
+// them for a baseline (IgnoredFields lists them); NewBaseline refuses a
+// rule set with the Protean-only preference PreferAlignedLifetime
+// (LifetimeRules).
 //
 // # Stages
 //

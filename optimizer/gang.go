@@ -110,7 +110,8 @@ func (p *Protean) placeVM(req *Request, kind RequestKind, v VMRequest, ex *Expla
 func placementFor(inv *Inventory, req *Request, v VMRequest, m int32) Placement {
 	d, _ := inv.Demand(v.Type, m)
 	return Placement{VM: v.ID, Machine: m, Type: v.Type, Tenant: req.Tenant, Priority: req.Priority, Demand: d, Exclusive: req.Isolation,
-		Production: req.Production, UtilBucket: req.UtilBucket, PredUtil: PredictedCores(req.UtilBucket, d[Cores])}
+		Production: req.Production, UtilBucket: req.UtilBucket, PredUtil: PredictedCores(req.UtilBucket, d[Cores]),
+		LifetimeBucket: req.LifetimeBucket}
 }
 
 // orderVMs is ORDER of Algorithm 1: the largest VMs first (by their largest

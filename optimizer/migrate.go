@@ -120,7 +120,7 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 // validators read about the request that placed it.
 func requestOf(p Placement) *Request {
 	return &Request{ID: p.VM, Tenant: p.Tenant, Priority: p.Priority, Isolation: p.Exclusive, Production: p.Production,
-		UtilBucket: p.UtilBucket, Kind: KindScaleOut, VMs: []VMRequest{{ID: p.VM, Type: p.Type}}}
+		UtilBucket: p.UtilBucket, LifetimeBucket: p.LifetimeBucket, Kind: KindScaleOut, VMs: []VMRequest{{ID: p.VM, Type: p.Type}}}
 }
 
 // emptyMachine moves every VM off src (largest first, best fit among the

@@ -7,11 +7,12 @@ type Trait int
 
 // The request traits.
 const (
-	TraitType       Trait = iota // VM type
-	TraitPriority                // 0 high, 1 low
-	TraitIsolation               // 1 if the VM requires a machine of its own tenant
-	TraitProduction              // 1 for a production VM (never oversubscribed, RC §5)
-	TraitUtilBucket              // predicted P95 CPU bucket, 0 = no confident prediction (RC Table 3)
+	TraitType           Trait = iota // VM type
+	TraitPriority                    // 0 high, 1 low
+	TraitIsolation                   // 1 if the VM requires a machine of its own tenant
+	TraitProduction                  // 1 for a production VM (never oversubscribed, RC §5)
+	TraitUtilBucket                  // predicted P95 CPU bucket, 0 = no confident prediction (RC Table 3)
+	TraitLifetimeBucket              // predicted lifetime bucket, 0 = no confident prediction (RC Table 3)
 	NumTraits
 )
 
@@ -66,6 +67,13 @@ type Request struct {
 	// Config.Oversub.
 	Production bool
 	UtilBucket int8
+	// LifetimeBucket is the predicted lifetime bucket of RC Table 3 of the
+	// request's VMs (1: ≤ 15 min, 2: 15–60 min, 3: 1–24 h, 4: > 24 h): the
+	// bucket none of them is predicted to outlive. 0 when no prediction
+	// reached the confidence threshold; any value outside 1..4 counts as 0.
+	// It matters only to PreferAlignedLifetime (LifetimeRules), which is
+	// indifferent to a request without a prediction.
+	LifetimeBucket int8
 }
 
 func (r *Request) traits(v VMRequest) Traits {
@@ -77,6 +85,7 @@ func (r *Request) traits(v VMRequest) Traits {
 		t[TraitProduction] = 1
 	}
 	t[TraitUtilBucket] = int32(r.UtilBucket)
+	t[TraitLifetimeBucket] = int32(lifetimeIndex(r.LifetimeBucket))
 	return t
 }
 

@@ -20,6 +20,9 @@ type Placement struct {
 	PredUtil   float64
 	// Exclusive: the VM required isolation (no other tenant on its machine).
 	Exclusive bool
+	// LifetimeBucket is the request's predicted lifetime bucket
+	// (Request.LifetimeBucket), counted in State.LifetimeVMs.
+	LifetimeBucket int8
 }
 
 type tenantCount struct {
@@ -60,6 +63,11 @@ type State struct {
 	PredUtil []float64
 	// LowPredUtil is the part of PredUtil held by low-priority VMs.
 	LowPredUtil []float64
+	// LifetimeVMs counts each machine's VMs per predicted lifetime bucket
+	// (index 0: no prediction; Placement.LifetimeBucket), the state of
+	// PreferAlignedLifetime. Like PredUtil it changes only through Place
+	// and Remove.
+	LifetimeVMs [][NumLifetimeBuckets]int32
 	// OversubLimit, when > 0, lets oversubscribable machines hold up to
 	// OversubLimit × their cores (MAX_OVERSUB); CheckInvariants allows it.
 	OversubLimit float64
@@ -85,6 +93,7 @@ func NewState(inv *Inventory) *State {
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
 		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
 		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n), LowPredUtil: make([]float64, n),
+		LifetimeVMs: make([][NumLifetimeBuckets]int32, n),
 	}
 	for m := range s.Exclusive {
 		s.Exclusive[m] = -1
@@ -153,6 +162,7 @@ func (s *State) Place(p Placement) {
 			s.LowPredUtil[m] += p.PredUtil
 		}
 	}
+	s.LifetimeVMs[m][lifetimeIndex(p.LifetimeBucket)]++
 	s.vms[p.VM] = p
 	s.Used[m] = s.Used[m].Add(p.Demand)
 	if p.Priority > 0 {
@@ -195,6 +205,7 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 			s.LowPredUtil[m] -= p.PredUtil
 		}
 	}
+	s.LifetimeVMs[m][lifetimeIndex(p.LifetimeBucket)]--
 	s.Count[m]--
 	if s.Count[m] == 0 {
 		s.Used[m], s.LowUsed[m] = Vec{}, Vec{} // drop float residue
@@ -298,9 +309,11 @@ func (s *State) CheckInvariants() error {
 	used := make([]Vec, len(inv.Machines))
 	count := make([]int32, len(inv.Machines))
 	tenants := make([]map[int32]bool, len(inv.Machines))
+	lifetimes := make([][NumLifetimeBuckets]int32, len(inv.Machines))
 	for _, p := range s.vms {
 		used[p.Machine] = used[p.Machine].Add(p.Demand)
 		count[p.Machine]++
+		lifetimes[p.Machine][lifetimeIndex(p.LifetimeBucket)]++
 		if tenants[p.Machine] == nil {
 			tenants[p.Machine] = map[int32]bool{}
 		}
@@ -310,6 +323,9 @@ func (s *State) CheckInvariants() error {
 		id := int32(m)
 		if count[m] != s.Count[m] {
 			return fmt.Errorf("machine %d: count %d, recount %d", m, s.Count[m], count[m])
+		}
+		if lifetimes[m] != s.LifetimeVMs[m] {
+			return fmt.Errorf("machine %d: VMs per lifetime bucket %v, recount %v", m, s.LifetimeVMs[m], lifetimes[m])
 		}
 		limit := inv.Capacity(id)
 		if s.OversubLimit > 0 && s.Tag[m] == TagOversubscribable {

@@ -1,0 +1,373 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"placelab/analysis/replay"
+	"placelab/optimizer"
+	store "placelab/sql"
+)
+
+// LifetimeArms are the arms of the lifetime-aware placement comparison:
+// Protean without the lifetime rule, with it on a predictor's buckets, and
+// with it on the true buckets.
+var LifetimeArms = []string{"off", "model", "oracle"}
+
+// LifetimeOptions configure LifetimeReplay; start from
+// DefaultLifetimeOptions.
+type LifetimeOptions struct {
+	Arm string
+	// Predict is the model arm's predictor: VM vm_id's lifetime bucket
+	// (RC Table 3, 1..4) and whether the prediction is confident (ok false,
+	// or bucket 0: no prediction). The model arm requires it; the other
+	// arms refuse it.
+	Predict func(vmID int64) (bucket int8, ok bool)
+	// Seed is the engine's seed (tie-breaks), the same for every arm.
+	Seed uint64
+	// From and To bound the replay window in seconds (±Inf: all); To must
+	// be after From.
+	From, To float64
+	Progress func(done, total int64)
+}
+
+// DefaultLifetimeOptions replay the whole trace with Protean's default
+// seed, with no arm.
+func DefaultLifetimeOptions() LifetimeOptions {
+	return LifetimeOptions{Seed: optimizer.DefaultConfig().Seed, From: math.Inf(-1), To: math.Inf(1)}
+}
+
+// Validate refuses options LifetimeReplay cannot run: an unknown arm, the
+// model arm without a predictor, a predictor given to another arm, a NaN
+// bound or a window that ends before it starts.
+func (o *LifetimeOptions) Validate() error {
+	switch {
+	case !slices.Contains(LifetimeArms, o.Arm):
+		return fmt.Errorf("analysis: arm %q: want one of %v", o.Arm, LifetimeArms)
+	case o.Arm == "model" && o.Predict == nil:
+		return fmt.Errorf("analysis: arm model needs a lifetime predictor (LifetimeOptions.Predict) and none was given")
+	case o.Arm != "model" && o.Predict != nil:
+		return fmt.Errorf("analysis: arm %s takes no predictor (only arm model uses LifetimeOptions.Predict)", o.Arm)
+	case math.IsNaN(o.From) || math.IsNaN(o.To) || !(o.To > o.From):
+		return fmt.Errorf("analysis: window [%v, %v): want from < to", o.From, o.To)
+	}
+	return nil
+}
+
+// LifetimeResult is one arm's outcome.
+//
+// EmptyMachinesTimeMean is the time-weighted mean number of machines
+// hosting no VM over the replay window [WindowFrom, WindowTo] (from the
+// window's start, or 0, to the later of the last arrival and a finite To:
+// the span the run's samples cover), computed from the run's own
+// placements — each placed VM occupies its machine from its placement until
+// its end or eviction —
+//
+//	(1 / (T1 − T0)) ∫_{T0}^{T1} #{machines with no VM at t} dt.
+//
+// It is exact, where the run's hourly empty_machines samples only sample
+// it. PackingPct is the run's packing_density_mean (allocated cores over
+// the cores of non-empty machines, Protean §6.3) in percent.
+//
+// Predictions are counted per VM at the level the rule sees: a request
+// carries one bucket (Request.LifetimeBucket, the longest of its VMs'
+// when every one of them has a prediction, else none); PredictedVMs are
+// the VMs of requests that carried one, CorrectVMs those of them whose
+// own true bucket is that bucket. TrueBuckets counts the replayed VMs by
+// true bucket, index 0 holding the censored VMs whose observed age does
+// not prove bucket 4 (see LifetimeReplay).
+type LifetimeResult struct {
+	RunID                 int64                             `json:"run_id,omitempty"`
+	Arm                   string                            `json:"arm"`
+	Dataset               string                            `json:"dataset"`
+	LoadID                int64                             `json:"load_id,omitempty"`
+	Machines              int                               `json:"machines"`
+	VMs                   int                               `json:"vms"`
+	Rejected              int                               `json:"rejected"`
+	RejectedBy            map[string]int                    `json:"rejected_by"`
+	RejectionRatePct      float64                           `json:"rejection_rate_pct"`
+	EmptyMachinesTimeMean float64                           `json:"empty_machines_time_mean"`
+	PackingPct            float64                           `json:"packing_density_mean_pct"`
+	WindowFrom            float64                           `json:"window_from_s"`
+	WindowTo              float64                           `json:"window_to_s"`
+	PredictedVMs          int                               `json:"predicted_vms"`
+	CorrectVMs            int                               `json:"correct_vms"`
+	CoveragePct           float64                           `json:"coverage_pct"`
+	AccuracyPct           float64                           `json:"accuracy_pct"`
+	CensoredVMs           int                               `json:"censored_vms"`
+	TrueBuckets           [optimizer.NumLifetimeBuckets]int `json:"true_buckets"`
+	// PreferenceOrder is the machine preference rules the arm ran with.
+	PreferenceOrder []string `json:"preference_order"`
+	Evict           bool     `json:"evict"`
+	LatencyP50US    float64  `json:"latency_p50_us"`
+	LatencyP99US    float64  `json:"latency_p99_us"`
+	// ReplaySeconds is the replay alone; Seconds the whole arm (load,
+	// replay, figures).
+	ReplaySeconds float64 `json:"replay_seconds"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// Figures lists the result as run_metric rows (t = 0) for WriteFigures.
+// The decision latencies stay out: in run_metric, latency_p50_us and
+// latency_p99_us are a replay's per-interval samples, not whole-run
+// figures.
+func (r *LifetimeResult) Figures() []replay.MetricRow {
+	f := func(name string, v float64) replay.MetricRow { return replay.MetricRow{Metric: name, Value: v} }
+	out := []replay.MetricRow{f("machines", float64(r.Machines)), f("vms", float64(r.VMs)), f("rejected", float64(r.Rejected)),
+		f("rejection_rate_pct", r.RejectionRatePct), f("empty_machines_time_mean", r.EmptyMachinesTimeMean),
+		f("packing_density_mean_pct", r.PackingPct), f("window_from_s", r.WindowFrom), f("window_to_s", r.WindowTo),
+		f("predicted_vms", float64(r.PredictedVMs)), f("correct_vms", float64(r.CorrectVMs)),
+		f("coverage_pct", r.CoveragePct), f("accuracy_pct", r.AccuracyPct), f("censored_vms", float64(r.CensoredVMs)),
+		f("replay_seconds", r.ReplaySeconds)}
+	for b, n := range r.TrueBuckets {
+		out = append(out, f(fmt.Sprintf("true_bucket_%d", b), float64(n)))
+	}
+	return out
+}
+
+// Params are the settings the arm ran with, for the run table.
+func (r *LifetimeResult) Params(o LifetimeOptions) map[string]any {
+	return map[string]any{"from": finite(o.From), "to": finite(o.To), "preference_order": r.PreferenceOrder, "evict": r.Evict}
+}
+
+// LifetimeReplay replays a dataset through Protean under one arm of the
+// lifetime-aware placement comparison and measures empty machines, packing
+// density and rejections:
+//
+//   - off: Protean's default rules (optimizer.DefaultRules);
+//   - model: optimizer.LifetimeRules, each request carrying the bucket
+//     o.Predict gives its VMs;
+//   - oracle: optimizer.LifetimeRules on the true buckets.
+//
+// Every arm is one run spec from DefaultSpec — the same inventory,
+// validators, eviction setting, seed and window; explanations off — and
+// differs only in its rule set and the buckets its requests carry.
+//
+// A VM's true bucket is RC Table 3's bucket of its remaining lifetime when
+// the replay places it (end − placement time: its lifetime, for a VM
+// created inside the window). A censored VM (no end) is known only to
+// outlive its observed age (observed − placement time; observed is its
+// vm_censor row's time, else the dataset's last event): it is bucket 4
+// when that age exceeds 24 h, and has no true bucket — no oracle
+// prediction — otherwise. A request's bucket is the longest of its VMs'
+// when each has one, else none (the rule then treats it as unpredicted).
+func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o LifetimeOptions) (*LifetimeResult, error) {
+	start := time.Now()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	tr, err := LoadTrace(ctx, db, dataset, o.From, o.To)
+	if err != nil {
+		return nil, err
+	}
+	if len(tr.VMs) == 0 {
+		return nil, fmt.Errorf("%w: dataset %q has no VMs in the window", ErrBadSpec, dataset)
+	}
+	observed, err := loadCensored(ctx, db, dataset)
+	if err != nil {
+		return nil, err
+	}
+	index := make(map[int64]int, len(tr.VMs))
+	for i, v := range tr.VMs {
+		index[v.ID] = i
+	}
+	// truth is VM i's true bucket when placed at t (0: none known).
+	truth := func(i int, t float64) int8 {
+		v := &tr.VMs[i]
+		if !math.IsInf(v.End, 1) {
+			return optimizer.LifetimeBucketOf(v.End - t)
+		}
+		if obs, ok := observed[v.ID]; ok && obs-t > optimizer.LifetimeBucket3Max {
+			return 4
+		}
+		return 0
+	}
+	res := &LifetimeResult{Arm: o.Arm, Dataset: dataset, LoadID: tr.LoadID, Machines: len(tr.Inv.Machines)}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var badPrediction error
+	var want []int8
+	decorate := func(r *optimizer.Request) {
+		want = want[:0]
+		var bucket int8
+		all := true
+		for _, v := range r.VMs {
+			i := index[v.ID]
+			w := truth(i, r.Time)
+			want = append(want, w)
+			res.TrueBuckets[w]++
+			if math.IsInf(tr.VMs[i].End, 1) {
+				res.CensoredVMs++
+			}
+			var b int8
+			switch o.Arm {
+			case "oracle":
+				b = w
+			case "model":
+				p, ok := o.Predict(v.ID)
+				if ok && (p < 0 || p > 4) {
+					if badPrediction == nil {
+						badPrediction = fmt.Errorf("analysis: the lifetime predictor gave bucket %d for VM %d: want 1–4 (or 0, no prediction)", p, v.ID)
+						cancel()
+					}
+					ok = false
+				}
+				if ok {
+					b = p
+				}
+			}
+			if b == 0 {
+				all = false
+			}
+			bucket = max(bucket, b)
+		}
+		if !all || o.Arm == "off" {
+			return
+		}
+		r.LifetimeBucket = bucket
+		res.PredictedVMs += len(r.VMs)
+		for _, w := range want {
+			if w == bucket {
+				res.CorrectVMs++
+			}
+		}
+	}
+	spec := DefaultSpec(dataset)
+	spec.From, spec.To = o.From, o.To
+	spec.Engine.Explain, spec.Engine.Seed = false, o.Seed
+	if o.Arm != "off" {
+		rules := optimizer.LifetimeRules()
+		spec.Rules = &rules
+	}
+	rep, err := RunTrace(rctx, tr, &spec, RunOptions{Progress: o.Progress, Decorate: decorate})
+	if badPrediction != nil {
+		return nil, badPrediction
+	}
+	if err != nil {
+		return nil, err
+	}
+	rules := optimizer.RulesFor(&spec.Engine)
+	if spec.Rules != nil {
+		rules = *spec.Rules
+	}
+	res.PreferenceOrder, res.Evict = rules.PreferenceOrder(), spec.Engine.Evict
+	s := &rep.Summary
+	res.VMs, res.Rejected, res.RejectedBy = s.VMs, s.Rejected, s.RejectedBy
+	if res.VMs > 0 {
+		res.RejectionRatePct = 100 * float64(res.Rejected) / float64(res.VMs)
+	}
+	res.PackingPct = 100 * s.PackingDensityMean
+	res.LatencyP50US, res.LatencyP99US, res.ReplaySeconds = s.LatencyP50US, s.LatencyP99US, s.Seconds
+	if res.PredictedVMs > 0 {
+		res.AccuracyPct = 100 * float64(res.CorrectVMs) / float64(res.PredictedVMs)
+	}
+	if res.VMs > 0 {
+		res.CoveragePct = 100 * float64(res.PredictedVMs) / float64(res.VMs)
+	}
+	t0 := o.From
+	if math.IsInf(t0, -1) {
+		t0 = 0 // the replay's start (replay.ReplayOptions.Normalize)
+	}
+	res.EmptyMachinesTimeMean, res.WindowFrom, res.WindowTo = EmptyMachinesTimeMean(tr, rep.Placements, t0, o.To)
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// EmptyMachinesTimeMean is the time-weighted mean number of machines of tr
+// hosting no VM over [t0, t1] (see LifetimeResult), from a run's placement
+// rows: a placed or evicted row occupies its machine from its time T until
+// the VM's end in the trace, or its eviction, whichever comes first. t1 is
+// the later of the last row's time and to (when finite). It returns the
+// mean with t0 and t1; for t1 = t0 it is the number of machines empty at
+// t0.
+func EmptyMachinesTimeMean(tr *replay.Trace, rows []replay.PlacementRow, t0, to float64) (mean, from, t1 float64) {
+	t1 = t0
+	for i := range rows {
+		t1 = math.Max(t1, rows[i].T)
+	}
+	if !math.IsInf(to, 1) {
+		t1 = math.Max(t1, to)
+	}
+	end := make(map[int64]float64, len(tr.VMs))
+	for _, v := range tr.VMs {
+		end[v.ID] = v.End
+	}
+	machine := make(map[int32]int, len(tr.MachineIDs))
+	for i, id := range tr.MachineIDs {
+		machine[id] = i
+	}
+	type span struct{ a, b float64 }
+	busy := make([][]span, len(tr.MachineIDs))
+	for i := range rows {
+		p := &rows[i]
+		if p.Machine < 0 || p.Outcome == "rejected" {
+			continue
+		}
+		b := end[p.VM]
+		if !math.IsNaN(p.EvictedAt) {
+			b = math.Min(b, p.EvictedAt)
+		}
+		if t1 == t0 {
+			if p.T <= t0 && b > t0 {
+				busy[machine[p.Machine]] = append(busy[machine[p.Machine]], span{t0, t0})
+			}
+			continue
+		}
+		a, b := math.Max(p.T, t0), math.Min(b, t1)
+		if b > a {
+			m := machine[p.Machine]
+			busy[m] = append(busy[m], span{a, b})
+		}
+	}
+	M := float64(len(tr.MachineIDs))
+	if t1 == t0 {
+		n := 0
+		for _, s := range busy {
+			if len(s) > 0 {
+				n++
+			}
+		}
+		return M - float64(n), t0, t1
+	}
+	covered := 0.0
+	for _, ss := range busy {
+		sort.Slice(ss, func(i, j int) bool { return ss[i].a < ss[j].a })
+		var cur span
+		for k, s := range ss {
+			switch {
+			case k == 0:
+				cur = s
+			case s.a > cur.b:
+				covered += cur.b - cur.a
+				cur = s
+			default:
+				cur.b = math.Max(cur.b, s.b)
+			}
+		}
+		if len(ss) > 0 {
+			covered += cur.b - cur.a
+		}
+	}
+	return M - covered/(t1-t0), t0, t1
+}
+
+// loadCensored maps each right-censored VM of dataset to the time it was
+// last seen alive (query lifetime_censored).
+func loadCensored(ctx context.Context, db *store.DB, dataset string) (map[int64]float64, error) {
+	out := map[int64]float64{}
+	err := each(ctx, db.SQL(), "lifetime_censored", []any{dataset}, func(r *sql.Rows) error {
+		var vm int64
+		var t float64
+		if err := r.Scan(&vm, &t); err != nil {
+			return err
+		}
+		out[vm] = t
+		return nil
+	})
+	return out, err
+}
