@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/predict"
 )
 
 func lifetimeCommand() *cli.Command {
@@ -34,8 +36,11 @@ Arms (--arms, comma-separated):
    oracle   the lifetime rule on the true buckets: a VM's remaining lifetime when placed;
             a censored VM (no end) is bucket 4 if it was seen alive more than 24 h after
             placement (vm_censor, else the dataset's last event), else unpredicted
-   model    the lifetime rule on a trained model's buckets: not available from this
-            command yet (a predictor must be passed to analysis.LifetimeReplay)
+   model    the lifetime rule on the buckets of the dataset's trained lifetime model
+            (placelab predict train --dataset D --metric lifetime), served by Resource
+            Central's client; a prediction scoring under 0.6 is none. Predictions for VMs
+            created before the model's training cut (printed) are in-sample: give --from
+            the cut for an out-of-sample comparison
 Every arm runs under the same terms: the dataset's inventory, Protean's default settings,
 validators and eviction setting, --seed, the --from/--to window; only the rule set and the
 buckets differ. A request of several VMs carries one bucket, the longest of its VMs'.
@@ -63,6 +68,7 @@ Examples:
 			&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 2d; default: the trace's start)"},
 			&cli.StringFlag{Name: "to", Usage: "end of the window (default: the last arrival)"},
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "engine `SEED` (tie-breaks), the same for every arm"},
+			&cli.StringFlag{Name: "approach", Usage: "model arm: the lifetime model's `APPROACH`, xgboost or random-forest (default: RC Table 1's xgboost)"},
 			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
@@ -70,13 +76,17 @@ Examples:
 			if err != nil {
 				return err
 			}
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			dataset := c.String("dataset")
 			// Every arm is checked before any runs.
 			var opts []analysis.LifetimeOptions
 			for _, arm := range strings.Split(c.String("arms"), ",") {
 				arm = strings.TrimSpace(arm)
 				switch {
-				case arm == "model":
-					return fmt.Errorf("--arms model: the model arm needs a trained lifetime predictor, which this command cannot load yet; run off and oracle")
 				case !slices.Contains(analysis.LifetimeArms, arm):
 					return fmt.Errorf("--arms: unknown arm %q: want %s", arm, orList(analysis.LifetimeArms))
 				}
@@ -87,17 +97,26 @@ Examples:
 				}
 				o := def
 				o.Arm, o.Seed, o.From, o.To = arm, c.Uint64("seed"), from, to
+				if arm == "model" {
+					pred, cut, rc, err := analysis.ModelPredictor(c.Context, db, dataset, predict.Lifetime, c.String("approach"))
+					if err != nil {
+						return fmt.Errorf("--arms model: %w", err)
+					}
+					defer rc.Close()
+					if !c.Bool("quiet") {
+						fmt.Fprintf(os.Stderr, "lifetime: model arm: %s trained on VMs created before %.0f s; their predictions are in-sample\n",
+							dataset+"/lifetime", cut)
+					}
+					o.Predict = func(vm int64) (int8, bool) {
+						b, score := pred(vm)
+						return b, b > 0 && score >= predict.Theta
+					}
+				}
 				if err := o.Validate(); err != nil {
 					return err
 				}
 				opts = append(opts, o)
 			}
-			db, err := openDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			dataset := c.String("dataset")
 			out := []*analysis.LifetimeResult{}
 			for _, o := range opts {
 				bar := newProgress("lifetime "+o.Arm, "requests", c.Bool("quiet"))
