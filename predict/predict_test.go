@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"placelab/datasets/synth"
+	"placelab/optimizer"
 	store "placelab/sql"
 )
 
@@ -201,5 +202,25 @@ func TestTrainEvaluate(t *testing.T) {
 	}
 	if _, err := ParseMetrics("lifetime,bogus"); err == nil {
 		t.Error("bogus metric accepted")
+	}
+}
+
+// TestBucketsAgree: Table 3's lifetime buckets are written twice, as the
+// SQL macro the views and labels use and as the optimizer's function the
+// lifetime rule's oracle uses; they must agree on every edge.
+func TestBucketsAgree(t *testing.T) {
+	db, err := store.Open(context.Background(), ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range []float64{0, 1, 899.999, 900, 900.001, 3599, 3600, 3600.5, 86399, 86400, 86400.001, 1e7} {
+		var got int8
+		if err := db.SQL().QueryRow("SELECT rc_lifetime_bucket(?::DOUBLE)", s).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if want := optimizer.LifetimeBucketOf(s); got != want {
+			t.Errorf("lifetime %v s: SQL bucket %d, optimizer %d", s, got, want)
+		}
 	}
 }
