@@ -53,6 +53,7 @@ importance [{feature, gain}], ...}], skipped {metric: why}.`,
 					&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Required: true, Usage: "dataset `NAME`"},
 					&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "all", Usage: "`METRICS`: all or a comma-separated list of avg_cpu, p95_cpu, deploy_vms, deploy_cores, lifetime, workload_class"},
 					&cli.StringFlag{Name: "approach", Usage: "`APPROACH` for every metric: xgboost or random-forest (default: RC Table 1's per metric)"},
+					&cli.StringFlag{Name: "from", Usage: "start the span of creation times at `T` (e.g. 100d; default: the first creation)"},
 					floatFlag("train-share", def.TrainShare, interval{lo: 0, hi: 1, openLo: true, openHi: true}, "share of the span of creation times to train on (RC: two months of three)"),
 					intFlag("rounds", def.Boosted.Rounds, 1, 10000, "boosting rounds of the gradient-boosted trees"),
 					intFlag("trees", def.Forest.NumParallelTree, 1, 10000, "trees of a random forest"),
@@ -68,6 +69,11 @@ importance [{feature, gain}], ...}], skipped {metric: why}.`,
 					}
 					o.Metrics, o.AllMetrics = ms, c.String("metric") == "all"
 					o.Approach, o.TrainShare, o.Seed = c.String("approach"), c.Float64("train-share"), c.Uint64("seed")
+					if c.IsSet("from") {
+						if o.From, err = timeFlag(c, "from", 0); err != nil {
+							return err
+						}
+					}
 					o.Boosted.Rounds, o.Forest.NumParallelTree = c.Int("rounds"), c.Int("trees")
 					o.Boosted.MaxDepth, o.Forest.MaxDepth = c.Int("max-depth"), c.Int("max-depth")
 					if !c.IsSet("max-depth") {

@@ -164,18 +164,25 @@ const DefaultTrainShare = 2.0 / 3
 // only those that survived to the start of collection were recorded, so
 // their lifetimes are left-truncated and biased long, and their creation
 // time is not when the trace saw them.
-func TimeSplit(f *Frame, share float64) (Split, error) {
+//
+// Only VMs created at or after from count (from ≤ 0: all): a trace whose
+// first creations are outliers far before the rest can start the span
+// where its creations do.
+func TimeSplit(f *Frame, share, from float64) (Split, error) {
 	if !(share > 0 && share < 1) {
 		return Split{}, fmt.Errorf("predict: train share %v: want 0 < share < 1", share)
 	}
+	if math.IsNaN(from) || math.IsInf(from, 0) {
+		return Split{}, fmt.Errorf("predict: from %v: want a finite time", from)
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range f.Start {
-		if s >= 0 {
+		if s >= 0 && s >= from {
 			lo, hi = math.Min(lo, s), math.Max(hi, s)
 		}
 	}
 	if math.IsInf(lo, 1) {
-		return Split{}, fmt.Errorf("%w: dataset %q: every VM was created before the trace began", ErrNoData, f.Dataset)
+		return Split{}, fmt.Errorf("%w: dataset %q: no VM created at or after max(0, %v) s", ErrNoData, f.Dataset, from)
 	}
 	if !(hi > lo) {
 		return Split{}, fmt.Errorf("%w: dataset %q: every VM is created at %v s, so there is no time to split into training and test VMs (RC trains on the first two thirds of a trace's span and tests on the rest)", ErrNoData, f.Dataset, lo)

@@ -24,12 +24,19 @@ type TrainOptions struct {
 	Approach string
 	// TrainShare of the span of creation times to learn from (RC: 2/3).
 	TrainShare float64
+	// From starts the span (0: the first creation at or after the trace's
+	// start).
+	From float64
 	// Boosted and Forest are the XGBoost settings of each approach; their
 	// NumClass is set per metric.
 	Boosted, Forest xgboost.Params
 	Seed            uint64
 	Progress        func(msg string)
 }
+
+// MinTrainVMs is the fewest training VMs with a known bucket a model is
+// trained on; fewer is an error (or, for every metric, a skip).
+const MinTrainVMs = 100
 
 // DefaultTrainOptions: every metric, Table 1's approaches, RC's split, the
 // binding's defaults.
@@ -56,6 +63,9 @@ func (o *TrainOptions) Validate() error {
 	}
 	if !(o.TrainShare > 0 && o.TrainShare < 1) {
 		return fmt.Errorf("predict: train share %v: want 0 < share < 1", o.TrainShare)
+	}
+	if math.IsNaN(o.From) || math.IsInf(o.From, 0) {
+		return fmt.Errorf("predict: from %v: want a finite time", o.From)
 	}
 	for _, p := range []xgboost.Params{o.Boosted, o.Forest} {
 		if err := p.Validate(); err != nil {
@@ -101,7 +111,7 @@ func Train(ctx context.Context, db *store.DB, o TrainOptions) (*TrainResult, err
 	if err != nil {
 		return nil, err
 	}
-	split, err := TimeSplit(f, o.TrainShare)
+	split, err := TimeSplit(f, o.TrainShare, o.From)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +134,9 @@ func Train(ctx context.Context, db *store.DB, o TrainOptions) (*TrainResult, err
 				y = append(y, float32(b-1))
 			}
 		}
-		if len(rows) == 0 {
-			why := fmt.Sprintf("no VM created in [%.0f, %.0f) s has a known %s", split.From, split.Cut, m)
+		if len(rows) < MinTrainVMs {
+			why := fmt.Sprintf("%d VMs created in [%.0f, %.0f) s have a known %s, fewer than %d to learn from (are the creations bunched late in the span? start it later with --from, or move the cut with --train-share)",
+				len(rows), split.From, split.Cut, m, MinTrainVMs)
 			if !o.AllMetrics {
 				res.Close()
 				return nil, fmt.Errorf("%w: dataset %q: %s", ErrNoData, o.Dataset, why)
