@@ -25,7 +25,7 @@ var ErrTraceMismatch = errors.New("duration trace does not match its flavor trac
 func init() {
 	register(Format{
 		Name:    "azure-flavor",
-		Summary: "Azure V1 flavor trace (v1.<split>.txt, v1.<split>.c<N>.txt durations, flav_map.txt, v1.interval_map.txt); PATH may be its folder",
+		Summary: "Azure V1 flavor trace: its folder, or v1.<split>.txt (+ v1.<split>.c<N>.txt durations)",
 		Help: `The processed Azure VM trace V1 of Bergsma et al. (its INPUT.md; CC-BY, cite Cortez et al.,
 SOSP 2017): per 5-minute time bin, the VM flavors that arrived, in per-tenant batches.
 
@@ -34,9 +34,10 @@ Files, told apart by name (a .gz suffix is allowed on any of them):
   *interval_map.txt     one line per duration: "seconds bin", seconds strictly increasing
                         from 0, bins 0, 1, 2, ... in order. Bin k holds the durations
                         lo_k..hi_k, its first and last seconds in the map (durations are
-                        multiples of the map's 5-minute step, so this is also
-                        (hi_{k-1}, hi_k]); one bin past the map's last, K, holds every
-                        duration from hi_{K-1} + that step on (open-ended).
+                        multiples of the map's step, 5 minutes in the published map, so
+                        this is also (hi_{k-1}, hi_k]); one bin past the map's last, K,
+                        holds every duration from hi_{K-1} + the map's last step on
+                        (open-ended; the published map ends at 1,728,000 s in bin 45).
   <name>.txt            a flavor trace: lines "T f,f,|,f,|,...": T integer seconds from the
                         trace start, non-decreasing (also across the traces of one ingest);
                         then the flavors (letters of flav_map.txt) of the VMs that arrived in
@@ -62,9 +63,10 @@ Tables (the split is the flavor trace's name after its last dot, e.g. "dev" for 
           (previous T, T]).
           With a duration trace: U<k>: end_s = start_s + the midpoint of the bin's durations
           that fit before the censor time, (lo_k + min(hi_k, N - T))/2 — exactly the trace's
-          duration for the one-value bins below 1 hour. Resource Central's lifetime buckets
-          (<= 15 min, <= 1 h, <= 1 day, longer) have their edges on bin edges (900, 3600 and
-          86400 s each end a bin of the published map), so a U VM's bucket is exact.
+          duration for the one-value bins (0 to 3600 s in the published map). Resource
+          Central's lifetime buckets (<= 15 min, <= 1 h, <= 1 day, longer) have their edges
+          on bin edges (900, 3600 and 86400 s each end a bin of the published map), so a U
+          VM's bucket is exact.
           C<k>: end_s NULL and a vm_censor row with observed_s = N (seen alive at the censor
           time: its lifetime exceeds N - T, which lies in bin k).
           Without one (the published train split): lifetimes are unknown, not censored. Such

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,7 +32,7 @@ const (
 
 // flavorFixture writes the fixture's files (name → content; "" omits a
 // file) into a fresh folder and returns it.
-func flavorFixture(t *testing.T, override map[string]string) string {
+func flavorFixture(t testing.TB, override map[string]string) string {
 	t.Helper()
 	files := map[string]string{
 		"flav_map.txt":        flavFixMap,
@@ -570,4 +571,40 @@ func BenchmarkFlavorIngest(b *testing.B) {
 		}
 		b.ReportMetric(float64(c.Tables["vm"])/b.Elapsed().Seconds()*float64(i+1), "vms/s")
 	}
+}
+
+// FuzzFlavor: any flavor and duration trace beside the fixture's maps loads
+// or fails with a *RowError leaving the database as it was; a load never
+// ends a VM after the censor time nor leaves one without an end and without
+// a vm_censor row.
+func FuzzFlavor(f *testing.F) {
+	f.Add([]byte(flavFixDev), []byte(flavFixDevDur))
+	f.Add([]byte("300 a,|\n"), []byte("300 U9,|\n"))
+	f.Add([]byte("300 a,,|\n"), []byte("300 C,|\n"))
+	f.Add([]byte("300 |\n600 a\n"), []byte("300 |\n600 U0\n"))
+	db := openDB(f)
+	dir := flavorFixture(f, map[string]string{"v1.train.txt": "", "v1.dev.txt": "", flavFixDevName: ""})
+	f.Fuzz(func(t *testing.T, flav, dur []byte) {
+		for name, data := range map[string][]byte{"v1.dev.txt": flav, flavFixDevName: dur} {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := tableCounts(t, db)
+		_, err := Ingest(context.Background(), db, "azure-flavor", []string{dir}, Options{Dataset: "fuzz"})
+		if err != nil {
+			var re *RowError
+			if !errors.As(err, &re) {
+				t.Fatalf("error is not a RowError: %T %v", err, err)
+			}
+			if after := tableCounts(t, db); !maps.Equal(before, after) {
+				t.Fatalf("a failed ingest (%v) changed the database", err)
+			}
+			return
+		}
+		if n := rowCount(t, db, `SELECT count(*) FROM vm v LEFT JOIN vm_censor c USING (load_id, vm_id)
+			WHERE v.dataset = 'fuzz' AND (v.end_s > 3000 OR v.end_s < v.start_s OR (v.end_s IS NULL) = (c.vm_id IS NULL))`); n != 0 {
+			t.Fatalf("%d VMs end after the censor time, before their start, or are both ended and censored", n)
+		}
+	})
 }
