@@ -327,6 +327,10 @@ func TestFlavorBadInput(t *testing.T) {
 func TestFlavorFileArguments(t *testing.T) {
 	dir := flavorFixture(t, nil)
 	ctx := context.Background()
+	emptyTrace := filepath.Join(dir, "v1.test.txt")
+	if err := os.WriteFile(emptyTrace, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name   string
 		paths  []string
@@ -339,6 +343,7 @@ func TestFlavorFileArguments(t *testing.T) {
 		{"only maps", []string{filepath.Join(dir, "flav_map.txt"), filepath.Join(dir, "v1.interval_map.txt")}, ErrMissingField, "no flavor trace among the inputs"},
 		{"two folders", []string{dir, flavorFixture(t, nil)}, ErrDuplicateID, "a second flavor map"},
 		{"same split from two folders", []string{filepath.Join(dir, "v1.dev.txt"), filepath.Join(flavorFixture(t, nil), "v1.dev.txt")}, ErrDuplicateID, `split "dev" also read from`},
+		{"empty flavor trace", []string{emptyTrace}, ErrMissingField, "v1.test.txt: missing field: empty trace"},
 		{"a file that is not a trace", []string{filepath.Join(dir, "TRACES_LICENSE.txt")}, ErrNotNumber, "TRACES_LICENSE.txt: row 1: field time"},
 	}
 	for _, tc := range cases {
