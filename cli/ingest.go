@@ -33,7 +33,7 @@ Formats:
 ` + formats.String() + `
 Run "placelab ingest help-format FORMAT" for a format's column mapping.
 
-Traces without servers (huawei, azure-vmtable, azure-packing) take --inventory:
+Traces without servers (huawei, azure-vmtable, azure-packing, azure-flavor) take --inventory:
    synthetic:N                         the synthetic Protean-calibrated zone, N machines
    shape:gen5:N                        N machines of a named shape (gen3, gen4, gen5, gen6)
    shape:cores=64,memory=256:N         N machines of a custom shape (+ ssd, hdd, nic, gpus)
@@ -43,7 +43,10 @@ Examples:
    placelab ingest huawei ../shared/data/huawei-east-1/Huawei-East-1-lt.csv --inventory synthetic:2000
    placelab ingest alibaba-openb ../shared/data/alibaba-gpu-v2023/openb_node_list_all_node.csv \
         ../shared/data/alibaba-gpu-v2023/openb_pod_list_default.csv
-   placelab ingest azure-vmtable vmtable.csv.gz vm_cpu_readings-file-*.csv.gz --dataset azure-v1`,
+   placelab ingest azure-vmtable vmtable.csv.gz vm_cpu_readings-file-*.csv.gz --dataset azure-v1
+   placelab ingest azure-flavor ../shared/data/azure-v1-flavor
+   placelab ingest azure-flavor ../shared/data/azure-v1-flavor/v1.dev.txt \
+        ../shared/data/azure-v1-flavor/v1.dev.c2100000.txt --dataset azure-flavor-dev`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset `NAME` (default: the format name)"},
 			&cli.StringFlag{Name: "inventory", Usage: "machines for a trace without servers: `SPEC` (see above)"},
