@@ -271,7 +271,7 @@ func TestPageSetsPaperOnlyBesideItsScale(t *testing.T) {
 		t.Errorf("%d paragon rows carry a paper value, want %d", withPaper, len(paragonFig9))
 	}
 	ov := section(t, page, "oversubscription")
-	if !strings.Contains(ov.Note, "880 servers") || !strings.Contains(ov.Note, "quick grid: 6 points, a synthetic zone of 600 machines and 12,000 VMs") {
+	if !strings.Contains(ov.Note, "880 servers") || !strings.Contains(ov.Note, "quick grid: 7 points, a synthetic zone of 600 machines and 12,000 VMs") {
 		t.Errorf("oversubscription note lacks the scales: %s", ov.Note)
 	}
 	ratios := 0
