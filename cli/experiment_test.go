@@ -87,7 +87,7 @@ func TestExperimentShardsMerge(t *testing.T) {
 		t.Fatalf("shard files %v", files)
 	}
 	out := asProcess(t, append([]string{"--quiet", "--db", merged, "merge"}, files...)...)
-	if !strings.Contains(out, "merged 3 files: 6 runs") {
+	if !strings.Contains(out, "merged 3 files: 7 runs") {
 		t.Errorf("merge said %q", out)
 	}
 	a, b := deterministicFigures(t, single), deterministicFigures(t, merged)
