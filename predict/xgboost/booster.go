@@ -78,10 +78,11 @@ const (
 )
 
 // predictThreads is the OpenMP threads a Booster predicts with. One: a row
-// is too little work to share, and an OpenMP team of two made PredictRow
-// some 30 times slower on this 2-core machine while batch prediction gained
-// about 15% (BenchmarkPredictThreads); callers that want throughput predict
-// from several goroutines instead.
+// is too little work to share. On this shared 2-core machine an OpenMP team
+// of two made PredictRow about four times slower (median 83 µs against
+// 22 µs; single runs far worse) while batch prediction gained about 6%
+// (BenchmarkPredictThreads); callers that want throughput predict from
+// several goroutines instead.
 const predictThreads = 1
 
 // Booster is a trained multi-class tree model. Predict and PredictRow may
