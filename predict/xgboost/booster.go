@@ -193,8 +193,8 @@ func newBooster(h C.BoosterHandle, numClass, numFeature int) (*Booster, error) {
 	return b, nil
 }
 
-// Close frees the booster's XGBoost objects. Later calls of any method
-// return ErrClosed; closing twice is harmless.
+// Close frees the booster's XGBoost objects. Later Predict, PredictRow,
+// Save and Importance calls return ErrClosed; closing twice is harmless.
 func (b *Booster) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
