@@ -37,25 +37,23 @@ static char *xgbl_predict_dmatrix(BoosterHandle h, const float *x, bst_ulong row
 import "C"
 
 import (
-	"fmt"
 	"runtime"
 	"unsafe"
 )
 
 // predictDMatrix predicts like predict, through a DMatrix made for the
 // call instead of in-place prediction; BenchmarkPredictRow compares the
-// two. XGBoost's DMatrix prediction goes through the booster's prediction
-// cache, so it needs the booster alone (the write lock).
+// two.
 func (b *Booster) predictDMatrix(x []float32, rows int, out []float32) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	if b.hs.booster == nil {
 		return ErrClosed
 	}
 	if msg := C.xgbl_predict_dmatrix(b.hs.booster, (*C.float)(unsafe.Pointer(&x[0])), C.bst_ulong(rows),
 		C.bst_ulong(b.numFeature), (*C.float)(unsafe.Pointer(&out[0])), C.bst_ulong(len(out))); msg != nil {
 		defer C.free(unsafe.Pointer(msg))
-		return fmt.Errorf("%w: predict: %s", ErrXGBoost, C.GoString(msg))
+		return xgbError("predict", C.GoString(msg))
 	}
 	return nil
 }

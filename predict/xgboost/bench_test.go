@@ -28,7 +28,6 @@ func benchBooster(tb testing.TB) (*Booster, []float32) {
 		x, y := noisyData(benchRows, benchFeatures, benchClasses, 7)
 		bench.x = x
 		p := DefaultBoosted(benchClasses)
-		p.NThread = 1
 		bench.b, bench.err = Train(context.Background(), x, benchRows, benchFeatures, y, nil, p)
 	})
 	if bench.err != nil {

@@ -50,6 +50,7 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -77,16 +78,17 @@ const (
 )
 
 // predictThreads is the OpenMP threads a Booster predicts with. One: a row
-// is too little work to share, and an OpenMP team of two made PredictRow
-// some 30 times slower on this 2-core machine while batch prediction gained
-// about 15% (BenchmarkPredictThreads); callers that want throughput predict
-// from several goroutines instead.
+// is too little work to share. On this shared 2-core machine an OpenMP team
+// of two made PredictRow about four times slower (median 83 µs against
+// 22 µs; single runs far worse) while batch prediction gained about 6%
+// (BenchmarkPredictThreads); callers that want throughput predict from
+// several goroutines instead.
 const predictThreads = 1
 
 // Booster is a trained multi-class tree model. Predict and PredictRow may
-// be called from many goroutines at once: they use XGBoost's in-place
-// prediction, which its authors document as safe to run concurrently as
-// long as no other method of the booster runs meanwhile, and the Booster
+// be called from many goroutines at once: XGBoost documents prediction with
+// tree models as thread safe since 1.4 "but the safety is only guaranteed
+// with prediction" (doc/prediction.rst, Thread Safety), and the Booster
 // guarantees that with a read-write lock (predictions share it; Save,
 // Importance and Close hold it alone). Close frees the XGBoost objects; a
 // Booster dropped without Close is freed by the garbage collector.
@@ -156,7 +158,16 @@ func (hs *handles) release(p C.DMatrixHandle) {
 // thread-local in XGBoost: call it with the OS thread locked since the
 // failing call.
 func lastError(what string) error {
-	return fmt.Errorf("%w: %s: %s", ErrXGBoost, what, C.GoString(C.XGBGetLastError()))
+	return xgbError(what, C.GoString(C.XGBGetLastError()))
+}
+
+// xgbError wraps ErrXGBoost with an XGBoost message, less the native stack
+// trace XGBoost appends to it.
+func xgbError(what, msg string) error {
+	if i := strings.Index(msg, "Stack trace:"); i >= 0 {
+		msg = msg[:i]
+	}
+	return fmt.Errorf("%w: %s: %s", ErrXGBoost, what, strings.TrimSpace(msg))
 }
 
 // check turns a C return code into an error (see lastError).
@@ -182,8 +193,8 @@ func newBooster(h C.BoosterHandle, numClass, numFeature int) (*Booster, error) {
 	return b, nil
 }
 
-// Close frees the booster's XGBoost objects. Later calls of any method
-// return ErrClosed; closing twice is harmless.
+// Close frees the booster's XGBoost objects. Later Predict, PredictRow,
+// Save and Importance calls return ErrClosed; closing twice is harmless.
 func (b *Booster) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -281,7 +292,7 @@ func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float3
 
 	var dm C.DMatrixHandle
 	if err := check(C.XGDMatrixCreateFromMat_omp((*C.float)(unsafe.Pointer(&x[0])), C.bst_ulong(rows), C.bst_ulong(cols),
-		C.float(math.NaN()), &dm, C.int(p.NThread)), "XGDMatrixCreateFromMat"); err != nil {
+		C.float(math.NaN()), &dm, C.int(p.NThread)), "XGDMatrixCreateFromMat_omp"); err != nil {
 		return nil, err
 	}
 	defer C.XGDMatrixFree(dm)
@@ -386,10 +397,10 @@ func (b *Booster) Predict(x []float32, rows, cols int) ([]float32, error) {
 		return nil, err
 	}
 	out := make([]float32, rows*b.numClass)
-	if rows == 0 {
-		return out, nil
+	if err := b.predict(x, rows, out); err != nil {
+		return nil, err
 	}
-	return out, b.predict(x, rows, out)
+	return out, nil
 }
 
 // PredictRow writes the class probabilities of one row x (NumFeatures
@@ -418,6 +429,9 @@ func (b *Booster) predict(x []float32, rows int, out []float32) error {
 	if b.hs.booster == nil {
 		return ErrClosed
 	}
+	if rows == 0 {
+		return nil
+	}
 	proxy, err := b.hs.proxy()
 	if err != nil {
 		return err
@@ -426,7 +440,7 @@ func (b *Booster) predict(x []float32, rows int, out []float32) error {
 	if msg := C.xgbl_predict_dense(b.hs.booster, proxy, (*C.float)(unsafe.Pointer(&x[0])), C.bst_ulong(rows),
 		C.bst_ulong(b.numFeature), (*C.float)(unsafe.Pointer(&out[0])), C.bst_ulong(len(out))); msg != nil {
 		defer C.free(unsafe.Pointer(msg))
-		return fmt.Errorf("%w: predict: %s", ErrXGBoost, C.GoString(msg))
+		return xgbError("predict", C.GoString(msg))
 	}
 	return nil
 }
@@ -456,8 +470,8 @@ func (b *Booster) save(format string) ([]byte, error) {
 }
 
 // Load reads a model written by Save (or any XGBoost 1.x model buffer in
-// UBJSON or JSON) and returns it ready to predict. It refuses a model whose
-// objective is not SoftProb.
+// UBJSON or JSON) and returns it ready to predict. It refuses a model that
+// is not a tree model (gbtree) with objective SoftProb.
 func Load(buf []byte) (*Booster, error) {
 	if len(buf) == 0 {
 		return nil, fmt.Errorf("%w: empty model buffer", ErrInvalid)
@@ -494,10 +508,16 @@ func Load(buf []byte) (*Booster, error) {
 			Objective struct {
 				Name string `json:"name"`
 			} `json:"objective"`
+			GradientBooster struct {
+				Name string `json:"name"`
+			} `json:"gradient_booster"`
 		} `json:"learner"`
 	}
 	if err := json.Unmarshal(C.GoBytes(unsafe.Pointer(p), C.int(n)), &cfg); err != nil {
 		return nil, fmt.Errorf("%w: model config: %v", ErrXGBoost, err)
+	}
+	if g := cfg.Learner.GradientBooster.Name; g != "gbtree" {
+		return nil, fmt.Errorf("%w: model booster %q, want %q (trees)", ErrInvalid, g, "gbtree")
 	}
 	if cfg.Learner.Objective.Name != SoftProb {
 		return nil, fmt.Errorf("%w: model objective %q, want %q", ErrInvalid, cfg.Learner.Objective.Name, SoftProb)

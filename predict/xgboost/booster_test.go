@@ -184,7 +184,9 @@ func TestDeterministic(t *testing.T) {
 	x, y := noisyData(rows, cols, k, 2)
 	boosted := smallBoosted(k)
 	boosted.Subsample, boosted.ColsampleByNode = 0.7, 0.7 // make rounds draw
-	for name, p := range map[string]Params{"boosted": boosted, "forest": smallForest(k)} {
+	exact := smallForest(k)
+	exact.TreeMethod = Exact
+	for name, p := range map[string]Params{"boosted": boosted, "forest": smallForest(k), "forest-exact": exact} {
 		t.Run(name, func(t *testing.T) {
 			ref := save(t, train(t, x, rows, cols, y, p))
 			const parallel = 4
@@ -644,8 +646,9 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("empty buffer: %v", err)
 	}
 	_, err := Load([]byte("not a model"))
-	if !errors.Is(err, ErrXGBoost) || len(err.Error()) < len("xgboost: library error: load model: ")+10 {
-		t.Errorf("garbage buffer: %v, want ErrXGBoost with XGBoost's text", err)
+	if !errors.Is(err, ErrXGBoost) || len(err.Error()) < len("xgboost: library error: load model: ")+10 ||
+		strings.Contains(err.Error(), "Stack trace") {
+		t.Errorf("garbage buffer: %v, want ErrXGBoost with XGBoost's message and no stack trace", err)
 	}
 	x, y, rows, cols := separable()
 	js, err := train(t, x, rows, cols, y, smallBoosted(3)).save("json")
@@ -659,11 +662,51 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(softmax); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "multi:softmax") {
 		t.Errorf("softmax model: %v", err)
 	}
+	// A linear model with the same objective: XGBoost loads it, Load
+	// refuses it (one weight per feature and class, plus the biases).
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		t.Fatal(err)
+	}
+	weights := make([]float64, (cols+1)*3)
+	for i := range weights {
+		weights[i] = 0.25 // not 0: XGBoost wants JSON numbers, not integers
+	}
+	m["learner"].(map[string]any)["gradient_booster"] = map[string]any{
+		"name": "gblinear", "model": map[string]any{"weights": weights}}
+	linear, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(linear); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "gblinear") {
+		t.Errorf("gblinear model: %v", err)
+	}
 	l, err := Load(js)
 	if err != nil {
 		t.Fatalf("JSON model: %v", err)
 	}
 	l.Close()
+}
+
+// A model that found no split (every feature constant) has importance 0
+// for every feature under every kind.
+func TestImportanceNoSplit(t *testing.T) {
+	const rows, cols = 40, 3
+	x := make([]float32, rows*cols)
+	y := make([]float32, rows)
+	for i := range y {
+		y[i] = float32(i % 2)
+	}
+	b := train(t, x, rows, cols, y, smallBoosted(2))
+	for _, kind := range []string{ImportanceWeight, ImportanceGain, ImportanceTotalGain, ImportanceCover, ImportanceTotalCover} {
+		imp, err := b.Importance(kind)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if len(imp) != cols || imp[0] != 0 || imp[1] != 0 || imp[2] != 0 {
+			t.Errorf("%s: %v, want %d zeros", kind, imp, cols)
+		}
+	}
 }
 
 // A Booster dropped without Close has its XGBoost objects freed by the

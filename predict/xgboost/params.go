@@ -7,7 +7,8 @@ import (
 
 // SoftProb is the one objective the binding trains: multi-class softmax
 // with one probability per class and row, the shape Predict returns and
-// RC's scores are read from (RC §4: "a predicted value and a score").
+// RC's score is read from (RC's client returns "a predicted value and a
+// score").
 const SoftProb = "multi:softprob"
 
 // Tree methods the binding accepts. Both are deterministic for a given
@@ -41,9 +42,10 @@ const (
 	// DefaultSeed seeds both defaults.
 	DefaultSeed = 1
 	// DefaultNThread is the OpenMP threads of both defaults. It is fixed,
-	// not the machine's core count, because a trained model's bytes can
-	// depend on it (Params.NThread): the same Params give the same model on
-	// any machine.
+	// not the machine's core count, because a trained model's bytes could
+	// depend on it (Params.NThread), and it is 1 because on this shared
+	// 2-core machine two threads trained no faster and at times several
+	// times slower (BenchmarkTrain).
 	DefaultNThread = 1
 )
 
@@ -87,10 +89,13 @@ type Params struct {
 	// models.
 	Seed uint64 `json:"seed"`
 	// NThread is the number of OpenMP threads training uses, at least 1.
-	// With Hist, a model's bytes may depend on it: per-thread gradient
-	// histograms are summed in an order that follows the thread count, so
-	// floating-point sums can differ in their last bits (the package
-	// tests compare 1 and 2 threads). Prediction does not use it.
+	// With Hist a model's bytes could depend on it: each thread sums the
+	// float gradients of its share of the rows into a double-precision
+	// histogram and the shares are added up, so the order of the additions
+	// follows the thread count. Sums of floats in doubles are exact unless
+	// their magnitudes span some 29 binary orders, so in practice the model
+	// is the same (TestThreadsSameModel: 1 and 2 threads agree), but that is
+	// not a guarantee. Prediction does not use it.
 	NThread int `json:"nthread"`
 }
 
