@@ -97,14 +97,14 @@ vet: deps-build
 test: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 $(GO) test -count=1 -timeout 30m ./...
 	# the concurrent agents and concurrent XGBoost predictions again, under the race detector
-	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|^TestDeterministic$$' ./analysis/ ./analysis/replay/ ./optimizer/ ./predict/xgboost/
+	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|^TestDeterministic$$|^TestClient$$' ./analysis/ ./analysis/replay/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 	# every notebook, headless, top to bottom
 	$(MAKE) notebooks-test
 
 # Long mode: every slow check (the full real traces, longer fuzzing).
 test-long: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_LONG=1 $(GO) test -count=1 -timeout 120m ./...
-	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|^TestDeterministic$$' ./analysis/ ./analysis/replay/ ./optimizer/ ./predict/xgboost/
+	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|^TestDeterministic$$|^TestClient$$' ./analysis/ ./analysis/replay/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
