@@ -271,7 +271,16 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 	}
 	t0 := o.From
 	if math.IsInf(t0, -1) {
-		t0 = 0 // the replay's start (replay.ReplayOptions.Normalize)
+		// The first placement: a trace that begins late (the Azure V1
+		// flavor trace's dev split at 1,800,000 s) must not count the
+		// empty time before it.
+		t0 = math.Inf(1)
+		for i := range rep.Placements {
+			t0 = math.Min(t0, rep.Placements[i].T)
+		}
+		if math.IsInf(t0, 1) {
+			t0 = 0
+		}
 	}
 	res.EmptyMachinesTimeMean, res.WindowFrom, res.WindowTo = EmptyMachinesTimeMean(tr, rep.Placements, t0, o.To)
 	res.Seconds = time.Since(start).Seconds()

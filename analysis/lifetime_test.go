@@ -263,3 +263,18 @@ func TestLifetimeReplayGangBucket(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// TestLifetimeWindowStartsAtFirstPlacement: a trace that begins late (the
+// Azure V1 flavor trace's dev split starts at 1,800,000 s) must not count
+// the empty time before its first VM. One 8-core VM from 5000 s to 6000 s
+// on two machines, window to 7200 s: from 5000 s, machine B is empty
+// throughout (2200 s) and A after 6000 s (1200 s): a mean of 3400/2200
+// empty machines, not (7200 + 6200)/7200 from 0.
+func TestLifetimeWindowStartsAtFirstPlacement(t *testing.T) {
+	db := memDB(t)
+	lifeTrace(t, db, "life", []lifeVM{{"a", "c8", 5000, 6000.0}}, nil)
+	r := lifeRun(t, db, "off", nil)
+	if r.WindowFrom != 5000 || math.Abs(r.EmptyMachinesTimeMean-3400.0/2200) > 1e-9 {
+		t.Errorf("window from %v, empty machines %v: want 5000 and %v", r.WindowFrom, r.EmptyMachinesTimeMean, 3400.0/2200)
+	}
+}
