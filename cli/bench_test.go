@@ -86,3 +86,38 @@ func TestBenchAllocatorJSON(t *testing.T) {
 		}
 	}
 }
+
+// bench predict reports its three paths: every uncached request executes
+// the model (no hit), every cached one is a hit, the batch baseline covers
+// the zone's VMs; sizes out of range are refused.
+func TestBenchPredictJSON(t *testing.T) {
+	out := mustRun(t, ":memory:", "bench", "predict", "--machines", "60", "--vms", "2000", "--days", "3", "--requests", "3000", "--format", "json")
+	var r struct {
+		Model string `json:"model"`
+		Paths []struct {
+			Path     string  `json:"path"`
+			Requests int     `json:"requests"`
+			P50      float64 `json:"p50_us"`
+			P99      float64 `json:"p99_us"`
+			Hits     int64   `json:"cache_hits"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Model != "b/lifetime/xgboost" || len(r.Paths) != 3 {
+		t.Fatalf("%s", out)
+	}
+	un, ca, batch := r.Paths[0], r.Paths[1], r.Paths[2]
+	if un.Path != "uncached" || un.Hits != 0 || un.Requests != 3000 || ca.Path != "cached" || ca.Hits != 3000 || batch.Requests < 1000 {
+		t.Errorf("paths: %+v", r.Paths)
+	}
+	for _, p := range r.Paths {
+		if !(p.P50 > 0 && p.P99 >= p.P50) {
+			t.Errorf("%s: p50 %v, p99 %v", p.Path, p.P50, p.P99)
+		}
+	}
+	if _, err := run(t, ":memory:", "bench", "predict", "--requests", "0"); err == nil || !strings.Contains(err.Error(), "--requests") {
+		t.Errorf("--requests 0: %v", err)
+	}
+}
