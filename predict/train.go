@@ -67,6 +67,9 @@ func (o *TrainOptions) Validate() error {
 	if math.IsNaN(o.From) || math.IsInf(o.From, 0) {
 		return fmt.Errorf("predict: from %v: want a finite time", o.From)
 	}
+	if o.Seed > xgboost.MaxSeed {
+		return fmt.Errorf("predict: seed %d: want at most %d (XGBoost keeps 32 bits of a seed)", o.Seed, uint64(xgboost.MaxSeed))
+	}
 	for _, p := range []xgboost.Params{o.Boosted, o.Forest} {
 		if err := p.Validate(); err != nil {
 			return err

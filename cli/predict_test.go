@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// predict train, evaluate and models from the command line on a generated
+// zone: the models are stored under their names, the evaluation's JSON
+// carries Table 4's rows for the model and both baselines, the view
+// rc_table4 holds them with no paper column (the data is synthetic), and
+// out-of-range input is refused with the flag or value named.
+func TestPredictCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.duckdb")
+	mustRun(t, db, "--quiet", "generate", "--machines", "1000", "--vms", "6000", "--days", "4", "--load", "0.1", "--series", "0", "--dataset", "z")
+	out := mustRun(t, db, "--quiet", "predict", "train", "--dataset", "z", "--metric", "lifetime,deploy_vms", "--rounds", "10", "--format", "json")
+	var tr struct {
+		Models []struct {
+			Name      string `json:"name"`
+			TrainRows int    `json:"train_rows"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(out), &tr); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(tr.Models) != 2 || tr.Models[0].Name != "z/lifetime/xgboost" || tr.Models[1].Name != "z/deploy_vms/xgboost" || tr.Models[0].TrainRows < 100 {
+		t.Fatalf("%s", out)
+	}
+	if out := mustRun(t, db, "predict", "models"); !strings.Contains(out, "z/deploy_vms/xgboost") || !strings.Contains(out, "subscription") {
+		t.Errorf("models:\n%s", out)
+	}
+	out = mustRun(t, db, "--quiet", "predict", "evaluate", "--dataset", "z", "--format", "json")
+	var ev struct {
+		RunID int64 `json:"run_id"`
+		Rows  []struct {
+			Metric    string   `json:"metric"`
+			Predictor string   `json:"predictor"`
+			Accuracy  *float64 `json:"accuracy"`
+			Buckets   []struct {
+				Share *float64 `json:"share"`
+			} `json:"buckets"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &ev); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(ev.Rows) != 6 || ev.Rows[1].Predictor != "majority" || ev.Rows[2].Predictor != "history" || ev.Rows[0].Accuracy == nil || len(ev.Rows[0].Buckets) != 4 {
+		t.Fatalf("%s", out)
+	}
+	out = mustRun(t, db, "sql", "--format", "csv", "SELECT count(*), count(paper_accuracy) FROM rc_table4 WHERE dataset = 'z' AND bucket = 0")
+	if !strings.Contains(out, "6,0") {
+		t.Errorf("rc_table4 bucket-0 rows, paper values:\n%s", out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "train", "--dataset", "z", "--metric", "bogus"}, "bogus"},
+		{[]string{"predict", "train", "--dataset", "z", "--train-share", "1"}, "train-share"},
+		{[]string{"predict", "train", "--dataset", "z", "--approach", "svm"}, "svm"},
+		{[]string{"predict", "train", "--dataset", "z", "--seed", "5000000000"}, "seed"},
+		{[]string{"predict", "train", "--dataset", "nope"}, "nope"},
+		{[]string{"predict", "evaluate", "--dataset", "z", "--metric", "avg_cpu"}, "z/avg_cpu/random-forest"},
+	} {
+		if _, err := run(t, db, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error naming %s", tc.args, err, tc.want)
+		}
+	}
+}
