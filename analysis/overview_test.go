@@ -184,3 +184,56 @@ func TestOverviewEmptyDatabase(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestOverviewTable4: a stored evaluation appears as the report's Table 4
+// section; the paper's numbers stand beside a real dataset's model row
+// only (not beside a baseline's, and not for a synthetic trace); the chart
+// draws the bucket-0 rows (accuracy, P^θ, R^θ).
+func TestOverviewTable4(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	tinyDataset(t, db, "real")
+	if _, err := db.SQL().Exec(`INSERT INTO dataset (name, load_id, format, source, loaded_at, rows_read, rows_loaded, rows_rejected)
+		VALUES ('synth', 99, 'synthetic', 'generated', now(), 0, 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	for i, ds := range []string{"real", "synth"} {
+		run := int64(100 + i)
+		if _, err := db.SQL().Exec(`INSERT INTO run (run_id, engine, policy, params, seed, dataset, version, started_at, seconds, status)
+			VALUES (?, 'predict', 'table4', '{}', 0, ?, 'test', now(), 1, 'done')`, run, ds); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range [][]any{{"xgboost", 0, 0.7}, {"majority", 0, 0.3}} {
+			if _, err := db.SQL().Exec(`INSERT INTO prediction_eval (run_id, metric, predictor, bucket, vms, accuracy, p_theta, r_theta)
+				VALUES (?, 'lifetime', ?, ?, 10, ?, 0.8, 0.5)`, run, r[0], r[1], r[2]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	page, err := Overview(ctx, db, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec *report.Section
+	for i := range page.Sections {
+		if page.Sections[i].Title == "Predictions (Resource Central Table 4)" {
+			sec = &page.Sections[i]
+		}
+	}
+	if sec == nil || sec.Table == nil || sec.Chart == nil {
+		t.Fatalf("no Table 4 section: %+v", sec)
+	}
+	dc, pc, ac := col(sec.Table, "dataset"), col(sec.Table, "predictor"), col(sec.Table, "paper_accuracy")
+	withPaper := 0
+	for _, r := range sec.Table.Rows {
+		if r[ac] != nil {
+			withPaper++
+			if r[dc] != "real" || r[pc] != "xgboost" || num(r[ac]) != 0.79 {
+				t.Errorf("paper value on %v", r)
+			}
+		}
+	}
+	if len(sec.Table.Rows) != 4 || withPaper != 1 {
+		t.Errorf("%d rows, %d with the paper's accuracy: %v", len(sec.Table.Rows), withPaper, sec.Table.Rows)
+	}
+}

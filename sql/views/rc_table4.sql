@@ -50,12 +50,12 @@ WITH paper(metric, bucket, p_acc, p_share, p_precision, p_recall, p_ptheta, p_rt
 )
 SELECT x.dataset, x.metric, x.predictor, x.model, x.bucket, x.run_id, x.vms,
        x.accuracy, x.p_theta, x.r_theta, x.coverage, x.share, x.precision, x.recall,
-       CASE WHEN paper_ok THEN p.p_acc END AS paper_accuracy,
-       CASE WHEN paper_ok THEN p.p_ptheta END AS paper_p_theta,
-       CASE WHEN paper_ok THEN p.p_rtheta END AS paper_r_theta,
-       CASE WHEN paper_ok THEN p.p_share END AS paper_share,
-       CASE WHEN paper_ok THEN p.p_precision END AS paper_precision,
-       CASE WHEN paper_ok THEN p.p_recall END AS paper_recall
+       CASE WHEN paper_ok THEN p.p_acc::DOUBLE END AS paper_accuracy,
+       CASE WHEN paper_ok THEN p.p_ptheta::DOUBLE END AS paper_p_theta,
+       CASE WHEN paper_ok THEN p.p_rtheta::DOUBLE END AS paper_r_theta,
+       CASE WHEN paper_ok THEN p.p_share::DOUBLE END AS paper_share,
+       CASE WHEN paper_ok THEN p.p_precision::DOUBLE END AS paper_precision,
+       CASE WHEN paper_ok THEN p.p_recall::DOUBLE END AS paper_recall
 FROM x LEFT JOIN paper p ON p.metric = x.metric AND p.bucket = x.bucket
 ORDER BY x.dataset,
          CASE x.metric WHEN 'avg_cpu' THEN 1 WHEN 'p95_cpu' THEN 2 WHEN 'deploy_vms' THEN 3
