@@ -115,6 +115,8 @@ func TestRunsUnbounded(t *testing.T) {
 		{4, "replay", "done", false},    // no placements
 		{5, "replay", "failed", true},   // failed
 		{6, "experiment", "done", true}, // an experiment's figure named lp_*
+		{7, "replay", "done", true},     // read a load since replaced: cannot be bounded
+		{8, "replay", "done", true},     // read the dataset's current load
 	} {
 		lpRun(t, db, r.id, r.engine, "p", r.status)
 		if r.placed {
@@ -122,6 +124,13 @@ func TestRunsUnbounded(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+	if _, err := db.SQL().Exec(`INSERT INTO dataset (name, load_id, format, source, loaded_at, rows_read, rows_loaded, rows_rejected)
+		VALUES ('hand', 2, 'test', 'hand', now(), 0, 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec(`UPDATE run SET load_id = run_id - 6 WHERE run_id IN (7, 8)`); err != nil {
+		t.Fatal(err)
 	}
 	lpMetrics(t, db, 1, 0, interval(10, 5, 4, 4, 0.6, 0.75, 0.75, 1))
 	lpMetrics(t, db, 2, 0, oldBound)
@@ -139,8 +148,8 @@ func TestRunsUnbounded(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	if fmt.Sprint(ids) != "[2 6]" {
-		t.Errorf("unbounded runs %v, want [2 6]", ids)
+	if fmt.Sprint(ids) != "[2 6 8]" {
+		t.Errorf("unbounded runs %v, want [2 6 8]", ids)
 	}
 }
 
