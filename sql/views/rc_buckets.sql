@@ -5,24 +5,24 @@
 --   lifetime (completed VMs): ≤ 15 min, 15–60 min, 1–24 h, > 24 h
 --   workload class: delay-insensitive, interactive (from placelab classify)
 -- A deployment is a tenant's VMs (VMs without a tenant are deployments of
--- one). Metrics a dataset lacks give no rows. One pass over the VMs counts
+-- one). Buckets are the rc_*_bucket macros (schema 0007). Metrics a dataset lacks give no rows. One pass over the VMs counts
 -- the buckets of the per-VM metrics; deployment buckets are counted over
 -- deployments, each weighted by its VMs (no join back to the VMs).
 CREATE OR REPLACE VIEW rc_buckets AS
 WITH c1 AS (
     SELECT dataset,
-           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND (CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END) = 1) AS "avg_cpu|1",
-           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND (CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END) = 2) AS "avg_cpu|2",
-           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND (CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END) = 3) AS "avg_cpu|3",
-           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND (CASE WHEN cpu_avg <= 25 THEN 1 WHEN cpu_avg <= 50 THEN 2 WHEN cpu_avg <= 75 THEN 3 ELSE 4 END) = 4) AS "avg_cpu|4",
-           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND (CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END) = 1) AS "p95_cpu|1",
-           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND (CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END) = 2) AS "p95_cpu|2",
-           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND (CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END) = 3) AS "p95_cpu|3",
-           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND (CASE WHEN cpu_p95max <= 25 THEN 1 WHEN cpu_p95max <= 50 THEN 2 WHEN cpu_p95max <= 75 THEN 3 ELSE 4 END) = 4) AS "p95_cpu|4",
-           count(*) FILTER (WHERE end_s IS NOT NULL AND (CASE WHEN end_s - start_s <= 900 THEN 1 WHEN end_s - start_s <= 3600 THEN 2 WHEN end_s - start_s <= 86400 THEN 3 ELSE 4 END) = 1) AS "lifetime|1",
-           count(*) FILTER (WHERE end_s IS NOT NULL AND (CASE WHEN end_s - start_s <= 900 THEN 1 WHEN end_s - start_s <= 3600 THEN 2 WHEN end_s - start_s <= 86400 THEN 3 ELSE 4 END) = 2) AS "lifetime|2",
-           count(*) FILTER (WHERE end_s IS NOT NULL AND (CASE WHEN end_s - start_s <= 900 THEN 1 WHEN end_s - start_s <= 3600 THEN 2 WHEN end_s - start_s <= 86400 THEN 3 ELSE 4 END) = 3) AS "lifetime|3",
-           count(*) FILTER (WHERE end_s IS NOT NULL AND (CASE WHEN end_s - start_s <= 900 THEN 1 WHEN end_s - start_s <= 3600 THEN 2 WHEN end_s - start_s <= 86400 THEN 3 ELSE 4 END) = 4) AS "lifetime|4"
+           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND rc_util_bucket(cpu_avg) = 1) AS "avg_cpu|1",
+           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND rc_util_bucket(cpu_avg) = 2) AS "avg_cpu|2",
+           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND rc_util_bucket(cpu_avg) = 3) AS "avg_cpu|3",
+           count(*) FILTER (WHERE cpu_avg IS NOT NULL AND rc_util_bucket(cpu_avg) = 4) AS "avg_cpu|4",
+           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND rc_util_bucket(cpu_p95max) = 1) AS "p95_cpu|1",
+           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND rc_util_bucket(cpu_p95max) = 2) AS "p95_cpu|2",
+           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND rc_util_bucket(cpu_p95max) = 3) AS "p95_cpu|3",
+           count(*) FILTER (WHERE cpu_p95max IS NOT NULL AND rc_util_bucket(cpu_p95max) = 4) AS "p95_cpu|4",
+           count(*) FILTER (WHERE end_s IS NOT NULL AND rc_lifetime_bucket(end_s - start_s) = 1) AS "lifetime|1",
+           count(*) FILTER (WHERE end_s IS NOT NULL AND rc_lifetime_bucket(end_s - start_s) = 2) AS "lifetime|2",
+           count(*) FILTER (WHERE end_s IS NOT NULL AND rc_lifetime_bucket(end_s - start_s) = 3) AS "lifetime|3",
+           count(*) FILTER (WHERE end_s IS NOT NULL AND rc_lifetime_bucket(end_s - start_s) = 4) AS "lifetime|4"
     FROM vm GROUP BY dataset
 ), dep AS (
     SELECT v.dataset, v.tenant, count(*) AS vms, sum(t.cores) AS cores
@@ -34,14 +34,14 @@ WITH c1 AS (
     WHERE v.tenant IS NULL
 ), c2 AS (
     SELECT dataset,
-           sum(vms) FILTER (WHERE true AND (CASE WHEN vms <= 1 THEN 1 WHEN vms <= 10 THEN 2 WHEN vms <= 100 THEN 3 ELSE 4 END) = 1) AS "deploy_vms|1",
-           sum(vms) FILTER (WHERE true AND (CASE WHEN vms <= 1 THEN 1 WHEN vms <= 10 THEN 2 WHEN vms <= 100 THEN 3 ELSE 4 END) = 2) AS "deploy_vms|2",
-           sum(vms) FILTER (WHERE true AND (CASE WHEN vms <= 1 THEN 1 WHEN vms <= 10 THEN 2 WHEN vms <= 100 THEN 3 ELSE 4 END) = 3) AS "deploy_vms|3",
-           sum(vms) FILTER (WHERE true AND (CASE WHEN vms <= 1 THEN 1 WHEN vms <= 10 THEN 2 WHEN vms <= 100 THEN 3 ELSE 4 END) = 4) AS "deploy_vms|4",
-           sum(vms) FILTER (WHERE cores IS NOT NULL AND (CASE WHEN cores <= 1 THEN 1 WHEN cores <= 10 THEN 2 WHEN cores <= 100 THEN 3 ELSE 4 END) = 1) AS "deploy_cores|1",
-           sum(vms) FILTER (WHERE cores IS NOT NULL AND (CASE WHEN cores <= 1 THEN 1 WHEN cores <= 10 THEN 2 WHEN cores <= 100 THEN 3 ELSE 4 END) = 2) AS "deploy_cores|2",
-           sum(vms) FILTER (WHERE cores IS NOT NULL AND (CASE WHEN cores <= 1 THEN 1 WHEN cores <= 10 THEN 2 WHEN cores <= 100 THEN 3 ELSE 4 END) = 3) AS "deploy_cores|3",
-           sum(vms) FILTER (WHERE cores IS NOT NULL AND (CASE WHEN cores <= 1 THEN 1 WHEN cores <= 10 THEN 2 WHEN cores <= 100 THEN 3 ELSE 4 END) = 4) AS "deploy_cores|4"
+           sum(vms) FILTER (WHERE true AND rc_size_bucket(vms) = 1) AS "deploy_vms|1",
+           sum(vms) FILTER (WHERE true AND rc_size_bucket(vms) = 2) AS "deploy_vms|2",
+           sum(vms) FILTER (WHERE true AND rc_size_bucket(vms) = 3) AS "deploy_vms|3",
+           sum(vms) FILTER (WHERE true AND rc_size_bucket(vms) = 4) AS "deploy_vms|4",
+           sum(vms) FILTER (WHERE cores IS NOT NULL AND rc_size_bucket(cores) = 1) AS "deploy_cores|1",
+           sum(vms) FILTER (WHERE cores IS NOT NULL AND rc_size_bucket(cores) = 2) AS "deploy_cores|2",
+           sum(vms) FILTER (WHERE cores IS NOT NULL AND rc_size_bucket(cores) = 3) AS "deploy_cores|3",
+           sum(vms) FILTER (WHERE cores IS NOT NULL AND rc_size_bucket(cores) = 4) AS "deploy_cores|4"
     FROM dep GROUP BY dataset
 ), b AS (
     SELECT dataset, split_part(key, '|', 1) AS metric, split_part(key, '|', 2)::INTEGER AS bucket, vms
