@@ -70,12 +70,13 @@ func (m *Model) PredictRows(x []float32, rows int) ([]Prediction, error) {
 	if err != nil {
 		return nil, fmt.Errorf("predict: model %s: %w", m.Name, err)
 	}
-	return argmax(probs, rows, m.Classes), nil
+	return Argmax(probs, rows, m.Classes), nil
 }
 
-// argmax turns rows × k class probabilities into predictions (ties go to
-// the lower bucket).
-func argmax(probs []float32, rows, k int) []Prediction {
+// Argmax turns rows × k class probabilities into predictions: each row's
+// top bucket and its probability as the score (ties go to the lower
+// bucket).
+func Argmax(probs []float32, rows, k int) []Prediction {
 	out := make([]Prediction, rows)
 	for r := 0; r < rows; r++ {
 		p := probs[r*k : (r+1)*k]

@@ -87,6 +87,7 @@ type Client struct {
 	mu       sync.RWMutex
 	models   map[string]*predict.Model
 	features map[string]*featureData // by dataset
+	cols     map[string][]int        // by model: its features' columns in the feature data
 	results  sync.Map                // uint64 → Result
 
 	requests, hits, executions, none atomic.Int64
@@ -115,6 +116,7 @@ func (c *Client) Initialize(ctx context.Context) error {
 	}
 	models := map[string]*predict.Model{}
 	features := map[string]*featureData{}
+	cols := map[string][]int{}
 	fail := func(err error) error {
 		for _, m := range models {
 			m.Close()
@@ -141,10 +143,18 @@ func (c *Client) Initialize(ctx context.Context) error {
 			}
 			features[m.Dataset] = fd
 		}
+		f := features[m.Dataset].frame
+		for _, name := range m.Features.Columns {
+			j := f.Col(name)
+			if j < 0 {
+				return fail(fmt.Errorf("client: model %s reads %q, absent from its feature data (train it again)", m.Name, name))
+			}
+			cols[m.Name] = append(cols[m.Name], j)
+		}
 	}
 	c.mu.Lock()
 	old := c.models
-	c.models, c.features = models, features
+	c.models, c.features, c.cols = models, features, cols
 	c.results.Clear()
 	c.mu.Unlock()
 	for _, m := range old {
@@ -173,7 +183,7 @@ func (c *Client) Close() {
 	for _, m := range c.models {
 		m.Close()
 	}
-	c.models, c.features = nil, nil
+	c.models, c.features, c.cols = nil, nil, nil
 }
 
 // AvailableModels lists the cached models' names (Table 2's
@@ -211,8 +221,9 @@ func (c *Client) Predict(model string, in Input) (Result, error) {
 	c.requests.Add(1)
 	m := c.models[model]
 	var fd *featureData
+	var idx []int
 	if m != nil {
-		fd = c.features[m.Dataset]
+		fd, idx = c.features[m.Dataset], c.cols[model]
 	}
 	c.mu.RUnlock()
 	if m == nil {
@@ -227,13 +238,9 @@ func (c *Client) Predict(model string, in Input) (Result, error) {
 			return Result{Reason: fmt.Sprintf("no feature data for vm %d", in.VM)}, nil
 		}
 		x = make([]float32, cols)
-		f := fd.frame
-		for i, name := range m.Features.Columns {
-			j := f.Col(name)
-			if j < 0 {
-				return Result{}, fmt.Errorf("client: model %s reads %q, absent from its feature data", model, name)
-			}
-			x[i] = f.X[r*f.Cols()+j]
+		row := fd.frame.X[r*fd.frame.Cols():]
+		for i, j := range idx {
+			x[i] = row[j]
 		}
 	} else if len(x) != cols {
 		return Result{}, fmt.Errorf("client: model %s takes %d features, got %d", model, cols, len(x))
@@ -256,13 +263,8 @@ func (c *Client) Predict(model string, in Input) (Result, error) {
 		return Result{}, fmt.Errorf("client: model %s: %w", model, err)
 	}
 	c.executions.Add(1)
-	best := 0
-	for k := 1; k < len(probs); k++ {
-		if probs[k] > probs[best] {
-			best = k
-		}
-	}
-	res := Result{Bucket: int8(best + 1), Score: float64(probs[best])}
+	top := predict.Argmax(probs, 1, m.Classes)[0]
+	res := Result{Bucket: top.Bucket, Score: top.Score}
 	res.OK = res.Score >= c.opts.Theta
 	if !res.OK {
 		res.Reason = fmt.Sprintf("score %.2f under θ %.2f", res.Score, c.opts.Theta)
