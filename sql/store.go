@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -53,13 +54,45 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return open(ctx, path, 0)
 }
 
-// open migrates up to version upTo (0: latest); views are installed only
-// at the latest version.
-func open(ctx context.Context, path string, upTo int) (*DB, error) {
-	dsn := path
-	if path == ":memory:" {
-		dsn = ""
+// ErrReadOnlyStale is returned by OpenReadOnly for a database whose schema
+// or views are older than this build (a read-only open cannot migrate).
+var ErrReadOnlyStale = errors.New("store: database needs a migration")
+
+// OpenReadOnly opens an existing database file without writing to it, so
+// that many processes can read it at once (DuckDB allows any number of
+// read-only processes, or one writer). The file must exist and be at this
+// build's schema version: open it once read-write (any placelab command)
+// to migrate it first.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	if path == "" || path == ":memory:" {
+		return nil, fmt.Errorf("store: open read-only: an in-memory database cannot be shared; give a file")
 	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("store: open read-only %s: %w", path, err)
+	}
+	db, err := connect(ctx, path, path+"?access_mode=read_only")
+	if err != nil {
+		return nil, err
+	}
+	v, err := db.SchemaVersion(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open read-only %s: %w", path, err)
+	}
+	if v > LatestVersion() {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s has schema version %d, this build knows %d", ErrNewerSchema, path, v, LatestVersion())
+	}
+	if v < LatestVersion() {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s has schema version %d, this build %d: run any placelab command on it once (placelab --db %s sql --view dataset_summary) to migrate it",
+			ErrReadOnlyStale, path, v, LatestVersion(), path)
+	}
+	return db, nil
+}
+
+// connect opens a connector on dsn with the session settings.
+func connect(ctx context.Context, path, dsn string) (*DB, error) {
 	connector, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
 		for _, s := range connSettings {
 			if _, err := ex.ExecContext(ctx, s, nil); err != nil {
@@ -71,7 +104,20 @@ func open(ctx context.Context, path string, upTo int) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db := &DB{sql: sql.OpenDB(connector), connector: connector, path: path}
+	return &DB{sql: sql.OpenDB(connector), connector: connector, path: path}, nil
+}
+
+// open migrates up to version upTo (0: latest); views are installed only
+// at the latest version.
+func open(ctx context.Context, path string, upTo int) (*DB, error) {
+	dsn := path
+	if path == ":memory:" {
+		dsn = ""
+	}
+	db, err := connect(ctx, path, dsn)
+	if err != nil {
+		return nil, err
+	}
 	if err := db.Migrate(ctx, upTo); err != nil {
 		db.Close()
 		return nil, err

@@ -37,6 +37,11 @@ type Experiment struct {
 	// Run computes one point's figures. db is the user's database (some
 	// experiments read loaded datasets); scratch work goes elsewhere.
 	Run func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error)
+	// Timings names the figures that are wall-clock measurements (latency,
+	// throughput in real time, memory): they differ from run to run, and
+	// under placelab experiment --jobs the points of an experiment that has
+	// any run alone on the machine, so no other point shares its cores.
+	Timings []string
 	// Paper holds the published numbers the report sets beside ours: only
 	// numbers the paper prints, for figures ours computes as the paper
 	// defines them (shares, rates, ratios; never an absolute count from the
@@ -128,9 +133,55 @@ type Options struct {
 	// Shard and Shards: run the points whose index ≡ Shard (mod Shards);
 	// Shards 0 or 1 runs all.
 	Shard, Shards int
+	// Points, when set, runs exactly these point indices (in this order)
+	// instead of a shard: the points --jobs hands to a worker.
+	Points []int
+	// Out is where the runs are written (nil: the database the experiment
+	// reads). A shard reads the user's database read-only and writes to a
+	// scratch one, which it exports to Parquet.
+	Out *store.DB
 	// Version is recorded with each run.
 	Version  string
 	Progress func(done, total int64)
+}
+
+// Timed reports whether the experiment measures wall-clock figures.
+func (e *Experiment) Timed() bool { return len(e.Timings) > 0 }
+
+// IsTiming reports whether metric is one of e's wall-clock figures.
+func (e *Experiment) IsTiming(metric string) bool {
+	for _, t := range e.Timings {
+		if t == metric {
+			return true
+		}
+	}
+	return false
+}
+
+// Select returns the points of e's grid that o runs: o.Points when set
+// (an error names an index outside the grid), else the shard's.
+func (e *Experiment) Select(o Options) ([]Point, error) {
+	all := e.Points(o.Quick)
+	if o.Points != nil {
+		var pts []Point
+		for _, i := range o.Points {
+			if i < 0 || i >= len(all) {
+				return nil, fmt.Errorf("experiments: %s has no point %d (its %s grid has %d)", e.Name, i, GridOf(o.Quick), len(all))
+			}
+			pts = append(pts, all[i])
+		}
+		return pts, nil
+	}
+	if o.Shards > 1 && (o.Shard < 0 || o.Shard >= o.Shards) {
+		return nil, fmt.Errorf("experiments: shard %d of %d: want 0 ≤ shard < shards", o.Shard, o.Shards)
+	}
+	var pts []Point
+	for _, p := range all {
+		if o.Shards <= 1 || p.Index%o.Shards == o.Shard {
+			pts = append(pts, p)
+		}
+	}
+	return pts, nil
 }
 
 // Outcome is what Run did.
@@ -139,21 +190,20 @@ type Outcome struct {
 	Grid       Grid    `json:"grid"`
 	Points     int     `json:"points"`
 	Runs       []int64 `json:"run_ids"`
-	Seconds    float64 `json:"seconds"`
+	// Seconds is the time of the points: with Jobs > 1 their sum over the
+	// workers, and WallSeconds the whole pool's wall clock.
+	Seconds     float64 `json:"seconds"`
+	Jobs        int     `json:"jobs"`
+	WallSeconds float64 `json:"wall_seconds,omitempty"`
 }
 
 // Run runs an experiment's grid, or one shard of it, and stores each point
 // as a run.
 func Run(ctx context.Context, db *store.DB, e *Experiment, o Options) (*Outcome, error) {
 	start := time.Now()
-	if o.Shards > 1 && (o.Shard < 0 || o.Shard >= o.Shards) {
-		return nil, fmt.Errorf("experiments: shard %d of %d: want 0 ≤ shard < shards", o.Shard, o.Shards)
-	}
-	var pts []Point
-	for _, p := range e.Points(o.Quick) {
-		if o.Shards <= 1 || p.Index%o.Shards == o.Shard {
-			pts = append(pts, p)
-		}
+	pts, err := e.Select(o)
+	if err != nil {
+		return nil, err
 	}
 	out := &Outcome{Experiment: e.Name, Grid: GridOf(o.Quick), Points: len(pts)}
 	for i, p := range pts {
@@ -168,6 +218,9 @@ func Run(ctx context.Context, db *store.DB, e *Experiment, o Options) (*Outcome,
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s point %d %v: %w", e.Name, p.Index, p.Params, err)
 		}
+		if len(figs) == 0 {
+			return nil, fmt.Errorf("experiments: %s point %d %v: no figures", e.Name, p.Index, p.Params)
+		}
 		params := map[string]any{paramPoint: p.Index, paramGrid: string(out.Grid)}
 		for k, v := range p.Params {
 			if _, ok := params[k]; ok {
@@ -175,7 +228,11 @@ func Run(ctx context.Context, db *store.DB, e *Experiment, o Options) (*Outcome,
 			}
 			params[k] = v
 		}
-		id, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "experiment", Policy: e.Name, Version: o.Version,
+		w := o.Out
+		if w == nil {
+			w = db
+		}
+		id, err := analysis.WriteFigures(ctx, w, analysis.RunMeta{Engine: "experiment", Policy: e.Name, Version: o.Version,
 			Seed: p.Seed, Params: params, Started: t0}, time.Since(t0).Seconds(), figs)
 		if err != nil {
 			return nil, err

@@ -75,6 +75,8 @@ func init() {
 			}
 			return grid([]axis{{"machines", vals(1000, 5000, 10000, 30000)}}, []uint64{1})
 		},
+		Timings: []string{"latency_p50_us", "latency_p99_us", "nocache_latency_p50_us", "nocache_latency_p99_us",
+			"cost_per_placement_us", "nocache_cost_per_placement_us", "cache_speedup_x", "memory_mb"},
 		Run: func(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			// Cache on and off on the same requests, one rep per seed; the
 			// latencies are decision-only (as Figs 11–12 plot), the cost

@@ -60,7 +60,8 @@ func init() {
 	register(&Experiment{
 		Name: "characterize", Title: "Workload characterization of every loaded dataset",
 		Reproduces: "Protean §2, Resource Central §3", FullTime: "seconds per million VMs",
-		Points: func(bool) []Point { return []Point{{Index: 0, Params: map[string]any{}, Seed: 0}} },
+		Points:  func(bool) []Point { return []Point{{Index: 0, Params: map[string]any{}, Seed: 0}} },
+		Timings: []string{"seconds_s"},
 		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			t0 := time.Now()
 			_, results, err := analysis.Characterize(ctx, db, "", nil)

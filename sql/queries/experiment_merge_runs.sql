@@ -1,5 +1,5 @@
 -- experiment_merge_runs: the distinct points of an exported shard file
 -- (experiment_shard_file is a temporary table read from Parquet).
-SELECT DISTINCT experiment, point, params, seed, version, started_at, seconds
+SELECT DISTINCT experiment, grid, point, params, seed, version, started_at, seconds, grid_points, shard, sweep
 FROM experiment_shard_file
-ORDER BY experiment, point, seed;
+ORDER BY experiment, grid, point, seed;
