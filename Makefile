@@ -15,9 +15,10 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 # Debian packages: COIN-OR Clp and CBC (and pkg-config to find them) for the LP
 # bound and the exact packings, which every build links (g++ compiles
-# optimizer/cbc's event handler); headless Chromium checks the HTML report in tests.
+# optimizer/cbc's event handler); headless Chromium checks the HTML report in tests;
+# Slurm and munge run a one-node cluster in the tests (placelab experiment --slurm).
 APT_BUILD_PKGS := pkg-config g++ coinor-libclp-dev coinor-libcbc-dev libxgboost-dev
-APT_TEST_PKGS  := chromium
+APT_TEST_PKGS  := chromium slurm-wlm munge
 # Jupyter from Debian for the notebooks (GoNB, the Go kernel, is built from tools/go.mod).
 APT_NB_PKGS    := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client
 
@@ -94,8 +95,12 @@ vet: deps-build
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# The Slurm test starts munged, slurmctld and slurmd, which needs root: it is
+# required when make test runs as root and skipped (saying why) otherwise.
+REQUIRE_SLURM := $(shell [ "$$(id -u)" = 0 ] && echo 1)
+
 test: deps-test vet
-	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 $(GO) test -count=1 -timeout 30m ./...
+	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) $(GO) test -count=1 -timeout 30m ./...
 	# the concurrent agents and concurrent XGBoost predictions again, under the race detector
 	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|^TestDeterministic$$|^TestClient$$' ./analysis/ ./analysis/replay/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 	# every notebook, headless, top to bottom
@@ -103,7 +108,7 @@ test: deps-test vet
 
 # Long mode: every slow check (the full real traces, longer fuzzing).
 test-long: deps-test vet
-	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_LONG=1 $(GO) test -count=1 -timeout 120m ./...
+	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) PLACELAB_LONG=1 $(GO) test -count=1 -timeout 120m ./...
 	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|^TestDeterministic$$|^TestClient$$' ./analysis/ ./analysis/replay/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 
 bench: build
