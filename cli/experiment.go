@@ -444,6 +444,12 @@ func experimentSweep(c *cli.Context, exps []*experiments.Experiment, quick bool)
 	if dir == "" {
 		return errors.New("--slurm and --k8s need --out DIR, the folder of the job scripts and the shards")
 	}
+	if c.Bool("k8s") && c.String("image") == "" {
+		return errors.New("--k8s needs --image: a container image that holds placelab")
+	}
+	if c.Bool("k8s") && c.String("pvc") == "" {
+		return errors.New("--k8s needs --pvc: the PersistentVolumeClaim that holds the database and the shards")
+	}
 	sw, err := experiments.PlanSweep(exps, quick, 0)
 	if err != nil {
 		return err
