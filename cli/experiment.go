@@ -249,7 +249,8 @@ func experimentShard(c *cli.Context, exps []*experiments.Experiment, quick bool)
 	var outs []written
 	for _, e := range exps {
 		bar := newProgress(fmt.Sprintf("experiment %s shard %d/%d", e.Name, i, n), "points", c.Bool("quiet"))
-		o, err := experiments.Run(c.Context, db, e, experiments.Options{Quick: quick, Shard: i, Shards: n, Out: scratch, Version: version, Progress: bar.Update})
+		o, err := experiments.Run(c.Context, db, e, experiments.Options{Quick: quick, Shard: i, Shards: n, Out: scratch, Version: version, Progress: bar.Update,
+			Placements: filepath.Join(dir, experiments.PlacementsDir)})
 		bar.Done()
 		if err != nil {
 			return err

@@ -161,7 +161,9 @@ func TestExperimentShardsMerge(t *testing.T) {
 	}
 }
 
-func experimentsShardFile(dir, name string, i, n int) string { return experiments.ShardFile(dir, name, i, n) }
+func experimentsShardFile(dir, name string, i, n int) string {
+	return experiments.ShardFile(dir, name, i, n)
+}
 
 // TestExperimentJobsEqualSequential runs four quick grids (one of them
 // timed) with --jobs 1 in this process and with --jobs 2 in two worker

@@ -7,8 +7,11 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"placelab/analysis/replay"
 	"strings"
 	"time"
@@ -140,6 +143,11 @@ type Options struct {
 	// reads). A shard reads the user's database read-only and writes to a
 	// scratch one, which it exports to Parquet.
 	Out *store.DB
+	// Placements, when set, is a folder that receives the placements of
+	// the replays inside each point (those an experiment stores, see
+	// storedReplay) as NAME-point-P.parquet, with the point's parameters on
+	// every row.
+	Placements string
 	// Version is recorded with each run.
 	Version  string
 	Progress func(done, total int64)
@@ -214,7 +222,8 @@ func Run(ctx context.Context, db *store.DB, e *Experiment, o Options) (*Outcome,
 			o.Progress(int64(i), int64(len(pts)))
 		}
 		t0 := time.Now()
-		figs, err := e.Run(ctx, db, p, o.Quick)
+		var replays []storedRun
+		figs, err := e.Run(context.WithValue(ctx, replaysKey{}, &replays), db, p, o.Quick)
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s point %d %v: %w", e.Name, p.Index, p.Params, err)
 		}
@@ -238,12 +247,71 @@ func Run(ctx context.Context, db *store.DB, e *Experiment, o Options) (*Outcome,
 			return nil, err
 		}
 		out.Runs = append(out.Runs, id)
+		if o.Placements != "" && len(replays) > 0 {
+			if err := exportPlacements(ctx, e, p, params, o, replays); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if o.Progress != nil {
 		o.Progress(int64(len(pts)), int64(len(pts)))
 	}
 	out.Seconds = time.Since(start).Seconds()
 	return out, nil
+}
+
+// PlacementsDir is the subfolder of a shard folder that holds the
+// placements of the replays inside grid points (placelab merge reads only
+// the figures, DIR/*.parquet).
+const PlacementsDir = "placements"
+
+// storedRun is a replay a grid point stored in a scratch database.
+type storedRun struct {
+	db    *store.DB
+	runID int64
+}
+
+type replaysKey struct{}
+
+// storedReplay notes that the point running under ctx stored the
+// placements of run runID in db, so that they can be exported with the
+// point's figures.
+func storedReplay(ctx context.Context, db *store.DB, runID int64) {
+	if r, ok := ctx.Value(replaysKey{}).(*[]storedRun); ok {
+		*r = append(*r, storedRun{db, runID})
+	}
+}
+
+// exportPlacements writes the placements of a point's stored replays to
+// o.Placements/NAME-point-P.parquet (one file per point; a point with
+// several replays gets -2, -3, ...).
+func exportPlacements(ctx context.Context, e *Experiment, p Point, params map[string]any, o Options, runs []storedRun) error {
+	if err := os.MkdirAll(o.Placements, 0o755); err != nil {
+		return err
+	}
+	pj, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	for i, r := range runs {
+		name := fmt.Sprintf("%s-point-%d.parquet", e.Name, p.Index)
+		if i > 0 {
+			name = fmt.Sprintf("%s-point-%d-%d.parquet", e.Name, p.Index, i+1)
+		}
+		file := filepath.Join(o.Placements, name)
+		if _, err := r.db.SQL().ExecContext(ctx, store.MustQuery("experiment_placements"), r.runID, e.Name, p.Index, string(pj), p.Seed, o.Version); err != nil {
+			return fmt.Errorf("experiments: placements of %s point %d: %w", e.Name, p.Index, err)
+		}
+		tmp := file + ".partial"
+		if _, err := r.db.SQL().ExecContext(ctx, "COPY experiment_placements TO "+quote(tmp)+" (FORMAT parquet)"); err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("experiments: placements to %s: %w", file, err)
+		}
+		if err := os.Rename(tmp, file); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // grid builds points from named axes (the last axis varies fastest) and

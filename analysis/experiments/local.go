@@ -70,7 +70,8 @@ func Worker(ctx context.Context, db *store.DB, o WorkerOptions, in io.Reader, ou
 		e, err := Lookup(t.Experiment)
 		if err == nil {
 			var oc *Outcome
-			oc, err = Run(ctx, db, e, Options{Quick: o.Quick, Points: []int{t.Point}, Out: scratch, Version: o.Version})
+			oc, err = Run(ctx, db, e, Options{Quick: o.Quick, Points: []int{t.Point}, Out: scratch, Version: o.Version,
+				Placements: filepath.Join(o.Dir, PlacementsDir)})
 			if err == nil {
 				if outcomes[e.Name] == nil {
 					outcomes[e.Name] = &Outcome{Experiment: e.Name, Grid: GridOf(o.Quick)}

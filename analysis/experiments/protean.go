@@ -138,6 +138,7 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay
 	if err != nil {
 		return nil, err
 	}
+	storedReplay(ctx, zdb, res.Summary.RunID)
 	lo := analysis.DefaultLPBoundOptions()
 	lo.Every, lo.Packings, lo.Solve.TimeLimit = lpEvery(quick), analysis.PackingsNone, lpTimeLimit(quick)
 	lp, err := analysis.LPBoundRun(ctx, zdb, res.Summary.RunID, lo)

@@ -137,7 +137,9 @@ func TestGridKindLegacyRuns(t *testing.T) {
 // stores itself would be overwritten, so Run refuses it.
 func TestRunRefusesReservedParameter(t *testing.T) {
 	e := &Experiment{Name: "test-reserved", Points: func(bool) []Point { return []Point{{Params: map[string]any{"grid": "x"}}} },
-		Run: func(context.Context, *store.DB, Point, bool) ([]replay.MetricRow, error) { return []replay.MetricRow{fig("x", 1)}, nil }}
+		Run: func(context.Context, *store.DB, Point, bool) ([]replay.MetricRow, error) {
+			return []replay.MetricRow{fig("x", 1)}, nil
+		}}
 	if _, err := Run(context.Background(), memDB(t), e, Options{}); err == nil || !strings.Contains(err.Error(), `"grid" is reserved`) {
 		t.Errorf("err = %v", err)
 	}

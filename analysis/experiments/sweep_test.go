@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/analysis"
+	"placelab/analysis/replay"
+	store "placelab/sql"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -193,5 +197,49 @@ func TestPoolWorkerDies(t *testing.T) {
 	}
 	if err := RunPool(context.Background(), lookup(t, "paragon"), PoolOptions{Jobs: 0}); err == nil {
 		t.Error("--jobs 0 accepted")
+	}
+}
+
+// TestPlacementsExported: a point that stores a replay (as buckets does)
+// has its placements written to Parquet with the point's parameters; the
+// file holds exactly the run's placement rows, each with its VM's type.
+func TestPlacementsExported(t *testing.T) {
+	ctx := context.Background()
+	cfg := zoneConfig(true, 7)
+	cfg.Machines, cfg.VMs, cfg.Days = 60, 600, 1
+	var zdb *store.DB
+	var runID int64
+	e := &Experiment{Name: "test-placements", Points: func(bool) []Point { return []Point{{Index: 0, Params: map[string]any{"k": 3}, Seed: 7}} },
+		Run: func(ctx context.Context, _ *store.DB, p Point, _ bool) ([]replay.MetricRow, error) {
+			var err error
+			if zdb, err = scratchZone(ctx, cfg); err != nil {
+				return nil, err
+			}
+			res, err := analysis.Run(ctx, zdb, analysis.DefaultSpec("zone"), analysis.RunOptions{Version: "test"})
+			if err != nil {
+				return nil, err
+			}
+			runID = res.Summary.RunID
+			storedReplay(ctx, zdb, runID)
+			return []replay.MetricRow{fig("x", 1)}, nil
+		}}
+	dir := t.TempDir()
+	if _, err := Run(ctx, memDB(t), e, Options{Quick: true, Placements: dir, Version: "v"}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "test-placements-point-0.parquet")
+	var n, typed, stored int
+	var params string
+	if err := zdb.SQL().QueryRowContext(ctx, "SELECT count(*), count(vm_type), any_value(params) FROM read_parquet("+quote(file)+") WHERE point = 0 AND experiment = 'test-placements' AND version = 'v'").Scan(&n, &typed, &params); err != nil {
+		t.Fatal(err)
+	}
+	if err := zdb.SQL().QueryRowContext(ctx, "SELECT count(*) FROM placement WHERE run_id = ?", runID).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || n != stored || typed != n || !strings.Contains(params, `"k":3`) || !strings.Contains(params, `"point":0`) {
+		t.Errorf("exported %d placements (%d typed, params %s), the run stored %d", n, typed, params, stored)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.partial")); len(left) > 0 {
+		t.Errorf("left behind %v", left)
 	}
 }
