@@ -302,12 +302,7 @@ func exportPlacements(ctx context.Context, e *Experiment, p Point, params map[st
 		if _, err := r.db.SQL().ExecContext(ctx, store.MustQuery("experiment_placements"), r.runID, e.Name, p.Index, string(pj), p.Seed, o.Version); err != nil {
 			return fmt.Errorf("experiments: placements of %s point %d: %w", e.Name, p.Index, err)
 		}
-		tmp := file + ".partial"
-		if _, err := r.db.SQL().ExecContext(ctx, "COPY experiment_placements TO "+quote(tmp)+" (FORMAT parquet)"); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("experiments: placements to %s: %w", file, err)
-		}
-		if err := os.Rename(tmp, file); err != nil {
+		if err := copyParquet(ctx, r.db, "experiment_placements", file); err != nil {
 			return err
 		}
 	}

@@ -57,8 +57,14 @@ func ExportShard(ctx context.Context, db *store.DB, e *Experiment, o *Outcome, g
 	if _, err := db.SQL().ExecContext(ctx, store.MustQuery("experiment_shard"), first, last, e.Name, gridPoints, label, strings.Join(sweep, ",")); err != nil {
 		return fmt.Errorf("experiments: export: %w", err)
 	}
+	return copyParquet(ctx, db, "experiment_shard", file)
+}
+
+// copyParquet writes a (temporary) table of db to a Parquet file beside
+// file's name, then renames it: the file appears whole or not at all.
+func copyParquet(ctx context.Context, db *store.DB, table, file string) error {
 	tmp := file + ".partial"
-	if _, err := db.SQL().ExecContext(ctx, "COPY experiment_shard TO "+quote(tmp)+" (FORMAT parquet)"); err != nil {
+	if _, err := db.SQL().ExecContext(ctx, "COPY "+table+" TO "+quote(tmp)+" (FORMAT parquet)"); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("experiments: export to %s: %w", file, err)
 	}
