@@ -18,7 +18,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 # optimizer/cbc's event handler); headless Chromium checks the HTML report in tests;
 # Slurm and munge run a one-node cluster in the tests (placelab experiment --slurm).
 APT_BUILD_PKGS := pkg-config g++ coinor-libclp-dev coinor-libcbc-dev libxgboost-dev
-APT_TEST_PKGS  := chromium slurm-wlm munge
+APT_TEST_PKGS  := chromium libjs-requirejs slurm-wlm munge
 # Jupyter from Debian for the notebooks (GoNB, the Go kernel, is built from tools/go.mod).
 APT_NB_PKGS    := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // ErrNoBrowser is returned when no headless Chromium is installed.
@@ -76,4 +77,64 @@ func Check(ctx context.Context, page string) (*CheckResult, error) {
 	}
 	res.DOM = string(out)
 	return &res, nil
+}
+
+// notebookCheckHead and notebookCheckTail make a page of notebook
+// fragments (an nbconvert HTML export) report on itself like placelab's
+// own pages: console errors from the first script on, then, after the
+// charts had time to load, every .placelab-chart's non-blank canvas
+// pixels (0 when it drew no canvas).
+const notebookCheckHead = `<script>
+window.placelabErrors = [];
+(function () {
+  var orig = console.error;
+  console.error = function () { window.placelabErrors.push([].join.call(arguments, ' ')); orig.apply(console, arguments); };
+  window.addEventListener('error', function (e) { window.placelabErrors.push(String(e.message || e.type) + (e.filename ? ' (' + e.filename + ')' : '')); }, true);
+})();
+</script>
+`
+
+const notebookCheckTail = `<script>
+setTimeout(function () {
+  var check = { charts: 0, rendered: 0, errors: window.placelabErrors, canvases: [] };
+  document.querySelectorAll('.placelab-chart').forEach(function (el) {
+    check.charts++;
+    var cv = el.querySelector('canvas'), n = 0;
+    if (cv) {
+      check.rendered++;
+      var d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+      for (var i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
+    }
+    check.canvases.push(n);
+  });
+  var pre = document.createElement('pre'); pre.id = 'selfcheck';
+  pre.textContent = JSON.stringify(check); document.body.appendChild(pre);
+}, 4000);
+</script>
+`
+
+// CheckNotebookPage loads an HTML page of notebook fragments (such as
+// jupyter nbconvert --to html writes) in headless Chromium and reports its
+// charts: how many, which drew a canvas, their non-blank pixels and the
+// console's errors. The page is checked as a copy beside it, with the
+// self-check scripts added, so relative paths (placelab-assets/) resolve
+// as they do for the page itself.
+func CheckNotebookPage(ctx context.Context, page string) (*CheckResult, error) {
+	b, err := os.ReadFile(page)
+	if err != nil {
+		return nil, err
+	}
+	s := string(b)
+	i := strings.Index(s, "<head>")
+	j := strings.LastIndex(s, "</body>")
+	if i < 0 || j < 0 {
+		return nil, fmt.Errorf("report: %s: no <head> or </body>", page)
+	}
+	s = s[:i+6] + notebookCheckHead + s[i+6:j] + notebookCheckTail + s[j:]
+	cp := strings.TrimSuffix(page, ".html") + ".selfcheck.html"
+	if err := os.WriteFile(cp, []byte(s), 0o644); err != nil {
+		return nil, err
+	}
+	defer os.Remove(cp)
+	return Check(ctx, cp)
 }

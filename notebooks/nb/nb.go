@@ -1,0 +1,309 @@
+// Package nb is placelab's notebook API: one line per idea in a Jupyter
+// cell on the GoNB kernel. It opens the database, loads the datasets a
+// notebook needs, runs specs through the run pipeline, and shows views,
+// runs and report sections as tables and charts (the same sections, with
+// the papers' numbers beside ours, that placelab report writes).
+//
+// A failure is shown as the cell's error (one line on stderr, the cell
+// stops) rather than a panic's stack. The first cell of a notebook sets
+// Display to GoNB's gonbui.DisplayHTML.
+package nb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"placelab/analysis"
+	"placelab/analysis/replay"
+	"placelab/analysis/report"
+	"placelab/datasets"
+	"placelab/datasets/synth"
+	store "placelab/sql"
+)
+
+// Ctx is the context of a cell.
+var Ctx = context.Background()
+
+// Display shows HTML in the cell's output (set to gonbui.DisplayHTML by a
+// notebook's first cell; printing is the fallback outside Jupyter).
+var Display = func(html string) { fmt.Println(html) }
+
+// exit ends the cell; tests replace it.
+var exit = os.Exit
+
+// MaxRows is how many rows a table shows.
+var MaxRows = 15
+
+// Check shows err as the cell's error and stops the cell.
+func Check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "placelab:", strings.TrimSpace(err.Error()))
+		exit(1)
+	}
+}
+
+// Must returns v, or shows err as the cell's error.
+func Must[T any](v T, err error) T {
+	Check(err)
+	return v
+}
+
+// Small reports whether PLACELAB_NB_SMALL asks for short runs (tests).
+func Small() bool { return os.Getenv("PLACELAB_NB_SMALL") != "" }
+
+// Dir is the notebook's folder ($GONB_DIR, else the working directory).
+func Dir() string {
+	if d := os.Getenv("GONB_DIR"); d != "" {
+		return d
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
+// Shared is the path of a file under ../shared/data beside the repository,
+// and whether it is there.
+func Shared(rel string) (string, bool) {
+	p := filepath.Join(Dir(), "..", "..", "shared", "data", rel)
+	_, err := os.Stat(p)
+	return p, err == nil
+}
+
+// Open opens $PLACELAB_DB, else the repository's placelab.duckdb (the one
+// make demo fills).
+func Open() *store.DB {
+	p := os.Getenv("PLACELAB_DB")
+	if p == "" {
+		p = filepath.Join(Dir(), "..", "placelab.duckdb")
+	}
+	return Must(store.Open(Ctx, p))
+}
+
+// Has reports whether dataset name is loaded.
+func Has(db *store.DB, name string) bool {
+	var n int
+	Check(db.SQL().QueryRowContext(Ctx, "SELECT count(*) FROM dataset WHERE name = ?", name).Scan(&n))
+	return n > 0
+}
+
+// Zone generates a synthetic zone and trace as dataset name unless it is
+// loaded (cfg is synth.DefaultConfig() changed by the caller; Small()
+// shrinks it).
+func Zone(db *store.DB, name string, cfg synth.Config) {
+	if Has(db, name) {
+		return
+	}
+	if Small() {
+		cfg.Machines, cfg.VMs, cfg.Days = min(cfg.Machines, 300), min(cfg.VMs, 8000), min(cfg.Days, 3)
+		cfg.SeriesVMs = min(cfg.SeriesVMs, 100)
+	}
+	Check(synth.Ingest(Ctx, db, name, "notebook", cfg))
+}
+
+// Ingest loads a file of ../shared/data as dataset name unless it is
+// loaded; it reports whether the dataset is there afterwards (false when
+// ../shared/data is absent, which the cell says).
+func Ingest(db *store.DB, name, format, rel string, o datasets.Options) bool {
+	if Has(db, name) {
+		return true
+	}
+	p, ok := Shared(rel)
+	if !ok {
+		fmt.Printf("%s is not here (../shared/data/%s): skipped\n", name, rel)
+		return false
+	}
+	o.Dataset = name
+	Must(datasets.Ingest(Ctx, db, format, []string{p}, o))
+	return true
+}
+
+// Table shows a result as a table under title.
+func Table(title string, r *store.Result) {
+	Check(show(report.Fragment(title, nil, r, MaxRows)))
+}
+
+// Chart shows a go-echarts chart (and, if given, the rows beneath it).
+func Chart(title string, ch report.Chart, rows ...*store.Result) {
+	var r *store.Result
+	if len(rows) > 0 {
+		r = rows[0]
+	}
+	Check(show(report.Fragment(title, ch, r, MaxRows)))
+}
+
+func show(h string, err error) error {
+	if err != nil {
+		return err
+	}
+	if err := report.WriteNotebookAssets(Dir()); err != nil {
+		return fmt.Errorf("writing the chart library beside the notebook: %w", err)
+	}
+	Display(h)
+	return nil
+}
+
+// View runs a view (for one dataset, or all with "") and shows it.
+func View(db *store.DB, view, dataset string) *store.Result {
+	r := Must(db.QueryView(Ctx, view, dataset))
+	Table(view, r)
+	return r
+}
+
+// SQL runs a query and shows its rows.
+func SQL(db *store.DB, q string, args ...any) *store.Result {
+	r := Must(db.Query(Ctx, q, args...))
+	Table("", r)
+	return r
+}
+
+// Sections shows the sections of a report page whose titles contain one
+// of match (case-insensitive; none given: every section). A match that
+// finds no section is an error.
+func Sections(p *report.Page, match ...string) {
+	for _, m := range append(match, "")[:max(1, len(match))] {
+		found := false
+		for _, s := range p.Sections {
+			if strings.Contains(strings.ToLower(s.Title), strings.ToLower(m)) {
+				found = true
+				Check(show(report.SectionFragment(s)))
+			}
+		}
+		if !found {
+			Check(fmt.Errorf("no section of %q matches %q", p.Title, m))
+		}
+	}
+}
+
+// Characterize shows sections of the characterization page (every view,
+// the papers' numbers beside): placelab characterize in a cell.
+func Characterize(db *store.DB, dataset string, match ...string) {
+	page, _, err := analysis.Characterize(Ctx, db, dataset, nil)
+	Check(err)
+	Sections(page, match...)
+}
+
+// Overview shows sections of the report's overview page (datasets, runs,
+// the LP interval, predictions, oversubscription, violations, Paragon).
+func Overview(db *store.DB, dataset string, match ...string) {
+	Sections(Must(analysis.Overview(Ctx, db, dataset)), match...)
+}
+
+// Run runs spec through the run pipeline (validated, pinned to the load
+// it read, stored as engine "notebook") and returns its summary.
+func Run(db *store.DB, spec analysis.Spec) replay.Summary {
+	res, err := analysis.Run(Ctx, db, spec, analysis.RunOptions{Engine: "notebook", Version: "notebook"})
+	Check(err)
+	return res.Summary
+}
+
+// Compare shows runs side by side, named. Decision latency is the engine's
+// own time per VM on every row; a multi-agent run's simulated response
+// time (queueing and retries, arrival to resolution) is its own column,
+// empty for single-agent runs.
+func Compare(title string, names []string, runs ...replay.Summary) {
+	if len(names) != len(runs) {
+		Check(fmt.Errorf("Compare: %d names for %d runs", len(names), len(runs)))
+	}
+	r := &store.Result{Columns: []string{"setting", "run", "accepted", "rejected", "packing_density_pct", "decision_p50_us", "decision_p99_us",
+		"post_bestfit_pct", "agents", "conflicts", "agents_response_p99_s"}}
+	bar := charts.NewBar()
+	var dens, rej []opts.BarData
+	for i, s := range runs {
+		resp := any(nil)
+		if s.Agents > 1 {
+			resp = s.ResponseP99S
+		}
+		r.Rows = append(r.Rows, []any{names[i], s.RunID, int64(s.Accepted), int64(s.Rejected), round(100 * s.PackingDensityMean), round(s.LatencyP50US),
+			round(s.LatencyP99US), round(s.PostBestFitPct), int64(max(1, s.Agents)), int64(s.Conflicts), resp})
+		dens = append(dens, opts.BarData{Value: round(100 * s.PackingDensityMean)})
+		rej = append(rej, opts.BarData{Value: s.Rejected})
+	}
+	bar.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20}}))
+	bar.SetXAxis(names).AddSeries("packing density %", dens).AddSeries("rejected VMs", rej)
+	Chart(title, bar, r)
+}
+
+func round(v float64) float64 { return float64(int64(v*100+0.5*sign(v))) / 100 }
+
+func sign(v float64) float64 {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}
+
+// Lines shows a line per value of column series, y against x (x taken as
+// categories in the rows' order), with the rows beneath.
+func Lines(title string, r *store.Result, x, y, series string) {
+	line := charts.NewLine()
+	line.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: x}),
+		charts.WithYAxisOpts(opts.YAxis{Name: y}))
+	xs, names, vals := pivot(r, x, y, series)
+	line.SetXAxis(xs)
+	for _, n := range names {
+		items := make([]opts.LineData, len(xs))
+		for i, xv := range xs {
+			items[i] = opts.LineData{Value: vals[n][xv]}
+		}
+		line.AddSeries(n, items)
+	}
+	Chart(title, line, r)
+}
+
+// Bars shows a bar group per value of x, a bar per value of series.
+func Bars(title string, r *store.Result, x, y, series string) {
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: y}))
+	xs, names, vals := pivot(r, x, y, series)
+	bar.SetXAxis(xs)
+	for _, n := range names {
+		items := make([]opts.BarData, len(xs))
+		for i, xv := range xs {
+			items[i] = opts.BarData{Value: vals[n][xv]}
+		}
+		bar.AddSeries(n, items)
+	}
+	Chart(title, bar, r)
+}
+
+// pivot reads columns x, y and series (series "" : one series named y).
+func pivot(r *store.Result, x, y, series string) (xs, names []string, vals map[string]map[string]any) {
+	ix, iy, is := column(r, x), column(r, y), -1
+	if series != "" {
+		is = column(r, series)
+	}
+	vals = map[string]map[string]any{}
+	seen := map[string]bool{}
+	for _, row := range r.Rows {
+		xv, n := report.Cell(row[ix]), y
+		if is >= 0 {
+			n = report.Cell(row[is])
+		}
+		if !seen[xv] {
+			seen[xv] = true
+			xs = append(xs, xv)
+		}
+		if vals[n] == nil {
+			vals[n] = map[string]any{}
+			names = append(names, n)
+		}
+		vals[n][xv] = row[iy]
+	}
+	return xs, names, vals
+}
+
+func column(r *store.Result, name string) int {
+	for i, c := range r.Columns {
+		if c == name {
+			return i
+		}
+	}
+	Check(fmt.Errorf("no column %q (have %s)", name, strings.Join(r.Columns, ", ")))
+	return -1
+}
