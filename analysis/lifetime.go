@@ -7,10 +7,12 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"placelab/analysis/replay"
 	"placelab/optimizer"
+	"placelab/predict"
 	store "placelab/sql"
 )
 
@@ -34,6 +36,52 @@ type LifetimeOptions struct {
 	// be after From.
 	From, To float64
 	Progress func(done, total int64)
+}
+
+// LifetimeArm returns the options of arm (one of LifetimeArms) on dataset,
+// starting from base: the model arm serves the dataset's trained lifetime
+// model (approach "": RC Table 1's) through RC's client, a prediction
+// counting when confident (score ≥ predict.Theta). cut is the model's
+// training cut (its predictions before it are in-sample; 0 for the other
+// arms); close releases the client. The options are validated.
+func LifetimeArm(ctx context.Context, db *store.DB, dataset, arm, approach string, base LifetimeOptions) (o LifetimeOptions, cut float64, close func(), err error) {
+	o, close = base, func() {}
+	if !slices.Contains(LifetimeArms, arm) {
+		return o, 0, close, fmt.Errorf("analysis: unknown lifetime arm %q: want one of %s", arm, strings.Join(LifetimeArms, ", "))
+	}
+	o.Arm = arm
+	if arm == "model" {
+		pred, c, rc, err := ModelPredictor(ctx, db, dataset, predict.Lifetime, approach)
+		if err != nil {
+			return o, 0, close, fmt.Errorf("model arm: %w", err)
+		}
+		cut, close = c, func() { rc.Close() }
+		o.Predict = func(vm int64) (int8, bool) {
+			b, score := pred(vm)
+			return b, b > 0 && score >= predict.Theta
+		}
+	}
+	if err := o.Validate(); err != nil {
+		close()
+		return o, 0, func() {}, err
+	}
+	return o, cut, close, nil
+}
+
+// LifetimeRun replays one arm and stores its figures as a run (engine
+// "lifetime", policy the arm), as placelab lifetime does.
+func LifetimeRun(ctx context.Context, db *store.DB, dataset string, o LifetimeOptions, version string) (*LifetimeResult, error) {
+	r, err := LifetimeReplay(ctx, db, dataset, o)
+	if err != nil {
+		return nil, err
+	}
+	id, err := WriteFigures(ctx, db, RunMeta{Engine: "lifetime", Policy: o.Arm, Dataset: dataset,
+		LoadID: r.LoadID, Version: version, Seed: o.Seed, Params: r.Params(o)}, r.Seconds, r.Figures())
+	if err != nil {
+		return nil, err
+	}
+	r.RunID = id
+	return r, nil
 }
 
 // DefaultLifetimeOptions replay the whole trace with Protean's default

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
-	"placelab/predict"
 )
 
 func lifetimeCommand() *cli.Command {
@@ -95,25 +94,16 @@ Examples:
 						return fmt.Errorf("--arms: arm %s given twice", arm)
 					}
 				}
-				o := def
-				o.Arm, o.Seed, o.From, o.To = arm, c.Uint64("seed"), from, to
-				if arm == "model" {
-					pred, cut, rc, err := analysis.ModelPredictor(c.Context, db, dataset, predict.Lifetime, c.String("approach"))
-					if err != nil {
-						return fmt.Errorf("--arms model: %w", err)
-					}
-					defer rc.Close()
-					if !c.Bool("quiet") {
-						fmt.Fprintf(os.Stderr, "lifetime: model arm: %s trained on VMs created before %.0f s; their predictions are in-sample\n",
-							dataset+"/lifetime", cut)
-					}
-					o.Predict = func(vm int64) (int8, bool) {
-						b, score := pred(vm)
-						return b, b > 0 && score >= predict.Theta
-					}
+				base := def
+				base.Seed, base.From, base.To = c.Uint64("seed"), from, to
+				o, cut, closeArm, err := analysis.LifetimeArm(c.Context, db, dataset, arm, c.String("approach"), base)
+				if err != nil {
+					return fmt.Errorf("--arms %s: %w", arm, err)
 				}
-				if err := o.Validate(); err != nil {
-					return err
+				defer closeArm()
+				if arm == "model" && !c.Bool("quiet") {
+					fmt.Fprintf(os.Stderr, "lifetime: model arm: %s trained on VMs created before %.0f s; their predictions are in-sample\n",
+						dataset+"/lifetime", cut)
 				}
 				opts = append(opts, o)
 			}
@@ -121,17 +111,11 @@ Examples:
 			for _, o := range opts {
 				bar := newProgress("lifetime "+o.Arm, "requests", c.Bool("quiet"))
 				o.Progress = bar.Update
-				r, err := analysis.LifetimeReplay(c.Context, db, dataset, o)
+				r, err := analysis.LifetimeRun(c.Context, db, dataset, o, version)
 				bar.Done()
 				if err != nil {
 					return err
 				}
-				id, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "lifetime", Policy: o.Arm, Dataset: dataset,
-					LoadID: r.LoadID, Version: version, Seed: o.Seed, Params: r.Params(o)}, r.Seconds, r.Figures())
-				if err != nil {
-					return err
-				}
-				r.RunID = id
 				out = append(out, r)
 			}
 			if c.String("format") == "json" {
