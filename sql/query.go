@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -77,6 +78,10 @@ func normalize(v any) any {
 	return v
 }
 
+// ErrNoDatasetColumn is returned for a view filtered to a dataset that it
+// does not break down by dataset.
+var ErrNoDatasetColumn = errors.New("store: not per dataset")
+
 // QueryView runs SELECT * FROM a named view, optionally filtered to one dataset.
 func (d *DB) QueryView(ctx context.Context, view, dataset string) (*Result, error) {
 	if !slices.Contains(ViewNames(), view) {
@@ -84,6 +89,13 @@ func (d *DB) QueryView(ctx context.Context, view, dataset string) (*Result, erro
 	}
 	if dataset == "" {
 		return d.Query(ctx, "SELECT * FROM "+view)
+	}
+	var has bool
+	if err := d.sql.QueryRowContext(ctx, "SELECT count(*) > 0 FROM duckdb_columns() WHERE table_name = ? AND column_name = 'dataset'", view).Scan(&has); err != nil {
+		return nil, err
+	}
+	if !has {
+		return nil, fmt.Errorf("%w: view %s has no dataset column: query it without a dataset", ErrNoDatasetColumn, view)
 	}
 	return d.Query(ctx, "SELECT * FROM "+view+" WHERE dataset = ?", dataset)
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -137,5 +138,28 @@ func TestProteanViewsByHand(t *testing.T) {
 	}
 	if found != len(want) {
 		t.Fatalf("lifetime_cdf rows %q", got)
+	}
+}
+
+// TestQueryViewPerDataset: every view filters to one dataset (placelab
+// report --dataset D reads them so) or says clearly that it is not per
+// dataset; violation_results and paragon_results broke report --dataset.
+func TestQueryViewPerDataset(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, v := range ViewNames() {
+		_, err := db.QueryView(ctx, v, "some-dataset")
+		switch {
+		case v == "experiment_results":
+			if !errors.Is(err, ErrNoDatasetColumn) {
+				t.Errorf("%s: %v, want ErrNoDatasetColumn", v, err)
+			}
+		case err != nil:
+			t.Errorf("%s filtered to a dataset: %v", v, err)
+		}
 	}
 }

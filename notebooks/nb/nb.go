@@ -14,18 +14,30 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"placelab/analysis"
+	"placelab/analysis/experiments"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	"placelab/datasets"
 	"placelab/datasets/synth"
 	store "placelab/sql"
 )
+
+// DB is placelab's database (package placelab/sql, imported as store).
+type DB = store.DB
+
+// Named is the text of one of placelab's named queries (sql/queries/).
+func Named(name string) string {
+	q, err := store.Query(name)
+	Check(err)
+	return q
+}
 
 // Ctx is the context of a cell.
 var Ctx = context.Background()
@@ -306,4 +318,53 @@ func column(r *store.Result, name string) int {
 	}
 	Check(fmt.Errorf("no column %q (have %s)", name, strings.Join(r.Columns, ", ")))
 	return -1
+}
+
+// Rows shows a slice of structs (or pointers to them) as a table, one
+// column per exported field that JSON would write, named as JSON names it;
+// maps and slices inside are left out.
+func Rows(title string, rows any) *store.Result {
+	v := reflect.ValueOf(rows)
+	if v.Kind() != reflect.Slice {
+		Check(fmt.Errorf("Rows: want a slice of structs, got %T", rows))
+	}
+	r := &store.Result{}
+	var fields []int
+	for i := 0; i < v.Len(); i++ {
+		e := reflect.Indirect(v.Index(i))
+		if e.Kind() != reflect.Struct {
+			Check(fmt.Errorf("Rows: want a slice of structs, got %T", rows))
+		}
+		if i == 0 {
+			for j := 0; j < e.NumField(); j++ {
+				f := e.Type().Field(j)
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				k := f.Type.Kind()
+				if !f.IsExported() || name == "-" || k == reflect.Map || k == reflect.Slice || k == reflect.Struct || k == reflect.Pointer {
+					continue
+				}
+				if name == "" {
+					name = f.Name
+				}
+				fields = append(fields, j)
+				r.Columns = append(r.Columns, name)
+			}
+		}
+		row := make([]any, len(fields))
+		for k, j := range fields {
+			row[k] = e.Field(j).Interface()
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	Table(title, r)
+	return r
+}
+
+// Experiment runs a named experiment's grid (the reduced one when quick)
+// in this process, stores each point as a run, and shows its section of
+// the experiments page: our figures with the paper's beside them.
+func Experiment(db *store.DB, name string, quick bool) {
+	e := Must(experiments.Lookup(name))
+	Must(experiments.Run(Ctx, db, e, experiments.Options{Quick: quick, Version: "notebook"}))
+	Sections(Must(experiments.Page(Ctx, db)), e.Name+" — ")
 }

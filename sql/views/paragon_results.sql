@@ -3,8 +3,9 @@
 -- and scheduling scenarios (QoS share and mean normalized performance per
 -- policy, Figs 4 and 9). The paper, 1,000 servers at low load: QoS met for
 -- 91% of apps with Paragon, 14% / 11% / 3% with NH / NI / random.
+-- dataset is the matrix's dataset (NULL for the scheduling scenarios).
 CREATE OR REPLACE VIEW paragon_results AS
-SELECT r.run_id, r.policy,
+SELECT r.run_id, r.dataset, r.policy,
        coalesce(json_extract_string(r.params, '$.scenario'), 'classify ' || coalesce(r.dataset, '')) AS scenario,
        max(m.value) FILTER (WHERE m.metric = 'qos_share') AS qos_share,
        max(m.value) FILTER (WHERE m.metric = 'mean_normalized_perf') AS mean_normalized_perf,
