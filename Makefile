@@ -76,7 +76,7 @@ notebooks-test: deps-notebooks
 	    $(NB_OUT)/$$(basename $$nb) >/dev/null 2>>/tmp/placelab-nb.log || { tail -40 /tmp/placelab-nb.log; exit 1; }; \
 	done
 	cp -r notebooks/placelab-assets $(NB_OUT)/
-	PLACELAB_NB_HTML=$(NB_OUT) $(GO) test -count=1 -run '^TestExportedNotebooks$$' -v ./notebooks/nb/ | grep -v '^=== RUN'
+	PLACELAB_NB_HTML=$(NB_OUT) $(GO) test -count=1 -run '^TestExportedNotebooks$$' -v ./notebooks/nb/
 	rm -f $(NB_DB)
 
 build: deps-build

@@ -340,7 +340,7 @@ func Rows(title string, rows any) *store.Result {
 				f := e.Type().Field(j)
 				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 				k := f.Type.Kind()
-				if !f.IsExported() || name == "-" || k == reflect.Map || k == reflect.Slice || k == reflect.Struct || k == reflect.Pointer {
+				if !f.IsExported() || name == "-" || k == reflect.Map || k == reflect.Slice || k == reflect.Array || k == reflect.Struct || k == reflect.Pointer {
 					continue
 				}
 				if name == "" {
