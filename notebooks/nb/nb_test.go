@@ -109,4 +109,3 @@ func TestExportedNotebooks(t *testing.T) {
 // maxNotebookBytes bounds an executed notebook (charts are options, the
 // library loads once from placelab-assets/; tables show at most MaxRows).
 const maxNotebookBytes = 300 << 10
-
