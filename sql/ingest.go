@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/marcboeker/go-duckdb"
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // ErrBadDatasetName is returned for an empty or unprintable dataset name.

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/marcboeker/go-duckdb"
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 //go:embed schema/*.sql
@@ -25,6 +25,11 @@ var viewFS embed.FS
 
 //go:embed queries/*.sql
 var queryFS embed.FS
+
+// DuckDBVersion is the DuckDB that github.com/duckdb/duckdb-go/v2, pinned
+// in go.mod (v2.10506.0), embeds. The proxy's newer v2.20000.0 needs a
+// library module it does not serve.
+const DuckDBVersion = "v1.5.6"
 
 // Sentinel errors.
 var (
