@@ -154,6 +154,13 @@ func TestInterarrivalWeibull(t *testing.T) {
 			if err := w.Append("vm", int64(i), fmt.Sprint("v", i), "t", nil, "a", int16(0), t, nil, nil, nil, nil, nil, nil); err != nil {
 				return err
 			}
+			if i == 5 { // three more VMs at the same time: three zero gaps, left out of the fit
+				for j := int64(0); j < 3; j++ {
+					if err := w.Append("vm", 1000+j, fmt.Sprint("s", j), "t", nil, "a", int16(0), t, nil, nil, nil, nil, nil, nil); err != nil {
+						return err
+					}
+				}
+			}
 		}
 		return nil
 	})
@@ -168,7 +175,7 @@ func TestInterarrivalWeibull(t *testing.T) {
 	for i, c := range res.Columns {
 		row[c] = res.Rows[0][i]
 	}
-	if row["gaps"] != int64(n) || row["weibull_shape"] != 1.0 || row["weibull_scale_s"] != 10.0 {
+	if row["gaps"] != int64(n) || row["zero_gaps"] != int64(3) || row["weibull_shape"] != 1.0 || row["weibull_scale_s"] != 10.0 {
 		t.Fatalf("interarrival %v", row)
 	}
 }
