@@ -79,12 +79,11 @@ func Check(ctx context.Context, page string) (*CheckResult, error) {
 	return &res, nil
 }
 
-// notebookCheckHead and notebookCheckTail make a page of notebook
-// fragments (an nbconvert HTML export) report on itself like placelab's
-// own pages: console errors from the first script on, then, after the
-// charts had time to load, every .placelab-chart's non-blank canvas
-// pixels (0 when it drew no canvas).
-const notebookCheckHead = `<script>
+// errorCapture collects console errors and uncaught exceptions from the
+// first script on into window.placelabErrors, which a page's self-check
+// reports: placelab's pages carry it, and CheckNotebookPage adds it to a
+// notebook's exported page.
+const errorCapture = `<script>
 window.placelabErrors = [];
 (function () {
   var orig = console.error;
@@ -94,6 +93,10 @@ window.placelabErrors = [];
 </script>
 `
 
+// notebookCheckTail makes a page of notebook fragments (an nbconvert HTML
+// export) report on itself like placelab's own pages: after the charts had
+// time to load, every .placelab-chart's non-blank canvas pixels (0 when it
+// drew no canvas).
 const notebookCheckTail = `<script>
 setTimeout(function () {
   var check = { charts: 0, rendered: 0, errors: window.placelabErrors, canvases: [] };
@@ -130,7 +133,7 @@ func CheckNotebookPage(ctx context.Context, page string) (*CheckResult, error) {
 	if i < 0 || j < 0 {
 		return nil, fmt.Errorf("report: %s: no <head> or </body>", page)
 	}
-	s = s[:i+6] + notebookCheckHead + s[i+6:j] + notebookCheckTail + s[j:]
+	s = s[:i+6] + errorCapture + s[i+6:j] + notebookCheckTail + s[j:]
 	cp := strings.TrimSuffix(page, ".html") + ".selfcheck.html"
 	if err := os.WriteFile(cp, []byte(s), 0o644); err != nil {
 		return nil, err

@@ -140,7 +140,7 @@ func (p *Page) Render() ([]byte, error) {
 	var b strings.Builder
 	err := pageTpl.Execute(&b, map[string]any{
 		"Title": p.Title, "Subtitle": p.Subtitle, "Footer": p.Footer,
-		"Sections": views, "EChartsVersion": EChartsVersion, "Links": p.Links,
+		"Sections": views, "EChartsVersion": EChartsVersion, "Links": p.Links, "ErrorCapture": template.HTML(errorCapture),
 	})
 	return []byte(b.String()), err
 }
@@ -204,15 +204,7 @@ th { background: #f0f3f7; } td:first-child, th:first-child { text-align: left; }
 details { font-size: 13px; } pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 footer { color: #777; font-size: 12px; padding: 0 32px 24px; }
 </style>
-<script>
-window.placelabErrors = [];
-(function () {
-  var orig = console.error;
-  console.error = function () { window.placelabErrors.push([].join.call(arguments, ' ')); orig.apply(console, arguments); };
-  window.addEventListener('error', function (e) { window.placelabErrors.push(String(e.message || e.type)); }, true);
-})();
-</script>
-<script src="assets/echarts.min.js"></script>
+{{.ErrorCapture}}<script src="assets/echarts.min.js"></script>
 </head>
 <body>
 <header><h1>{{.Title}}</h1>{{if .Subtitle}}<p>{{.Subtitle}}</p>{{end}}{{if .Links}}<p>{{range .Links}}<a style="color:#fff;margin-right:14px" href="{{.Href}}">{{.Text}}</a>{{end}}</p>{{end}}</header>

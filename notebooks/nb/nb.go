@@ -46,9 +46,6 @@ var Ctx = context.Background()
 // notebook's first cell; printing is the fallback outside Jupyter).
 var Display = func(html string) { fmt.Println(html) }
 
-// exit ends the cell; tests replace it.
-var exit = os.Exit
-
 // MaxRows is how many rows a table shows.
 var MaxRows = 15
 
@@ -56,7 +53,7 @@ var MaxRows = 15
 func Check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "placelab:", strings.TrimSpace(err.Error()))
-		exit(1)
+		os.Exit(1)
 	}
 }
 
@@ -248,76 +245,6 @@ func sign(v float64) float64 {
 		return -1
 	}
 	return 1
-}
-
-// Lines shows a line per value of column series, y against x (x taken as
-// categories in the rows' order), with the rows beneath.
-func Lines(title string, r *store.Result, x, y, series string) {
-	line := charts.NewLine()
-	line.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: x}),
-		charts.WithYAxisOpts(opts.YAxis{Name: y}))
-	xs, names, vals := pivot(r, x, y, series)
-	line.SetXAxis(xs)
-	for _, n := range names {
-		items := make([]opts.LineData, len(xs))
-		for i, xv := range xs {
-			items[i] = opts.LineData{Value: vals[n][xv]}
-		}
-		line.AddSeries(n, items)
-	}
-	Chart(title, line, r)
-}
-
-// Bars shows a bar group per value of x, a bar per value of series.
-func Bars(title string, r *store.Result, x, y, series string) {
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: y}))
-	xs, names, vals := pivot(r, x, y, series)
-	bar.SetXAxis(xs)
-	for _, n := range names {
-		items := make([]opts.BarData, len(xs))
-		for i, xv := range xs {
-			items[i] = opts.BarData{Value: vals[n][xv]}
-		}
-		bar.AddSeries(n, items)
-	}
-	Chart(title, bar, r)
-}
-
-// pivot reads columns x, y and series (series "" : one series named y).
-func pivot(r *store.Result, x, y, series string) (xs, names []string, vals map[string]map[string]any) {
-	ix, iy, is := column(r, x), column(r, y), -1
-	if series != "" {
-		is = column(r, series)
-	}
-	vals = map[string]map[string]any{}
-	seen := map[string]bool{}
-	for _, row := range r.Rows {
-		xv, n := report.Cell(row[ix]), y
-		if is >= 0 {
-			n = report.Cell(row[is])
-		}
-		if !seen[xv] {
-			seen[xv] = true
-			xs = append(xs, xv)
-		}
-		if vals[n] == nil {
-			vals[n] = map[string]any{}
-			names = append(names, n)
-		}
-		vals[n][xv] = row[iy]
-	}
-	return xs, names, vals
-}
-
-func column(r *store.Result, name string) int {
-	for i, c := range r.Columns {
-		if c == name {
-			return i
-		}
-	}
-	Check(fmt.Errorf("no column %q (have %s)", name, strings.Join(r.Columns, ", ")))
-	return -1
 }
 
 // Rows shows a slice of structs (or pointers to them) as a table, one
