@@ -152,9 +152,11 @@ func RunPool(ctx context.Context, exps []*Experiment, o PoolOptions) error {
 		stdin io.WriteCloser
 		busy  bool
 	}
+	// answer is a worker's report, or (exited) the end of its stdout.
 	type answer struct {
-		job int
-		rep Report
+		job    int
+		rep    Report
+		exited bool
 	}
 	answers := make(chan answer)
 	workers := make([]*worker, jobs)
@@ -191,7 +193,7 @@ func RunPool(ctx context.Context, exps []*Experiment, o PoolOptions) error {
 					rep.Error = fmt.Sprintf("worker %d said %q", k, sc.Text())
 				}
 				select {
-				case answers <- answer{k, rep}:
+				case answers <- answer{job: k, rep: rep}:
 				case <-ctx.Done():
 					return
 				}
@@ -199,7 +201,7 @@ func RunPool(ctx context.Context, exps []*Experiment, o PoolOptions) error {
 			// The worker closed its stdout: it exited (after its last
 			// answer, or without one if it died).
 			select {
-			case answers <- answer{k, Report{Error: "\x00exit"}}:
+			case answers <- answer{job: k, exited: true}:
 			case <-ctx.Done():
 			}
 		}(k, stdout)
@@ -271,7 +273,7 @@ func RunPool(ctx context.Context, exps []*Experiment, o PoolOptions) error {
 			return ctx.Err()
 		}
 		w := workers[a.job]
-		if a.rep.Error == "\x00exit" {
+		if a.exited {
 			alive--
 			if w.busy && firstErr == nil {
 				firstErr = fmt.Errorf("experiments: worker %d exited during a point", a.job)
