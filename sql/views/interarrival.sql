@@ -20,7 +20,7 @@ WITH a AS MATERIALIZED (
            greatest(1, count(*) FILTER (WHERE gap > 0) // 1000000) AS k
     FROM a GROUP BY dataset
 ), s AS (
-    SELECT a.dataset, a.gap FROM a JOIN z USING (dataset) WHERE a.gap > 0 AND hash(a.start_s) % z.k = 0
+    SELECT a.dataset, a.gap FROM a JOIN z USING (dataset) WHERE a.gap > 0 AND hash(a.start_s) % z.k::UBIGINT = 0
 ), g AS (
     SELECT dataset, gap, row_number() OVER (PARTITION BY dataset ORDER BY gap) AS i, count(*) OVER (PARTITION BY dataset) AS n FROM s
 ), fit AS (

@@ -13,19 +13,23 @@
 -- coefficient over 1M pairs is below 0.001; exactness would cost a rank join
 -- of every VM per metric.
 CREATE OR REPLACE VIEW metric_correlation AS
-WITH dep AS (
-    SELECT load_id, tenant, count(*) AS deployment_size FROM vm WHERE tenant IS NOT NULL GROUP BY ALL
-), stride AS (
+WITH stride AS (
     SELECT load_id, greatest(1, count(*) // 1000000) AS k FROM vm GROUP BY load_id
-), v AS MATERIALIZED (
-    SELECT v.dataset, v.cpu_avg, v.cpu_p95max, v.end_s - v.start_s AS lifetime,
-           t.cores, t.memory_gb, coalesce(dep.deployment_size, 1) AS deployment_size
+), sv AS MATERIALIZED (
+    SELECT v.load_id, v.dataset, v.tenant, v.cpu_avg, v.cpu_p95max, v.end_s - v.start_s AS lifetime,
+           t.cores, t.memory_gb
     FROM vm v
     JOIN vm_type t ON t.load_id = v.load_id AND t.vm_type = v.vm_type
-    LEFT JOIN dep ON dep.load_id = v.load_id AND dep.tenant = v.tenant
     JOIN stride s ON s.load_id = v.load_id
-    WHERE hash(v.vm_id) % s.k = 0 AND v.cpu_avg IS NOT NULL AND v.cpu_p95max IS NOT NULL AND v.end_s IS NOT NULL
+    WHERE hash(v.vm_id) % s.k::UBIGINT = 0 AND v.cpu_avg IS NOT NULL AND v.cpu_p95max IS NOT NULL AND v.end_s IS NOT NULL
       AND t.cores IS NOT NULL AND t.memory_gb IS NOT NULL
+), dep AS (
+    SELECT load_id, tenant, count(*) AS deployment_size FROM vm
+    WHERE (load_id, tenant) IN (SELECT load_id, tenant FROM sv) GROUP BY ALL
+), v AS MATERIALIZED (
+    SELECT sv.dataset, sv.cpu_avg, sv.cpu_p95max, sv.lifetime, sv.cores, sv.memory_gb,
+           coalesce(dep.deployment_size, 1) AS deployment_size
+    FROM sv LEFT JOIN dep ON dep.load_id = sv.load_id AND dep.tenant = sv.tenant
 ), r_cpu_avg AS (
     SELECT dataset, cpu_avg AS x, sum(n) OVER (PARTITION BY dataset ORDER BY cpu_avg) - (n - 1) / 2.0 AS rk
     FROM (SELECT dataset, cpu_avg, count(*) AS n FROM v GROUP BY ALL)), r_cpu_p95max AS (
