@@ -52,6 +52,7 @@ type Writer struct {
 	loadID  int64
 	apps    map[string]*duckdb.Appender
 	raw     bool // WriteTx: no (dataset, load_id) prefix
+	db      *DB
 	Counts  Counts
 }
 
@@ -162,7 +163,7 @@ func (d *DB) Ingest(ctx context.Context, info IngestInfo, load func(w *Writer) e
 	if err := execConn(ctx, conn, "BEGIN TRANSACTION"); err != nil {
 		return Counts{}, fmt.Errorf("store: begin: %w", err)
 	}
-	w := &Writer{ctx: ctx, conn: conn, dataset: info.Dataset, apps: map[string]*duckdb.Appender{}}
+	w := &Writer{ctx: ctx, conn: conn, dataset: info.Dataset, apps: map[string]*duckdb.Appender{}, db: d}
 	fail := func(err error) (Counts, error) {
 		for _, a := range w.apps {
 			a.Close()

@@ -44,6 +44,7 @@ type DB struct {
 	sql       *sql.DB
 	connector *duckdb.Connector
 	path      string
+	bulk      bulkRegistry
 }
 
 // settings applied to every connection: nothing may reach the network.
@@ -133,6 +134,12 @@ func open(ctx context.Context, path string, upTo int) (*DB, error) {
 	if err := db.installViews(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	// Before any transaction: a catalog entry is visible only to
+	// transactions that start after it.
+	if err := db.registerBulk(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: register placelab_bulk: %w", err)
 	}
 	return db, nil
 }

@@ -3,6 +3,7 @@ package synth
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 
 	store "placelab/sql"
@@ -116,32 +117,18 @@ func Write(ctx context.Context, w *store.Writer, cfg Config, progress func(done,
 		}
 		done++
 	}
-	for _, v := range tr.VMs {
-		var end, period any
-		if !v.Censored {
-			end = v.End
-		}
-		if p := v.PeriodHours(); p > 0 {
-			period = p
-		}
-		if err := w.Append("vm", v.ID, vmName(v.ID), tenantName(v.Request), subscriptionName(v.Subscription),
-			tr.Types[v.Type].Name, int16(v.Priority), v.Start, end, v.Category,
-			v.CPUAvg, v.CPUMax, v.CPUP95Max, period); err != nil {
-			return st, fmt.Errorf("synth: vm %d: %w", v.ID, err)
-		}
-		if err := tick(); err != nil {
-			return st, err
-		}
+	if err := writeVMs(w, tr); err != nil {
+		return st, err
 	}
-	for _, s := range tr.Series {
-		for _, r := range s.Readings {
-			if err := w.Append("cpu_reading", s.VMID, r.TS, r.Min, r.Max, r.Avg); err != nil {
-				return st, fmt.Errorf("synth: cpu_reading vm %d at %g: %w", s.VMID, r.TS, err)
-			}
-			if err := tick(); err != nil {
-				return st, err
-			}
-		}
+	done += int64(len(tr.VMs))
+	if progress != nil {
+		progress(done, st.Rows)
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	if err := writeReadings(w, tr.Series); err != nil {
+		return st, err
 	}
 	if err := w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID()); err != nil {
 		return st, fmt.Errorf("synth: derive_type_demand: %w", err)
@@ -152,4 +139,88 @@ func Write(ctx context.Context, w *store.Writer, cfg Config, progress func(done,
 		progress(st.Rows, st.Rows)
 	}
 	return st, nil
+}
+
+// writeVMs inserts the trace's VMs in one parallel bulk insert. Names are
+// built in SQL from the ids, as vmName, tenantName and subscriptionName
+// build them; the VM type is an index into the trace's type names.
+func writeVMs(w *store.Writer, tr *Trace) error {
+	names := make([]string, len(tr.Types))
+	for i, t := range tr.Types {
+		names[i] = t.Name
+	}
+	vms := tr.VMs
+	src := store.BulkSource{
+		Columns: []store.BulkColumn{
+			{Name: "id", Type: store.BulkBigint}, {Name: "request", Type: store.BulkBigint},
+			{Name: "subscription", Type: store.BulkBigint}, {Name: "type", Type: store.BulkSmallint},
+			{Name: "priority", Type: store.BulkSmallint}, {Name: "start_s", Type: store.BulkDouble},
+			{Name: "end_s", Type: store.BulkDouble}, {Name: "category", Type: store.BulkVarchar},
+			{Name: "cpu_avg", Type: store.BulkDouble}, {Name: "cpu_max", Type: store.BulkDouble},
+			{Name: "cpu_p95max", Type: store.BulkDouble}, {Name: "period_hours", Type: store.BulkDouble},
+		},
+		Rows: len(vms),
+		Fill: func(r store.BulkRow, i int) error {
+			v := &vms[i]
+			r.Int64(0, v.ID)
+			r.Int64(1, int64(v.Request))
+			r.Int64(2, int64(v.Subscription))
+			r.Int16(3, v.Type)
+			r.Int16(4, int16(v.Priority))
+			r.Float64(5, v.Start)
+			if v.Censored {
+				r.Null(6)
+			} else {
+				r.Float64(6, v.End)
+			}
+			r.String(7, v.Category)
+			r.Float64(8, v.CPUAvg)
+			r.Float64(9, v.CPUMax)
+			r.Float64(10, v.CPUP95Max)
+			if p := v.PeriodHours(); p > 0 {
+				r.Float64(11, p)
+			} else {
+				r.Null(11)
+			}
+			return nil
+		},
+	}
+	if err := w.InsertFrom("vm", src,
+		"id", "'vm' || id", "'t' || request", "'sub' || subscription", store.StringList(names)+"[type + 1]",
+		"priority", "start_s", "end_s", "category", "cpu_avg", "cpu_max", "cpu_p95max", "period_hours"); err != nil {
+		return fmt.Errorf("synth: vm rows: %w", err)
+	}
+	return nil
+}
+
+// writeReadings inserts the CPU series in one parallel bulk insert; row i
+// is found by a binary search over the series' first rows.
+func writeReadings(w *store.Writer, series []Series) error {
+	first := make([]int, len(series)+1) // first[k]: row of series k's first reading
+	for k, s := range series {
+		first[k+1] = first[k] + len(s.Readings)
+	}
+	src := store.BulkSource{
+		Columns: []store.BulkColumn{
+			{Name: "vm_id", Type: store.BulkBigint}, {Name: "ts_s", Type: store.BulkDouble},
+			{Name: "cpu_min", Type: store.BulkDouble}, {Name: "cpu_max", Type: store.BulkDouble},
+			{Name: "cpu_avg", Type: store.BulkDouble},
+		},
+		Rows: first[len(series)],
+		Fill: func(r store.BulkRow, i int) error {
+			k := sort.SearchInts(first, i+1) - 1 // last series starting at or before i
+			s := &series[k]
+			x := &s.Readings[i-first[k]]
+			r.Int64(0, s.VMID)
+			r.Float64(1, x.TS)
+			r.Float64(2, x.Min)
+			r.Float64(3, x.Max)
+			r.Float64(4, x.Avg)
+			return nil
+		},
+	}
+	if err := w.InsertFrom("cpu_reading", src, "vm_id", "ts_s", "cpu_min", "cpu_max", "cpu_avg"); err != nil {
+		return fmt.Errorf("synth: cpu_reading rows: %w", err)
+	}
+	return nil
 }
