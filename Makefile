@@ -18,7 +18,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 # optimizer/cbc's event handler); headless Chromium checks the HTML report in tests;
 # Slurm and munge run a one-node cluster in the tests (placelab experiment --slurm).
 APT_BUILD_PKGS := pkg-config g++ coinor-libclp-dev coinor-libcbc-dev libxgboost-dev
-APT_TEST_PKGS  := chromium libjs-requirejs slurm-wlm munge
+APT_TEST_PKGS  := chromium libjs-requirejs slurm-wlm munge python3-pandas
 # Jupyter from Debian for the notebooks (GoNB, the Go kernel, is built from tools/go.mod).
 APT_NB_PKGS    := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client
 
@@ -109,7 +109,7 @@ vet: deps-build
 REQUIRE_SLURM := $(shell [ "$$(id -u)" = 0 ] && echo 1)
 
 test: deps-test vet
-	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) $(GO) test -count=1 -timeout 30m ./...
+	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 PLACELAB_REQUIRE_PANDAS=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) $(GO) test -count=1 -timeout 30m ./...
 	# the concurrent agents and concurrent XGBoost predictions again, under the race detector
 	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|^TestDeterministic$$|^TestClient$$' ./analysis/ ./analysis/replay/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 	# every notebook, headless, top to bottom

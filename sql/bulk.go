@@ -235,11 +235,14 @@ func (w *Writer) InsertFrom(table string, src BulkSource, selects ...string) err
 	return nil
 }
 
-// StringList is a SQL list literal of ss, each quoted: ['a', 'b”s'].
+// QuoteString is s as a SQL string literal, its quotes doubled.
+func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// StringList is a SQL list literal of ss, each quoted by QuoteString.
 func StringList(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
-		q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+		q[i] = QuoteString(s)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
