@@ -248,19 +248,8 @@ func col(r *store.Result, name string) int {
 }
 
 func num(x any) float64 {
-	switch v := x.(type) {
-	case float64:
-		return v
-	case float32:
-		return float64(v)
-	case int64:
-		return float64(v)
-	case int32:
-		return float64(v)
-	case int:
-		return float64(v)
-	}
-	return 0
+	f, _ := asFloat(x)
+	return f
 }
 
 // The LP interval in the report: per run, the policy's packing density at
