@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
+	"math"
 	"math/rand/v2"
-	"placelab/analysis/replay"
+	"slices"
 	"sort"
 	"time"
+
+	"placelab/analysis/replay"
 
 	"placelab/optimizer/paragon"
 	store "placelab/sql"
@@ -21,12 +25,15 @@ var ErrNoMatrix = errors.New("analysis: no app_score platform matrix")
 // AppMatrix is a dataset's app × platform matrix: Score[a][c] normalized
 // per app (1 = best, higher is better), Raw the measured value (a run time,
 // lower is better), NaN-free: absent cells are absent from Known.
+// Application[a] is the application app a belongs to (itself when the
+// source names none): cross-validation holds out whole applications.
 type AppMatrix struct {
-	Dataset string
-	Apps    []string
-	Cols    []string
-	Score   []map[int]float64
-	Raw     []map[int]float64
+	Dataset     string
+	Apps        []string
+	Application []string
+	Cols        []string
+	Score       []map[int]float64
+	Raw         []map[int]float64
 }
 
 // LoadAppMatrix reads a dataset's platform matrix (placelab ingest lumos).
@@ -34,14 +41,14 @@ func LoadAppMatrix(ctx context.Context, db *store.DB, dataset string) (*AppMatri
 	m := &AppMatrix{Dataset: dataset}
 	appIdx, colIdx := map[string]int{}, map[string]int{}
 	type cell struct {
-		a, c       string
-		score, raw float64
+		a, c, application string
+		score, raw        float64
 	}
 	var cells []cell
 	err := each(ctx, db.SQL(), "paragon_matrix", []any{dataset}, func(r *sql.Rows) error {
 		var c cell
 		var raw sql.NullFloat64
-		if err := r.Scan(&c.a, &c.c, &c.score, &raw); err != nil {
+		if err := r.Scan(&c.a, &c.c, &c.score, &raw, &c.application); err != nil {
 			return err
 		}
 		c.raw = raw.Float64
@@ -71,6 +78,7 @@ func LoadAppMatrix(ctx context.Context, db *store.DB, dataset string) (*AppMatri
 			a = len(m.Apps)
 			appIdx[c.a] = a
 			m.Apps = append(m.Apps, c.a)
+			m.Application = append(m.Application, c.application)
 			m.Score = append(m.Score, map[int]float64{})
 			m.Raw = append(m.Raw, map[int]float64{})
 		}
@@ -80,57 +88,118 @@ func LoadAppMatrix(ctx context.Context, db *store.DB, dataset string) (*AppMatri
 	return m, nil
 }
 
-// ClassifyOptions configure EvaluateClassification.
+// ClassifyOptions configure EvaluateClassification. Start from
+// DefaultClassifyOptions.
 type ClassifyOptions struct {
-	// Known entries revealed per evaluated app (the paper profiles two).
-	Known int
-	// Folds: when TRAIN and TEST are the same dataset, apps are split into
-	// this many folds by a hash of their name; each fold is evaluated with
-	// a model trained on the others (0: 5).
+	// Folds: when TRAIN and TEST are the same dataset, 0 holds out one
+	// application (all its apps: Lumos's data sizes of one program) at a
+	// time; N ≥ 2 splits the applications into N folds by a hash of their
+	// name. Each fold is classified by a model trained on the others.
 	Folds int
-	// LeaveOneOut evaluates each app of the dataset with a model trained on
-	// all the others (TRAIN and TEST the same; Folds is then unused).
-	LeaveOneOut bool
-	Seed        uint64
-	Train       paragon.Options
+	// Platform configures the classifier; Platform.Known is the number of
+	// platforms profiled per app (the paper profiles two).
+	Platform paragon.PlatformOptions
+	// Seed draws the random profiles (SelectRandom and the random-profile
+	// reference).
+	Seed uint64
 }
 
-// ClassifyReport is Table 1's metrics on real data.
+// DefaultClassifyOptions: leave one application out, the platform
+// classifier's defaults, seed 1.
+func DefaultClassifyOptions() ClassifyOptions {
+	return ClassifyOptions{Platform: paragon.DefaultPlatformOptions(), Seed: 1}
+}
+
+// ClassifyReport is Table 1's metrics on real data, with the references
+// that say what they mean: the platform means (no profiling), the same
+// classifier profiling random platforms (§2.2's "any two"), and the
+// repeat ceiling (how well one repeat of the measurements agrees with
+// another).
 type ClassifyReport struct {
-	Train   string `json:"train"`
-	Test    string `json:"test"`
-	Known   int    `json:"known"`
-	Folds   int    `json:"folds,omitempty"`
-	Columns int    `json:"columns"`
+	Train string `json:"train"`
+	Test  string `json:"test"`
+	Known int    `json:"known"`
+	// Holdout says how TEST's apps were kept out of training:
+	// "application" (one application at a time), "folds" (Folds folds of
+	// applications) or "dataset" (TEST is another dataset).
+	Holdout      string `json:"holdout"`
+	Folds        int    `json:"folds"`
+	Applications int    `json:"applications"`
+	Columns      int    `json:"columns"`
+	// ProfileMethod is the requested selection method; ChosenMethods
+	// counts the method each trained model used (the cross-validation's
+	// choice under "cv").
+	ProfileMethod string         `json:"profile_method"`
+	ChosenMethods map[string]int `json:"chosen_methods"`
+	// Profile names the profiled platforms when one model classified every
+	// app (TEST another dataset) and CV is its cross-validation table.
+	Profile []string              `json:"profile,omitempty"`
+	CV      []paragon.CVCandidate `json:"profile_cv,omitempty"`
 	paragon.HeterogeneityMetrics
-	// Baseline: the same metrics for predicting every held-out app by the
-	// training apps' mean normalized score per platform (no fold-in).
+	// Baseline: every app predicted by the training apps' mean normalized
+	// score per platform (no profiling).
 	Baseline paragon.HeterogeneityMetrics `json:"column_mean_baseline"`
-	Rank     int                          `json:"rank"`
-	Seconds  float64                      `json:"seconds"`
+	// RandomProfile: the same trained classifier, each app profiled on
+	// Known platforms drawn at random.
+	RandomProfile paragon.HeterogeneityMetrics `json:"random_profile"`
+	// Ceiling: the repeat ceiling of TEST's evaluated apps (nil when the
+	// dataset holds no repeated runs: ingested before placelab stored them).
+	Ceiling *RepeatCeiling `json:"repeat_ceiling"`
+	Rank    int            `json:"rank"`
+	Seconds float64        `json:"seconds"`
 	// FoldInUS is the mean time to classify one app.
 	FoldInUS float64 `json:"fold_in_us"`
 }
 
+// RepeatCeiling is how often one repeat of a campaign's measurements picks
+// what another repeat of the same cells calls best: for every app, campaign
+// and ordered pair of repeat numbers (r, r′) measured on at least two
+// common platforms, the platform fastest in r is scored against r′ by the
+// same tie-aware rules as a classifier's pick. A classifier scored against
+// the median of the repeats is not bounded by it exactly, but a best-SC
+// figure above the ceiling's is more than the data can tell apart.
+type RepeatCeiling struct {
+	Comparisons int     `json:"comparisons"`
+	BestSC      float64 `json:"best_sc_accuracy"`
+	Within5     float64 `json:"within_5pct_accuracy"`
+	Within10    float64 `json:"within_10pct_accuracy"`
+	// Campaigns: the same per campaign, with the most platforms a
+	// comparison had in it.
+	Campaigns []CampaignCeiling `json:"campaigns"`
+}
+
+// CampaignCeiling is RepeatCeiling for one campaign.
+type CampaignCeiling struct {
+	Campaign    string  `json:"campaign"`
+	Columns     int     `json:"columns"`
+	Comparisons int     `json:"comparisons"`
+	BestSC      float64 `json:"best_sc_accuracy"`
+	Within5     float64 `json:"within_5pct_accuracy"`
+	Within10    float64 `json:"within_10pct_accuracy"`
+}
+
 // EvaluateClassification learns the platform matrix of train and, for each
-// app of test, reveals Known of its measurements (chosen at random, seeded
-// by the app's name), predicts the rest by folding the app into the
-// learned factors from its raw measurements (a new app's best is unknown,
-// so the revealed performances — 1 / run time — are scaled by the fold-in,
-// paragon.FoldInScaled), and scores the predicted row against the app's true
-// normalized row (Paragon Table 1). With train == test the apps are
-// evaluated fold by fold, never by a model that saw them.
+// app of test, profiles the platforms the classifier chooses (measured
+// performance: 1 / the app's raw run time), predicts the rest by the
+// classifier's regularized fold-in, and scores its pick and row against
+// the app's true normalized row (Paragon Table 1). With train == test the
+// apps are classified fold by fold of whole applications, never by a model
+// that saw any data size of the same program. Only apps measured on every
+// platform are scored (their best is known).
 func EvaluateClassification(ctx context.Context, db *store.DB, train, test string, o ClassifyOptions) (*ClassifyReport, error) {
 	start := time.Now()
-	if o.Known < 1 {
-		return nil, fmt.Errorf("analysis: known = %d, want ≥ 1", o.Known)
-	}
-	if o.Folds == 0 {
-		o.Folds = 5
+	if o.Folds != 0 && (o.Folds < 2 || test != train) {
+		if test != train {
+			return nil, fmt.Errorf("analysis: folds = %d: folds apply when TEST is TRAIN, not %s and %s", o.Folds, test, train)
+		}
+		return nil, fmt.Errorf("analysis: folds = %d, want 0 (one application at a time) or ≥ 2", o.Folds)
 	}
 	tm, err := LoadAppMatrix(ctx, db, train)
 	if err != nil {
 		return nil, err
+	}
+	if err := o.Platform.Validate(len(tm.Cols)); err != nil {
+		return nil, fmt.Errorf("analysis: %w", err)
 	}
 	em := tm
 	if test != train {
@@ -142,71 +211,95 @@ func EvaluateClassification(ctx context.Context, db *store.DB, train, test strin
 	for i, c := range tm.Cols {
 		colOf[c] = i
 	}
-	if o.LeaveOneOut && test != train {
-		return nil, fmt.Errorf("analysis: leave-one-out needs TEST = TRAIN, not %s and %s", test, train)
-	}
-	if o.Folds < 2 && !o.LeaveOneOut {
-		return nil, fmt.Errorf("analysis: folds = %d, want ≥ 2", o.Folds)
-	}
-	rep := &ClassifyReport{Train: train, Test: test, Known: o.Known, Columns: len(tm.Cols)}
-	appIndex := make(map[string]int, len(tm.Apps))
-	for i, a := range tm.Apps {
-		appIndex[a] = i
-	}
-	fold := func(app string) int {
-		if o.LeaveOneOut {
-			return appIndex[app]
+	rep := &ClassifyReport{Train: train, Test: test, Known: o.Platform.Known, Columns: len(tm.Cols),
+		ProfileMethod: o.Platform.Method, ChosenMethods: map[string]int{}}
+	// Folds of applications: fold(app) names the fold an app of tm is in.
+	var folds []string
+	fold := func(i int) string { return "" }
+	switch {
+	case test != train:
+		rep.Holdout = "dataset"
+		folds = []string{""}
+	case o.Folds == 0:
+		rep.Holdout = "application"
+		fold = func(i int) string { return tm.Application[i] }
+		folds = slices.Compact(slices.Sorted(slices.Values(slices.Clone(tm.Application))))
+	default:
+		rep.Holdout = "folds"
+		fold = func(i int) string {
+			h := fnv.New32a()
+			h.Write([]byte(tm.Application[i]))
+			return fmt.Sprint(h.Sum32() % uint32(o.Folds))
 		}
-		h := fnv.New32a()
-		h.Write([]byte(app))
-		return int(h.Sum32() % uint32(o.Folds))
-	}
-	if o.LeaveOneOut {
-		o.Folds = len(tm.Apps)
-	}
-	folds := []int{-1}
-	if test == train {
-		rep.Folds = o.Folds
-		folds = folds[:0]
 		for f := 0; f < o.Folds; f++ {
-			folds = append(folds, f)
+			folds = append(folds, fmt.Sprint(f))
 		}
 	}
-	var preds, base []paragon.Prediction
+	rep.Folds = len(folds)
+	apps := map[string]bool{}
+	var preds, base, random []paragon.Prediction
+	var scored []string
 	var foldTime time.Duration
-	var folded int
 	for _, f := range folds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a := paragon.NewSparse(len(tm.Apps), len(tm.Cols))
-		rows := 0
-		for i, app := range tm.Apps {
-			if f >= 0 && fold(app) == f {
+		var rows []map[int]float64
+		var groups []string
+		for i := range tm.Apps {
+			if test == train && fold(i) == f {
 				continue
 			}
-			for _, c := range sortedKeys(tm.Score[i]) {
-				a.Set(rows, c, tm.Score[i][c])
+			rows = append(rows, tm.Score[i])
+			groups = append(groups, tm.Application[i])
+		}
+		// The test apps of this fold: measured on every training platform.
+		type testApp struct {
+			i     int
+			truth []float64
+			raw   []float64
+		}
+		var tests []testApp
+		for i := range em.Apps {
+			if test == train && fold(i) != f {
+				continue
 			}
-			rows++
+			ta := testApp{i: i, truth: make([]float64, len(tm.Cols)), raw: make([]float64, len(tm.Cols))}
+			n := 0
+			for c, v := range em.Score[i] {
+				if tc, ok := colOf[em.Cols[c]]; ok {
+					ta.truth[tc], ta.raw[tc] = v, em.Raw[i][c]
+					n++
+				}
+			}
+			if n != len(tm.Cols) {
+				continue // only fully measured apps can be scored on every column
+			}
+			tests = append(tests, ta)
 		}
-		a = trimRows(a, rows, len(tm.Cols))
-		opts := o.Train
-		if opts == (paragon.Options{}) {
-			opts = paragon.DefaultOptions()
+		if len(tests) == 0 {
+			continue
 		}
-		opts.Seed = o.Seed + uint64(f+1)
-		model, err := paragon.Train(a, opts)
+		if len(rows) < 2 {
+			return nil, fmt.Errorf("analysis: %s has %d training apps outside fold %q, want ≥ 2", train, len(rows), f)
+		}
+		cl, err := paragon.TrainPlatform(rows, groups, len(tm.Cols), o.Platform)
 		if err != nil {
 			return nil, fmt.Errorf("analysis: paragon train on %s: %w", train, err)
 		}
-		rep.Rank = model.Rank()
+		rep.Rank = cl.Model.Rank()
+		rep.ChosenMethods[cl.Method]++
+		if test != train {
+			rep.CV = cl.CV
+			for _, c := range cl.Profile {
+				rep.Profile = append(rep.Profile, tm.Cols[c])
+			}
+		}
 		colMean := make([]float64, len(tm.Cols))
 		colN := make([]float64, len(tm.Cols))
-		for r := 0; r < rows; r++ {
-			row := a.Row(r)
-			for _, c := range sortedKeys(row) {
-				colMean[c] += row[c]
+		for _, row := range rows {
+			for c, v := range row {
+				colMean[c] += v
 				colN[c]++
 			}
 		}
@@ -215,66 +308,126 @@ func EvaluateClassification(ctx context.Context, db *store.DB, train, test strin
 				colMean[c] /= colN[c]
 			}
 		}
-		for i, app := range em.Apps {
-			if f >= 0 && fold(app) != f {
-				continue
-			}
-			truth := make([]float64, len(tm.Cols))
-			var have []int
-			for c, v := range em.Score[i] {
-				tc, ok := colOf[em.Cols[c]]
-				if !ok {
-					continue
-				}
-				truth[tc] = v
-				have = append(have, tc)
-			}
-			if len(have) != len(tm.Cols) || len(have) <= o.Known {
-				continue // only fully measured apps can be scored on every column
-			}
-			sort.Ints(have)
+		for _, ta := range tests {
+			app := em.Apps[ta.i]
+			apps[em.Application[ta.i]] = true
+			scored = append(scored, app)
 			h := fnv.New64a()
 			h.Write([]byte(app))
 			rng := rand.New(rand.NewPCG(o.Seed, h.Sum64()))
-			rng.Shuffle(len(have), func(x, y int) { have[x], have[y] = have[y], have[x] })
-			known := append([]int(nil), have[:o.Known]...)
-			sort.Ints(known)
-			raw := map[int]float64{}
-			for _, c := range known {
-				for ec, name := range em.Cols {
-					if colOf[name] == c {
-						raw[c] = 1 / em.Raw[i][ec]
-					}
+			measure := func(cols []int) map[int]float64 {
+				perf := make(map[int]float64, len(cols))
+				for _, c := range cols {
+					perf[c] = 1 / ta.raw[c]
 				}
+				return perf
 			}
 			t0 := time.Now()
-			row, _ := model.FoldInScaled(raw)
+			pc := cl.Classify(measure(cl.ProfileFor(rng)))
 			foldTime += time.Since(t0)
-			folded++
-			preds = append(preds, paragon.Prediction{Predicted: row, Truth: truth, Known: known})
-			base = append(base, paragon.Prediction{Predicted: colMean, Truth: truth, Known: known})
+			preds = append(preds, paragon.Prediction{Predicted: pc.Perf, Truth: ta.truth, Known: pc.Known, Pick: pc.Pick, Picked: true})
+			base = append(base, paragon.Prediction{Predicted: colMean, Truth: ta.truth})
+			rc := rng.Perm(len(tm.Cols))[:o.Platform.Known]
+			rp := cl.Classify(measure(rc))
+			random = append(random, paragon.Prediction{Predicted: rp.Perf, Truth: ta.truth, Known: rp.Known, Pick: rp.Pick, Picked: true})
 		}
 	}
 	if len(preds) == 0 {
 		return nil, fmt.Errorf("analysis: no app of %s is measured on every platform of %s", test, train)
 	}
+	rep.Applications = len(apps)
 	rep.HeterogeneityMetrics = paragon.Heterogeneity(preds)
 	rep.Baseline = paragon.Heterogeneity(base)
-	rep.FoldInUS = float64(foldTime.Microseconds()) / float64(folded)
+	rep.RandomProfile = paragon.Heterogeneity(random)
+	if rep.Ceiling, err = repeatCeiling(ctx, db, test, scored); err != nil {
+		return nil, err
+	}
+	rep.FoldInUS = float64(foldTime.Nanoseconds()) / 1e3 / float64(len(preds))
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }
 
-// trimRows copies the first rows of a into a matrix of that many rows.
-func trimRows(a *paragon.Sparse, rows, cols int) *paragon.Sparse {
-	out := paragon.NewSparse(rows, cols)
-	for r := 0; r < rows; r++ {
-		row := a.Row(r)
-		for _, c := range sortedKeys(row) {
-			out.Set(r, c, row[c])
+// repeatCeiling computes RepeatCeiling over the runs of the given apps of
+// a dataset (nil when it has none).
+func repeatCeiling(ctx context.Context, db *store.DB, dataset string, apps []string) (*RepeatCeiling, error) {
+	want := make(map[string]bool, len(apps))
+	for _, a := range apps {
+		want[a] = true
+	}
+	type key struct{ app, campaign string }
+	runs := map[key]map[string]map[string]float64{} // → repeat → col → value
+	var keys []key
+	err := each(ctx, db.SQL(), "paragon_runs", []any{dataset}, func(r *sql.Rows) error {
+		var k key
+		var repeat, col string
+		var v float64
+		if err := r.Scan(&k.app, &k.campaign, &repeat, &col, &v); err != nil {
+			return err
+		}
+		if !want[k.app] {
+			return nil
+		}
+		if runs[k] == nil {
+			runs[k] = map[string]map[string]float64{}
+			keys = append(keys, k)
+		}
+		if runs[k][repeat] == nil {
+			runs[k][repeat] = map[string]float64{}
+		}
+		runs[k][repeat][col] = v
+		return nil
+	})
+	if err != nil || len(keys) == 0 {
+		return nil, err
+	}
+	byCampaign := map[string][]paragon.Prediction{}
+	widest := map[string]int{}
+	var campaigns []string
+	var all []paragon.Prediction
+	for _, k := range keys {
+		reps := slices.Sorted(maps.Keys(runs[k]))
+		for _, r1 := range reps {
+			for _, r2 := range reps {
+				if r1 == r2 {
+					continue
+				}
+				var pred, truth []float64
+				best := math.Inf(1)
+				for _, col := range slices.Sorted(maps.Keys(runs[k][r1])) {
+					if v2, ok := runs[k][r2][col]; ok {
+						pred = append(pred, 1/runs[k][r1][col])
+						truth = append(truth, v2)
+						best = math.Min(best, v2)
+					}
+				}
+				if len(pred) < 2 {
+					continue
+				}
+				for i := range truth {
+					truth[i] = best / truth[i]
+				}
+				p := paragon.Prediction{Predicted: pred, Truth: truth}
+				if _, ok := byCampaign[k.campaign]; !ok {
+					campaigns = append(campaigns, k.campaign)
+				}
+				byCampaign[k.campaign] = append(byCampaign[k.campaign], p)
+				widest[k.campaign] = max(widest[k.campaign], len(pred))
+				all = append(all, p)
+			}
 		}
 	}
-	return out
+	if len(all) == 0 {
+		return nil, nil
+	}
+	h := paragon.Heterogeneity(all)
+	c := &RepeatCeiling{Comparisons: len(all), BestSC: h.BestSC, Within5: h.Within5, Within10: h.Within10}
+	sort.Strings(campaigns)
+	for _, name := range campaigns {
+		hc := paragon.Heterogeneity(byCampaign[name])
+		c.Campaigns = append(c.Campaigns, CampaignCeiling{Campaign: name, Columns: widest[name], Comparisons: len(byCampaign[name]),
+			BestSC: hc.BestSC, Within5: hc.Within5, Within10: hc.Within10})
+	}
+	return c, nil
 }
 
 // sortedKeys returns a row's columns in order: the matrix is built in the
@@ -292,11 +445,19 @@ func sortedKeys(m map[int]float64) []int {
 func (r *ClassifyReport) Figures() []replay.MetricRow {
 	f := func(n string, v float64) replay.MetricRow { return replay.MetricRow{Metric: n, Value: v} }
 	h := r.HeterogeneityMetrics
-	return []replay.MetricRow{f("workloads", float64(h.Workloads)), f("best_sc_accuracy", h.BestSC), f("within_5pct_accuracy", h.Within5),
+	rows := []replay.MetricRow{f("workloads", float64(h.Workloads)), f("applications", float64(r.Applications)),
+		f("best_sc_accuracy", h.BestSC), f("within_5pct_accuracy", h.Within5), f("within_10pct_accuracy", h.Within10),
 		f("rank_exact", h.RankExact), f("rank_90pct", h.Rank90), f("rank_50pct", h.Rank50), f("mean_abs_error", h.MeanAbsError),
 		f("mean_rel_error", h.MeanRelError), f("rank", float64(r.Rank)), f("fold_in_us", r.FoldInUS),
 		f("baseline_best_sc_accuracy", r.Baseline.BestSC), f("baseline_within_5pct_accuracy", r.Baseline.Within5),
-		f("baseline_mean_abs_error", r.Baseline.MeanAbsError)}
+		f("baseline_within_10pct_accuracy", r.Baseline.Within10), f("baseline_mean_abs_error", r.Baseline.MeanAbsError),
+		f("random_profile_best_sc_accuracy", r.RandomProfile.BestSC), f("random_profile_within_5pct_accuracy", r.RandomProfile.Within5),
+		f("random_profile_within_10pct_accuracy", r.RandomProfile.Within10)}
+	if c := r.Ceiling; c != nil {
+		rows = append(rows, f("ceiling_best_sc_accuracy", c.BestSC), f("ceiling_within_5pct_accuracy", c.Within5),
+			f("ceiling_within_10pct_accuracy", c.Within10), f("ceiling_comparisons", float64(c.Comparisons)))
+	}
+	return rows
 }
 
 // ScheduleFigures lists a scenario result as run_metric rows.

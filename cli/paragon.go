@@ -2,6 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -11,30 +15,64 @@ import (
 )
 
 func paragonCommand() *cli.Command {
+	defClassify := analysis.DefaultClassifyOptions()
 	return &cli.Command{
 		Name:  "paragon",
 		Usage: "Paragon (ASPLOS'13): collaborative-filtering classification and interference-aware placement",
 		Subcommands: []*cli.Command{{
 			Name:  "classify",
-			Usage: "learn an app × platform matrix, classify held-out apps from a few measurements (Table 1)",
-			Description: `Learns the app × platform score matrix of dataset --dataset (app_score, e.g. the Lumos
-run times loaded with placelab ingest lumos) by SVD and SGD, then for each app of
---evaluate reveals --known of its measurements, folds it into the learned factors and
-predicts the rest. With --evaluate equal to --dataset (the default) the apps are
-evaluated fold by fold (--folds), never by a model that saw them. Prints Paragon Table
-1's metrics; JSON keys: workloads, best_sc_accuracy, within_5pct_accuracy, rank_exact,
-rank_90pct, rank_50pct, mean_abs_error, mean_rel_error, rank, fold_in_us, seconds.
+			Usage: "classify apps on an app × platform matrix from a few profiling runs (Table 1), with the repeat ceiling",
+			Description: `Learns the app × platform matrix of --dataset (app_score, e.g. the Lumos run times loaded
+with placelab ingest lumos) and classifies every app of --evaluate as a new app would be
+(Paragon §2.2): it is profiled on --known platforms, the others are predicted from those
+measurements, and the classifier picks the platform to run it on.
+
+  which platforms: --profile cv (default) chooses, by cross-validation on the training
+      apps with whole applications held out, between "cover" (the K platforms that put a
+      platform within 5% of the best in the profiled set of the most training apps) and
+      "top-mean" (the K of highest mean score), and the override margin; --profile
+      random draws K per app (the paper's "any two"), cover and top-mean force a method.
+  the others: a log-space probabilistic PCA (--rank components) folded in from the
+      measurements: the app's scale is one free offset, the components are damped by
+      their prior, so two entries cannot blow up an ill-conditioned fit.
+  the pick: the fastest profiled platform, unless the model predicts an unprofiled one
+      faster by more than the margin (--margin, with --profile cover, top-mean or random).
+
+With --evaluate equal to --dataset (the default) the apps are classified one application
+at a time (Lumos: all data sizes of one program held out together; --folds N: N folds of
+applications), never by a model that saw them. Only apps measured on every platform are
+scored. Scoring is tie-aware: a platform whose true score ties the best counts as best.
+
+Beside every accuracy it prints two references from the same apps: the platform means
+(no profiling) and the same classifier profiling random platforms; and the repeat
+ceiling: how often the fastest platform of one repeat of the measurements is the best,
+or within 5% / 10% of the best, in another repeat of the same cells (from the runs behind
+each cell; absent for a dataset ingested before placelab stored them). Best-platform
+accuracy above the ceiling's is beyond what the data can tell apart: within 5% is the
+figure that means something.
+
+JSON keys: train, test, known, holdout, folds, applications, columns, profile_method,
+chosen_methods, profile and profile_cv (TEST another dataset), workloads,
+best_sc_accuracy, within_5pct_accuracy, within_10pct_accuracy, rank_exact, rank_90pct,
+rank_50pct, training_best_match, mean_pair_order, mean_abs_error, mean_rel_error,
+column_mean_baseline {same metrics}, random_profile {same metrics}, repeat_ceiling
+{comparisons, best_sc_accuracy, within_5pct_accuracy, within_10pct_accuracy, campaigns
+[{campaign, columns, comparisons, ...}]}, rank, seconds, fold_in_us.
 The result is stored as a run (engine "paragon", policy "classify").
 
-Example:
+Examples:
    placelab ingest lumos ../shared/data/lumos-cloud-perf/lumos_runs.csv --dataset lumos
-   placelab paragon classify --dataset lumos --known 2 --format json`,
+   placelab paragon classify --dataset lumos --known 2 --format json
+   placelab paragon classify --dataset lumos --evaluate hive --known 5`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "lumos", Usage: "training dataset `TRAIN`"},
-				&cli.StringFlag{Name: "evaluate", Usage: "dataset `TEST` of apps to classify (default: TRAIN, by folds)"},
-				intFlag("known", 2, 1, 0, "measurements revealed per app"),
-				intFlag("folds", 5, 2, 0, "folds when TEST is TRAIN"),
-				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`"},
+				&cli.StringFlag{Name: "evaluate", Usage: "dataset `TEST` of apps to classify (default: TRAIN, one application at a time)"},
+				intFlag("known", defClassify.Platform.Known, 1, 0, "platforms profiled per app"),
+				intFlag("folds", defClassify.Folds, 0, 0, "0: hold out one application at a time; N ≥ 2: N folds of applications (TEST = TRAIN only)"),
+				&cli.StringFlag{Name: "profile", Value: defClassify.Platform.Method, Usage: "`METHOD` choosing the profiled platforms: " + strings.Join(paragon.SelectMethods, ", ")},
+				floatFlag("margin", defClassify.Platform.Margin, interval{lo: 0, hi: math.Inf(1)}, "override margin: an unprofiled platform is picked when predicted more than 1+MARGIN times the fastest profiled (inf: never; --profile cover, top-mean or random only)"),
+				intFlag("rank", defClassify.Platform.Rank, 0, 0, "components of the log-space PCA"),
+				&cli.Uint64Flag{Name: "seed", Value: defClassify.Seed, Usage: "random `SEED` (random profiles)"},
 				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
@@ -43,32 +81,37 @@ Example:
 				if test == "" {
 					test = c.String("dataset")
 				}
-				if err := onlyWith(c, "folds", test == c.String("dataset"), "when --evaluate is --dataset (apps held out fold by fold)"); err != nil {
+				if err := onlyWith(c, "folds", test == c.String("dataset"), "when --evaluate is --dataset (applications held out fold by fold)"); err != nil {
 					return err
 				}
+				if err := onlyWith(c, "margin", c.String("profile") != paragon.SelectCV, "with --profile cover, top-mean or random (cv chooses the margin)"); err != nil {
+					return err
+				}
+				o := defClassify
+				o.Folds = c.Int("folds")
+				o.Seed = c.Uint64("seed")
+				o.Platform.Known = c.Int("known")
+				o.Platform.Method = c.String("profile")
+				o.Platform.Margin = c.Float64("margin")
+				o.Platform.Rank = c.Int("rank")
 				db, err := openDB(c)
 				if err != nil {
 					return err
 				}
 				defer db.Close()
-				rep, err := analysis.EvaluateClassification(c.Context, db, c.String("dataset"), test, analysis.ClassifyOptions{
-					Known: c.Int("known"), Folds: c.Int("folds"), Seed: c.Uint64("seed")})
+				rep, err := analysis.EvaluateClassification(c.Context, db, c.String("dataset"), test, o)
 				if err != nil {
 					return err
 				}
 				if _, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "paragon", Policy: "classify", Dataset: test, Version: version,
-					Seed: c.Uint64("seed"), Params: map[string]any{"train": rep.Train, "test": rep.Test, "known": rep.Known, "folds": rep.Folds}}, rep.Seconds, rep.Figures()); err != nil {
+					Seed: o.Seed, Params: map[string]any{"train": rep.Train, "test": rep.Test, "known": rep.Known, "folds": o.Folds, "holdout": rep.Holdout,
+						"profile": o.Platform.Method, "margin": paragon.Margin(o.Platform.Margin), "rank": o.Platform.Rank}}, rep.Seconds, rep.Figures()); err != nil {
 					return err
 				}
 				if format == "json" {
 					return printJSON(c.App.Writer, rep)
 				}
-				h := rep.HeterogeneityMetrics
-				fmt.Fprintf(c.App.Writer, "%d workloads of %s on %d platforms, %d known each (rank %d, fold-in %.1f µs)\n", h.Workloads, rep.Test, rep.Columns, rep.Known, rep.Rank, rep.FoldInUS)
-				fmt.Fprintf(c.App.Writer, "best platform selected %.1f%%, within 5%% of best %.1f%%; ranking exact %.1f%%, 90%% of pairs %.1f%%, 50%% %.1f%%; mean abs error %.3f\n",
-					100*h.BestSC, 100*h.Within5, 100*h.RankExact, 100*h.Rank90, 100*h.Rank50, h.MeanAbsError)
-				b := rep.Baseline
-				fmt.Fprintf(c.App.Writer, "baseline (platform means, no fold-in): best %.1f%%, within 5%% %.1f%%, mean abs error %.3f\n", 100*b.BestSC, 100*b.Within5, b.MeanAbsError)
+				printClassify(c.App.Writer, rep)
 				return nil
 			},
 		}, {
@@ -134,5 +177,42 @@ Example:
 				return nil
 			},
 		}},
+	}
+}
+
+// printClassify writes the classification report as a table: each
+// accuracy beside its references and the repeat ceiling.
+func printClassify(w io.Writer, rep *analysis.ClassifyReport) {
+	h := rep.HeterogeneityMetrics
+	held := map[string]string{"application": "one application held out at a time", "folds": fmt.Sprintf("%d folds of applications", rep.Folds),
+		"dataset": "a model trained on " + rep.Train}
+	fmt.Fprintf(w, "%d workloads (%d applications) of %s on %d platforms, %d profiled each; %s\n", h.Workloads, rep.Applications, rep.Test, rep.Columns, rep.Known, held[rep.Holdout])
+	methods := make([]string, 0, len(rep.ChosenMethods))
+	for _, m := range slices.Sorted(maps.Keys(rep.ChosenMethods)) {
+		methods = append(methods, fmt.Sprintf("%s ×%d", m, rep.ChosenMethods[m]))
+	}
+	fmt.Fprintf(w, "profile: %s (models used %s)", rep.ProfileMethod, strings.Join(methods, ", "))
+	if len(rep.Profile) > 0 {
+		fmt.Fprintf(w, "; platforms %s", strings.Join(rep.Profile, ", "))
+	}
+	fmt.Fprintf(w, "; log-PCA rank %d, %.1f µs per app\n\n", rep.Rank, rep.FoldInUS)
+	fmt.Fprintf(w, "%-26s %8s %10s %11s %9s\n", "", "best_%", "within_5%", "within_10%", "abs_err")
+	row := func(name string, m paragon.HeterogeneityMetrics) {
+		fmt.Fprintf(w, "%-26s %8.1f %10.1f %11.1f %9.3f\n", name, 100*m.BestSC, 100*m.Within5, 100*m.Within10, m.MeanAbsError)
+	}
+	row("classifier", h)
+	row("platform means", rep.Baseline)
+	row("random profile", rep.RandomProfile)
+	if c := rep.Ceiling; c != nil {
+		fmt.Fprintf(w, "%-26s %8.1f %10.1f %11.1f %9s\n", fmt.Sprintf("repeat ceiling (%d pairs)", c.Comparisons), 100*c.BestSC, 100*c.Within5, 100*c.Within10, "")
+		for _, k := range c.Campaigns {
+			name := k.Campaign
+			if name == "" {
+				name = "(none)"
+			}
+			fmt.Fprintf(w, "  %-24s %8.1f %10.1f %11.1f %9s\n", fmt.Sprintf("campaign %s, ≤%d platforms", name, k.Columns), 100*k.BestSC, 100*k.Within5, 100*k.Within10, "")
+		}
+	} else {
+		fmt.Fprintf(w, "repeat ceiling: no repeated runs stored (re-ingest the dataset to store them)\n")
 	}
 }

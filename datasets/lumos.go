@@ -25,7 +25,14 @@ Table app_score, matrix 'platform', one row per (workload, platform) with comple
             the mean of the two middle runs for an even count;
   samples = the number of those runs;
   score   = the workload's smallest median over all its platforms / raw, so 1 = the
-            fastest platform and 0.5 = twice as slow.
+            fastest platform and 0.5 = twice as slow;
+  application = framework + "_" + workload (e.g. hadoop_aggregation: the program,
+            whatever its data size) when the file has both columns, else NULL (the
+            workload is its own application); a workload_id whose framework or
+            workload changes between rows is rejected.
+Table app_run, one row per completed run: app, col, campaign = sar_interval ('' when
+absent), repeat, value = elapsed_time_s (the repeats behind the median, for the repeat
+ceiling of placelab paragon classify).
 Runs with completed = False are counted as read but not loaded (rows_read - rows_loaded);
 they are not errors. Rejected: an empty provider, vm_type or workload_id, a completed value
 that is not a boolean, a completed run whose elapsed_time_s is not a number > 0, and a
@@ -37,9 +44,17 @@ id; the same repeat number is reused across sar_interval settings, which are dis
 
 type lumosCell struct{ app, col string }
 
+type lumosRun struct {
+	cell             lumosCell
+	campaign, repeat string
+	elapsed          float64
+}
+
 func loadLumos(ctx context.Context, w *store.Writer, paths []string, opts Options) error {
 	rej := rejecter{w, opts.MaxRejects}
 	runs := map[lumosCell][]float64{}
+	var all []lumosRun
+	application := map[string]string{}
 	seen := map[string]struct{}{}
 	err := eachFile(paths, opts.Progress, func(src *source) error {
 		c, err := newCSV(src, ',', true)
@@ -54,6 +69,8 @@ func loadLumos(ctx context.Context, w *store.Writer, paths []string, opts Option
 			}
 		}
 		sar, hasSar := c.header["sar_interval"]
+		fw, hasFw := c.header["framework"]
+		wl, hasWl := c.header["workload"]
 		return c.each(ctx, rej, func() error {
 			var f [5]string
 			for i := range f {
@@ -87,9 +104,20 @@ func loadLumos(ctx context.Context, w *store.Writer, paths []string, opts Option
 				return c.errf("repeat", f[3], fmt.Errorf("%w: run %s on %s/%s (sar_interval %q) repeat %s appears twice", ErrDuplicateID, f[2], f[0], f[1], interval, f[3]))
 			}
 			seen[key] = struct{}{}
+			if hasFw && hasWl && fw < len(c.rec) && wl < len(c.rec) {
+				framework, workload := strings.TrimSpace(c.rec[fw]), strings.TrimSpace(c.rec[wl])
+				if framework != "" && workload != "" {
+					a := framework + "_" + workload
+					if prev, ok := application[f[2]]; ok && prev != a {
+						return c.errf("workload", workload, fmt.Errorf("%w: workload_id %s is application %s here and %s on an earlier row", ErrMalformed, f[2], a, prev))
+					}
+					application[f[2]] = a
+				}
+			}
 			if done {
 				cell := lumosCell{app: f[2], col: f[0] + "/" + f[1]}
 				runs[cell] = append(runs[cell], elapsed)
+				all = append(all, lumosRun{cell: cell, campaign: interval, repeat: f[3], elapsed: elapsed})
 				w.Counts.RowsLoaded++
 			}
 			return nil
@@ -117,7 +145,16 @@ func loadLumos(ctx context.Context, w *store.Writer, paths []string, opts Option
 	})
 	for _, cell := range cells {
 		m := medians[cell]
-		if err := w.Append("app_score", "platform", cell.app, cell.col, best[cell.app]/m, m, int32(len(runs[cell]))); err != nil {
+		var app any
+		if a, ok := application[cell.app]; ok {
+			app = a
+		}
+		if err := w.Append("app_score", "platform", cell.app, cell.col, best[cell.app]/m, m, int32(len(runs[cell])), app); err != nil {
+			return err
+		}
+	}
+	for _, r := range all {
+		if err := w.Append("app_run", "platform", r.cell.app, r.cell.col, r.campaign, r.repeat, r.elapsed); err != nil {
 			return err
 		}
 	}

@@ -307,6 +307,6 @@ func (d *DB) Tables(ctx context.Context) ([]string, error) {
 // DatasetTables are the tables whose rows belong to a dataset, in the order
 // a replacement deletes them.
 var DatasetTables = []string{
-	"bpp_item", "bpp_instance", "app_score", "demand_curve", "cpu_reading", "vm_censor",
+	"bpp_item", "bpp_instance", "app_run", "app_score", "demand_curve", "cpu_reading", "vm_censor",
 	"vm", "vm_type_demand", "vm_type", "machine", "sku",
 }

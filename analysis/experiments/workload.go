@@ -93,7 +93,9 @@ func init() {
 		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			sc := p.Params["scenario"].(string)
 			if sc == "classify-lumos" {
-				rep, err := analysis.EvaluateClassification(ctx, db, "lumos", "lumos", analysis.ClassifyOptions{Known: 2, Seed: p.Seed})
+				o := analysis.DefaultClassifyOptions()
+				o.Seed = p.Seed
+				rep, err := analysis.EvaluateClassification(ctx, db, "lumos", "lumos", o)
 				if errors.Is(err, analysis.ErrNoMatrix) {
 					return []replay.MetricRow{fig("available", 0)}, nil // Lumos not loaded: nothing to measure
 				}

@@ -72,8 +72,8 @@ func ExampleSimulateAll() {
 		fmt.Printf("%-7s qos_share %.2f mean_normalized_perf %.2f\n", r.Policy, r.QoSShare, r.MeanNormalizedPerf)
 	}
 	// Output:
-	// paragon qos_share 0.51 mean_normalized_perf 0.93
-	// nh      qos_share 0.22 mean_normalized_perf 0.85
-	// ni      qos_share 0.25 mean_normalized_perf 0.85
-	// random  qos_share 0.15 mean_normalized_perf 0.82
+	// paragon qos_share 0.46 mean_normalized_perf 0.93
+	// nh      qos_share 0.23 mean_normalized_perf 0.84
+	// ni      qos_share 0.17 mean_normalized_perf 0.85
+	// random  qos_share 0.16 mean_normalized_perf 0.84
 }

@@ -18,16 +18,57 @@ const (
 	// in score units (a sensitivity of 100% is 1).
 	sensLow, sensMid   = 0.3, 0.6
 	err5, err10, err20 = 0.05, 0.10, 0.20
-	// tieTolerance treats true scores this close as equal when ranking.
+	// tieTolerance treats scores this close as equal: true scores when
+	// ranking and scoring a pick, predicted scores when picking.
 	tieTolerance = 1e-9
+	// NearBest10Fraction is the looser "selected platform within 10% of
+	// best" that placelab reports beside Table 1's 5%.
+	NearBest10Fraction = 0.90
 )
 
 // Prediction is one evaluated application: its predicted row (a FoldIn
 // result), its true row, and the columns that were profiled (revealed).
+// When Picked, Pick is the configuration the classifier chose; otherwise
+// the choice is the predicted row's maximum, and when several
+// configurations tie for it (within tieTolerance) each is taken with equal
+// probability: the pick-based metrics count the expected share of them
+// that succeed, so a tie never scores by the accident of column order.
 type Prediction struct {
 	Predicted []float64
 	Truth     []float64
 	Known     []int
+	Pick      int
+	Picked    bool
+}
+
+// picks returns the configurations the prediction chooses among, with
+// equal probability.
+func (p Prediction) picks() []int {
+	if p.Picked {
+		return []int{p.Pick}
+	}
+	top := maxOf(p.Predicted)
+	var out []int
+	for i, v := range p.Predicted {
+		if v >= top-tieTolerance {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// pickShare is the share of picks whose true score is at least frac of
+// the best true score; a true score within tieTolerance of the best counts
+// as best (times measured in whole seconds tie often at the top).
+func pickShare(picks []int, truth []float64, frac float64) float64 {
+	best := maxOf(truth)
+	ok := 0
+	for _, c := range picks {
+		if truth[c] >= frac*best-tieTolerance {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(picks))
 }
 
 // HeterogeneityMetrics are Table 1's validation metrics for heterogeneity
@@ -39,8 +80,9 @@ type HeterogeneityMetrics struct {
 	// one ("Selected best SC").
 	BestSC float64 `json:"best_sc_accuracy"`
 	// Within5: that configuration's true score is ≥ 95% of the best
-	// ("Selected SC within 5% of best").
-	Within5 float64 `json:"within_5pct_accuracy"`
+	// ("Selected SC within 5% of best"); Within10: ≥ 90%.
+	Within5  float64 `json:"within_5pct_accuracy"`
+	Within10 float64 `json:"within_10pct_accuracy"`
 	// RankExact: the predicted order is the true one, configurations tied
 	// in truth aside ("Correct SC ranking"); Rank90 and Rank50: at least
 	// 90% and 50% of the pairs of configurations are ordered as in truth.
@@ -75,13 +117,10 @@ func Heterogeneity(ps []Prediction) HeterogeneityMetrics {
 			continue
 		}
 		bestTrue := maxOf(p.Truth)
-		pick := argmax(p.Predicted)
-		if p.Truth[pick] >= bestTrue-tieTolerance {
-			h.BestSC++
-		}
-		if p.Truth[pick] >= NearBestFraction*bestTrue {
-			h.Within5++
-		}
+		picks := p.picks()
+		h.BestSC += pickShare(picks, p.Truth, 1)
+		h.Within5 += pickShare(picks, p.Truth, NearBestFraction)
+		h.Within10 += pickShare(picks, p.Truth, NearBest10Fraction)
 		for _, k := range p.Known {
 			if p.Truth[k] >= bestTrue-tieTolerance {
 				h.TrainingBest++
@@ -116,6 +155,7 @@ func Heterogeneity(ps []Prediction) HeterogeneityMetrics {
 	w := float64(len(ps))
 	h.BestSC /= w
 	h.Within5 /= w
+	h.Within10 /= w
 	h.RankExact /= w
 	h.Rank90 /= w
 	h.Rank50 /= w

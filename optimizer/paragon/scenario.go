@@ -127,7 +127,7 @@ func (c ScenarioConfig) validate() error {
 		return fmt.Errorf("%w: scenario %q: %d servers, %d applications", ErrEmpty, c.Name, c.Servers, c.Apps)
 	case c.Configs <= 0 || c.Pool <= 0 || c.Offline <= 0 || c.Offline > c.Pool:
 		return fmt.Errorf("%w: scenario %q: %d configurations, pool %d, offline %d", ErrBadOptions, c.Name, c.Configs, c.Pool, c.Offline)
-	case c.Known < 0 || c.Known > min(c.Configs, DefaultSoIs):
+	case c.Known < 1 || c.Known >= c.Configs || c.Known > DefaultSoIs:
 		return fmt.Errorf("%w: scenario %q: known %d", ErrBadOptions, c.Name, c.Known)
 	case !(c.Interval > 0) || !(c.Load > 0) || c.Burst < 0 || c.BurstAfter < 0 || (c.Burst > 0 && !(c.BurstInterval > 0)):
 		return fmt.Errorf("%w: scenario %q: interval %v, load %v, burst %d after %d at %v", ErrBadOptions, c.Name, c.Interval, c.Load, c.Burst, c.BurstAfter, c.BurstInterval)

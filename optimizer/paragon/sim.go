@@ -84,7 +84,15 @@ type PlacementSummary struct {
 // ClassificationSummary is the quality of the online classification of the
 // arriving applications (Tables 1–2), the same for every policy of a run.
 type ClassificationSummary struct {
-	Rank          [3]int               `json:"rank"` // performance, tolerated, caused
+	Rank [3]int `json:"rank"` // performance (LogPCA), tolerated, caused
+	// ProfileMethod is how the profiled configurations were chosen (the
+	// method the platform classifier's cross-validation picked).
+	ProfileMethod string `json:"profile_method"`
+	// Profile lists the configurations every arrival is profiled on (none
+	// when they are drawn at random per arrival); ProfileCV is the
+	// cross-validation that chose the method.
+	Profile       []int                `json:"profile,omitempty"`
+	ProfileCV     []CVCandidate        `json:"profile_cv,omitempty"`
 	Heterogeneity HeterogeneityMetrics `json:"heterogeneity"`
 	Tolerated     InterferenceMetrics  `json:"tolerated"`
 	Caused        InterferenceMetrics  `json:"caused"`
@@ -224,11 +232,18 @@ func prepare(ctx context.Context, cfg ScenarioConfig) (*workload, error) {
 			cau.Set(i, s, clamp01(noisy(a.Caused[s])))
 		}
 	}
-	cl, err := TrainClassifier(perf, tol, cau, Options{Seed: subSeed(cfg.Seed, 3)})
+	popts := DefaultPlatformOptions()
+	popts.Known = cfg.Known
+	// The greedy search ranks every configuration by the row.
+	popts.Objective = ObjectiveRow
+	cl, err := TrainClassifier(perf, tol, cau, nil, popts, Options{Seed: subSeed(cfg.Seed, 3)})
 	if err != nil {
 		return nil, fmt.Errorf("paragon: scenario %q: training: %w", cfg.Name, err)
 	}
-	w.class.Rank = [3]int{cl.Perf.Rank(), cl.Tolerated.Rank(), cl.Caused.Rank()}
+	w.class.Rank = [3]int{cl.Platform.Model.Rank(), cl.Tolerated.Rank(), cl.Caused.Rank()}
+	w.class.ProfileMethod = cl.Platform.Method
+	w.class.Profile = cl.Platform.Profile
+	w.class.ProfileCV = cl.Platform.CV
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -275,7 +290,7 @@ func prepare(ctx context.Context, cfg ScenarioConfig) (*workload, error) {
 		ar.work = duration * (0.5 + rng.Float64())
 		a := &syn.Apps[ar.typ]
 		prof := Profile{Perf: map[int]float64{}, Tolerated: map[int]float64{}, Caused: map[int]float64{}}
-		kp := pick(rng, cfg.Configs, cfg.Known)
+		kp := cl.Platform.ProfileFor(rng)
 		kt := pick(rng, DefaultSoIs, cfg.Known)
 		kc := pick(rng, DefaultSoIs, cfg.Known)
 		for _, c := range kp {
@@ -289,12 +304,12 @@ func prepare(ctx context.Context, cfg ScenarioConfig) (*workload, error) {
 		}
 		ar.req = Request{ID: n, Cores: a.Cores, Class: cl.Classify(prof)}
 		if cfg.Oracle {
-			ar.req.Class = Class{Perf: a.Perf, Tolerated: a.Tolerated, Caused: a.Caused,
-				PerfConfidence: 1, ToleratedConfidence: 1, CausedConfidence: 1}
+			ar.req.Class = Class{Perf: a.Perf, PerfPick: argmax(a.Perf), Tolerated: a.Tolerated, Caused: a.Caused,
+				ToleratedConfidence: 1, CausedConfidence: 1}
 		}
-		hp = append(hp, Prediction{ar.req.Class.Perf, a.Perf, kp})
-		tp = append(tp, Prediction{ar.req.Class.Tolerated, a.Tolerated, kt})
-		cp = append(cp, Prediction{ar.req.Class.Caused, a.Caused, kc})
+		hp = append(hp, Prediction{Predicted: ar.req.Class.Perf, Truth: a.Perf, Known: kp, Pick: ar.req.Class.PerfPick, Picked: true})
+		tp = append(tp, Prediction{Predicted: ar.req.Class.Tolerated, Truth: a.Tolerated, Known: kt})
+		cp = append(cp, Prediction{Predicted: ar.req.Class.Caused, Truth: a.Caused, Known: kc})
 		w.arrivals = append(w.arrivals, ar)
 	}
 	sort.SliceStable(w.arrivals, func(i, j int) bool { return w.arrivals[i].time < w.arrivals[j].time })
