@@ -71,15 +71,6 @@ func BenchmarkFoldIn(b *testing.B) {
 				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "apps/s")
 			})
-			b.Run(fmt.Sprintf("apps=%d,cols=%d,method=scaled", apps, cols), func(b *testing.B) {
-				setup(b)
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					m.FoldInScaled(known[i%len(known)])
-				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "apps/s")
-			})
 			if apps == 5000 && cols == 40 {
 				b.Run(fmt.Sprintf("apps=%d,cols=%d,method=refit", apps, cols), func(b *testing.B) {
 					setup(b)

@@ -7,10 +7,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// scaleIterations bounds the fixed-point passes of FoldInScaled; the scale
-// settles in two or three.
-const scaleIterations = 4
-
 // FoldIn classifies a new application from its few profiled entries (§2.2:
 // two server configurations; §2.3: two microbenchmarks), keyed by column,
 // without refactorizing: the column factors P stay fixed and only the new
@@ -41,47 +37,6 @@ const scaleIterations = 4
 func (m *Model) FoldIn(known map[int]float64) (row []float64, confidence float64) {
 	row = make([]float64, m.cols)
 	confidence = m.foldIn(known, 1, row)
-	return row, confidence
-}
-
-// FoldInScaled is FoldIn for raw measurements of unknown scale (instructions
-// per second on two configurations, say), when the training rows were
-// normalized so that each row's best column scores 1 (§2.2's "normalized
-// performance"). It folds in a_K / s and sets s so that the predicted row's
-// largest element is 1: starting from the prior mean's scale, it repeats
-// s ← s × max_i row_i a few times. The returned row is normalized (its
-// maximum is 1).
-func (m *Model) FoldInScaled(raw map[int]float64) (row []float64, confidence float64) {
-	row = make([]float64, m.cols)
-	if len(raw) == 0 {
-		confidence = m.foldIn(nil, 1, row)
-		normalizeMax(row)
-		return row, confidence
-	}
-	// Start from the scale at which the known entries match the average
-	// application on the same columns.
-	num, den := 0.0, 0.0
-	for _, c := range sortedKeys(raw) {
-		m.checkCol(c)
-		num += raw[c]
-		den += dot(m.mu, m.p[c*m.rank:(c+1)*m.rank])
-	}
-	s := 1.0
-	if den > 0 && num > 0 {
-		s = num / den
-	}
-	for it := 0; it < scaleIterations; it++ {
-		confidence = m.foldIn(raw, 1/s, row)
-		mx := maxOf(row)
-		if !(mx > 0) {
-			break
-		}
-		s *= mx
-		if math.Abs(mx-1) < 1e-9 {
-			break
-		}
-	}
-	normalizeMax(row)
 	return row, confidence
 }
 

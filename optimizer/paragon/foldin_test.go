@@ -63,25 +63,3 @@ func TestFoldIn(t *testing.T) {
 		t.Errorf("confidence with 0, 1, all entries: %v, %v, %v", c0, c1, cAll)
 	}
 }
-
-// TestFoldInScaled: raw measurements of any scale give the same
-// normalized row, whose best column scores 1.
-func TestFoldInScaled(t *testing.T) {
-	a := planted(300, 12, 2, 3, false)
-	model, err := Train(SparseFromDense(a, 12, nil), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, _ := model.FoldInScaled(map[int]float64{2: 1.3, 7: 0.9})
-	for _, scale := range []float64{1e-3, 3.7, 2e9} {
-		got, _ := model.FoldInScaled(map[int]float64{2: 1.3 * scale, 7: 0.9 * scale})
-		for j := range got {
-			if math.Abs(got[j]-base[j]) > 1e-9 {
-				t.Fatalf("scale %v: column %d = %v, want %v", scale, j, got[j], base[j])
-			}
-		}
-	}
-	if mx := maxOf(base); math.Abs(mx-1) > 1e-12 {
-		t.Errorf("max %v, want 1", mx)
-	}
-}
