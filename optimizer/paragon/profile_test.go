@@ -181,8 +181,8 @@ func TestDecideMargin(t *testing.T) {
 // whatever its error.
 func TestChooseCandidateOneSE(t *testing.T) {
 	cands := []CVCandidate{
-		{Method: SelectTopMean, Within5: 0.80, MeanAbsError: 0.09, Rows: 100}, // best share; SE 0.04
-		{Method: SelectCover, Within5: 0.77, MeanAbsError: 0.05, Rows: 100},   // within 1 SE, best error
+		{Method: SelectTopMean, Within5: 0.80, MeanAbsError: 0.09, Rows: 100},  // best share; SE 0.04
+		{Method: SelectCover, Within5: 0.77, MeanAbsError: 0.05, Rows: 100},    // within 1 SE, best error
 		{Method: SelectBestMean, Within5: 0.70, MeanAbsError: 0.01, Rows: 100}, // 2.5 SE below
 	}
 	if got := chooseCandidate(cands, ObjectivePick); got != 1 {
