@@ -174,3 +174,34 @@ func BenchmarkSelect(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlatformClassify times classifying one new app with the
+// platform classifier (log-space PCA fold-in from two profiled platforms
+// and the pick) against refitting the model with the app as one more row.
+func BenchmarkPlatformClassify(b *testing.B) {
+	const apps, cols = 5000, 40
+	rows := logLowRank(apps+1, cols, 4, 1)
+	o := DefaultPlatformOptions()
+	o.Method = SelectCover
+	cl, err := TrainPlatform(rows[:apps], nil, cols, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	known := map[int]float64{}
+	for _, c := range cl.Profile {
+		known[c] = rows[apps][c]
+	}
+	b.Run(fmt.Sprintf("apps=%d,cols=%d,method=classify", apps, cols), func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			cl.Classify(known)
+		}
+	})
+	b.Run(fmt.Sprintf("apps=%d,cols=%d,method=refit", apps, cols), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := FitLogPCA(rows, cols, o.Rank); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
