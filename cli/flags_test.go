@@ -159,7 +159,9 @@ func TestFlagRangeErrors(t *testing.T) {
 		{[]string{"oversub", "--arm", "naive", "--max-util", "0.9"}, "--max-util applies only to the arms with predictions"},
 		// paragon
 		{[]string{"paragon", "classify", "--known", "0"}, "--known 0: want known ≥ 1"},
-		{[]string{"paragon", "classify", "--folds", "1"}, "--folds 1: want folds ≥ 2"},
+		{[]string{"paragon", "classify", "--folds", "1"}, "--folds 1: want 0 (one application at a time) or ≥ 2"},
+		{[]string{"paragon", "classify", "--profile", "best"}, "--profile \"best\": want one of cv, cover"},
+		{[]string{"paragon", "classify", "--margin", "0.1"}, "--margin applies only with --profile cover, top-mean or random"},
 		{[]string{"paragon", "classify", "--evaluate", "other", "--folds", "3"}, "--folds applies only when --evaluate is --dataset"},
 		{[]string{"paragon", "schedule", "--scale", "NaN"}, "--scale NaN: want 0 < scale ≤ 10"},
 		{[]string{"paragon", "schedule", "--scale", "0"}, "--scale 0: want 0 < scale ≤ 10"},

@@ -68,7 +68,13 @@ Examples:
 				&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "lumos", Usage: "training dataset `TRAIN`"},
 				&cli.StringFlag{Name: "evaluate", Usage: "dataset `TEST` of apps to classify (default: TRAIN, one application at a time)"},
 				intFlag("known", defClassify.Platform.Known, 1, 0, "platforms profiled per app"),
-				intFlag("folds", defClassify.Folds, 0, 0, "0: hold out one application at a time; N ≥ 2: N folds of applications (TEST = TRAIN only)"),
+				&cli.IntFlag{Name: "folds", Value: defClassify.Folds, Usage: "0: hold out one application at a time; N ≥ 2: N folds of applications (TEST = TRAIN only)",
+					Action: func(_ *cli.Context, v int) error {
+						if v < 0 || v == 1 {
+							return fmt.Errorf("--folds %d: want 0 (one application at a time) or ≥ 2", v)
+						}
+						return nil
+					}},
 				&cli.StringFlag{Name: "profile", Value: defClassify.Platform.Method, Usage: "`METHOD` choosing the profiled platforms: " + strings.Join(paragon.SelectMethods, ", ")},
 				floatFlag("margin", defClassify.Platform.Margin, interval{lo: 0, hi: math.Inf(1)}, "override margin: an unprofiled platform is picked when predicted more than 1+MARGIN times the fastest profiled (inf: never; --profile cover, top-mean or random only)"),
 				intFlag("rank", defClassify.Platform.Rank, 0, 0, "components of the log-space PCA"),
@@ -86,6 +92,9 @@ Examples:
 				}
 				if err := onlyWith(c, "margin", c.String("profile") != paragon.SelectCV, "with --profile cover, top-mean or random (cv chooses the margin)"); err != nil {
 					return err
+				}
+				if m := c.String("profile"); !slices.Contains(paragon.SelectMethods, m) {
+					return fmt.Errorf("--profile %q: want one of %s", m, strings.Join(paragon.SelectMethods, ", "))
 				}
 				o := defClassify
 				o.Folds = c.Int("folds")
