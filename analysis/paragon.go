@@ -295,19 +295,7 @@ func EvaluateClassification(ctx context.Context, db *store.DB, train, test strin
 				rep.Profile = append(rep.Profile, tm.Cols[c])
 			}
 		}
-		colMean := make([]float64, len(tm.Cols))
-		colN := make([]float64, len(tm.Cols))
-		for _, row := range rows {
-			for c, v := range row {
-				colMean[c] += v
-				colN[c]++
-			}
-		}
-		for c := range colMean {
-			if colN[c] > 0 {
-				colMean[c] /= colN[c]
-			}
-		}
+		colMean := paragon.RowMeans(rows, len(tm.Cols))
 		for _, ta := range tests {
 			app := em.Apps[ta.i]
 			apps[em.Application[ta.i]] = true

@@ -275,12 +275,13 @@ func normalizeRows(rows []map[int]float64) []map[int]float64 {
 	return out
 }
 
-// selectProfile picks k columns by method from normalized rows (nil for
-// SelectRandom).
-func selectProfile(scores []map[int]float64, cols, k int, method string) []int {
+// RowMeans returns the mean value per column of rows keyed by column in
+// [0, cols), over the rows that have the column (0 for none): the
+// platform means that predict an app without profiling it.
+func RowMeans(rows []map[int]float64, cols int) []float64 {
 	mean := make([]float64, cols)
 	n := make([]float64, cols)
-	for _, r := range scores {
+	for _, r := range rows {
 		for c, v := range r {
 			mean[c] += v
 			n[c]++
@@ -291,6 +292,13 @@ func selectProfile(scores []map[int]float64, cols, k int, method string) []int {
 			mean[c] /= n[c]
 		}
 	}
+	return mean
+}
+
+// selectProfile picks k columns by method from normalized rows (nil for
+// SelectRandom).
+func selectProfile(scores []map[int]float64, cols, k int, method string) []int {
+	mean := RowMeans(scores, cols)
 	switch method {
 	case SelectRandom:
 		return nil
