@@ -43,6 +43,20 @@ Examples:
 			intFlag("seeds", violation.DefaultSeeds, 1, 0, "repetitions (tenant sequences)"),
 			intFlag("reps", violation.DefaultRepetitions, 1, 0, "Monte Carlo draws per estimate (NumRepetitions)"),
 			floatFlag("theta", violation.DefaultTheta, unitOpenLo, "PrV threshold θ"),
+			&cli.StringFlag{Name: "condition", Value: string(violation.DefaultConditioning), Usage: "how PrV conditions a placed tenant's draws: prefix (its observed prefix: plateau window, anchored at its observed max) or max (§5.1: curves whose max reaches its observed max)",
+				Action: func(_ *cli.Context, v string) error {
+					if !slices.Contains(violation.Conditionings(), violation.Conditioning(v)) {
+						return fmt.Errorf("--condition %q: want one of %v", v, violation.Conditionings())
+					}
+					return nil
+				}},
+			&cli.StringFlag{Name: "fallback", Value: string(violation.DefaultFallback), Usage: "PrV's rule when no node stays below θ: min-with (least Pr with the tenant) or min-delta (Algorithms 2–3: least Pr increase)",
+				Action: func(_ *cli.Context, v string) error {
+					if !slices.Contains(violation.Fallbacks(), violation.Fallback(v)) {
+						return fmt.Errorf("--fallback %q: want one of %v", v, violation.Fallbacks())
+					}
+					return nil
+				}},
 			&cli.Float64Flag{Name: "node-cpu", Usage: "node CPU capacity (> 0)", DefaultText: "80 for synthetic curves, 64 cores for a dataset",
 				Action: func(_ *cli.Context, v float64) error { return positive.check("node-cpu", v) }},
 			&cli.Float64Flag{Name: "node-memory", Usage: "node memory capacity in GB (≥ 0; 0: memory untracked)", DefaultText: "the synthetic node's, 512 for a dataset",
@@ -63,7 +77,7 @@ Examples:
 					prvNames = append(prvNames, n)
 				}
 			}
-			for _, f := range []string{"theta", "reps"} {
+			for _, f := range []string{"theta", "reps", "condition", "fallback"} {
 				if err := onlyWith(c, f, slices.ContainsFunc(pols, violation.IsPrV), "to the PrV policies ("+strings.Join(prvNames, ", ")+")"); err != nil {
 					return err
 				}
@@ -94,7 +108,8 @@ Examples:
 			defer db.Close()
 			bar := newProgress("violation", "densities", c.Bool("quiet"))
 			pts, err := analysis.ViolationSweep(c.Context, db, analysis.ViolationOptions{Dataset: c.String("dataset"), Policies: pols,
-				Densities: dens, Sim: sim, Params: violation.PolicyParams{Theta: c.Float64("theta"), MC: violation.MCConfig{Reps: c.Int("reps")}},
+				Densities: dens, Sim: sim, Params: violation.PolicyParams{Theta: c.Float64("theta"), Fallback: violation.Fallback(c.String("fallback")),
+					MC: violation.MCConfig{Reps: c.Int("reps"), Condition: violation.Conditioning(c.String("condition"))}},
 				Progress: bar.Update})
 			bar.Done()
 			if err != nil {
@@ -108,7 +123,8 @@ Examples:
 					}
 					if _, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "violation", Policy: r.Policy, Dataset: c.String("dataset"),
 						Version: version, Seed: sim.Seed, Params: map[string]any{"density": p.Density, "nodes": sim.Nodes, "hours": sim.Hours,
-							"seeds": sim.Seeds, "reps": c.Int("reps"), "theta": c.Float64("theta")}}, r.Seconds,
+							"seeds": sim.Seeds, "reps": c.Int("reps"), "theta": c.Float64("theta"),
+							"condition": c.String("condition"), "fallback": c.String("fallback")}}, r.Seconds,
 						[]replay.MetricRow{{Metric: "violations", Value: r.Violations}, {Metric: "failovers", Value: r.Failovers},
 							{Metric: "ms_per_placement", Value: r.MsPerPlacement}, {Metric: "ratio_to_prv_worstfit", Value: ratio}}); err != nil {
 						return err

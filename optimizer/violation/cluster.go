@@ -27,6 +27,36 @@ type Tenant struct {
 	Usage Vec
 	// Max is MaxUsage^r, the tenant's cap (its share of the density).
 	Max Vec
+	// RiseAge is, per resource, the Age at which ObservedMax_r last rose
+	// by more than PlateauTolerance over its level at the rise before (1
+	// after the first sample, 0 for a new tenant): samples RiseAge−1, …,
+	// Age−1 all stay within PlateauTolerance of sample RiseAge−1, so a
+	// tenant with Age − RiseAge_r large has been on a plateau that long.
+	// Observe maintains it; the prefix conditioning of the Estimator
+	// draws only curves whose model did not grow more over that window.
+	RiseAge [NumResources]int
+	// riseLevel is ObservedMax_r at the last rise.
+	riseLevel Vec
+}
+
+// PlateauTolerance is the relative growth below which a demand counts as
+// flat: 1 − GrowthReach, the 95% of its maximum that §3.1 (and the growth
+// phase of the §5.3 model) treats as reached.
+const PlateauTolerance = 1 - GrowthReach
+
+// Observe records the tenant's next sample u (sample index Age): Usage
+// becomes u, ObservedMax and the rise ages take it in, and Age grows by one.
+// It is the one update path for what placement knows of a tenant's prefix.
+func (t *Tenant) Observe(u Vec) {
+	t.Usage = u
+	t.ObservedMax = t.ObservedMax.Max(u)
+	for r := range NumResources {
+		if t.Age == 0 || u[r] > (1+PlateauTolerance)*t.riseLevel[r] {
+			t.RiseAge[r] = t.Age + 1
+			t.riseLevel[r] = t.ObservedMax[r]
+		}
+	}
+	t.Age++
 }
 
 // Node is one machine N_i with the tenants placed on it.

@@ -86,6 +86,11 @@ func (s *stubProber) Below(ts []Tenant, _ *Tenant, _ Vec, _ uint64, theta float6
 	return s.est[ts[0].ID].With < theta
 }
 
+func (s *stubProber) WithBelow(ts []Tenant, _ *Tenant, _ Vec, _ uint64, bound float64) (float64, bool) {
+	w := s.est[ts[0].ID].With
+	return w, w < bound
+}
+
 func (s *stubProber) DeltaBelow(ts []Tenant, _ *Tenant, _ Vec, _ uint64, bound float64) (float64, bool) {
 	d := s.est[ts[0].ID].Delta
 	return d, d < bound
