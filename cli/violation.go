@@ -24,8 +24,14 @@ CPU) reaches --density and are re-admitted after departures; a node reaching 95%
 resource is in violation and its smallest tenants fail over. Every policy sees the same
 tenant sequences (--seeds of them). PrV policies place by Algorithm 1's Monte Carlo
 estimate of the probability of violation (--reps draws) with threshold --theta.
---density takes a list for a sweep (the paper's Fig 9). JSON: per density, per policy:
-policy, violations (mean over seeds), failovers, seconds, ms_per_placement, ratio.
+--density takes a list for a sweep (the paper's Fig 9). JSON: per density: curves,
+best_baseline (the non-PrV policy with the fewest violations), best_baseline_violations,
+prv_worstfit_violations, prv_worstfit_ms_per_placement, best_baseline_over_prv_worstfit,
+and result.policies[]: policy, violations (mean over seeds), failovers, seconds,
+ms_per_placement (wall clock of the simulation over its placement requests), ratio.
+PrV conditions a placed tenant's simulated future on its observed prefix (--condition)
+and, with no node below θ, places where the probability with the tenant is least
+(--fallback); --condition max --fallback min-delta is the paper as printed.
 Each (density, policy) is stored as a run (engine "violation"; view violation_results).
 
 Policies: ` + strings.Join(violation.PolicyNames(), ", ") + `
@@ -136,7 +142,12 @@ Examples:
 			}
 			w := c.App.Writer
 			for _, p := range pts {
-				fmt.Fprintf(w, "density %.2f: best baseline %s, its violations / PrV-WorstFit's = %.2f\n", p.Density, p.Best, p.Ratio)
+				if p.Result.Policy(violation.NamePrVWorstFit) == nil {
+					fmt.Fprintf(w, "density %.2f (%s curves): best baseline %s %.2f violations\n", p.Density, p.Curves, p.Best, p.BestViolations)
+				} else {
+					fmt.Fprintf(w, "density %.2f (%s curves): best baseline %s %.2f violations, PrV-WorstFit %.2f, ratio %.2f; PrV-WorstFit %.3f ms per placement on %d nodes (target ≤ 1)\n",
+						p.Density, p.Curves, p.Best, p.BestViolations, p.PrVViolations, p.Ratio, p.PrVMsPerPlacement, sim.Nodes)
+				}
 				fmt.Fprintf(w, "  %-16s %11s %10s %9s %8s\n", "policy", "violations", "failovers", "ms/place", "secs")
 				for _, r := range p.Result.Policies {
 					fmt.Fprintf(w, "  %-16s %11.2f %10.2f %9.3f %8.1f\n", r.Policy, r.Violations, r.Failovers, r.MsPerPlacement, r.Seconds)

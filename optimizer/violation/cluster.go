@@ -18,8 +18,10 @@ type Tenant struct {
 	// lifetime L > Age ("placed L units of time ago … lifetime at least L").
 	Age int
 	// ObservedMax is LBMax_r of §5.1, the largest demand seen so far per
-	// resource (zero for a new tenant). Algorithm 1 draws only curves whose
-	// maximum reaches it.
+	// resource (zero for a new tenant). Under ConditionMax Algorithm 1
+	// draws only curves whose maximum reaches it; under ConditionPrefix
+	// memory and disk are replayed anchored at it, and CPU draws only
+	// curves whose CPU maximum reaches it.
 	ObservedMax Vec
 	// Usage is the tenant's current demand usage_{db,now}^r; for a tenant
 	// being placed for the first time it is the estimate

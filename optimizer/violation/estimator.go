@@ -181,10 +181,11 @@ func NewEstimator(repo *Repository, cfg MCConfig) *Estimator {
 // Config is the estimator's configuration with defaults filled in.
 func (e *Estimator) Config() MCConfig { return e.cfg }
 
-// ProbViolation is Algorithm 1: the fraction of reps Monte Carlo draws in
-// which the tenants S, each simulated by a curve drawn uniformly from its
-// 𝒟(db) (same class, lifetime L > age, maximum ≥ observed maximum), reach
-// limit = f_r·c_r on some resource at some future step:
+// ProbViolation is Algorithm 1 under DefaultConditioning: the fraction of
+// reps Monte Carlo draws in which the tenants S, each simulated by a curve
+// drawn uniformly from its 𝒟(db) (same class, lifetime L > age, and the
+// conditions of ConditionPrefix), reach limit = f_r·c_r on some resource
+// at some future step:
 //
 //	Pr_violation(S) ≈ (1/reps) · Σ_l 1[∃ r, t : Σ_j demand_{o_j^l, age_j+t}^r ≥ f_r·c_r]
 //

@@ -58,14 +58,14 @@ func TestProbViolationByHand(t *testing.T) {
 		t.Errorf("Equation 1 by enumeration = %v, want 1/2", got)
 	}
 	const reps = 40000
-	e := NewEstimator(repo, MCConfig{Reps: reps})
+	e := NewEstimator(repo, MCConfig{Reps: reps, Condition: ConditionMax})
 	est := e.Estimate([]Tenant{handB}, &handA, handLimit, RequestSeed(7, 1))
 	// 4 standard errors of a proportion 1/2 over reps draws.
 	tol := 4 * math.Sqrt(0.25/reps)
 	if math.Abs(est.With-0.5) > tol || est.Without != 0 {
 		t.Errorf("Estimate = %+v, want With 1/2 ± %.3f, Without 0", est, tol)
 	}
-	full := NewEstimator(repo, MCConfig{Reps: reps, Full: true}).Estimate([]Tenant{handB}, &handA, handLimit, RequestSeed(7, 1))
+	full := NewEstimator(repo, MCConfig{Reps: reps, Full: true, Condition: ConditionMax}).Estimate([]Tenant{handB}, &handA, handLimit, RequestSeed(7, 1))
 	if full != est {
 		t.Errorf("full curves %+v differ from models %+v on curves the models fit exactly", full, est)
 	}
@@ -96,7 +96,7 @@ func TestRelaxation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := NewEstimator(repo, MCConfig{Reps: 10})
+			e := NewEstimator(repo, MCConfig{Reps: 10, Condition: ConditionMax})
 			e.Estimate([]Tenant{c.t}, nil, limit, 1)
 			for l := range numLevels - 1 {
 				want := int64(0)

@@ -42,8 +42,8 @@ func TestPrVWorstFitBeatsBaselinesSynthetic(t *testing.T) {
 	repo := mustRepo(t, Synthetic(41, 1500))
 	pool := Synthetic(42, 1500)
 	cfg := DefaultSimConfig()
-	cfg.Nodes, cfg.Hours, cfg.Seeds = 20, 100, 3
-	for _, res := range fig9(t, repo, pool, cfg, []float64{1.0, 1.2}) {
+	cfg.Nodes, cfg.Hours, cfg.Seeds = 40, 100, 3
+	for _, res := range fig9(t, repo, pool, cfg, []float64{1.1, 1.3}) {
 		best := res.BestBaseline()
 		b, p := res.Policy(best).Violations, res.Policy(NamePrVWorstFit).Violations
 		t.Logf("density %v: best baseline %s %.1f violations, PrV-WorstFit %.1f", res.Config.Density, best, b, p)
