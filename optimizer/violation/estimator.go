@@ -102,6 +102,7 @@ type Estimator struct {
 	tmp   []pool
 	ts    []tstate
 	ds    []draw
+	js    []int
 	cds   []curveDraw
 	cand  tstate
 	candK candKey
@@ -114,27 +115,55 @@ type tstate struct {
 	base uint64
 	age  int32
 	peak Vec
-	// anch: the draws are anchored at obs (ConditionPrefix), capped at cap.
-	anch bool
-	obs  Vec
-	cap  Vec
+	// anch: the draws are anchored at obs (ConditionPrefix), capped at
+	// cap; off and apk are the pool's per-curve offsets and draw peaks.
+	anch     bool
+	obs      Vec
+	cap      Vec
+	off, apk []Vec
 }
 
 // noCap is the cap of an unanchored draw or resource.
 var noCap = Vec{math.Inf(1), math.Inf(1), math.Inf(1)}
 
-// anchored returns the draw of curve c for t: its offsets move memory and
-// disk to t's observed maximum at its last sample (age−1).
+// draw returns the draw of curve c for t: when anchored, its offsets move
+// memory and disk to t's observed maximum at its last sample (age−1).
 func (t *tstate) draw(c *rec) draw {
 	d := draw{c: c, age: t.age, end: c.l - t.age, cap: noCap}
 	if t.anch {
 		d.anch = true
 		d.cap = t.cap
-		for _, r := range [...]int{int(Memory), int(Disk)} {
-			d.off[r] = t.obs[r] - c.at(r, t.age-1)
-		}
+		d.off = anchorOffset(c, t.obs, t.age)
 	}
 	return d
+}
+
+// anchorOffset is the offset that moves memory and disk of curve c to obs
+// at sample age−1.
+func anchorOffset(c *rec, obs Vec, age int32) Vec {
+	var off Vec
+	for _, r := range [...]int{int(Memory), int(Disk)} {
+		off[r] = obs[r] - c.at(r, age-1)
+	}
+	return off
+}
+
+// drawAt is draw of the j-th curve of t's eligible set, from the pool's
+// precomputed offsets when anchored.
+func (t *tstate) drawAt(recs []rec, j int) draw {
+	c := &recs[t.idx[j]]
+	if !t.anch {
+		return draw{c: c, age: t.age, end: c.l - t.age, cap: noCap}
+	}
+	return draw{c: c, age: t.age, end: c.l - t.age, anch: true, off: t.off[j], cap: t.cap}
+}
+
+// peakAt is drawAt(recs, j).peak() without building the draw.
+func (t *tstate) peakAt(recs []rec, j int) Vec {
+	if t.anch {
+		return t.apk[j]
+	}
+	return recs[t.idx[j]].peak.vec()
 }
 
 // curveDraw is draw for the full curve c of lifetime l, anchored at the
@@ -301,24 +330,32 @@ func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, mode i
 				}
 			}
 		} else {
-			ds := e.ds[:0]
+			// The peaks first: most repetitions of a safe node end here,
+			// before any draw is built.
+			js := e.js[:0]
 			var peak Vec
 			for k := range e.ts {
 				t := &e.ts[k]
-				d := t.draw(&recs[t.idx[pick(t.base, rep, len(t.idx))]])
-				ds = append(ds, d)
-				peak = peak.Add(d.peak())
+				j := pick(t.base, rep, len(t.idx))
+				js = append(js, j)
+				peak = peak.Add(t.peakAt(recs, j))
 			}
+			e.js = js
 			alone := peak.AnyAtLeast(limit)
 			if hasCand {
-				d := e.candD[rep]
-				ds = append(ds, d)
-				peak = peak.Add(d.peak())
+				peak = peak.Add(e.candD[rep].peak())
 			}
-			e.ds = ds
 			if !peak.AnyAtLeast(limit) {
 				continue
 			}
+			ds := e.ds[:0]
+			for k := range e.ts {
+				ds = append(ds, e.ts[k].drawAt(recs, js[k]))
+			}
+			if hasCand {
+				ds = append(ds, e.candD[rep])
+			}
+			e.ds = ds
 			e.Stats.Checks++
 			if violatesModel(ds, limit) {
 				with++
@@ -364,33 +401,29 @@ func (e *Estimator) fill(t *Tenant, p *pool, reuse bool, seed uint64) tstate {
 	ts := tstate{idx: p.idx, base: stream(seed, t.ID), age: int32(t.Age), peak: p.maxPeak()}
 	if e.cfg.Condition == ConditionPrefix && t.Age >= 1 {
 		ts.anch, ts.obs, ts.cap = true, t.ObservedMax, noCap
-		if p.climbAge != t.Age {
-			p.climb, p.climbAge = e.repo.climb(p.idx, t.Age), t.Age
-		}
 		for _, r := range [...]Resource{Memory, Disk} {
-			// One ulp up: the draws add in another order.
-			ts.peak[r] = math.Nextafter(t.ObservedMax[r]+p.climb[r], math.Inf(1))
 			if m := t.Max[r]; m > 0 && m >= t.ObservedMax[r] {
 				ts.cap[r] = m
-				ts.peak[r] = min(ts.peak[r], m)
 			}
 		}
+		if p.climbAge != t.Age || p.climbObs != ts.obs || p.climbCap != ts.cap {
+			e.repo.anchor(p, &ts)
+			p.climbAge, p.climbObs, p.climbCap = t.Age, ts.obs, ts.cap
+		}
+		ts.off, ts.apk, ts.peak = p.off, p.apk, p.amax
 	}
 	return ts
 }
 
-// climb is, per resource, the largest growth of the models of idx from
-// sample age−1 to their peak: an anchored draw never exceeds the observed
-// maximum by more.
-func (repo *Repository) climb(idx []int32, age int) Vec {
-	var v Vec
-	for _, i := range idx {
-		c := &repo.recs[i]
-		for r := range NumResources {
-			v[r] = max(v[r], float64(c.peak[r])-c.at(r, int32(age-1)))
-		}
+// anchor fills p's per-curve offsets and draw peaks for the anchored
+// tenant t, and their maximum: the bound of any of t's draws.
+func (repo *Repository) anchor(p *pool, t *tstate) {
+	p.off, p.apk, p.amax = p.off[:0], p.apk[:0], Vec{}
+	for _, i := range p.idx {
+		d := draw{c: &repo.recs[i], anch: true, off: anchorOffset(&repo.recs[i], t.obs, t.age), cap: t.cap}
+		pk := d.peak()
+		p.off, p.apk, p.amax = append(p.off, d.off), append(p.apk, pk), p.amax.Max(pk)
 	}
-	return v
 }
 
 // candidate resolves the candidate and draws its futures once per request:
@@ -408,6 +441,6 @@ func (e *Estimator) candidate(t *Tenant, seed uint64) {
 	}
 	e.Stats.Draws += int64(e.cfg.Reps)
 	for rep := range e.cfg.Reps {
-		e.candD = append(e.candD, e.cand.draw(&e.repo.recs[e.cand.idx[pick(e.cand.base, rep, len(e.cand.idx))]]))
+		e.candD = append(e.candD, e.cand.drawAt(e.repo.recs, pick(e.cand.base, rep, len(e.cand.idx))))
 	}
 }

@@ -31,11 +31,15 @@ type pool struct {
 	own   bool // idx and pmax live in buf and pbuf
 	buf   []int32
 	pbuf  []Vec
-	// climb, for an anchored tenant, is max over idx of the model's growth
-	// from the tenant's last observed sample to its peak, per resource
-	// (climbAge is the age it was computed for, −1 for none).
-	climb    Vec
-	climbAge int
+	// For an anchored tenant (ConditionPrefix, age ≥ 1), off and apk hold
+	// per curve of idx the draw's offsets and its peak (tstate.draw), amax
+	// their maximum; climbAge is the age they were computed for, −1 for
+	// none, with the observed maximum and cap they were computed from.
+	off, apk   []Vec
+	amax       Vec
+	climbAge   int
+	climbObs   Vec
+	climbCap   Vec
 }
 
 // maxPeak bounds the demand of any draw from the pool at any step.
