@@ -35,11 +35,11 @@ type pool struct {
 	// per curve of idx the draw's offsets and its peak (tstate.draw), amax
 	// their maximum; climbAge is the age they were computed for, −1 for
 	// none, with the observed maximum and cap they were computed from.
-	off, apk   []Vec
-	amax       Vec
-	climbAge   int
-	climbObs   Vec
-	climbCap   Vec
+	off, apk []Vec
+	amax     Vec
+	climbAge int
+	climbObs Vec
+	climbCap Vec
 }
 
 // maxPeak bounds the demand of any draw from the pool at any step.
