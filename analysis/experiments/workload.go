@@ -154,7 +154,6 @@ func init() {
 				figs = append(figs, fig("violations policy="+r.Policy, r.Violations), fig("failovers policy="+r.Policy, r.Failovers))
 			}
 			return append(figs, fig("best_baseline_violations", pts[0].BestViolations),
-				fig("ms_per_placement policy="+violation.NamePrVWorstFit, pts[0].PrVMsPerPlacement),
 				fig("best_baseline_over_prv_worstfit", pts[0].Ratio)), nil
 		},
 	})
