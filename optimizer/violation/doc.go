@@ -80,8 +80,11 @@
 //     it, so the estimates for nodes of settled tenants run high, and with
 //     no node below θ the least-Delta rule of Algorithms 2–3 favours nodes
 //     whose violation already looks certain (Delta ≈ 0). On the synthetic
-//     curves (shapes of §3.1) that made PrV-WorstFit lose to WorstFit-Max
-//     4–7× (density 0.9–1.3, 40 nodes, 300 h). §5.1 itself says a placed
+//     curves (shapes of §3.1) PrV-WorstFit so had 1.2–6× the violations of
+//     the best baseline (density 0.7–1.3, 40 nodes, 300 h, 20 seeds); with
+//     the default conditioning and fallback the best baseline has 2.1–5.2×
+//     PrV-WorstFit's, and on Bitbrains (CPU-bound) nothing changes at
+//     density 1.5 and 2.0 (2.5× and 9.9×). §5.1 itself says a placed
 //     tenant reveals "(a prefix of) the demand curve"; ConditionPrefix
 //     (the default) uses it: the plateau window and the observed level,
 //     not only the maximum. MCConfig.Condition = ConditionMax (placelab
