@@ -143,13 +143,25 @@ type ViolationOptions struct {
 	Progress  func(done, total int64)
 }
 
-// ViolationPoint is one density of a sweep.
+// ViolationPoint is one density of a sweep. Best and the figures beside it
+// are those of the non-PrV policy with the fewest mean violations
+// (violation.SimResult.BestBaseline, §8.3's "best-performing algorithm not
+// using probability of violation estimates"); Ratio is its violations over
+// PrV-WorstFit's, 0 when undefined (PrV-WorstFit has none and the best
+// baseline some, or either did not run).
 type ViolationPoint struct {
-	Density float64                  `json:"density"`
-	Result  *violation.SimResult     `json:"result"`
-	Best    string                   `json:"best_baseline"`
-	Ratio   float64                  `json:"best_baseline_over_prv_worstfit"`
-	Summary []violation.PolicyResult `json:"-"`
+	Density float64              `json:"density"`
+	Result  *violation.SimResult `json:"result"`
+	// Curves names the curve set: the dataset, or "synthetic".
+	Curves         string  `json:"curves"`
+	Best           string  `json:"best_baseline"`
+	BestViolations float64 `json:"best_baseline_violations"`
+	// PrVViolations and PrVMsPerPlacement are PrV-WorstFit's mean
+	// violations and milliseconds per placement.
+	PrVViolations     float64                  `json:"prv_worstfit_violations"`
+	PrVMsPerPlacement float64                  `json:"prv_worstfit_ms_per_placement"`
+	Ratio             float64                  `json:"best_baseline_over_prv_worstfit"`
+	Summary           []violation.PolicyResult `json:"-"`
 }
 
 // ViolationSweep simulates every policy at each density on the same tenant
@@ -158,7 +170,9 @@ type ViolationPoint struct {
 // two (in tenant order); synthetic curves come from two seeds.
 func ViolationSweep(ctx context.Context, db *store.DB, o ViolationOptions) ([]ViolationPoint, error) {
 	var hist, arrivals []violation.Curve
+	curveSet := "synthetic"
 	if o.Dataset != "" {
+		curveSet = o.Dataset
 		curves, err := LoadDemandCurves(ctx, db, o.Dataset)
 		if err != nil {
 			return nil, err
@@ -203,7 +217,13 @@ func ViolationSweep(ctx context.Context, db *store.DB, o ViolationOptions) ([]Vi
 		if err != nil {
 			return nil, err
 		}
-		p := ViolationPoint{Density: d, Result: res, Best: res.BestBaseline()}
+		p := ViolationPoint{Density: d, Result: res, Curves: curveSet, Best: res.BestBaseline()}
+		if b := res.Policy(p.Best); b != nil {
+			p.BestViolations = b.Violations
+		}
+		if q := res.Policy(violation.NamePrVWorstFit); q != nil {
+			p.PrVViolations, p.PrVMsPerPlacement = q.Violations, q.MsPerPlacement
+		}
 		if r, ok := res.Ratio(p.Best, violation.NamePrVWorstFit); ok {
 			p.Ratio = r
 		}

@@ -146,6 +146,10 @@ func TestFlagRangeErrors(t *testing.T) {
 		{[]string{"violation", "--node-memory", "-1"}, "--node-memory -1: want node-memory ≥ 0, finite"},
 		{[]string{"violation", "--policy", "bestfit,worstfit", "--theta", "0.05"}, "--theta applies only to the PrV policies"},
 		{[]string{"violation", "--policy", "bestfit", "--reps", "50"}, "--reps applies only to the PrV policies"},
+		{[]string{"violation", "--condition", "mean"}, `--condition "mean": want one of [prefix max]`},
+		{[]string{"violation", "--fallback", "random"}, `--fallback "random": want one of [min-with min-delta]`},
+		{[]string{"violation", "--policy", "worstfit", "--fallback", "min-delta"}, "--fallback applies only to the PrV policies"},
+		{[]string{"violation", "--policy", "dotproduct", "--condition", "max"}, "--condition applies only to the PrV policies"},
 		// oversub: a share of 0 was 71%, --to 0 the whole trace.
 		{[]string{"oversub", "--max-oversub", "0.5"}, "--max-oversub 0.5: want max-oversub ≥ 1, finite"},
 		{[]string{"oversub", "--max-oversub", "NaN"}, "--max-oversub NaN: want max-oversub ≥ 1, finite"},

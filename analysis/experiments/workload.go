@@ -155,7 +155,8 @@ func init() {
 			for _, r := range pts[0].Result.Policies {
 				figs = append(figs, fig("violations policy="+r.Policy, r.Violations), fig("failovers policy="+r.Policy, r.Failovers))
 			}
-			return append(figs, fig("best_baseline_over_prv_worstfit", pts[0].Ratio)), nil
+			return append(figs, fig("best_baseline_violations", pts[0].BestViolations),
+				fig("best_baseline_over_prv_worstfit", pts[0].Ratio)), nil
 		},
 	})
 }

@@ -8,6 +8,31 @@ type draw struct {
 	c   *rec
 	age int32
 	end int32
+	// anch: the draw reads min(cap_r, off_r + demand_r) (ConditionPrefix);
+	// otherwise off is 0 and cap +Inf.
+	anch bool
+	off  Vec
+	cap  Vec
+}
+
+// at is the draw's demand of resource r at trace offset δ.
+func (q *draw) at(r int, delta int32) float64 {
+	v := q.c.at(r, delta)
+	if q.anch {
+		v = min(q.cap[r], q.off[r]+v)
+	}
+	return v
+}
+
+// peak bounds the draw's demand at every step.
+func (q *draw) peak() Vec {
+	v := q.c.peak.vec()
+	if q.anch {
+		for r := range NumResources {
+			v[r] = min(q.cap[r], q.off[r]+v[r])
+		}
+	}
+	return v
 }
 
 // violatesModel is line 7 of Algorithm 1 under the compressed models:
@@ -56,15 +81,20 @@ func violatesAt(ds []draw, t int32, limit Vec) bool {
 			continue
 		}
 		c := q.c
+		var v0, v1, v2 float64
 		if d := q.age + t; d < c.gmax {
-			s0 += c.at(0, d)
-			s1 += c.at(1, d)
-			s2 += c.at(2, d)
-			continue
+			v0, v1, v2 = c.at(0, d), c.at(1, d), c.at(2, d)
+		} else {
+			v0, v1, v2 = float64(c.m[0]), float64(c.m[1]), float64(c.m[2])
 		}
-		s0 += float64(c.m[0])
-		s1 += float64(c.m[1])
-		s2 += float64(c.m[2])
+		if q.anch {
+			v0 = min(q.cap[0], q.off[0]+v0)
+			v1 = min(q.cap[1], q.off[1]+v1)
+			v2 = min(q.cap[2], q.off[2]+v2)
+		}
+		s0 += v0
+		s1 += v1
+		s2 += v2
 	}
 	return s0 >= limit[0] || s1 >= limit[1] || s2 >= limit[2]
 }
@@ -81,7 +111,7 @@ func violatesModelAll(ds []draw, limit Vec) bool {
 		for _, q := range ds {
 			if q.end > t {
 				for r := range NumResources {
-					sum[r] += q.c.at(r, q.age+t)
+					sum[r] += q.at(r, q.age+t)
 				}
 			}
 		}
@@ -97,6 +127,8 @@ type curveDraw struct {
 	c   *Curve
 	age int32
 	end int32
+	off Vec // as in draw; 0 and cap +Inf when not anchored
+	cap Vec
 }
 
 // violatesCurves is line 7 of Algorithm 1 on the full curves: at every
@@ -112,7 +144,7 @@ func violatesCurves(ds []curveDraw, limit Vec, all bool) bool {
 		for _, q := range ds {
 			if q.end > t {
 				for r := range NumResources {
-					sum[r] += q.c.At(Resource(r), int(q.age+t))
+					sum[r] += min(q.cap[r], q.off[r]+q.c.At(Resource(r), int(q.age+t)))
 				}
 			}
 		}

@@ -34,7 +34,9 @@ func randomCurves(rng *rand.Rand, n int, monotone bool) []Curve {
 }
 
 // randomDraws places 1–6 of the repository's curves on a node with random
-// ages below their lifetimes, as full curves and as models.
+// ages below their lifetimes, as full curves and as models; about half the
+// tenants are anchored (ConditionPrefix) at a random observed maximum with a
+// random cap, as tstate.draw and tstate.curveDraw build them.
 func randomDraws(rng *rand.Rand, repo *Repository) ([]curveDraw, []draw) {
 	n := 1 + rng.IntN(6)
 	cds, ds := make([]curveDraw, n), make([]draw, n)
@@ -42,9 +44,18 @@ func randomDraws(rng *rand.Rand, repo *Repository) ([]curveDraw, []draw) {
 		i := rng.IntN(repo.Len())
 		c := repo.Curve(i)
 		age := int32(rng.IntN(c.Lifetime()))
-		end := int32(c.Lifetime()) - age
-		cds[k] = curveDraw{c: c, age: age, end: end}
-		ds[k] = draw{c: &repo.recs[i], age: age, end: end}
+		t := tstate{age: age}
+		if age >= 1 && rng.IntN(2) == 0 {
+			t.anch, t.cap = true, noCap
+			for r := range NumResources {
+				t.obs[r] = 20 * rng.Float64()
+				if rng.IntN(2) == 0 {
+					t.cap[r] = t.obs[r] + 20*rng.Float64()
+				}
+			}
+		}
+		cds[k] = t.curveDraw(c, int32(c.Lifetime()))
+		ds[k] = t.draw(&repo.recs[i])
 	}
 	return cds, ds
 }

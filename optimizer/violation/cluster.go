@@ -18,8 +18,10 @@ type Tenant struct {
 	// lifetime L > Age ("placed L units of time ago … lifetime at least L").
 	Age int
 	// ObservedMax is LBMax_r of §5.1, the largest demand seen so far per
-	// resource (zero for a new tenant). Algorithm 1 draws only curves whose
-	// maximum reaches it.
+	// resource (zero for a new tenant). Under ConditionMax Algorithm 1
+	// draws only curves whose maximum reaches it; under ConditionPrefix
+	// memory and disk are replayed anchored at it, and CPU draws only
+	// curves whose CPU maximum reaches it.
 	ObservedMax Vec
 	// Usage is the tenant's current demand usage_{db,now}^r; for a tenant
 	// being placed for the first time it is the estimate
@@ -27,6 +29,36 @@ type Tenant struct {
 	Usage Vec
 	// Max is MaxUsage^r, the tenant's cap (its share of the density).
 	Max Vec
+	// RiseAge is, per resource, the Age at which ObservedMax_r last rose
+	// by more than PlateauTolerance over its level at the rise before (1
+	// after the first sample, 0 for a new tenant): samples RiseAge−1, …,
+	// Age−1 all stay within PlateauTolerance of sample RiseAge−1, so a
+	// tenant with Age − RiseAge_r large has been on a plateau that long.
+	// Observe maintains it; the prefix conditioning of the Estimator
+	// draws only curves whose model did not grow more over that window.
+	RiseAge [NumResources]int
+	// riseLevel is ObservedMax_r at the last rise.
+	riseLevel Vec
+}
+
+// PlateauTolerance is the relative growth below which a demand counts as
+// flat: 1 − GrowthReach, the 95% of its maximum that §3.1 (and the growth
+// phase of the §5.3 model) treats as reached.
+const PlateauTolerance = 1 - GrowthReach
+
+// Observe records the tenant's next sample u (sample index Age): Usage
+// becomes u, ObservedMax and the rise ages take it in, and Age grows by one.
+// It is the one update path for what placement knows of a tenant's prefix.
+func (t *Tenant) Observe(u Vec) {
+	t.Usage = u
+	t.ObservedMax = t.ObservedMax.Max(u)
+	for r := range NumResources {
+		if t.Age == 0 || u[r] > (1+PlateauTolerance)*t.riseLevel[r] {
+			t.RiseAge[r] = t.Age + 1
+			t.riseLevel[r] = t.ObservedMax[r]
+		}
+	}
+	t.Age++
 }
 
 // Node is one machine N_i with the tenants placed on it.

@@ -26,6 +26,10 @@ const (
 	// expected violations wins (Alg 2 line 16, Alg 3 line 22), ties by the
 	// heuristic, then the lower index.
 	ReasonMinDelta Reason = "min-delta"
+	// ReasonMinWith: no node is below θ; under FallbackMinWith the node
+	// least likely to violate with db wins (least Pr(S_n ∪ {db})), ties
+	// by the heuristic, then the lower index.
+	ReasonMinWith Reason = "min-with"
 )
 
 // NodeEstimate is Algorithm 1's outcome for one feasible node.
@@ -50,8 +54,8 @@ type Decision struct {
 	Candidates []int `json:"candidates"`
 	// HeldOutCandidates is HeldOut_Cand of Algorithm 3.
 	HeldOutCandidates []int `json:"held_out_candidates,omitempty"`
-	// Score is W(nodeload + usage_db) of the chosen node, or its Delta for
-	// ReasonMinDelta.
+	// Score is W(nodeload + usage_db) of the chosen node, its Delta for
+	// ReasonMinDelta, or its Pr(S_n ∪ {db}) for ReasonMinWith.
 	Score float64 `json:"score"`
 }
 

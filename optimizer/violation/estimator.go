@@ -1,5 +1,10 @@
 package violation
 
+import (
+	"fmt"
+	"math"
+)
+
 // DefaultRepetitions is NumRepetitions of §8.1: "100 repetitions … a good
 // trade-off between placement quality and overhead".
 const DefaultRepetitions = 100
@@ -19,7 +24,45 @@ type MCConfig struct {
 	// NoCache rebuilds every tenant's 𝒟(db) from the repository's index on
 	// every call (the cache-off side of the cache benchmark pair).
 	NoCache bool `json:"no_cache,omitempty"`
+	// Condition says how a placed tenant's draws are conditioned on what
+	// is known of it; "" means DefaultConditioning.
+	Condition Conditioning `json:"condition"`
 }
+
+// Conditioning is how Algorithm 1 conditions the draws of a tenant already
+// placed (Age ≥ 1) on its observed prefix.
+type Conditioning string
+
+const (
+	// ConditionMax is §5.1 as printed: draw curves of the class that
+	// outlive the tenant's age and whose maximum reaches its observed
+	// maximum on every resource, and replay them from δ = age. The
+	// condition is a lower bound: a tenant already on its plateau is
+	// simulated by curves that end at or above it, so estimates run high
+	// (doc.go, "Reading notes").
+	ConditionMax Conditioning = "max"
+	// ConditionPrefix conditions on the observed prefix: curves of the
+	// class that outlive the tenant's age, whose CPU maximum reaches the
+	// observed CPU maximum, and whose memory and disk models grew no more
+	// than PlateauTolerance over the window in which the tenant's did not
+	// (Tenant.RiseAge); memory and disk are replayed anchored at the
+	// tenant's observed maximum, adding only the drawn model's growth
+	// after the tenant's last sample and capped at MaxUsage:
+	//
+	//	demand^r(age+t) = min(Max^r, LBMax^r + m_o^r(age+t) − m_o^r(age−1))
+	//
+	// so a plateaued tenant stays at its level and a young one can grow as
+	// the class's curves did at its age. CPU keeps the drawn U90.
+	ConditionPrefix Conditioning = "prefix"
+	// DefaultConditioning is the conditioning of every caller that does
+	// not choose.
+	DefaultConditioning = ConditionPrefix
+)
+
+// Conditionings lists the valid Conditioning values.
+func Conditionings() []Conditioning { return []Conditioning{ConditionPrefix, ConditionMax} }
+
+func (c Conditioning) valid() bool { return c == ConditionPrefix || c == ConditionMax }
 
 // Stats counts the Estimator's work.
 type Stats struct {
@@ -59,6 +102,7 @@ type Estimator struct {
 	tmp   []pool
 	ts    []tstate
 	ds    []draw
+	js    []int
 	cds   []curveDraw
 	cand  tstate
 	candK candKey
@@ -71,6 +115,68 @@ type tstate struct {
 	base uint64
 	age  int32
 	peak Vec
+	// anch: the draws are anchored at obs (ConditionPrefix), capped at
+	// cap; off and apk are the pool's per-curve offsets and draw peaks.
+	anch     bool
+	obs      Vec
+	cap      Vec
+	off, apk []Vec
+}
+
+// noCap is the cap of an unanchored draw or resource.
+var noCap = Vec{math.Inf(1), math.Inf(1), math.Inf(1)}
+
+// draw returns the draw of curve c for t: when anchored, its offsets move
+// memory and disk to t's observed maximum at its last sample (age−1).
+func (t *tstate) draw(c *rec) draw {
+	d := draw{c: c, age: t.age, end: c.l - t.age, cap: noCap}
+	if t.anch {
+		d.anch = true
+		d.cap = t.cap
+		d.off = anchorOffset(c, t.obs, t.age)
+	}
+	return d
+}
+
+// anchorOffset is the offset that moves memory and disk of curve c to obs
+// at sample age−1.
+func anchorOffset(c *rec, obs Vec, age int32) Vec {
+	var off Vec
+	for _, r := range [...]int{int(Memory), int(Disk)} {
+		off[r] = obs[r] - c.at(r, age-1)
+	}
+	return off
+}
+
+// drawAt is draw of the j-th curve of t's eligible set, from the pool's
+// precomputed offsets when anchored.
+func (t *tstate) drawAt(recs []rec, j int) draw {
+	c := &recs[t.idx[j]]
+	if !t.anch {
+		return draw{c: c, age: t.age, end: c.l - t.age, cap: noCap}
+	}
+	return draw{c: c, age: t.age, end: c.l - t.age, anch: true, off: t.off[j], cap: t.cap}
+}
+
+// peakAt is drawAt(recs, j).peak() without building the draw.
+func (t *tstate) peakAt(recs []rec, j int) Vec {
+	if t.anch {
+		return t.apk[j]
+	}
+	return recs[t.idx[j]].peak.vec()
+}
+
+// curveDraw is draw for the full curve c of lifetime l, anchored at the
+// curve's sample age−1.
+func (t *tstate) curveDraw(c *Curve, l int32) curveDraw {
+	d := curveDraw{c: c, age: t.age, end: l - t.age, cap: noCap}
+	if t.anch {
+		d.cap = t.cap
+		for _, r := range [...]Resource{Memory, Disk} {
+			d.off[r] = t.obs[r] - c.At(r, int(t.age-1))
+		}
+	}
+	return d
 }
 
 type candKey struct {
@@ -80,12 +186,23 @@ type candKey struct {
 	class string
 	age   int
 	obs   Vec
+	rise  [NumResources]int
+	max   Vec
 }
 
 // NewEstimator returns an estimator over repo.
+//
+// An empty cfg.Condition means DefaultConditioning; an unknown one panics
+// (NewPolicy refuses it with ErrConfig first).
 func NewEstimator(repo *Repository, cfg MCConfig) *Estimator {
 	if cfg.Reps <= 0 {
 		cfg.Reps = DefaultRepetitions
+	}
+	if cfg.Condition == "" {
+		cfg.Condition = DefaultConditioning
+	}
+	if !cfg.Condition.valid() {
+		panic(fmt.Sprintf("violation: conditioning %q, want one of %v", cfg.Condition, Conditionings()))
 	}
 	return &Estimator{repo: repo, cfg: cfg, cache: map[int64]*pool{}}
 }
@@ -93,10 +210,11 @@ func NewEstimator(repo *Repository, cfg MCConfig) *Estimator {
 // Config is the estimator's configuration with defaults filled in.
 func (e *Estimator) Config() MCConfig { return e.cfg }
 
-// ProbViolation is Algorithm 1: the fraction of reps Monte Carlo draws in
-// which the tenants S, each simulated by a curve drawn uniformly from its
-// 𝒟(db) (same class, lifetime L > age, maximum ≥ observed maximum), reach
-// limit = f_r·c_r on some resource at some future step:
+// ProbViolation is Algorithm 1 under DefaultConditioning: the fraction of
+// reps Monte Carlo draws in which the tenants S, each simulated by a curve
+// drawn uniformly from its 𝒟(db) (same class, lifetime L > age, and the
+// conditions of ConditionPrefix), reach limit = f_r·c_r on some resource
+// at some future step:
 //
 //	Pr_violation(S) ≈ (1/reps) · Σ_l 1[∃ r, t : Σ_j demand_{o_j^l, age_j+t}^r ≥ f_r·c_r]
 //
@@ -130,6 +248,15 @@ func (e *Estimator) ratio(with, without int) Estimate {
 // repetition that settles it — the test of line 5 of Algorithms 2 and 3.
 func (e *Estimator) Below(s []Tenant, cand *Tenant, limit Vec, seed uint64, theta float64) bool {
 	return e.run(s, cand, limit, seed, stopWith, theta).With < theta
+}
+
+// WithBelow returns Estimate(s, cand, limit, seed).With and whether it is
+// below bound; when it is not, it may stop drawing early and return a lower
+// bound of With. It finds the node of least Pr_violation(S_n ∪ {db}) for
+// FallbackMinWith without finishing the nodes that cannot win.
+func (e *Estimator) WithBelow(s []Tenant, cand *Tenant, limit Vec, seed uint64, bound float64) (float64, bool) {
+	w := e.run(s, cand, limit, seed, stopWith, bound).With
+	return w, w < bound
 }
 
 // DeltaBelow returns Estimate(s, cand, limit, seed).Delta and whether it
@@ -188,11 +315,11 @@ func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, mode i
 			for k := range e.ts {
 				t := &e.ts[k]
 				i := t.idx[pick(t.base, rep, len(t.idx))]
-				cds = append(cds, curveDraw{c: &curves[i], age: t.age, end: recs[i].l - t.age})
+				cds = append(cds, t.curveDraw(&curves[i], recs[i].l))
 			}
 			if hasCand {
 				i := e.cand.idx[pick(e.cand.base, rep, len(e.cand.idx))]
-				cds = append(cds, curveDraw{c: &curves[i], age: e.cand.age, end: recs[i].l - e.cand.age})
+				cds = append(cds, e.cand.curveDraw(&curves[i], recs[i].l))
 			}
 			e.cds = cds
 			e.Stats.Checks++
@@ -203,26 +330,32 @@ func (e *Estimator) run(s []Tenant, cand *Tenant, limit Vec, seed uint64, mode i
 				}
 			}
 		} else {
-			ds := e.ds[:0]
+			// The peaks first: most repetitions of a safe node end here,
+			// before any draw is built.
+			js := e.js[:0]
 			var peak Vec
 			for k := range e.ts {
 				t := &e.ts[k]
-				c := &recs[t.idx[pick(t.base, rep, len(t.idx))]]
-				ds = append(ds, draw{c: c, age: t.age, end: c.l - t.age})
-				for r := range NumResources {
-					peak[r] += float64(c.peak[r])
-				}
+				j := pick(t.base, rep, len(t.idx))
+				js = append(js, j)
+				peak = peak.Add(t.peakAt(recs, j))
 			}
+			e.js = js
 			alone := peak.AnyAtLeast(limit)
 			if hasCand {
-				d := e.candD[rep]
-				ds = append(ds, d)
-				peak = peak.Add(d.c.peak.vec())
+				peak = peak.Add(e.candD[rep].peak())
 			}
-			e.ds = ds
 			if !peak.AnyAtLeast(limit) {
 				continue
 			}
+			ds := e.ds[:0]
+			for k := range e.ts {
+				ds = append(ds, e.ts[k].drawAt(recs, js[k]))
+			}
+			if hasCand {
+				ds = append(ds, e.candD[rep])
+			}
+			e.ds = ds
 			e.Stats.Checks++
 			if violatesModel(ds, limit) {
 				with++
@@ -258,20 +391,45 @@ func (e *Estimator) resolve(t *Tenant, scratch *pool, seed uint64) tstate {
 }
 
 func (e *Estimator) fill(t *Tenant, p *pool, reuse bool, seed uint64) tstate {
-	e.repo.refresh(p, t, reuse)
+	e.repo.refresh(p, t, reuse, e.cfg.Condition)
 	if p.level > levelExact {
 		e.Stats.Relaxed[p.level-1]++
 	}
 	if p.idx == nil {
 		return tstate{}
 	}
-	return tstate{idx: p.idx, base: stream(seed, t.ID), age: int32(t.Age), peak: p.maxPeak()}
+	ts := tstate{idx: p.idx, base: stream(seed, t.ID), age: int32(t.Age), peak: p.maxPeak()}
+	if e.cfg.Condition == ConditionPrefix && t.Age >= 1 {
+		ts.anch, ts.obs, ts.cap = true, t.ObservedMax, noCap
+		for _, r := range [...]Resource{Memory, Disk} {
+			if m := t.Max[r]; m > 0 && m >= t.ObservedMax[r] {
+				ts.cap[r] = m
+			}
+		}
+		if p.climbAge != t.Age || p.climbObs != ts.obs || p.climbCap != ts.cap {
+			e.repo.anchor(p, &ts)
+			p.climbAge, p.climbObs, p.climbCap = t.Age, ts.obs, ts.cap
+		}
+		ts.off, ts.apk, ts.peak = p.off, p.apk, p.amax
+	}
+	return ts
+}
+
+// anchor fills p's per-curve offsets and draw peaks for the anchored
+// tenant t, and their maximum: the bound of any of t's draws.
+func (repo *Repository) anchor(p *pool, t *tstate) {
+	p.off, p.apk, p.amax = p.off[:0], p.apk[:0], Vec{}
+	for _, i := range p.idx {
+		d := draw{c: &repo.recs[i], anch: true, off: anchorOffset(&repo.recs[i], t.obs, t.age), cap: t.cap}
+		pk := d.peak()
+		p.off, p.apk, p.amax = append(p.off, d.off), append(p.apk, pk), p.amax.Max(pk)
+	}
 }
 
 // candidate resolves the candidate and draws its futures once per request:
 // every node's estimate of the request reuses them.
 func (e *Estimator) candidate(t *Tenant, seed uint64) {
-	k := candKey{ok: true, seed: seed, id: t.ID, class: t.Class, age: t.Age, obs: t.ObservedMax}
+	k := candKey{ok: true, seed: seed, id: t.ID, class: t.Class, age: t.Age, obs: t.ObservedMax, rise: t.RiseAge, max: t.Max}
 	if k == e.candK {
 		return
 	}
@@ -283,7 +441,6 @@ func (e *Estimator) candidate(t *Tenant, seed uint64) {
 	}
 	e.Stats.Draws += int64(e.cfg.Reps)
 	for rep := range e.cfg.Reps {
-		c := &e.repo.recs[e.cand.idx[pick(e.cand.base, rep, len(e.cand.idx))]]
-		e.candD = append(e.candD, draw{c: c, age: e.cand.age, end: c.l - e.cand.age})
+		e.candD = append(e.candD, e.cand.drawAt(e.repo.recs, pick(e.cand.base, rep, len(e.cand.idx))))
 	}
 }

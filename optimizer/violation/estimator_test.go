@@ -58,14 +58,14 @@ func TestProbViolationByHand(t *testing.T) {
 		t.Errorf("Equation 1 by enumeration = %v, want 1/2", got)
 	}
 	const reps = 40000
-	e := NewEstimator(repo, MCConfig{Reps: reps})
+	e := NewEstimator(repo, MCConfig{Reps: reps, Condition: ConditionMax})
 	est := e.Estimate([]Tenant{handB}, &handA, handLimit, RequestSeed(7, 1))
 	// 4 standard errors of a proportion 1/2 over reps draws.
 	tol := 4 * math.Sqrt(0.25/reps)
 	if math.Abs(est.With-0.5) > tol || est.Without != 0 {
 		t.Errorf("Estimate = %+v, want With 1/2 ± %.3f, Without 0", est, tol)
 	}
-	full := NewEstimator(repo, MCConfig{Reps: reps, Full: true}).Estimate([]Tenant{handB}, &handA, handLimit, RequestSeed(7, 1))
+	full := NewEstimator(repo, MCConfig{Reps: reps, Full: true, Condition: ConditionMax}).Estimate([]Tenant{handB}, &handA, handLimit, RequestSeed(7, 1))
 	if full != est {
 		t.Errorf("full curves %+v differ from models %+v on curves the models fit exactly", full, est)
 	}
@@ -96,7 +96,7 @@ func TestRelaxation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := NewEstimator(repo, MCConfig{Reps: 10})
+			e := NewEstimator(repo, MCConfig{Reps: 10, Condition: ConditionMax})
 			e.Estimate([]Tenant{c.t}, nil, limit, 1)
 			for l := range numLevels - 1 {
 				want := int64(0)
@@ -142,24 +142,32 @@ func TestCommonRandomNumbers(t *testing.T) {
 // bit, as rebuilding every set from the index.
 func TestCacheIsALayer(t *testing.T) {
 	repo := mustRepo(t, Synthetic(4, 800))
-	on := NewEstimator(repo, MCConfig{})
-	off := NewEstimator(repo, MCConfig{NoCache: true})
-	limit := Vec{CPU: 76, Memory: 388, Disk: 4864}
-	s := make([]Tenant, 20)
-	for k := range s {
-		s[k] = Tenant{ID: int64(k), Class: repo.curves[k].Class}
-	}
-	for step := range 200 {
+	for _, cond := range Conditionings() {
+		on := NewEstimator(repo, MCConfig{Condition: cond})
+		off := NewEstimator(repo, MCConfig{NoCache: true, Condition: cond})
+		limit := Vec{CPU: 76, Memory: 388, Disk: 4864}
+		s := make([]Tenant, 20)
 		for k := range s {
-			c := &repo.curves[k]
-			if s[k].Age < c.Lifetime()-1 {
-				s[k].ObservedMax = s[k].ObservedMax.Max(Vec{c.At(CPU, s[k].Age), c.At(Memory, s[k].Age), c.At(Disk, s[k].Age)})
-				s[k].Age++
+			s[k] = Tenant{ID: int64(k), Class: repo.curves[k].Class, Max: repo.curves[k].Max}
+		}
+		plateaued := 0
+		for step := range 200 {
+			for k := range s {
+				c := &repo.curves[k]
+				if s[k].Age < c.Lifetime()-1 {
+					s[k].Observe(Vec{c.At(CPU, s[k].Age), c.At(Memory, s[k].Age), c.At(Disk, s[k].Age)})
+				}
+				if s[k].Age-s[k].RiseAge[Disk] > 20 {
+					plateaued++
+				}
+			}
+			seed := RequestSeed(5, int64(step))
+			if a, b := on.Estimate(s, nil, limit, seed), off.Estimate(s, nil, limit, seed); a != b {
+				t.Fatalf("%s: step %d: cached %+v, uncached %+v", cond, step, a, b)
 			}
 		}
-		seed := RequestSeed(5, int64(step))
-		if a, b := on.Estimate(s, nil, limit, seed), off.Estimate(s, nil, limit, seed); a != b {
-			t.Fatalf("step %d: cached %+v, uncached %+v", step, a, b)
+		if plateaued == 0 {
+			t.Errorf("%s: no tenant sat on a disk plateau; the prefix conditions were not exercised", cond)
 		}
 	}
 }

@@ -35,6 +35,9 @@ type Prober interface {
 	// DeltaBelow must return Estimate(…).Delta and true when that is
 	// below bound; otherwise false, with any lower bound of Delta.
 	DeltaBelow(s []Tenant, cand *Tenant, limit Vec, seed uint64, bound float64) (float64, bool)
+	// WithBelow must return Estimate(…).With and true when that is below
+	// bound; otherwise false, with any lower bound of With.
+	WithBelow(s []Tenant, cand *Tenant, limit Vec, seed uint64, bound float64) (float64, bool)
 }
 
 var _ Prober = (*Estimator)(nil)
@@ -96,7 +99,33 @@ type PolicyParams struct {
 	Theta   float64  `json:"theta"`
 	HeldOut int      `json:"held_out"`
 	MC      MCConfig `json:"mc"`
+	// Fallback is the rule when no feasible node stays below θ; ""
+	// means DefaultFallback.
+	Fallback Fallback `json:"fallback"`
 }
+
+// Fallback is how the PrV policies place a tenant when every feasible node
+// is at or over θ with it.
+type Fallback string
+
+const (
+	// FallbackMinDelta is Algorithms 2–3 as printed: the node of least
+	// Delta = Pr(S_n ∪ {db}) − Pr(S_n), the expected violations placing db
+	// adds if every node violated at most once. A node whose violation
+	// already looks certain has Delta ≈ 0 and attracts the tenant, though
+	// a violation there fails tenants over, and more the more it holds.
+	FallbackMinDelta Fallback = "min-delta"
+	// FallbackMinWith places db where Pr(S_n ∪ {db}) is least — the node
+	// least likely to be in violation with it, so least likely to fail db
+	// or its neighbours over — ties to the secondary heuristic's order.
+	// A deviation from Algorithms 2–3 (doc.go, "Reading notes").
+	FallbackMinWith Fallback = "min-with"
+	// DefaultFallback is the rule of every caller that does not choose.
+	DefaultFallback = FallbackMinWith
+)
+
+// Fallbacks lists the valid Fallback values.
+func Fallbacks() []Fallback { return []Fallback{FallbackMinWith, FallbackMinDelta} }
 
 func (p PolicyParams) withDefaults() PolicyParams {
 	if p.Theta == 0 {
@@ -108,6 +137,12 @@ func (p PolicyParams) withDefaults() PolicyParams {
 	p.HeldOut = max(p.HeldOut, 0)
 	if p.MC.Reps == 0 {
 		p.MC.Reps = DefaultRepetitions
+	}
+	if p.MC.Condition == "" {
+		p.MC.Condition = DefaultConditioning
+	}
+	if p.Fallback == "" {
+		p.Fallback = DefaultFallback
 	}
 	return p
 }
@@ -122,18 +157,24 @@ func NewPolicy(name string, repo *Repository, p PolicyParams) (Policy, error) {
 	if p.MC.Reps < 1 {
 		return nil, fmt.Errorf("%w: repetitions %d, want ≥ 1", ErrConfig, p.MC.Reps)
 	}
+	if !p.MC.Condition.valid() {
+		return nil, fmt.Errorf("%w: conditioning %q, want one of %v", ErrConfig, p.MC.Condition, Conditionings())
+	}
+	if p.Fallback != FallbackMinWith && p.Fallback != FallbackMinDelta {
+		return nil, fmt.Errorf("%w: fallback %q, want one of %v", ErrConfig, p.Fallback, Fallbacks())
+	}
 	if IsPrV(name) && repo == nil {
 		return nil, fmt.Errorf("%w: policy %s needs a repository", ErrConfig, name)
 	}
 	switch name {
 	case NamePrVWorstFit:
-		return NewPrVWorstFit(NewEstimator(repo, p.MC), p.Theta, p.HeldOut, WMax), nil
+		return NewPrVWorstFit(NewEstimator(repo, p.MC), p.Theta, p.HeldOut, WMax).WithFallback(p.Fallback), nil
 	case NamePrVBestFit:
-		return NewPrVBestFit(NewEstimator(repo, p.MC), p.Theta, WMax), nil
+		return NewPrVBestFit(NewEstimator(repo, p.MC), p.Theta, WMax).WithFallback(p.Fallback), nil
 	case NamePrVWorstFitSum:
-		return NewPrVWorstFit(NewEstimator(repo, p.MC), p.Theta, p.HeldOut, WSum), nil
+		return NewPrVWorstFit(NewEstimator(repo, p.MC), p.Theta, p.HeldOut, WSum).WithFallback(p.Fallback), nil
 	case NamePrVBestFitSum:
-		return NewPrVBestFit(NewEstimator(repo, p.MC), p.Theta, WSum), nil
+		return NewPrVBestFit(NewEstimator(repo, p.MC), p.Theta, WSum).WithFallback(p.Fallback), nil
 	case NameBestFit:
 		return NewBestFit(WSum), nil
 	case NameBestFitMax:

@@ -21,7 +21,7 @@ func NewPrVBestFit(est Prober, theta float64, w Weighting) *PrVBestFit {
 	if w == WSum {
 		name = NamePrVBestFitSum
 	}
-	return &PrVBestFit{prv{name: name, est: est, theta: theta, w: w}}
+	return &PrVBestFit{prv{name: name, est: est, theta: theta, w: w, fb: DefaultFallback}}
 }
 
 // Name is "prv-bestfit" (W_Max) or "prv-bestfit-sum".
@@ -37,4 +37,11 @@ func (p *PrVBestFit) Place(c *Cluster, req Request) (int, bool) {
 // every feasible node.
 func (p *PrVBestFit) Explain(c *Cluster, req Request) Decision {
 	return p.decide(c, req, true).clone()
+}
+
+// WithFallback sets the rule for when no node stays below θ (the
+// constructor's is DefaultFallback) and returns p.
+func (p *PrVBestFit) WithFallback(f Fallback) *PrVBestFit {
+	p.fb = f
+	return p
 }

@@ -28,7 +28,7 @@ func NewPrVWorstFit(est Prober, theta float64, m int, w Weighting) *PrVWorstFit 
 	if w == WSum {
 		name = NamePrVWorstFitSum
 	}
-	return &PrVWorstFit{prv{name: name, est: est, theta: theta, w: w, heldOut: m, worst: true}}
+	return &PrVWorstFit{prv{name: name, est: est, theta: theta, w: w, heldOut: m, worst: true, fb: DefaultFallback}}
 }
 
 // Name is "prv-worstfit" (W_Max) or "prv-worstfit-sum".
@@ -44,4 +44,11 @@ func (p *PrVWorstFit) Place(c *Cluster, req Request) (int, bool) {
 // every feasible node.
 func (p *PrVWorstFit) Explain(c *Cluster, req Request) Decision {
 	return p.decide(c, req, true).clone()
+}
+
+// WithFallback sets the rule for when no node stays below θ (the
+// constructor's is DefaultFallback) and returns p.
+func (p *PrVWorstFit) WithFallback(f Fallback) *PrVWorstFit {
+	p.fb = f
+	return p
 }

@@ -86,6 +86,11 @@ func (s *stubProber) Below(ts []Tenant, _ *Tenant, _ Vec, _ uint64, theta float6
 	return s.est[ts[0].ID].With < theta
 }
 
+func (s *stubProber) WithBelow(ts []Tenant, _ *Tenant, _ Vec, _ uint64, bound float64) (float64, bool) {
+	w := s.est[ts[0].ID].With
+	return w, w < bound
+}
+
 func (s *stubProber) DeltaBelow(ts []Tenant, _ *Tenant, _ Vec, _ uint64, bound float64) (float64, bool) {
 	d := s.est[ts[0].ID].Delta
 	return d, d < bound
@@ -101,6 +106,7 @@ func TestPrVAlgorithms(t *testing.T) {
 	cases := []struct {
 		name   string
 		worst  bool
+		fb     Fallback
 		est    [4]est // With, Without
 		node   int
 		reason Reason
@@ -110,23 +116,35 @@ func TestPrVAlgorithms(t *testing.T) {
 		calls []int
 	}{
 		{"wf: a node not held out is below θ; held-out nodes are not used",
-			true, [4]est{{0, 0}, {0, 0}, {0.5, 0}, {0, 0}},
+			true, DefaultFallback, [4]est{{0, 0}, {0, 0}, {0.5, 0}, {0, 0}},
 			3, ReasonCandidates, []int{3}, []int{0, 1}, []int{2, 3}},
 		{"wf: only held-out nodes are below θ: the least loaded of them (lines 17–18)",
-			true, [4]est{{0, 0}, {0, 0}, {0.5, 0}, {0.25, 0}},
+			true, DefaultFallback, [4]est{{0, 0}, {0, 0}, {0.5, 0}, {0.25, 0}},
 			0, ReasonHeldOut, nil, []int{0, 1}, []int{2, 3, 0}},
-		{"wf: no node below θ: least Delta, tie to the lower W (line 22)",
-			true, [4]est{{0.5, 0}, {0.75, 0.5}, {1, 0.75}, {0.5, 0}},
+		{"wf min-delta: no node below θ: least Delta, tie to the lower W (line 22)",
+			true, FallbackMinDelta, [4]est{{0.5, 0}, {0.75, 0.5}, {1, 0.75}, {0.5, 0}},
 			1, ReasonMinDelta, nil, nil, []int{2, 3, 0, 1}},
-		{"wf: no node below θ and every Delta is 1: WorstFit over all feasible nodes",
-			true, [4]est{{1, 0}, {1, 0}, {1, 0}, {1, 0}},
+		{"wf min-delta: no node below θ and every Delta is 1: WorstFit over all feasible nodes",
+			true, FallbackMinDelta, [4]est{{1, 0}, {1, 0}, {1, 0}, {1, 0}},
+			0, ReasonCertain, nil, nil, []int{2, 3, 0, 1}},
+		{"wf min-with: no node below θ: least With, not node 1 whose violation looks likely already; tie to the lower W",
+			true, FallbackMinWith, [4]est{{0.5, 0}, {0.75, 0.5}, {1, 0.75}, {0.5, 0}},
+			0, ReasonMinWith, nil, nil, []int{2, 3, 0, 1}},
+		{"wf min-with: least With wins over a lower W",
+			true, FallbackMinWith, [4]est{{0.5, 0}, {0.75, 0.5}, {1, 0.75}, {0.25, 0}},
+			3, ReasonMinWith, nil, nil, []int{2, 3, 0, 1}},
+		{"wf min-with: every With is 1: WorstFit over all feasible nodes",
+			true, FallbackMinWith, [4]est{{1, 0}, {1, 0.5}, {1, 1}, {1, 0}},
 			0, ReasonCertain, nil, nil, []int{2, 3, 0, 1}},
 		{"bf: BestFit among the nodes below θ (line 14)",
-			false, [4]est{{0, 0}, {0.5, 0}, {0, 0}, {0.5, 0}},
+			false, DefaultFallback, [4]est{{0, 0}, {0.5, 0}, {0, 0}, {0.5, 0}},
 			2, ReasonCandidates, []int{0, 2}, nil, []int{3, 2}},
-		{"bf: no node below θ: least Delta, tie to the higher W (line 16)",
-			false, [4]est{{0.5, 0}, {0.75, 0.5}, {1, 0.75}, {0.5, 0}},
+		{"bf min-delta: no node below θ: least Delta, tie to the higher W (line 16)",
+			false, FallbackMinDelta, [4]est{{0.5, 0}, {0.75, 0.5}, {1, 0.75}, {0.5, 0}},
 			2, ReasonMinDelta, nil, nil, []int{3, 2, 1, 0}},
+		{"bf min-with: no node below θ: least With, tie to the higher W",
+			false, FallbackMinWith, [4]est{{0.5, 0}, {0.75, 0.5}, {1, 0.75}, {0.5, 0}},
+			3, ReasonMinWith, nil, nil, []int{3, 2, 1, 0}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,9 +154,9 @@ func TestPrVAlgorithms(t *testing.T) {
 				// Binary fractions: the difference is exact.
 				stub.est[int64(100+i)] = Estimate{With: e.with, Without: e.without, Delta: e.with - e.without}
 			}
-			var p Explainer = NewPrVBestFit(stub, 0.01, WMax)
+			var p Explainer = NewPrVBestFit(stub, 0.01, WMax).WithFallback(tc.fb)
 			if tc.worst {
-				p = NewPrVWorstFit(stub, 0.01, 2, WMax)
+				p = NewPrVWorstFit(stub, 0.01, 2, WMax).WithFallback(tc.fb)
 			}
 			req := Request{ID: 7, Tenant: Tenant{ID: 1, Class: "x", Usage: Vec{CPU: 1}}}
 			d := p.Explain(c, req)
@@ -203,28 +221,30 @@ func TestLazyEqualsExplain(t *testing.T) {
 		old = append(old, c.Nodes[i].Tenants...)
 	}
 	for _, name := range []string{NamePrVWorstFit, NamePrVBestFit} {
-		t.Run(name, func(t *testing.T) {
-			pol, _ := NewPolicy(name, repo, PolicyParams{MC: MCConfig{Reps: 50}})
-			ex := pol.(Explainer)
-			reasons := map[Reason]int{}
-			for i := range 120 {
-				cv := &pool[(7*i)%len(pool)]
-				tn := Tenant{ID: 1<<40 + int64(i), Class: cv.Class, Usage: initial[cv.Class], Max: cv.Max}
-				if i%3 == 0 {
-					tn = old[(11*i)%len(old)]
-					tn.ID = 1<<41 + int64(i)
+		for _, fb := range Fallbacks() {
+			t.Run(name+"/"+string(fb), func(t *testing.T) {
+				pol, _ := NewPolicy(name, repo, PolicyParams{MC: MCConfig{Reps: 50}, Fallback: fb})
+				ex := pol.(Explainer)
+				reasons := map[Reason]int{}
+				for i := range 120 {
+					cv := &pool[(7*i)%len(pool)]
+					tn := Tenant{ID: 1<<40 + int64(i), Class: cv.Class, Usage: initial[cv.Class], Max: cv.Max}
+					if i%3 == 0 {
+						tn = old[(11*i)%len(old)]
+						tn.ID = 1<<41 + int64(i)
+					}
+					req := Request{ID: int64(i), Seed: RequestSeed(2, int64(i)), Tenant: tn}
+					d := ex.Explain(c, req)
+					reasons[d.Reason]++
+					if n, ok := pol.Place(c, req); n != d.Node || ok != (d.Node >= 0) {
+						t.Fatalf("request %d: Place chose %d, Explain %d (%s)", i, n, d.Node, d.Reason)
+					}
 				}
-				req := Request{ID: int64(i), Seed: RequestSeed(2, int64(i)), Tenant: tn}
-				d := ex.Explain(c, req)
-				reasons[d.Reason]++
-				if n, ok := pol.Place(c, req); n != d.Node || ok != (d.Node >= 0) {
-					t.Fatalf("request %d: Place chose %d, Explain %d (%s)", i, n, d.Node, d.Reason)
+				if reasons[ReasonCandidates] == 0 || reasons[ReasonMinWith]+reasons[ReasonMinDelta]+reasons[ReasonHeldOut]+reasons[ReasonCertain] == 0 {
+					t.Errorf("branches taken %v: the comparison did not cover both screening outcomes", reasons)
 				}
-			}
-			if reasons[ReasonCandidates] == 0 || reasons[ReasonMinDelta]+reasons[ReasonHeldOut]+reasons[ReasonCertain] == 0 {
-				t.Errorf("branches taken %v: the comparison did not cover both screening outcomes", reasons)
-			}
-		})
+			})
+		}
 	}
 }
 

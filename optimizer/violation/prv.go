@@ -14,6 +14,7 @@ type prv struct {
 	w       Weighting
 	heldOut int
 	worst   bool
+	fb      Fallback
 
 	dec   Decision
 	feas  []int
@@ -123,7 +124,11 @@ func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 		d.Score = wt.of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
 		return d
 	}
-	// Every feasible node is at or over θ: Delta decides.
+	// Every feasible node is at or over θ.
+	if p.fb == FallbackMinWith {
+		return p.minWith(c, req, explain, heuristic)
+	}
+	// Delta decides.
 	if !explain {
 		best, bestDelta := -1, 2.0
 		for _, n := range p.order {
@@ -158,5 +163,40 @@ func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 			d.Node, d.Score, bestH = e.Node, e.Delta, h
 		}
 	}
+	return d
+}
+
+// minWith is the all-over-θ branch under FallbackMinWith: the feasible node
+// of least Pr_violation(S_n ∪ {db}), ties to the heuristic order (then the
+// lower index); when that least With is 1 the estimates cannot rank the
+// nodes and the heuristic picks (ReasonCertain). The lazy path finds the
+// same node with Prober.WithBelow against the best so far.
+func (p *prv) minWith(c *Cluster, req Request, explain bool, heuristic func(int) float64) *Decision {
+	d := &p.dec
+	wt := p.w.bind(c)
+	best, bestWith := -1, 2.0
+	if explain {
+		bestH := 0.0
+		for _, e := range d.Estimates {
+			h := heuristic(e.Node)
+			if best < 0 || e.With < bestWith || (e.With == bestWith && h < bestH) {
+				best, bestWith, bestH = e.Node, e.With, h
+			}
+		}
+	} else {
+		limit := c.Limit()
+		for _, n := range p.order {
+			if w, ok := p.est.WithBelow(c.Nodes[n].Tenants, &req.Tenant, limit, req.Seed, bestWith); ok {
+				best, bestWith = n, w
+			}
+		}
+	}
+	if bestWith >= 1 {
+		d.Reason = ReasonCertain
+		d.Node = argBest(p.feas, heuristic)
+		d.Score = wt.of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
+		return d
+	}
+	d.Reason, d.Node, d.Score = ReasonMinWith, best, bestWith
 	return d
 }

@@ -402,11 +402,14 @@ func (r *run) simulate(ctx context.Context, tick func(int64)) (SeedResult, error
 				t := &n.Tenants[k]
 				st := r.curves[t.ID]
 				d := step - st.created
-				for res := range NumResources {
-					t.Usage[res] = st.curve.At(Resource(res), d)
+				if d != t.Age {
+					return r.out, fmt.Errorf("step %d: tenant %d at sample %d has observed %d", step, t.ID, d, t.Age)
 				}
-				t.ObservedMax = t.ObservedMax.Max(t.Usage)
-				t.Age = d + 1
+				var u Vec
+				for res := range NumResources {
+					u[res] = st.curve.At(Resource(res), d)
+				}
+				t.Observe(u)
 			}
 			n.Load = loadOf(n.Tenants)
 			tenantSteps += len(n.Tenants)
