@@ -12,6 +12,23 @@ import (
 	store "placelab/sql"
 )
 
+// DatasetNodeCPU and DatasetNodeMemoryGB are the node a sweep over a
+// dataset's demand curves uses unless told otherwise: 64 cores and 512 GB,
+// a two-socket server of the Bitbrains era, whose VMs report CPU in cores
+// and memory in GB. (Synthetic curves use violation.DefaultSimConfig's
+// node, in the units of §8.1.)
+const (
+	DatasetNodeCPU      = 64
+	DatasetNodeMemoryGB = 512
+)
+
+// DatasetSimConfig is violation.DefaultSimConfig with the dataset node.
+func DatasetSimConfig() violation.SimConfig {
+	s := violation.DefaultSimConfig()
+	s.Capacity[violation.CPU], s.Capacity[violation.Memory] = DatasetNodeCPU, DatasetNodeMemoryGB
+	return s
+}
+
 // ErrNoCurves says a dataset has no demand curves.
 var ErrNoCurves = errors.New("analysis: no demand curves")
 

@@ -99,7 +99,7 @@ Examples:
 			sim := violation.DefaultSimConfig()
 			sim.Nodes, sim.Hours, sim.Seeds, sim.Seed = c.Int("nodes"), c.Float64("hours"), c.Int("seeds"), c.Uint64("seed")
 			if c.String("dataset") != "" {
-				sim.Capacity[violation.CPU], sim.Capacity[violation.Memory] = 64, 512
+				sim.Capacity = analysis.DatasetSimConfig().Capacity
 			}
 			if c.IsSet("node-cpu") {
 				sim.Capacity[violation.CPU] = c.Float64("node-cpu")

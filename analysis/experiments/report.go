@@ -81,8 +81,11 @@ func gridScale(name string, g Grid) string {
 		if quick {
 			s.Nodes, s.Hours, s.Seeds = 20, 60, 2 // as Run sets
 		}
-		return fmt.Sprintf("%d nodes of hardware spec 1 (%g vCores), %g simulated hours, %d repetitions per point, synthetic tenants",
-			s.Nodes, s.Capacity[violation.CPU], s.Hours, s.Seeds)
+		d := analysis.DatasetSimConfig()
+		return fmt.Sprintf("%d nodes, %g simulated hours, %d repetitions per point; curves=synthetic: synthetic tenants on hardware spec 1 (%g vCores); "+
+			"curves=bitbrains: the Bitbrains Rnd VMs as tenants (when loaded as dataset bitbrains) on %g cores and %g GB; "+
+			"best_baseline_over_prv_worstfit is the best policy without estimates over PrV-WorstFit, per curve set and density",
+			s.Nodes, s.Hours, s.Seeds, s.Capacity[violation.CPU], d.Capacity[violation.CPU], d.Capacity[violation.Memory])
 	case "characterize":
 		return "every dataset loaded in the database"
 	}

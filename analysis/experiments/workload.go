@@ -128,26 +128,46 @@ func init() {
 	})
 }
 
+// bitbrainsDataset is the dataset name the violations grid reads Bitbrains
+// demand curves from (placelab ingest gwa … --dataset bitbrains).
+const bitbrainsDataset = "bitbrains"
+
 func init() {
 	register(&Experiment{
 		Name: "violations", Title: "Violations per placement policy over tenant density",
 		Reproduces: "König et al. Fig 9", FullTime: "about 40 minutes (5 densities, all policies, 40 nodes, 300 h, 20 seeds)",
 		Points: func(quick bool) []Point {
+			// Each curve set at densities where its baselines violate: the
+			// synthetic curves from 0.9, Bitbrains (when loaded as dataset
+			// "bitbrains") from 1.5, as in the paper's Fig 9.
+			syn, bb := vals(0.9, 1.0, 1.1, 1.2, 1.3), vals(1.5, 2.0, 2.5)
 			if quick {
-				return grid([]axis{{"density", vals(1.0, 1.2)}}, []uint64{1})
+				syn, bb = vals(1.0, 1.2), vals(2.0)
 			}
-			return grid([]axis{{"density", vals(0.9, 1.0, 1.1, 1.2, 1.3)}}, []uint64{1})
+			pts := grid([]axis{{"curves", vals("synthetic")}, {"density", syn}}, []uint64{1})
+			for _, p := range grid([]axis{{"curves", vals(bitbrainsDataset)}, {"density", bb}}, []uint64{1}) {
+				p.Index = len(pts)
+				pts = append(pts, p)
+			}
+			return pts
 		},
 		Paper: konigFig9,
 		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			sim := violation.DefaultSimConfig()
+			dataset := ""
+			if p.Params["curves"] == bitbrainsDataset {
+				sim, dataset = analysis.DatasetSimConfig(), bitbrainsDataset
+			}
 			sim.Seed = p.Seed
 			n := 2000
 			if quick {
 				sim.Nodes, sim.Hours, sim.Seeds, n = 20, 60, 2, 600
 			}
-			pts, err := analysis.ViolationSweep(ctx, db, analysis.ViolationOptions{Synthetic: n, Policies: violation.PolicyNames(),
+			pts, err := analysis.ViolationSweep(ctx, db, analysis.ViolationOptions{Dataset: dataset, Synthetic: n, Policies: violation.PolicyNames(),
 				Densities: []float64{p.Params["density"].(float64)}, Sim: sim})
+			if errors.Is(err, analysis.ErrNoCurves) {
+				return []replay.MetricRow{fig("available", 0)}, nil // Bitbrains not loaded: nothing to measure
+			}
 			if err != nil {
 				return nil, err
 			}
