@@ -137,10 +137,7 @@ func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 			}
 		}
 		if bestDelta >= 1 {
-			d.Reason = ReasonCertain
-			d.Node = argBest(p.feas, heuristic)
-			d.Score = wt.of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
-			return d
+			return p.certain(c, req, heuristic)
 		}
 		d.Reason, d.Node, d.Score = ReasonMinDelta, best, bestDelta
 		return d
@@ -150,10 +147,7 @@ func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 		minDelta = min(minDelta, e.Delta)
 	}
 	if minDelta >= 1 {
-		d.Reason = ReasonCertain
-		d.Node = argBest(p.feas, heuristic)
-		d.Score = wt.of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
-		return d
+		return p.certain(c, req, heuristic)
 	}
 	d.Reason = ReasonMinDelta
 	bestH := 0.0
@@ -173,7 +167,6 @@ func (p *prv) decide(c *Cluster, req Request, explain bool) *Decision {
 // same node with Prober.WithBelow against the best so far.
 func (p *prv) minWith(c *Cluster, req Request, explain bool, heuristic func(int) float64) *Decision {
 	d := &p.dec
-	wt := p.w.bind(c)
 	best, bestWith := -1, 2.0
 	if explain {
 		bestH := 0.0
@@ -192,11 +185,18 @@ func (p *prv) minWith(c *Cluster, req Request, explain bool, heuristic func(int)
 		}
 	}
 	if bestWith >= 1 {
-		d.Reason = ReasonCertain
-		d.Node = argBest(p.feas, heuristic)
-		d.Score = wt.of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
-		return d
+		return p.certain(c, req, heuristic)
 	}
 	d.Reason, d.Node, d.Score = ReasonMinWith, best, bestWith
+	return d
+}
+
+// certain is the decision when every feasible node is certain to violate:
+// the estimates cannot rank the nodes, so the secondary heuristic picks.
+func (p *prv) certain(c *Cluster, req Request, heuristic func(int) float64) *Decision {
+	d := &p.dec
+	d.Reason = ReasonCertain
+	d.Node = argBest(p.feas, heuristic)
+	d.Score = p.w.bind(c).of(c.Nodes[d.Node].Load.Add(req.Tenant.Usage))
 	return d
 }
