@@ -66,19 +66,42 @@ type CapacityViolation struct {
 	AtS       float64 `json:"at_s"`    // trace time of the peak (first occurrence)
 }
 
+// AvailabilityViolation is a stored row that breaks the availability rules
+// of a run with outages or availability sets (query check_availability):
+// Problem is placed_during_outage, stayed_through_failure,
+// move_without_failure, fault_domain_shared_rack or update_domain_shared;
+// OtherVM names the second VM of a spread violation (-1 otherwise).
+type AvailabilityViolation struct {
+	Problem   string  `json:"problem"`
+	VM        int64   `json:"vm_id"`
+	MachineID int32   `json:"machine_id"`
+	AtS       float64 `json:"at_s"`
+	OtherVM   int64   `json:"other_vm"`
+}
+
 // CheckReport is the outcome of CheckRun.
 type CheckReport struct {
 	RunInput
-	Violations []CapacityViolation `json:"violations"`
+	// Outages, Moves and Domains count the run's availability rows checked.
+	Outages    int64                   `json:"outages"`
+	Moves      int64                   `json:"moves"`
+	Domains    int64                   `json:"domains"`
+	Violations []CapacityViolation     `json:"violations"`
+	Avail      []AvailabilityViolation `json:"availability_violations"`
 }
 
-// OK reports whether the run kept every machine within capacity.
-func (r *CheckReport) OK() bool { return len(r.Violations) == 0 }
+// OK reports whether the run kept every machine within capacity and broke
+// no availability rule.
+func (r *CheckReport) OK() bool { return len(r.Violations) == 0 && len(r.Avail) == 0 }
 
 // CheckRun verifies a stored run independently of the engines: SQL over
-// placement, vm, vm_type_demand and machine of the load the run pinned
-// (query check_capacity) finds every machine over capacity in any dimension
-// at any time.
+// placement, vm_move, vm, vm_type_demand and machine of the load the run
+// pinned (query check_capacity) finds every machine over capacity in any
+// dimension at any time; for a run with outages or availability sets, query
+// check_availability finds every placement during an outage of its machine,
+// every VM left on a machine that failed hard, every heal move without a
+// failure behind it and every tenant whose stored placements break its
+// fault- or update-domain spread.
 func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error) {
 	in, err := LoadRunInput(ctx, db, run)
 	if err != nil {
@@ -93,6 +116,33 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 		}
 		v.Peak = peak.Float64
 		rep.Violations = append(rep.Violations, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("check_availability_rows"), run).Scan(&rep.Outages, &rep.Moves, &rep.Domains); err != nil {
+		return nil, err
+	}
+	rep.Avail = []AvailabilityViolation{}
+	if rep.Outages+rep.Moves+rep.Domains == 0 {
+		return rep, nil
+	}
+	err = each(ctx, db.SQL(), "check_availability", []any{run}, func(r *sql.Rows) error {
+		var v AvailabilityViolation
+		var machine sql.NullInt32
+		var other sql.NullInt64
+		if err := r.Scan(&v.Problem, &v.VM, &machine, &v.AtS, &other); err != nil {
+			return err
+		}
+		v.MachineID, v.OtherVM = -1, -1
+		if machine.Valid {
+			v.MachineID = machine.Int32
+		}
+		if other.Valid {
+			v.OtherVM = other.Int64
+		}
+		rep.Avail = append(rep.Avail, v)
 		return nil
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"placelab/analysis/replay"
+	"placelab/analysis/replay/outage"
 	"slices"
 	"sort"
 	"strings"
@@ -79,6 +80,17 @@ type Spec struct {
 	// Set names the settings the caller chose (the Set* constants); Validate
 	// refuses those the policy or the time model cannot honour.
 	Set map[string]bool
+	// Availability (issue 27), honoured alike by every policy: Failures is
+	// a failure model as --failures takes it (outage.ParseModel: "none",
+	// "default", key=value overrides), FailureFile a CSV or Parquet file of
+	// outage events replayed as well (read by Run, pinned by its SHA-256),
+	// Maintenance a rollout schedule (outage.ParseMaintenance), and
+	// FaultDomains/UpdateDomains each tenant's availability set (0 = off).
+	// Outages are replayed by one agent; with Agents only the domains apply.
+	Failures, FailureFile, Maintenance string
+	FaultDomains, UpdateDomains      int32
+	failureRows                      []outage.FileRow
+	failureSHA                       string
 }
 
 // DefaultSpec is Protean as §6.3 describes production (optimizer.DefaultConfig)
@@ -148,6 +160,20 @@ func (s *Spec) Validate() error {
 	if err := w.Normalize(); err != nil {
 		return err
 	}
+	_, failuresOn, err := outage.ParseModel(s.Failures)
+	if err != nil {
+		return err
+	}
+	_, maintOn, err := outage.ParseMaintenance(s.Maintenance)
+	if err != nil {
+		return err
+	}
+	if err := optimizer.ValidateDomains(s.FaultDomains, s.UpdateDomains); err != nil {
+		return err
+	}
+	if s.Agents != nil && (failuresOn || maintOn || s.FailureFile != "") {
+		return bad("--failures, --failure-file and --maintenance are replayed by one agent; with --agents only --fault-domains and --update-domains apply")
+	}
 	if err := s.Engine.Validate(); err != nil {
 		return err
 	}
@@ -167,6 +193,21 @@ func (s *Spec) Params() map[string]any {
 	}
 	if c.Oversub != nil {
 		p["max_oversub"], p["max_util"], p["soft"], p["naive"] = c.Oversub.MaxOversub, c.Oversub.MaxUtil, c.Oversub.Soft, c.Oversub.Naive
+	}
+	if m, on, err := outage.ParseModel(s.Failures); err == nil && on {
+		p["failures"] = m
+	}
+	if s.FailureFile != "" {
+		p["failure_file"], p["failure_file_sha256"] = s.FailureFile, s.failureSHA
+	}
+	if mt, on, err := outage.ParseMaintenance(s.Maintenance); err == nil && on {
+		p["maintenance"] = mt
+	}
+	if s.FaultDomains > 0 {
+		p["fault_domains"] = s.FaultDomains
+	}
+	if s.UpdateDomains > 0 {
+		p["update_domains"] = s.UpdateDomains
 	}
 	if a := s.Agents; a != nil {
 		p["agents"], p["time"], p["max_retries"], p["window"], p["n0"], p["avoid"] = a.Agents, a.TimeModel, a.MaxRetries, a.Window, a.N0, a.Avoid
@@ -216,6 +257,11 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 	if len(tr.VMs) == 0 {
 		return nil, fmt.Errorf("%w: dataset %q has no VMs in the window", ErrBadSpec, spec.Dataset)
 	}
+	if spec.FailureFile != "" {
+		if err := spec.readFailureFile(ctx, db); err != nil {
+			return nil, err
+		}
+	}
 	loadSeconds := time.Since(t0).Seconds()
 	res, err := RunTrace(ctx, tr, &spec, o)
 	if err != nil {
@@ -252,10 +298,16 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions) (
 	if cfg.Safety {
 		cfg.ArrivalRates = replay.ArrivalRates(tr)
 	}
+	av, err := spec.availability(tr)
+	if err != nil {
+		return nil, err
+	}
+	if av != nil && len(av.Outages) > 0 {
+		tr = tr.WithOwnHealth()
+	}
 	ropt := replay.ReplayOptions{From: spec.From, To: spec.To, Interval: spec.Interval, Progress: o.Progress,
-		Refresh: cfg.Cache, Seed: cfg.Seed, Decorate: o.Decorate}
+		Refresh: cfg.Cache, Seed: cfg.Seed, Decorate: o.Decorate, Avail: av, Buffers: cfg.Buffers}
 	var res *replay.Result
-	var err error
 	if spec.Agents != nil {
 		if o.Decorate != nil {
 			return nil, fmt.Errorf("%w: request decoration is not supported with agents", ErrBadSpec)

@@ -31,8 +31,9 @@ func loadID(id int64) any {
 	return id
 }
 
-// WriteRun stores a replay's run, placement, explain and run_metric rows in
-// one transaction and returns the run id.
+// WriteRun stores a replay's run, placement, explain and run_metric rows —
+// and, for a run with availability, its outage, vm_move and
+// placement_domain rows — in one transaction and returns the run id.
 func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *replay.Result) (int64, error) {
 	id, err := db.NextRunID(ctx)
 	if err != nil {
@@ -71,6 +72,29 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *replay.Resul
 					return err
 				}
 			}
+			if p.Spread {
+				if err := w.Append("placement_domain", id, p.VM, domain(p.FaultDomain), domain(p.UpdateDomain)); err != nil {
+					return err
+				}
+			}
+		}
+		for _, o := range res.Outages {
+			var rack any
+			if o.Rack != "" {
+				rack = o.Rack
+			}
+			if err := w.Append("outage", id, o.Machine, o.T, o.Duration, o.Kind, rack, o.Source); err != nil {
+				return err
+			}
+		}
+		for _, m := range res.Moves {
+			var to any
+			if m.To >= 0 {
+				to = m.To
+			}
+			if err := w.Append("vm_move", id, m.VM, m.Seq, m.T, m.From, to, "heal"); err != nil {
+				return err
+			}
 		}
 		for _, m := range res.Metrics {
 			if err := w.Append("run_metric", id, m.T, m.Metric, m.Value); err != nil {
@@ -84,6 +108,14 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *replay.Resul
 	}
 	res.Summary.RunID = id
 	return id, nil
+}
+
+// domain is a stored fault or update domain: NULL when off (-1).
+func domain(d int16) any {
+	if d < 0 {
+		return nil
+	}
+	return d
 }
 
 // quoted caches JSON string literals of cluster and machine names.

@@ -11,7 +11,7 @@ import (
 func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
-		Usage: "verify a stored run against its data: no machine over capacity at any time",
+		Usage: "verify a stored run against its data: no machine over capacity at any time, outages and domain spread kept",
 		Description: `Checks a stored run independently of the engines that made it: SQL over the
 run's placement rows and the vm, vm_type_demand and machine rows of the load the run
 pinned sweeps every machine's load in every dimension (cores, memory, SSD, HDD, NIC,
@@ -19,6 +19,14 @@ GPUs) through time — a VM occupies its machine from its placement until its en
 eviction — and reports every machine whose load exceeds its capacity (cores: the
 run's MAX_OVERSUB when it oversubscribed), and every placement of a VM or on a machine
 the data lacks, or of a type the machine's SKU cannot host.
+
+For a run with failures, maintenance or availability sets (replay --failures,
+--maintenance, --fault-domains, --update-domains) it also verifies, from the stored
+outage, vm_move and placement_domain rows: no VM is placed or healed on a machine
+during that machine's outage; no VM stays on a machine that failed hard; every heal
+move leaves a machine that failed at that instant and held the VM; and no two VMs of
+a tenant in different fault domains share a rack, nor in different update domains a
+machine update domain, at any time.
 
 Exit status 0 when the run is clean, 1 with the offending machines when it is not.
 A run whose dataset was re-ingested since is refused (its rows are gone).
@@ -48,8 +56,21 @@ Examples:
 				}
 			} else {
 				fmt.Fprintf(w, "run %d: dataset %q load %d, %d placements checked\n", rep.Run, rep.Dataset, rep.LoadID, rep.Placements)
-				if rep.OK() {
+				if len(rep.Violations) == 0 {
 					fmt.Fprintln(w, "  ok: no machine over capacity in any dimension at any time")
+				}
+				if rep.Outages+rep.Moves+rep.Domains > 0 {
+					fmt.Fprintf(w, "  availability: %d outage rows, %d heal moves, %d VMs with domains checked\n", rep.Outages, rep.Moves, rep.Domains)
+					if len(rep.Avail) == 0 {
+						fmt.Fprintln(w, "  ok: no placement during an outage, every failed machine's VMs moved, every tenant's spread kept")
+					}
+				}
+				for _, v := range rep.Avail {
+					other := ""
+					if v.OtherVM >= 0 {
+						other = fmt.Sprintf(" with VM %d", v.OtherVM)
+					}
+					fmt.Fprintf(w, "  VM %d on machine %d: %s%s at t = %.0f s\n", v.VM, v.MachineID, v.Problem, other, v.AtS)
 				}
 				for _, v := range rep.Violations {
 					if v.Peak > 0 {
@@ -60,7 +81,7 @@ Examples:
 				}
 			}
 			if !rep.OK() {
-				return cli.Exit(fmt.Sprintf("run %d breaks capacity on %d (machine, problem) pairs", rep.Run, len(rep.Violations)), 1)
+				return cli.Exit(fmt.Sprintf("run %d breaks capacity on %d (machine, problem) pairs and availability in %d rows", rep.Run, len(rep.Violations), len(rep.Avail)), 1)
 			}
 			return nil
 		},

@@ -135,6 +135,7 @@ func replayCommand() *cli.Command {
 		&cli.StringFlag{Name: "avoid", Value: "on", Usage: "conflict avoidance: on or off"},
 		formatFlag("table", "json"),
 	)
+	flags = append(flags, availabilityFlags()...)
 	return &cli.Command{
 		Name:  "replay",
 		Usage: "replay a loaded trace through an allocator and store the run",
@@ -160,7 +161,10 @@ Examples:
    placelab replay --buckets inf --cache off --from 2d --to 3d
    placelab replay --dataset huawei-east-1 --policy protean --k 16
    placelab replay --agents 4 --speedup 10            # the paper's agent model (§6.2)
-   placelab replay --agents 4 --time real`,
+   placelab replay --agents 4 --time real
+   placelab replay --failures default --fault-domains 3 --update-domains 5 --buffers 4,2,1
+   placelab replay --failure-file incidents.csv --maintenance every=30d,ud-minutes=30
+` + availabilityHelp,
 		Flags:  flags,
 		Action: runReplay,
 	}
@@ -194,6 +198,7 @@ func replaySpec(c *cli.Context) (analysis.Spec, error) {
 			return spec, err
 		}
 	}
+	availabilitySpec(c, &spec)
 	for _, name := range []string{analysis.SetTime, analysis.SetSpeedup, analysis.SetHitRate, analysis.SetHitMS, analysis.SetMissMS,
 		analysis.SetCommitMS, analysis.SetMaxRetries, analysis.SetWindow, analysis.SetN0, analysis.SetAvoid} {
 		if c.IsSet(name) {
@@ -239,6 +244,13 @@ func printSummary(c *cli.Context, s replay.Summary, format string) error {
 		fmt.Fprintf(w, "  %d agents (%s time): response p50 %.3fs p99 %.3fs, queue delay mean %.3fs p99 %.3fs; %d conflicts (p99 %.1f/s, %.1f/min), %d retries, rejection rate %.4f; initial burst of %d requests resolved in %.1fs; avoidance used %d times\n",
 			s.Agents, s.TimeModel, s.ResponseP50S, s.ResponseP99S, s.QueueDelayMeanS, s.QueueDelayP99S, s.Conflicts, s.ConflictsP99PerS, s.ConflictsP99PerMin,
 			s.Retries, s.RejectionRate, s.BurstRequests, s.BurstSpanS, s.AvoidanceActivations)
+	}
+	fmt.Fprintf(w, "  failure rates (by VMs): new deployment %.4f  scale-out %.4f  heal %.4f of %d VMs in %d heal requests; CFR %.5f; VM downtime %.1f h\n",
+		s.NewDeploymentFailureRate, s.ScaleoutFailureRate, s.HealFailureRate, s.HealVMs, s.HealRequests, s.CFR, s.VMDowntimeHours)
+	fmt.Fprintf(w, "  healable single failures (means of samples): machines %.2f%%  racks %.2f%%\n", s.HealableMachineFailuresPctMean, s.HealableRackFailuresPctMean)
+	if s.MachineFailures+s.RackFailures+s.Reboots+s.MaintenanceOutages > 0 {
+		fmt.Fprintf(w, "  outages: %d machine failures (hard), %d rack failures, %d host reboots, %d machine maintenance windows (largest share of a tenant down at once %.1f%%)\n",
+			s.MachineFailures, s.RackFailures, s.Reboots, s.MaintenanceOutages, 100*s.MaintenanceMaxDownShare)
 	}
 	if len(s.Rules) > 0 {
 		fmt.Fprintf(w, "  rule aggressiveness (share of its candidates each rule removed):\n")

@@ -36,4 +36,7 @@ const (
 	ReasonNoCluster    = "NoValidCluster"
 	ReasonBadType      = "UnknownVMType"
 	ReasonEmptyRequest = "EmptyRequest"
+	// ReasonBadDomains refuses a request whose availability set Azure
+	// would refuse (ValidateDomains: F or U out of range).
+	ReasonBadDomains = "BadAvailabilitySet"
 )

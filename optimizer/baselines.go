@@ -87,7 +87,7 @@ func (b *Baseline) Release(vm VMID) bool {
 // Allocate places every VM of req or none (allocateGang).
 func (b *Baseline) Allocate(req *Request) Decision {
 	b.pcg.Seed(b.cfg.Seed, uint64(req.ID))
-	return allocateGang(b.env.State, req, b.cfg.Explain, b)
+	return allocateGang(b.env.State, req, &b.cfg, b)
 }
 
 func (b *Baseline) newExplanation(vm VMID) Explanation {

@@ -22,7 +22,7 @@ func TestBaselinesEvictAsProteanDoes(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.TopPct, cfg.Weights, cfg.Evict = tc.x, Vec{Cores: 1}, tc.evict
 			a := newEngine(t, eng, s, cfg, DefaultRules())
-			d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 0}}})
+			d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{ID: 10, Type: 0}}})
 			got := int32(-1)
 			if d.OK {
 				got = d.Placements[0].Machine
@@ -36,7 +36,7 @@ func TestBaselinesEvictAsProteanDoes(t *testing.T) {
 			// A gang whose second VM cannot go anywhere rolls back the
 			// eviction the first made.
 			before := s.Len()
-			d = a.Allocate(&Request{ID: 10, Tenant: 10, VMs: []VMRequest{{11, 0}, {12, 0}, {13, 0}}})
+			d = a.Allocate(&Request{ID: 10, Tenant: 10, VMs: []VMRequest{{ID: 11, Type: 0}, {ID: 12, Type: 0}, {ID: 13, Type: 0}}})
 			if d.OK || s.Len() != before {
 				t.Fatalf("%s: gang %+v left %d VMs, want %d", eng, d, s.Len(), before)
 			}
@@ -149,7 +149,7 @@ func TestEvictionFollowsTheRuleSet(t *testing.T) {
 		s.Place(Placement{VM: 1, Machine: 0, Tenant: 1, Demand: Vec{Cores: 16}, PredUtil: 16})
 		s.Place(Placement{VM: 2, Machine: 0, Tenant: 2, Priority: 1, Demand: Vec{Cores: 8}, PredUtil: 8})
 		s.Place(Placement{VM: 3, Machine: 0, Tenant: 3, Priority: 1, Demand: Vec{Cores: 6}, PredUtil: 6})
-		d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 2}}}) // testTypes[2]: 4 cores
+		d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{ID: 10, Type: 2}}}) // testTypes[2]: 4 cores
 		if !d.OK || len(d.Evicted) != 1 || d.Evicted[0].VM != 2 {
 			t.Fatalf("%s: %+v, want VM 2 alone evicted", eng, d)
 		}

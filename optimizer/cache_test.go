@@ -48,7 +48,7 @@ func TestTable4CacheTimeline(t *testing.T) {
 		{"T3", y1, want{1, 2, 0, 2, 1, 1}},
 	}
 	for i, s := range steps {
-		d := p.Allocate(&Request{ID: int64(i), Tenant: int32(i), Priority: s.y, VMs: []VMRequest{{VMID(i), x1}}})
+		d := p.Allocate(&Request{ID: int64(i), Tenant: int32(i), Priority: s.y, VMs: []VMRequest{{ID: VMID(i), Type: x1}}})
 		if !d.OK {
 			t.Fatalf("%s: %+v", s.name, d)
 		}

@@ -46,6 +46,7 @@ type Check struct {
 	env      *Env
 	rules    *Rules
 	req      *Request
+	v        VMRequest
 	kind     RequestKind
 	traits   Traits
 	badType  bool
@@ -57,7 +58,7 @@ type Check struct {
 // NewCheck prepares the check of VM v of req, a request of kind kind
 // (KindAuto is resolved on env's state), under rules.
 func NewCheck(env *Env, rules *Rules, req *Request, kind RequestKind, v VMRequest) *Check {
-	c := &Check{env: env, rules: rules, req: req, kind: resolveKind(env.State, req, kind), traits: req.traits(v)}
+	c := &Check{env: env, rules: rules, req: req, v: v, kind: resolveKind(env.State, req, kind), traits: req.traits(v)}
 	if v.Type < 0 || int(v.Type) >= len(env.Inv.Types) {
 		c.badType = true
 		return c
@@ -148,12 +149,19 @@ func (c *Check) machineRule(m int32) int {
 		}
 	}
 	for _, i := range c.request {
-		if !c.rules.Request[i].ValidFor(c.env, c.req, m) {
+		if !c.rules.Request[i].ValidFor(c.env, c.req, c.v, m) {
 			return len(c.machine) + i
 		}
 	}
 	return -1
 }
+
+// ResolveKind is the buffer req uses on s (new deployment, scale-out,
+// heal): req.Kind, or for KindAuto New when the tenant has no VM placed,
+// else ScaleOut. The engines resolve it once per request, before placing
+// any of its VMs; call it before Allocate to learn which buffer a request
+// used.
+func ResolveKind(s *State, req *Request) RequestKind { return resolveKind(s, req, req.Kind) }
 
 // resolveKind is the buffer a request of kind kind uses: KindAuto is New
 // when the tenant has no VM placed, else ScaleOut.

@@ -111,7 +111,7 @@ func TestCommitConflictsNamedByRule(t *testing.T) {
 		for _, c := range []struct {
 			req Request
 			m   int32
-		}{{Request{ID: 1, Tenant: 1, VMs: []VMRequest{{1, d16}}}, 0}, {Request{ID: 2, Tenant: 2, Isolation: true, VMs: []VMRequest{{2, 0}}}, 1}} {
+		}{{Request{ID: 1, Tenant: 1, VMs: []VMRequest{{ID: 1, Type: d16}}}, 0}, {Request{ID: 2, Tenant: 2, Isolation: true, VMs: []VMRequest{{ID: 2, Type: 0}}}, 1}} {
 			if res := cs.Commit(0, &c.req, []Placement{placementFor(inv, &c.req, c.req.VMs[0], c.m)}, nil); !res.OK {
 				t.Fatalf("setup commit: %+v", res)
 			}
@@ -125,13 +125,13 @@ func TestCommitConflictsNamedByRule(t *testing.T) {
 		evicted []Placement
 		want    Rejection
 	}{
-		{"capacity", Request{ID: 10, Tenant: 5, VMs: []VMRequest{{10, d16}}}, 0, nil, Rejection{RuleAreNodeResourcesValid, Cores}},
-		{"isolation", Request{ID: 11, Tenant: 5, VMs: []VMRequest{{11, 0}}}, 1, nil, Rejection{RuleRequireIsolation, NoDim}},
-		{"anti-colocation", Request{ID: 12, Tenant: 1, MaxPerRack: 1, VMs: []VMRequest{{12, 0}}}, 0, nil, Rejection{RuleTenantAntiColocation, NoDim}},
-		{"unhealthy", Request{ID: 13, Tenant: 5, VMs: []VMRequest{{13, 0}}}, 3, nil, Rejection{RuleIsMachineHealthy, NoDim}},
-		{"eviction target gone", Request{ID: 14, Tenant: 5, VMs: []VMRequest{{14, 0}}}, 2,
+		{"capacity", Request{ID: 10, Tenant: 5, VMs: []VMRequest{{ID: 10, Type: d16}}}, 0, nil, Rejection{RuleAreNodeResourcesValid, Cores}},
+		{"isolation", Request{ID: 11, Tenant: 5, VMs: []VMRequest{{ID: 11, Type: 0}}}, 1, nil, Rejection{RuleRequireIsolation, NoDim}},
+		{"anti-colocation", Request{ID: 12, Tenant: 1, MaxPerRack: 1, VMs: []VMRequest{{ID: 12, Type: 0}}}, 0, nil, Rejection{RuleTenantAntiColocation, NoDim}},
+		{"unhealthy", Request{ID: 13, Tenant: 5, VMs: []VMRequest{{ID: 13, Type: 0}}}, 3, nil, Rejection{RuleIsMachineHealthy, NoDim}},
+		{"eviction target gone", Request{ID: 14, Tenant: 5, VMs: []VMRequest{{ID: 14, Type: 0}}}, 2,
 			[]Placement{{VM: 99, Machine: 2, Priority: 1}}, Rejection{ConflictEvictionGone, NoDim}},
-		{"accepted", Request{ID: 15, Tenant: 5, VMs: []VMRequest{{15, 0}}}, 2, nil, accepted},
+		{"accepted", Request{ID: 15, Tenant: 5, VMs: []VMRequest{{ID: 15, Type: 0}}}, 2, nil, accepted},
 	}
 	for _, tc := range cases {
 		cs, err := NewCommitStore(inv, DefaultConfig(), DefaultRules())
@@ -159,7 +159,7 @@ func TestCommitConflictsNamedByRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, ty := range []int32{d16, 3, 2, 2} {
-		req := &Request{ID: int64(i), Tenant: int32(i), VMs: []VMRequest{{VMID(i), ty}}}
+		req := &Request{ID: int64(i), Tenant: int32(i), VMs: []VMRequest{{ID: VMID(i), Type: ty}}}
 		res := cs.Commit(0, req, []Placement{placementFor(inv, req, req.VMs[0], 0)}, nil)
 		if wantOK := i < 3; res.OK != wantOK {
 			t.Fatalf("oversubscribed commit %d: %+v, want OK=%v", i, res, wantOK)

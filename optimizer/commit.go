@@ -102,8 +102,16 @@ func (cs *CommitStore) Commit(agent int, req *Request, placements, evicted []Pla
 			s.Place(e)
 		}
 	}
+	vmOf := vmLookup(req)
 	for i, p := range placements {
-		if rej := cs.rules.Check(&cs.env, req, kind, VMRequest{ID: p.VM, Type: p.Type}, p.Machine); !rej.OK() {
+		v := vmOf(p)
+		rej := cs.rules.Check(&cs.env, req, kind, v, p.Machine)
+		if fd, ud := VMDomains(req, v); rej.OK() && (fd != p.FaultDomain || ud != p.UpdateDomain) {
+			// The placement's recorded domains are not the ones req gives
+			// the VM: the state would count the set wrongly.
+			rej = Rejection{Rule: RuleAvailabilitySetSpread, Dim: NoDim}
+		}
+		if !rej.OK() {
 			undo(i)
 			cs.Conflicts++
 			return CommitResult{Machine: p.Machine, Rejection: rej}
@@ -118,6 +126,27 @@ func (cs *CommitStore) Commit(agent int, req *Request, placements, evicted []Pla
 		cs.events = append(cs.events, Event{Seq: len(cs.events), Kind: EventPlace, P: p, Agent: agent})
 	}
 	return CommitResult{OK: true, Rejection: accepted}
+}
+
+// vmLookup returns the function that finds the VM of req a placement
+// places: by VM id in req.VMs when req is an availability set (the VM's
+// SetIndex gives its domains), else rebuilt from the placement's id and
+// type (nothing else of a VMRequest is read). A placement of a VM not in
+// req gets set index 0.
+func vmLookup(req *Request) func(Placement) VMRequest {
+	if !req.hasDomains() {
+		return func(p Placement) VMRequest { return VMRequest{ID: p.VM, Type: p.Type} }
+	}
+	idx := make(map[VMID]int, len(req.VMs))
+	for i, v := range req.VMs {
+		idx[v.ID] = i
+	}
+	return func(p Placement) VMRequest {
+		if i, ok := idx[p.VM]; ok {
+			return req.VMs[i]
+		}
+		return VMRequest{ID: p.VM, Type: p.Type}
+	}
 }
 
 // Release removes a departing VM and publishes it; false if it is not placed.

@@ -29,8 +29,8 @@ const (
 )
 
 // Config parameterizes the engines: Protean reads every field; a baseline
-// honours Evict, TopPct, Buffers, Weights, Seed, Oversub and Explain and
-// refuses the others when set (ValidateFor, IgnoredFields).
+// honours Evict, TopPct, Buffers, Weights, Seed, Oversub, Explain and
+// SizeOrder and refuses the others when set (ValidateFor, IgnoredFields).
 type Config struct {
 	K           int  // clusters passed to machine selection
 	Buckets     int  // BestFit buckets; 0 = ∞ (no quantization)
@@ -62,6 +62,12 @@ type Config struct {
 	// Oversub, when set, oversubscribes CPU with Resource Central's rule
 	// (use OversubRules for the rule set); nil allocates physical cores.
 	Oversub *OversubConfig
+	// SizeOrder turns off the fault-domain step of ORDER (orderByDomain):
+	// the VMs of an availability set are then ordered by size alone, as
+	// every other request is (an ablation; false, the default, is the
+	// domain-aware ORDER). It changes nothing for requests without fault
+	// domains. Protean and the baselines share ORDER, so both honour it.
+	SizeOrder bool
 }
 
 // DefaultConfig is Protean as §6.3 describes production: k = 8, three
@@ -122,8 +128,8 @@ var baselineCannot = []policyField{
 // IgnoredFields lists the Config fields policy cannot honour (Go field
 // names): none for "protean"; for a baseline K, Buckets, RackBuckets,
 // Cache, RulePool, EvalPool, MaxAge, TopK, Safety and ArrivalRates. A
-// baseline honours Evict, TopPct, Buffers, Weights, Seed, Oversub and
-// Explain. Unknown policies get an error.
+// baseline honours Evict, TopPct, Buffers, Weights, Seed, Oversub, Explain
+// and SizeOrder. Unknown policies get an error.
 func IgnoredFields(policy string) ([]string, error) {
 	switch Policy(policy) {
 	case "protean":

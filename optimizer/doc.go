@@ -28,12 +28,26 @@
 // The baselines take the Rules and Config Protean takes and differ from it
 // only in how they order the machines the rules accept. They honour Evict
 // (the same eviction fallback), TopPct, Buffers (through the cluster
-// validator), Weights, Seed, Oversub and Explain; they cannot honour K,
-// Buckets, RackBuckets, Cache, RulePool, EvalPool, MaxAge, TopK, Safety or
-// ArrivalRates, and Config.ValidateFor refuses a configuration that sets
-// them for a baseline (IgnoredFields lists them); NewBaseline refuses a
-// rule set with the Protean-only preference PreferAlignedLifetime
-// (LifetimeRules).
+// validator), Weights, Seed, Oversub, Explain and SizeOrder (the same
+// ORDER); they cannot honour K, Buckets, RackBuckets, Cache, RulePool,
+// EvalPool, MaxAge, TopK, Safety or ArrivalRates, and Config.ValidateFor
+// refuses a configuration that sets them for a baseline (IgnoredFields
+// lists them); NewBaseline refuses a rule set with the Protean-only
+// preference PreferAlignedLifetime (LifetimeRules).
+//
+// # Availability sets
+//
+// A request with FaultDomains F or UpdateDomains U (at most
+// MaxFaultDomains and MaxUpdateDomains, ValidateDomains) makes its tenant's
+// VMs an availability set: VM SetIndex i is in fault domain i mod F and
+// update domain i mod U (VMDomains), recorded in its Placement. The State
+// counts each tenant's VMs per fault domain and rack and per update domain
+// and machine update domain; the request validator AvailabilitySetSpread
+// keeps every rack, and every machine update domain, to one domain of the
+// tenant, and CheckInvariants verifies it. ORDER places the most
+// constrained fault domain first (orderByDomain; Config.SizeOrder turns it
+// off). Request.Clusters pins a request, such as the healing of a failed
+// machine's VMs, to its clusters (IsRequestedCluster).
 //
 // # Stages
 //

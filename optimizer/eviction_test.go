@@ -24,7 +24,7 @@ func TestEvictionBalancing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := p.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 0}}})
+		d := p.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{ID: 10, Type: 0}}})
 		if !d.OK || d.Placements[0].Machine != tc.want || len(d.Evicted) != 1 {
 			t.Fatalf("X=%v: %+v, want machine %d with one eviction", tc.x, d, tc.want)
 		}
@@ -61,7 +61,7 @@ func TestSafetyPlacement(t *testing.T) {
 		cfg.Safety, cfg.TopPct = tc.safety, 1
 		cfg.ArrivalRates = []float64{1.0 / 3, 1, 0}
 		p, _ := NewProtean(s, cfg, DefaultRules())
-		d := p.Allocate(&Request{ID: 7, Tenant: 7, Priority: 1, VMs: []VMRequest{{7, 2}}})
+		d := p.Allocate(&Request{ID: 7, Tenant: 7, Priority: 1, VMs: []VMRequest{{ID: 7, Type: 2}}})
 		if !d.OK {
 			t.Fatal(d)
 		}

@@ -17,7 +17,7 @@ func TestScoresNamedByRule(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := rules.PreferenceOrder()
-		d := p.Allocate(&Request{ID: 1, Tenant: 1, VMs: []VMRequest{{1, 0}}})
+		d := p.Allocate(&Request{ID: 1, Tenant: 1, VMs: []VMRequest{{ID: 1, Type: 0}}})
 		ex := d.Explain[0]
 		if !d.OK || !slices.Equal(ex.RuleOrder, want) || len(ex.Top) == 0 || ex.Pick != PickBest {
 			t.Fatalf("%+v", ex)
@@ -51,7 +51,7 @@ func TestExplanationSaysHowPicked(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Weights = Vec{Cores: 1}
 			a := newEngine(t, eng, s, cfg, DefaultRules())
-			d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 0}}})
+			d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{ID: 10, Type: 0}}})
 			ex := d.Explain[0]
 			if !d.OK || ex.Pick != PickEviction || ex.Evicted != 1 || ex.Chosen != d.Placements[0].Machine ||
 				ex.FailedRule != RuleAreNodeResourcesValid || !slices.Equal(ex.Short, []DimCount{{Cores, 3}}) {
@@ -69,7 +69,7 @@ func TestExplanationSaysHowPicked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := p.Allocate(&Request{ID: 1, Tenant: 1, Priority: 1, VMs: []VMRequest{{1, 0}}})
+		d := p.Allocate(&Request{ID: 1, Tenant: 1, Priority: 1, VMs: []VMRequest{{ID: 1, Type: 0}}})
 		if ex := d.Explain[0]; !d.OK || ex.Pick != PickSafety || len(ex.Top) != 0 {
 			t.Fatalf("%+v", ex)
 		}
@@ -77,7 +77,7 @@ func TestExplanationSaysHowPicked(t *testing.T) {
 	t.Run("avoidance", func(t *testing.T) {
 		p := newProteanT(t, buildZone(t, smallZone), nil)
 		p.setAvoidance(1, 10)
-		d := p.Allocate(&Request{ID: 1, Tenant: 1, VMs: []VMRequest{{1, 0}}})
+		d := p.Allocate(&Request{ID: 1, Tenant: 1, VMs: []VMRequest{{ID: 1, Type: 0}}})
 		if ex := d.Explain[0]; !d.OK || !d.Avoided || ex.Pick != PickAvoidance || len(ex.Top) != 0 {
 			t.Fatalf("%+v", ex)
 		}
@@ -94,14 +94,14 @@ func TestExplanationSaysHowPicked(t *testing.T) {
 			inv := buildZone(t, zoneSpec{clusters: 2, racks: 2, perRack: 2, skus: []SKU{skuSmall, big}})
 			a := newEngine(t, eng, NewState(inv), cfg, DefaultRules())
 			for i := 0; i < 8; i++ {
-				if d := a.Allocate(&Request{ID: int64(i), Tenant: int32(i), VMs: []VMRequest{{VMID(i), g}}}); !d.OK {
+				if d := a.Allocate(&Request{ID: int64(i), Tenant: int32(i), VMs: []VMRequest{{ID: VMID(i), Type: g}}}); !d.OK {
 					t.Fatalf("%s: G4 %d: %+v", eng, i, d)
 				}
 				if err := a.State().CheckInvariants(); err != nil {
 					t.Fatal(err)
 				}
 			}
-			d := a.Allocate(&Request{ID: 99, Tenant: 99, VMs: []VMRequest{{99, g}}})
+			d := a.Allocate(&Request{ID: 99, Tenant: 99, VMs: []VMRequest{{ID: 99, Type: g}}})
 			ex := d.Explain[0]
 			if d.OK || d.Reason != RuleAreNodeResourcesValid || ex.FailedRule != RuleAreNodeResourcesValid ||
 				!slices.Equal(ex.Short, []DimCount{{Memory, 4}}) || ex.Chosen != -1 {

@@ -12,19 +12,41 @@ type vmEngine interface {
 }
 
 // allocateGang is Algorithm 1, shared by Protean and the baselines: ORDER
-// the VMs (largest first), ask the engine for a machine for each in turn,
-// placing each tentatively on s so the next VM sees it, and on the first VM
-// that finds none roll the whole request back — placements removed,
-// evicted VMs restored (gang allocation: all or nothing). The request kind
-// (for the cluster buffers) is resolved once, before any VM is placed.
-func allocateGang(s *State, req *Request, explain bool, e vmEngine) Decision {
+// the VMs (largest first; for an availability set with fault domains, the
+// most constrained fault domain first, unless cfg.SizeOrder — see
+// orderByDomain), ask the engine for a machine for each in turn, placing
+// each tentatively on s so the next VM sees it, and on the first VM that
+// finds none roll the whole request back — placements removed, evicted VMs
+// restored (gang allocation: all or nothing). The request kind (for the
+// cluster buffers) is resolved once, before any VM is placed. A request
+// with an availability set Azure would refuse (ValidateDomains) fails with
+// ReasonBadDomains before any VM is placed.
+func allocateGang(s *State, req *Request, cfg *Config, e vmEngine) Decision {
 	d := Decision{Request: req.ID}
 	if len(req.VMs) == 0 {
 		d.Reason = ReasonEmptyRequest
 		return d
 	}
+	explain := cfg.Explain
+	byDomain := false
+	if req.hasDomains() {
+		if !domainsInRange(req.FaultDomains, req.UpdateDomains) {
+			d.FailedVM, d.Reason = req.VMs[0].ID, ReasonBadDomains
+			return d
+		}
+		byDomain = req.FaultDomains > 1 && len(req.VMs) > 1 && !cfg.SizeOrder
+	}
 	kind := resolveKind(s, req, req.Kind)
-	for _, v := range orderVMs(s.Inv, req.VMs) {
+	vms := orderVMs(s.Inv, req.VMs)
+	var open int64
+	if byDomain {
+		open = openRacks(s.Inv, req)
+	}
+	for i := range vms {
+		if byDomain {
+			orderByDomain(s, req, open, vms, i)
+		}
+		v := vms[i]
 		if v.Type < 0 || int(v.Type) >= len(s.Inv.Types) {
 			rollback(s, &d)
 			d.FailedVM, d.Reason = v.ID, ReasonBadType
@@ -91,7 +113,7 @@ func rollback(s *State, d *Decision) {
 func (p *Protean) Allocate(req *Request) Decision {
 	p.clock++
 	p.pcg.Seed(p.cfg.Seed, uint64(req.ID))
-	return allocateGang(p.env.State, req, p.cfg.Explain, p)
+	return allocateGang(p.env.State, req, &p.cfg, p)
 }
 
 // placeVM is Protean's per-VM stage: cluster and machine selection
@@ -106,12 +128,17 @@ func (p *Protean) placeVM(req *Request, kind RequestKind, v VMRequest, ex *Expla
 	return m, reason
 }
 
-// placementFor is VM v of req on machine m.
+// placementFor is VM v of req on machine m, with its availability-set
+// domains (VMDomains) when req has any.
 func placementFor(inv *Inventory, req *Request, v VMRequest, m int32) Placement {
 	d, _ := inv.Demand(v.Type, m)
-	return Placement{VM: v.ID, Machine: m, Type: v.Type, Tenant: req.Tenant, Priority: req.Priority, Demand: d, Exclusive: req.Isolation,
+	p := Placement{VM: v.ID, Machine: m, Type: v.Type, Tenant: req.Tenant, Priority: req.Priority, Demand: d, Exclusive: req.Isolation,
 		Production: req.Production, UtilBucket: req.UtilBucket, PredUtil: PredictedCores(req.UtilBucket, d[Cores]),
 		LifetimeBucket: req.LifetimeBucket}
+	if req.hasDomains() {
+		p.FaultDomain, p.UpdateDomain = VMDomains(req, v)
+	}
+	return p
 }
 
 // orderVMs is ORDER of Algorithm 1: the largest VMs first (by their largest
@@ -122,24 +149,9 @@ func orderVMs(inv *Inventory, vms []VMRequest) []VMRequest {
 	if len(vms) < 2 {
 		return vms
 	}
-	size := func(v VMRequest) float64 {
-		if v.Type < 0 || int(v.Type) >= len(inv.Types) {
-			return 0
-		}
-		best := 0.0
-		for s, d := range inv.Types[v.Type].Demand {
-			c := inv.SKUs[s].Capacity
-			for i := range d {
-				if c[i] > 0 && d[i]/c[i] > best {
-					best = d[i] / c[i]
-				}
-			}
-		}
-		return best
-	}
 	out := slices.Clone(vms)
 	slices.SortStableFunc(out, func(a, b VMRequest) int {
-		sa, sb := size(a), size(b)
+		sa, sb := vmSize(inv, a.Type), vmSize(inv, b.Type)
 		switch {
 		case sa > sb:
 			return -1
@@ -149,4 +161,153 @@ func orderVMs(inv *Inventory, vms []VMRequest) []VMRequest {
 		return 0
 	})
 	return out
+}
+
+// vmSize is ORDER's size of a VM of type t: its largest demand share on any
+// SKU (0 for an unknown type).
+func vmSize(inv *Inventory, t int32) float64 {
+	if t < 0 || int(t) >= len(inv.Types) {
+		return 0
+	}
+	best := 0.0
+	for s, d := range inv.Types[t].Demand {
+		c := inv.SKUs[s].Capacity
+		for i := range d {
+			if c[i] > 0 && d[i]/c[i] > best {
+				best = d[i] / c[i]
+			}
+		}
+	}
+	return best
+}
+
+// orderByDomain is ORDER's fault-domain step for a request with F ≥ 2
+// fault domains (Protean §4: ORDER exists "to minimize the risk that a
+// request is rejected due to fault domain considerations"). Before VM i is
+// placed it moves to position i the largest remaining VM of the most
+// constrained fault domain. With n_f the VMs of fault domain f among
+// vms[i:], R the racks open to the request (openRacks) and b_f those of
+// them holding a VM of the tenant whose fault domain is not f — placed by
+// earlier requests or tentatively by this one, so that f may not use them
+// (AvailabilitySetSpread) —, a_f = R − b_f racks remain admissible to f,
+// and the domain placed next maximizes the pressure
+//
+//	n_f / a_f   (compared as n_f·a_g ≷ n_g·a_f; a_f = 0 counts as ∞),
+//
+// ties going to the domain whose largest remaining VM comes first in the
+// size order (orderVMs). A domain that has few racks left for many VMs
+// claims its racks before the other domains' VMs take them; a domain with
+// none left fails the request at once. vms[i:] keeps the size order within
+// each domain. Cost O(len(vms) + F·R_T) per VM, R_T the racks holding the
+// tenant's VMs; requests without fault domains never come here.
+func orderByDomain(s *State, req *Request, open int64, vms []VMRequest, i int) {
+	nf := int(req.FaultDomains)
+	var left, blocked [MaxFaultDomains]int64
+	var dem [MaxFaultDomains]float64
+	first := [MaxFaultDomains]int{-1, -1, -1}
+	for j := i; j < len(vms); j++ {
+		fd, _ := VMDomains(req, vms[j])
+		k := fd.Index()
+		left[k]++
+		dem[k] += vmSize(s.Inv, vms[j].Type)
+		if first[k] < 0 {
+			first[k] = j
+		}
+	}
+	if ts := s.spread[req.Tenant]; ts != nil {
+		for r, a := range ts.rackFD {
+			if req.Clusters != nil && !RequestedCluster(req.Clusters, s.Inv.Racks[r].Cluster) {
+				continue
+			}
+			for f := 0; f < nf; f++ {
+				for g, n := range a {
+					if n > 0 && g != f {
+						blocked[f]++
+						break
+					}
+				}
+			}
+		}
+	}
+	best := -1
+	for f := 0; f < nf; f++ {
+		if left[f] == 0 {
+			continue
+		}
+		if best < 0 {
+			best = f
+			continue
+		}
+		var c int
+		switch orderVariant {
+		case 1:
+			c = comparePressureF(dem[f], open-blocked[f], dem[best], open-blocked[best])
+		default:
+			c = comparePressure(left[f], open-blocked[f], left[best], open-blocked[best])
+		}
+		if c > 0 || c == 0 && first[f] < first[best] {
+			best = f
+		}
+	}
+	j := first[best]
+	v := vms[j]
+	copy(vms[i+1:j+1], vms[i:j])
+	vms[i] = v
+}
+
+// comparePressure is the sign of n1/a1 − n2/a2 for n ≥ 0, with a ≤ 0
+// counting as an infinite pressure (two infinite pressures tie).
+func comparePressure(n1, a1, n2, a2 int64) int {
+	switch {
+	case a1 <= 0 && a2 <= 0:
+		return 0
+	case a1 <= 0:
+		return 1
+	case a2 <= 0:
+		return -1
+	}
+	l, r := n1*a2, n2*a1
+	switch {
+	case l > r:
+		return 1
+	case l < r:
+		return -1
+	}
+	return 0
+}
+
+// openRacks is how many racks req may use: those of its Clusters (the
+// valid indices among them), or every rack of the zone.
+func openRacks(inv *Inventory, req *Request) int64 {
+	if req.Clusters == nil {
+		return int64(len(inv.Racks))
+	}
+	var n int64
+	for c := range inv.Clusters {
+		if RequestedCluster(req.Clusters, int32(c)) {
+			n += int64(len(inv.Clusters[c].Racks))
+		}
+	}
+	return n
+}
+
+var orderVariant = 0
+
+func comparePressureF(n1 float64, a1 int64, n2 float64, a2 int64) int {
+	switch {
+	case a1 <= 0 && a2 <= 0:
+		return 0
+	case a1 <= 0:
+		return 1
+	case a2 <= 0:
+		return -1
+	}
+	l, r := n1*float64(a2), n2*float64(a1)
+	switch {
+	case l > r:
+		return 1
+	case l < r:
+		return -1
+	}
+	return 0
 }

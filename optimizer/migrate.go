@@ -50,9 +50,10 @@ const migrateCandidates = 256
 // with cfg.Weights) other non-empty machine that the rule set's validators
 // accept for them — the same Check the baselines and the commit store use,
 // with each VM's request rebuilt from its Placement (tenant, type,
-// priority, isolation, production; a move is a scale-out of the tenant).
-// Anti-colocation bounds are not part of a Placement, so they do not
-// constrain moves. The step with the best density gain per move is
+// priority, isolation, production, availability-set domains; a move is a
+// scale-out of the tenant). Anti-colocation bounds are not part of a
+// Placement, so they do not constrain moves; the VM's fault and update
+// domains are, so moves keep the availability set spread. The step with the best density gain per move is
 // applied; the state is changed in place.
 func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPlan, error) {
 	if err := cfg.Validate(); err != nil {
@@ -117,10 +118,13 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 }
 
 // requestOf rebuilds the request context of a placed VM: what the
-// validators read about the request that placed it.
+// validators read about the request that placed it. Its availability set
+// is one that gives the VM its recorded domains (domainRequest).
 func requestOf(p Placement) *Request {
+	f, u, i := domainRequest(p.FaultDomain, p.UpdateDomain)
 	return &Request{ID: p.VM, Tenant: p.Tenant, Priority: p.Priority, Isolation: p.Exclusive, Production: p.Production,
-		UtilBucket: p.UtilBucket, LifetimeBucket: p.LifetimeBucket, Kind: KindScaleOut, VMs: []VMRequest{{ID: p.VM, Type: p.Type}}}
+		UtilBucket: p.UtilBucket, LifetimeBucket: p.LifetimeBucket, Kind: KindScaleOut, FaultDomains: f, UpdateDomains: u,
+		VMs: []VMRequest{{ID: p.VM, Type: p.Type, SetIndex: i}}}
 }
 
 // emptyMachine moves every VM off src (largest first, best fit among the

@@ -39,7 +39,7 @@ func cmpKey(a *key, ga int64, b *key, gb int64) int {
 // seed and the request id. Request validators that apply (tenant-dependent,
 // uncached) are applied to rack heads here. last says this is the final
 // walk of assign: a failure is then recorded as the VM's.
-func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation, last bool) (int32, string) {
+func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Explanation, last bool) (int32, string) {
 	if len(p.reqApply) == 0 {
 		return p.pickFast(sel, ex)
 	}
@@ -60,13 +60,13 @@ func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation, las
 				continue
 			}
 			r := racks[rl]
-			if i := p.rackRule(req, r); i >= 0 {
+			if i := p.rackRule(req, v, r); i >= 0 {
 				reqRej[i] += len(rack)
 				continue
 			}
 			h := 0
 			for ; h < len(rack); h++ {
-				i := p.requestRule(req, rack[h].m)
+				i := p.requestRule(req, v, rack[h].m)
 				if i < 0 {
 					break
 				}
@@ -128,7 +128,7 @@ func (p *Protean) pick(req *Request, t Traits, sel []*cell, ex *Explanation, las
 		for _, tt := range ties {
 			if i < tt.n {
 				m := tt.cl.racks[tt.rack][tt.start+i].m
-				if p.requestRule(req, m) < 0 {
+				if p.requestRule(req, v, m) < 0 {
 					return m, ""
 				}
 				break
@@ -324,7 +324,7 @@ func (p *Protean) pickAvoiding(sel []*cell, n0 int) (int32, bool) {
 // the highest SafetyScore (ties: packing, then machine id). It scans the
 // candidates (O(machines · types) per VM), so it is an option for
 // multi-priority studies, off by default.
-func (p *Protean) pickSafe(req *Request, t Traits, sel []*cell) int32 {
+func (p *Protean) pickSafe(req *Request, v VMRequest, t Traits, sel []*cell) int32 {
 	env := &p.env
 	inv, s := env.Inv, env.State
 	type cand struct {
@@ -337,7 +337,7 @@ func (p *Protean) pickSafe(req *Request, t Traits, sel []*cell) int32 {
 		nodes = append(nodes, inv.Clusters[cl.cluster].Machines...)
 		for _, rack := range cl.racks {
 			for _, e := range rack {
-				if p.requestRule(req, e.m) >= 0 {
+				if p.requestRule(req, v, e.m) >= 0 {
 					continue
 				}
 				d, _ := inv.Demand(t[TraitType], e.m)

@@ -219,7 +219,7 @@ func TestGangRollback(t *testing.T) {
 	inv := buildZone(t, zoneSpec{clusters: 1, racks: 2, perRack: 2, skus: []SKU{skuSmall}})
 	p := newProteanT(t, inv, nil)
 	// 4 machines, max 1 VM per rack: a 3-VM request cannot fit.
-	req := &Request{ID: 1, Tenant: 5, MaxPerRack: 1, VMs: []VMRequest{{1, 0}, {2, 0}, {3, 0}}}
+	req := &Request{ID: 1, Tenant: 5, MaxPerRack: 1, VMs: []VMRequest{{ID: 1, Type: 0}, {ID: 2, Type: 0}, {ID: 3, Type: 0}}}
 	d := p.Allocate(req)
 	if d.OK || d.Reason != "TenantAntiColocation" || p.State().Len() != 0 {
 		t.Fatalf("decision %+v, %d VMs placed", d, p.State().Len())
@@ -239,7 +239,7 @@ func TestExplanation(t *testing.T) {
 	inv := buildZone(t, zoneSpec{clusters: 2, racks: 2, perRack: 2, skus: []SKU{skuSmall, skuLarge}})
 	p := newProteanT(t, inv, nil)
 	g := int32(len(inv.Types) - 1) // G4 runs only on the large SKU (cluster 1)
-	d := p.Allocate(&Request{ID: 1, Tenant: 1, VMs: []VMRequest{{1, g}}})
+	d := p.Allocate(&Request{ID: 1, Tenant: 1, VMs: []VMRequest{{ID: 1, Type: g}}})
 	if !d.OK || len(d.Explain) != 1 {
 		t.Fatalf("%+v", d)
 	}
@@ -252,9 +252,9 @@ func TestExplanation(t *testing.T) {
 	}
 	// Fill every large machine's memory, then ask again: resources empty the set.
 	for i := 0; i < 7; i++ {
-		p.Allocate(&Request{ID: int64(10 + i), Tenant: int32(10 + i), VMs: []VMRequest{{VMID(10 + i), g}}})
+		p.Allocate(&Request{ID: int64(10 + i), Tenant: int32(10 + i), VMs: []VMRequest{{ID: VMID(10 + i), Type: g}}})
 	}
-	d = p.Allocate(&Request{ID: 99, Tenant: 99, VMs: []VMRequest{{99, g}}})
+	d = p.Allocate(&Request{ID: 99, Tenant: 99, VMs: []VMRequest{{ID: 99, Type: g}}})
 	if d.OK || d.Reason != "AreNodeResourcesValid" || d.Explain[0].FailedRule != "AreNodeResourcesValid" {
 		t.Fatalf("failure: %+v", d)
 	}
@@ -270,15 +270,15 @@ func TestEviction(t *testing.T) {
 	inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 1, skus: []SKU{skuSmall}})
 	p := newProteanT(t, inv, nil)
 	d16 := int32(4) // 16 cores of 24
-	if d := p.Allocate(&Request{ID: 1, Tenant: 1, Priority: 1, VMs: []VMRequest{{1, d16}}}); !d.OK {
+	if d := p.Allocate(&Request{ID: 1, Tenant: 1, Priority: 1, VMs: []VMRequest{{ID: 1, Type: d16}}}); !d.OK {
 		t.Fatal(d)
 	}
-	d := p.Allocate(&Request{ID: 2, Tenant: 2, VMs: []VMRequest{{2, d16}}})
+	d := p.Allocate(&Request{ID: 2, Tenant: 2, VMs: []VMRequest{{ID: 2, Type: d16}}})
 	if !d.OK || len(d.Evicted) != 1 || d.Evicted[0].VM != 1 {
 		t.Fatalf("eviction: %+v", d)
 	}
 	// Low priority never evicts.
-	if d := p.Allocate(&Request{ID: 3, Tenant: 3, Priority: 1, VMs: []VMRequest{{3, d16}}}); d.OK {
+	if d := p.Allocate(&Request{ID: 3, Tenant: 3, Priority: 1, VMs: []VMRequest{{ID: 3, Type: d16}}}); d.OK {
 		t.Fatal("low priority placed over capacity")
 	}
 	if err := p.State().CheckInvariants(); err != nil {

@@ -43,6 +43,12 @@ const (
 type VMRequest struct {
 	ID   VMID
 	Type int32
+	// SetIndex is the VM's index in its tenant's availability set: the
+	// caller numbers a tenant's VMs 0, 1, 2, … in arrival order, across its
+	// requests. With Request.FaultDomains F and UpdateDomains U it gives the
+	// VM fault domain SetIndex mod F and update domain SetIndex mod U
+	// (VMDomains); it means nothing when F and U are 0.
+	SetIndex int32
 }
 
 // Request is a service request: the VMs of one tenant, allocated all or
@@ -74,6 +80,18 @@ type Request struct {
 	// It matters only to PreferAlignedLifetime (LifetimeRules), which is
 	// indifferent to a request without a prediction.
 	LifetimeBucket int8
+	// FaultDomains (F) and UpdateDomains (U) make the tenant's VMs an
+	// availability set: VM v is in fault domain v.SetIndex mod F and update
+	// domain v.SetIndex mod U, round-robin as Azure assigns them, and
+	// AvailabilitySetSpread keeps the domains apart (a rack, a machine
+	// update domain, holds one domain of the tenant). 0 turns a kind of
+	// domain off; ValidateDomains bounds them by MaxFaultDomains and
+	// MaxUpdateDomains.
+	FaultDomains, UpdateDomains int32
+	// Clusters, when non-nil, are the only clusters the request may use
+	// (IsRequestedCluster): healing places a failed machine's VMs in its
+	// own cluster first. Nil allows every cluster.
+	Clusters []int32
 }
 
 func (r *Request) traits(v VMRequest) Traits {
@@ -158,24 +176,26 @@ type ClusterPreference interface {
 	ScoreCluster(env *Env, t Traits, c int32) int64
 }
 
-// RequestValidator is a machine validator that depends on the tenant (anti-
-// colocation), so it cannot be cached per trait class: it "escapes" the
-// cache and is applied to candidates at pick time.
+// RequestValidator is a machine validator that depends on the tenant or on
+// the VM itself (anti-colocation, availability-set spread), so it cannot be
+// cached per trait class: it "escapes" the cache and is applied to
+// candidates at pick time.
 type RequestValidator interface {
 	Name() string
 	// Applies reports whether the rule can reject anything for req; when
 	// it cannot, pick skips it.
 	Applies(req *Request) bool
-	ValidFor(env *Env, req *Request, m int32) bool
+	// ValidFor reports whether VM v of req may go on machine m.
+	ValidFor(env *Env, req *Request, v VMRequest, m int32) bool
 }
 
 // RackValidator is a RequestValidator that can refuse a whole rack (every
 // machine in it) at once, so that machine selection skips the rack without
-// visiting its machines: ValidRack(r) false must imply ValidFor false for
-// every machine of rack r.
+// visiting its machines: ValidRack(v, r) false must imply ValidFor(v, m)
+// false for every machine m of rack r.
 type RackValidator interface {
 	RequestValidator
-	ValidRack(env *Env, req *Request, r int32) bool
+	ValidRack(env *Env, req *Request, v VMRequest, r int32) bool
 }
 
 // Quantize maps a score S ∈ [0, 1] to ⌈S·N⌉ (§3.3); N = 0 means no

@@ -19,11 +19,11 @@ func (TenantAntiColocation) Applies(req *Request) bool {
 	return req.MaxPerRack > 0 || req.MaxPerMachine > 0
 }
 
-func (TenantAntiColocation) ValidFor(env *Env, req *Request, m int32) bool {
+func (TenantAntiColocation) ValidFor(env *Env, req *Request, _ VMRequest, m int32) bool {
 	return AntiColocationOK(env.State, req, m)
 }
 
-func (TenantAntiColocation) ValidRack(env *Env, req *Request, r int32) bool {
+func (TenantAntiColocation) ValidRack(env *Env, req *Request, _ VMRequest, r int32) bool {
 	return rackOK(env.State, req, r)
 }
 

@@ -101,7 +101,7 @@ func TestTenantAntiColocation(t *testing.T) {
 		{"other tenant unaffected", Request{Tenant: 8, MaxPerRack: 1, MaxPerMachine: 1}, 0, true},
 	}
 	for _, tc := range cases {
-		if got := (TenantAntiColocation{}).ValidFor(env, &tc.req, tc.m); got != tc.want {
+		if got := (TenantAntiColocation{}).ValidFor(env, &tc.req, VMRequest{}, tc.m); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -22,19 +22,20 @@ type Rules struct {
 }
 
 // DefaultRules is the rule set of §3.2–3.3 and the slides — the registry a
-// new rule is added to: clusters must support the VM type, be healthy and be
-// below their buffer limit, and are ranked emptier first; machines must be
-// healthy, respect isolation and have the resources; they are ranked
-// non-empty first, then by best fit, then by the least used rack; tenant
-// anti-colocation applies at pick time.
+// new rule is added to: clusters must support the VM type, be healthy, be
+// below their buffer limit and be among the request's clusters (when it
+// names any), and are ranked emptier first; machines must be healthy,
+// respect isolation and have the resources; they are ranked non-empty
+// first, then by best fit, then by the least used rack; tenant
+// anti-colocation and availability-set spread apply at pick time.
 func DefaultRules() Rules {
 	return Rules{
-		ClusterValidators:  []ClusterValidator{IsTypeSupported{}, IsClusterHealthy{}, IsClusterBelowLimit{}},
+		ClusterValidators:  []ClusterValidator{IsTypeSupported{}, IsClusterHealthy{}, IsClusterBelowLimit{}, IsRequestedCluster{}},
 		ClusterPreferences: []ClusterPreference{PreferEmptierClusters{}},
 		Validators:         []MachineValidatorRule{IsMachineHealthy{}, RequireIsolation{}, AreNodeResourcesValid{}},
 		Preferences:        []MachinePreferenceRule{PreferNonEmptyMachines{}, BestFit{}},
 		Global:             RackBalance{},
-		Request:            []RequestValidator{TenantAntiColocation{}},
+		Request:            []RequestValidator{TenantAntiColocation{}, AvailabilitySetSpread{}},
 	}
 }
 

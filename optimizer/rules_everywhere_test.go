@@ -75,7 +75,7 @@ func TestNewValidatorBindsEveryPath(t *testing.T) {
 
 	t.Run("commit", func(t *testing.T) {
 		inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 2, skus: []SKU{skuSmall}})
-		req := &Request{ID: 1, Tenant: 1, VMs: []VMRequest{{1, 0}}}
+		req := &Request{ID: 1, Tenant: 1, VMs: []VMRequest{{ID: 1, Type: 0}}}
 		pl := placementFor(inv, req, req.VMs[0], 0)
 		for _, tc := range []struct {
 			rules Rules
@@ -110,7 +110,7 @@ func TestNewValidatorBindsEveryPath(t *testing.T) {
 				cfg := DefaultConfig()
 				cfg.TopPct, cfg.Weights = 0.01, Vec{Cores: 1}
 				a := newEngine(t, eng, s, cfg, tc.rules)
-				d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{10, 0}}})
+				d := a.Allocate(&Request{ID: 9, Tenant: 9, VMs: []VMRequest{{ID: 10, Type: 0}}})
 				if !d.OK || d.Placements[0].Machine != tc.want || len(d.Evicted) != 1 {
 					t.Fatalf("%s, %d validators: %+v, want machine %d with one eviction", eng, len(tc.rules.Validators), d, tc.want)
 				}

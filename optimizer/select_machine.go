@@ -42,7 +42,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 			if cl.valid == 0 {
 				continue
 			}
-			if b := p.allRacksRefused(req, cl); b >= 0 {
+			if b := p.allRacksRefused(req, v, cl); b >= 0 {
 				blocked, blocker = blocked+1, b
 				continue
 			}
@@ -79,7 +79,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 			return -1, reason
 		}
 		if p.cfg.Safety && req.Priority > 0 && len(p.cfg.ArrivalRates) > 0 {
-			if m := p.pickSafe(req, t, sel); m >= 0 {
+			if m := p.pickSafe(req, v, t, sel); m >= 0 {
 				p.clusterPrefStats(len(cands), next)
 				if ex != nil {
 					ex.FailedRule, ex.Pick = "", PickSafety
@@ -87,7 +87,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 				return m, ""
 			}
 		}
-		if m, reason := p.pick(req, t, sel, ex, next == len(cands)); m >= 0 || next == len(cands) {
+		if m, reason := p.pick(req, v, t, sel, ex, next == len(cands)); m >= 0 || next == len(cands) {
 			p.clusterPrefStats(len(cands), next)
 			return m, reason
 		}
@@ -108,9 +108,9 @@ func (p *Protean) applyRequestRules(req *Request) {
 	}
 }
 
-// allRacksRefused is the request validator that refuses every rack of cl
-// holding a valid machine (through RackValidator), or -1.
-func (p *Protean) allRacksRefused(req *Request, cl *cell) int {
+// allRacksRefused is the request validator that refuses, for VM v, every
+// rack of cl holding a valid machine (through RackValidator), or -1.
+func (p *Protean) allRacksRefused(req *Request, v VMRequest, cl *cell) int {
 	if len(p.reqApply) == 0 {
 		return -1
 	}
@@ -119,7 +119,7 @@ func (p *Protean) allRacksRefused(req *Request, cl *cell) int {
 		if len(rack) == 0 {
 			continue
 		}
-		i := p.rackRule(req, p.env.Inv.Clusters[cl.cluster].Racks[rl])
+		i := p.rackRule(req, v, p.env.Inv.Clusters[cl.cluster].Racks[rl])
 		if i < 0 {
 			return -1
 		}
@@ -129,10 +129,10 @@ func (p *Protean) allRacksRefused(req *Request, cl *cell) int {
 }
 
 // rackRule is the first applying request validator that refuses all of
-// rack r, or -1.
-func (p *Protean) rackRule(req *Request, r int32) int {
+// rack r to VM v, or -1.
+func (p *Protean) rackRule(req *Request, v VMRequest, r int32) int {
 	for _, i := range p.reqApply {
-		if rv, ok := p.rules.Request[i].(RackValidator); ok && !rv.ValidRack(&p.env, req, r) {
+		if rv, ok := p.rules.Request[i].(RackValidator); ok && !rv.ValidRack(&p.env, req, v, r) {
 			return i
 		}
 	}
@@ -140,10 +140,10 @@ func (p *Protean) rackRule(req *Request, r int32) int {
 }
 
 // requestRule is the first applying request validator that refuses
-// machine m, or -1.
-func (p *Protean) requestRule(req *Request, m int32) int {
+// machine m to VM v, or -1.
+func (p *Protean) requestRule(req *Request, v VMRequest, m int32) int {
 	for _, i := range p.reqApply {
-		if !p.rules.Request[i].ValidFor(&p.env, req, m) {
+		if !p.rules.Request[i].ValidFor(&p.env, req, v, m) {
 			return i
 		}
 	}

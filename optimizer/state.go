@@ -23,6 +23,12 @@ type Placement struct {
 	// LifetimeBucket is the request's predicted lifetime bucket
 	// (Request.LifetimeBucket), counted in State.LifetimeVMs.
 	LifetimeBucket int8
+	// FaultDomain and UpdateDomain are the VM's domains in its tenant's
+	// availability set (VMDomains), one-based: the zero value NoDomain
+	// means none, so a Placement literal that sets neither is outside any
+	// set. The State counts the VMs that carry a domain per tenant, rack
+	// and machine update domain (AvailabilitySetSpread's state).
+	FaultDomain, UpdateDomain Domain
 }
 
 type tenantCount struct {
@@ -71,6 +77,10 @@ type State struct {
 	// OversubLimit, when > 0, lets oversubscribable machines hold up to
 	// OversubLimit × their cores (MAX_OVERSUB); CheckInvariants allows it.
 	OversubLimit float64
+	// spread is the availability-set bookkeeping per tenant (only tenants
+	// with VMs that carry a domain have an entry): VMs per fault domain in
+	// each rack, per update domain in each machine update domain.
+	spread map[int32]*tenantSpread
 }
 
 // MachineTag is a machine's oversubscription class.
@@ -93,7 +103,7 @@ func NewState(inv *Inventory) *State {
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
 		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
 		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n), LowPredUtil: make([]float64, n),
-		LifetimeVMs: make([][NumLifetimeBuckets]int32, n),
+		LifetimeVMs: make([][NumLifetimeBuckets]int32, n), spread: map[int32]*tenantSpread{},
 	}
 	for m := range s.Exclusive {
 		s.Exclusive[m] = -1
@@ -183,6 +193,9 @@ func (s *State) Place(p Placement) {
 	}
 	tr[mc.Rack]++
 	s.tenantVMs[p.Tenant]++
+	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
+		s.addSpread(p, 1)
+	}
 	s.Journal.Touch(m, mc.Cluster)
 }
 
@@ -238,6 +251,9 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	}
 	if s.tenantVMs[p.Tenant]--; s.tenantVMs[p.Tenant] <= 0 {
 		delete(s.tenantVMs, p.Tenant)
+	}
+	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
+		s.addSpread(p, -1)
 	}
 	s.Journal.Touch(m, mc.Cluster)
 	return p, true
@@ -301,9 +317,10 @@ func (s *State) SetHealthy(m int32, healthy bool) {
 	s.Journal.Touch(m, mc.Cluster)
 }
 
-// CheckInvariants verifies capacity in every dimension, isolation and the
-// bookkeeping counters against a recount. Tests call it after every
-// placement.
+// CheckInvariants verifies capacity in every dimension, isolation, the
+// availability-set spread (no rack holds two fault domains of a tenant, no
+// machine update domain two of its update domains) and the bookkeeping
+// counters against a recount. Tests call it after every placement.
 func (s *State) CheckInvariants() error {
 	inv := s.Inv
 	used := make([]Vec, len(inv.Machines))
@@ -390,5 +407,5 @@ func (s *State) CheckInvariants() error {
 			return fmt.Errorf("cluster %d: healthy %d, recount %d", c, s.ClusterHealthy[c], healthy)
 		}
 	}
-	return nil
+	return s.checkSpread()
 }

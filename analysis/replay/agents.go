@@ -116,6 +116,7 @@ type outcome struct {
 	avoided           int
 	evicted           []optimizer.Placement
 	evalUS            float64 // decision time per VM of the resolving attempt (wall clock)
+	kind              optimizer.RequestKind // the buffer of the resolving attempt, on the agent's view
 }
 
 // ReplayAgents replays a trace with opt.Agents agents deciding on stale
@@ -144,6 +145,10 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
 		reqs = reqs[:opt.MaxRequests]
 	}
+	if len(opt.Avail.outages()) > 0 {
+		return nil, fmt.Errorf("%w: outages (failures, maintenance) are replayed by one agent; with --agents use --fault-domains/--update-domains only", ErrBadAgents)
+	}
+	numberSets(opt.Avail, reqs)
 	lastTrace := opt.From
 	if len(reqs) > 0 {
 		lastTrace = reqs[len(reqs)-1].Time
@@ -174,7 +179,7 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 		end[v.ID] = v.End
 	}
 	outs := make([]outcome, len(reqs))
-	smp := newSampler(tr.Inv)
+	smp := newSampler(tr.Inv, cfg.Buffers)
 	start := time.Now()
 	if opt.TimeModel == TimeReal {
 		err = runReal(ctx, store, agents, reqs, end, outs, smp, lastTrace, opt)
@@ -185,6 +190,10 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 		return nil, err
 	}
 	res := summarizeAgents(tr, agents, reqs, outs, smp, opt)
+	av := newAvail(opt.Avail, tr, nil, end, 0)
+	for i := range outs {
+		av.count(outs[i].kind, len(reqs[i].VMs), outs[i].ok)
+	}
 	res.Store = store
 	res.Summary.Seconds = time.Since(start).Seconds()
 	lowPriority := map[int64]bool{}
@@ -198,7 +207,9 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 		lat = append(lat, res.Placements[i].LatencyUS)
 	}
 	smp.summarize(&res.Summary, res.Placements, lowPriority, lat)
+	av.summarize(&res.Summary)
 	res.Metrics = append(smp.metrics, res.Metrics...)
+	res.Metrics = append(res.Metrics, availabilityFigures(&res.Summary, lastTrace)...)
 	engines := make([]*optimizer.Protean, len(agents))
 	for i, a := range agents {
 		engines[i] = a.Engine
@@ -315,6 +326,7 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 			ag := agents[a]
 			ag.Sync(store)
 			req := &reqs[r]
+			outs[r].kind = optimizer.ResolveKind(ag.Engine.State(), req)
 			e0 := time.Now()
 			d := ag.Decide(req)
 			outs[r].evalUS = float64(time.Since(e0).Nanoseconds()) / 1e3 / float64(len(req.VMs))
@@ -460,6 +472,7 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 				o.agent = ag.ID
 				for {
 					ag.Sync(store)
+					o.kind = optimizer.ResolveKind(ag.Engine.State(), req)
 					e0 := time.Now()
 					d := ag.Decide(req)
 					o.evalUS = float64(time.Since(e0).Nanoseconds()) / 1e3 / float64(len(req.VMs))
@@ -611,6 +624,10 @@ func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Requ
 		for _, v := range req.VMs {
 			row := PlacementRow{VM: v.ID, T: o.atTrace, Machine: -1, Outcome: "rejected", EvictedAt: math.NaN(),
 				Agent: o.agent, Retries: o.retries, LatencyUS: o.evalUS, ResponseS: resp}
+			if opt.Avail.domains() {
+				row.Spread = true
+				row.FaultDomain, row.UpdateDomain = domainsOf(opt.Avail, v)
+			}
 			if o.ok {
 				m, ok := machineOf[v.ID]
 				if !ok {

@@ -32,7 +32,7 @@ func TestConflictsPerMinute(t *testing.T) {
 		{done: true, reason: "x", arrive: 0, start: 0, at: 100, conflictAt: c},
 		{done: true, reason: "x", arrive: 0, start: 0, at: 12000, conflictAt: at(190, 5)},
 	}
-	res := summarizeAgents(tr, nil, reqs, outs, newSampler(inv), DefaultAgentOptions())
+	res := summarizeAgents(tr, nil, reqs, outs, newSampler(inv, optimizer.Buffers{}), DefaultAgentOptions())
 	s := res.Summary
 	// Every minute counts: 197 zeros then 1, 2, 3, 5; the nearest-rank p99
 	// (the 199th of 201) is 2. Over busy minutes only it would be 5, and

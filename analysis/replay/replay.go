@@ -45,6 +45,11 @@ type ReplayOptions struct {
 	// (production flag, predicted utilization bucket) just before the
 	// request is allocated; requests come in time order.
 	Decorate func(r *optimizer.Request)
+	// Avail adds outages, healing and availability sets (nil: none).
+	Avail *Availability
+	// Buffers are the allocator's cluster buffers, which the healable-
+	// failure samples heal under (the healing buffer).
+	Buffers optimizer.Buffers
 }
 
 func (o ReplayOptions) seed() uint64 { return o.Seed }
@@ -115,6 +120,10 @@ type PlacementRow struct {
 	Explain   *optimizer.Explanation
 	Agent     int
 	Retries   int
+	// Spread: the VM belongs to its tenant's availability set, with
+	// FaultDomain and UpdateDomain (-1 when that kind of domain is off).
+	Spread                    bool
+	FaultDomain, UpdateDomain int16
 }
 
 // MetricRow is one sample of a named figure.
@@ -188,6 +197,32 @@ type Summary struct {
 	// Rules says how aggressive each rule was (Protean §3.4): the share of
 	// the candidates it was given that it removed, over the whole run.
 	Rules []RuleShare `json:"rules,omitempty"`
+	// Availability (issue 27), on every path, stored in run_metric under
+	// the same names. Failure rates are by VMs: rejected VMs / VMs asked
+	// for by requests of that buffer (new deployment, scale-out, heal).
+	NewDeploymentFailureRate float64 `json:"new_deployment_failure_rate"`
+	ScaleoutFailureRate      float64 `json:"scaleout_failure_rate"`
+	HealRequests             int     `json:"heal_requests"`
+	HealVMs                  int     `json:"heal_vms"`
+	HealFailureRate          float64 `json:"heal_failure_rate"`
+	// CFR is the capacity fulfillment rate (Protean §6.3): VMs placed / VMs
+	// requested, every kind (arrivals and heals).
+	CFR float64 `json:"cfr"`
+	// VMDowntimeHours: VM-hours down for reboots and maintenance (the
+	// outage), healing (the heal delay) and healing failures (until the
+	// VM's end or the run's).
+	VMDowntimeHours    float64 `json:"vm_downtime_hours"`
+	MachineFailures    int     `json:"machine_failures"`
+	RackFailures       int     `json:"rack_failures"`
+	Reboots            int     `json:"reboots"`
+	MaintenanceOutages int     `json:"maintenance_outages"`
+	// MaintenanceMaxDownShare: the largest share of one tenant's VMs on the
+	// machines of one update domain when its rollout started.
+	MaintenanceMaxDownShare float64 `json:"maintenance_max_down_share"`
+	// Means of the interval samples healable_machine_failures_pct and
+	// healable_rack_failures_pct.
+	HealableMachineFailuresPctMean float64 `json:"healable_machine_failures_pct_mean"`
+	HealableRackFailuresPctMean    float64 `json:"healable_rack_failures_pct_mean"`
 }
 
 // RuleShare is one rule's aggregate aggressiveness.
@@ -210,6 +245,10 @@ type Result struct {
 	// Store is a multi-agent run's authoritative state at the end (for
 	// checks and tests); nil for one agent.
 	Store *optimizer.CommitStore
+	// Outages and Moves are the run's outages and heal moves (tables
+	// outage and vm_move).
+	Outages []OutageRow
+	Moves   []MoveRow
 }
 
 // Departures is a queue of VM departures by time (ties: VM id), as a
@@ -302,6 +341,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
 		reqs = reqs[:opt.MaxRequests]
 	}
+	numberSets(opt.Avail, reqs)
 	res := &Result{Summary: Summary{Policy: alloc.Name(), Dataset: tr.Dataset, RejectedBy: map[string]int{}}, Trace: tr}
 	rowOf := map[int64]int{}
 	var deps depHeap
@@ -324,7 +364,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			return nil, err
 		}
 	}
-	smp := newSampler(inv)
+	smp := newSampler(inv, opt.Buffers)
 	sample := func(t float64) { smp.sample(t, state) }
 	depart := func(until float64) {
 		for deps.Len() > 0 && deps[0].t <= until {
@@ -332,8 +372,27 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			alloc.Release(d.vm)
 		}
 	}
+	av := newAvail(opt.Avail, tr, alloc, end, int64(len(reqs)))
+	av.onEvict = func(e optimizer.Placement, t float64) {
+		if i, ok := rowOf[e.VM]; ok {
+			res.Placements[i].Outcome, res.Placements[i].EvictedAt, res.Placements[i].Reason = "evicted", t, optimizer.ReasonEvicted
+		}
+		smp.evicted++
+		res.Summary.Evicted++
+	}
+	// advance moves the trace to t: departures, outage events and samples
+	// in time order (departures first at an instant, then outages, then the
+	// sample that describes the state after them).
 	advance := func(t float64) {
-		for next <= t {
+		for {
+			if te := av.next(); te <= t && te <= next {
+				depart(te)
+				av.process(te)
+				continue
+			}
+			if next > t {
+				break
+			}
 			depart(next)
 			sample(next)
 			next += opt.Interval
@@ -358,15 +417,22 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		if opt.Decorate != nil {
 			opt.Decorate(r)
 		}
+		kind := optimizer.ResolveKind(state, r)
 		t0 := time.Now()
 		d := alloc.Allocate(r)
 		el := time.Since(t0)
+		av.count(kind, len(r.VMs), d.OK)
+		av.settle(r, d.OK)
 		perVM := float64(el.Nanoseconds()) / 1e3 / float64(len(r.VMs))
 		res.Summary.Requests++
 		for _, v := range r.VMs {
 			lat = append(lat, perVM)
 			smp.lat = append(smp.lat, perVM)
 			row := PlacementRow{VM: v.ID, T: r.Time, Machine: -1, LatencyUS: perVM, ResponseS: math.NaN(), Outcome: "rejected", EvictedAt: math.NaN()}
+			if opt.Avail.domains() {
+				row.Spread = true
+				row.FaultDomain, row.UpdateDomain = domainsOf(opt.Avail, v)
+			}
 			smp.arrivals++
 			if d.OK {
 				row.Outcome = "placed"
@@ -420,6 +486,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	if next-opt.Interval < last {
 		sample(last)
 	}
+	av.finish(last)
 	if opt.Progress != nil {
 		opt.Progress(int64(len(reqs)), int64(len(reqs)))
 	}
@@ -427,6 +494,9 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	s.Seconds = time.Since(start).Seconds()
 	res.Metrics = append(smp.metrics, res.Metrics...)
 	smp.summarize(s, res.Placements, lowPriority, lat)
+	av.summarize(s)
+	res.Metrics = append(res.Metrics, availabilityFigures(s, last)...)
+	res.Outages, res.Moves = av.rows, av.moves
 	s.PostBestFitPct = 100 * mean(postBF)
 	if protean != nil {
 		engineStats(res, last, protean)

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"placelab/analysis/replay/healable"
 	"placelab/optimizer"
 )
 
@@ -14,6 +15,11 @@ import (
 //	empty_machines_per_cluster, alive_vms
 //	arrivals, accepted, rejected, evicted, acceptance   (VMs in the interval)
 //	latency_p50_us, latency_p99_us                     (decision latency in the interval)
+//	empty_healthy_machines     empty healthy machines (the unit of the slides' buffers)
+//	empty_machines/CLUSTER     empty machines of each cluster (as empty_machines)
+//	healable_machine_failures_pct, healable_rack_failures_pct
+//	                           machines (racks) whose VMs could all be healed in
+//	                           their cluster under the healing buffer (healable)
 //
 // A sample at trace time t describes the state after every departure and
 // decision at or before t. The summary's packing_density_mean and
@@ -24,13 +30,23 @@ type sampler struct {
 	metrics    []MetricRow
 	// series kept for the summary's means
 	densities, utils, lowUtils []float64
+	healM, healR               []float64
+	heal                       *healable.Sampler
+	buffers                    optimizer.Buffers
+	clusterNames               []string
+	clusterEmpty               []int
 	// counters of the current interval
 	arrivals, accepted, rejected, evicted int
 	lat                                   []float64
 }
 
-func newSampler(inv *optimizer.Inventory) *sampler {
-	return &sampler{inv: inv, totalCores: inv.TotalCores()}
+func newSampler(inv *optimizer.Inventory, b optimizer.Buffers) *sampler {
+	s := &sampler{inv: inv, totalCores: inv.TotalCores(), heal: healable.New(inv), buffers: b,
+		clusterEmpty: make([]int, len(inv.Clusters))}
+	for _, c := range inv.Clusters {
+		s.clusterNames = append(s.clusterNames, "empty_machines/"+c.Name)
+	}
+	return s
 }
 
 // sample records the state st at trace time t and closes the interval.
@@ -42,11 +58,13 @@ func (s *sampler) sample(t float64, st *optimizer.State) {
 		used += st.ClusterUsedCores[c]
 	}
 	var lowCores float64
+	clear(s.clusterEmpty)
 	for m := range inv.Machines {
 		if st.Count[m] > 0 {
 			nonEmpty += inv.Capacity(int32(m))[optimizer.Cores]
 		} else {
 			emptyMachines++
+			s.clusterEmpty[inv.Machines[m].Cluster]++
 		}
 		lowCores += st.LowUsed[m][optimizer.Cores]
 	}
@@ -66,6 +84,16 @@ func (s *sampler) sample(t float64, st *optimizer.State) {
 	add("empty_machines", float64(emptyMachines))
 	add("empty_machines_per_cluster", float64(emptyMachines)/float64(len(inv.Clusters)))
 	add("alive_vms", float64(st.Len()))
+	var healthyEmpty int32
+	for c := range inv.Clusters {
+		healthyEmpty += st.ClusterEmpty[c]
+		add(s.clusterNames[c], float64(s.clusterEmpty[c]))
+	}
+	add("empty_healthy_machines", float64(healthyEmpty))
+	hm, hr := s.heal.Sample(st, s.buffers)
+	s.healM, s.healR = append(s.healM, hm), append(s.healR, hr)
+	add("healable_machine_failures_pct", hm)
+	add("healable_rack_failures_pct", hr)
 	add("arrivals", float64(s.arrivals))
 	add("accepted", float64(s.accepted))
 	add("rejected", float64(s.rejected))
@@ -88,6 +116,8 @@ func (s *sampler) summarize(sum *Summary, rows []PlacementRow, lowPriority map[i
 	sum.PackingDensityMean = mean(s.densities)
 	sum.UtilizationMean = mean(s.utils)
 	sum.LowPriorityUtilizationMean = mean(s.lowUtils)
+	sum.HealableMachineFailuresPctMean = mean(s.healM)
+	sum.HealableRackFailuresPctMean = mean(s.healR)
 	lowPlaced := 0
 	for i := range rows {
 		if rows[i].Outcome != "rejected" && lowPriority[rows[i].VM] {

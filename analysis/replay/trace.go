@@ -2,6 +2,7 @@ package replay
 
 import (
 	"math"
+	"slices"
 
 	"placelab/optimizer"
 )
@@ -122,4 +123,15 @@ func ArrivalRates(tr *Trace) []float64 {
 		rates[i] /= span
 	}
 	return rates
+}
+
+// WithOwnHealth returns a copy of the trace whose inventory has its own
+// machine table, so that a replay with outages can mark machines unhealthy
+// without touching other runs of the same trace (the rest is shared).
+func (tr *Trace) WithOwnHealth() *Trace {
+	c := *tr
+	inv := *tr.Inv
+	inv.Machines = slices.Clone(tr.Inv.Machines)
+	c.Inv = &inv
+	return &c
 }

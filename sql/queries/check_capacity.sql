@@ -4,7 +4,9 @@
 -- fractions), with no help from the engine that made the placements.
 --
 -- A placed VM stays on its machine from its placement time t_s until the
--- earlier of its end (vm.end_s) and its eviction (placement.evicted_s). Per
+-- earlier of its end (vm.end_s), its eviction (placement.evicted_s) and its
+-- first move (vm_move: healed after a hard failure), then on each move's
+-- machine until the next. Per
 -- machine, arrivals (+ demand) and departures (− demand) are swept in time
 -- order, departures first at equal times (a replay releases before it
 -- places); the running sums are the machine's load as a fraction of its
@@ -16,18 +18,33 @@
 WITH r AS (
     SELECT run_id, load_id FROM run WHERE run_id = $1
 ),
+moves AS (
+    -- A VM's stays: its placement, then each heal move (vm_move); a stay
+    -- ends at the next move (a hard failure of its machine).
+    SELECT p.vm_id, 0 AS seq, p.t_s AS t0, p.machine_id, p.evicted_s
+    FROM placement p JOIN r ON r.run_id = p.run_id
+    WHERE p.machine_id IS NOT NULL
+    UNION ALL
+    SELECT mv.vm_id, mv.seq, mv.t_s, mv.machine_id, p.evicted_s
+    FROM vm_move mv JOIN r ON r.run_id = mv.run_id
+    JOIN placement p ON p.run_id = mv.run_id AND p.vm_id = mv.vm_id
+),
+stays AS (
+    SELECT *, lead(t0) OVER (PARTITION BY vm_id ORDER BY seq) AS moved_s FROM moves
+),
 stay AS (
-    SELECT p.machine_id, p.vm_id, p.t_s AS t0,
-           least(coalesce(v.end_s, 'infinity'::DOUBLE), coalesce(p.evicted_s, 'infinity'::DOUBLE)) AS t1,
+    SELECT s.machine_id, s.vm_id, s.t0,
+           least(coalesce(v.end_s, 'infinity'::DOUBLE), coalesce(s.evicted_s, 'infinity'::DOUBLE),
+                 coalesce(s.moved_s, 'infinity'::DOUBLE)) AS t1,
            v.vm_id IS NULL AS unknown_vm, m.machine_id IS NULL AS unknown_machine,
            d.cores IS NULL AS unsupported,
            d.cores, d.memory, d.ssd, d.hdd, d.nic, d.gpu
-    FROM placement p
-    JOIN r ON r.run_id = p.run_id
-    LEFT JOIN vm v ON v.load_id = r.load_id AND v.vm_id = p.vm_id
-    LEFT JOIN machine m ON m.load_id = r.load_id AND m.machine_id = p.machine_id
+    FROM stays s
+    JOIN r ON true
+    LEFT JOIN vm v ON v.load_id = r.load_id AND v.vm_id = s.vm_id
+    LEFT JOIN machine m ON m.load_id = r.load_id AND m.machine_id = s.machine_id
     LEFT JOIN vm_type_demand d ON d.load_id = r.load_id AND d.vm_type = v.vm_type AND d.sku = m.sku
-    WHERE p.machine_id IS NOT NULL
+    WHERE s.machine_id IS NOT NULL
 ),
 ev AS (
     SELECT machine_id, t0 AS t, 1 AS k, cores, memory, ssd, hdd, nic, gpu

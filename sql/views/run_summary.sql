@@ -5,6 +5,10 @@
 -- and the engine's decision latency per VM. For multi-agent runs, agents and
 -- the p99 response time (arrival to resolution, queueing and retries
 -- included, on the run's clock) are kept apart from decision latency.
+-- Availability (issue 27), from the run's figures of the same names:
+-- failure rates by VMs per buffer (new deployment, scale-out, heal), heal
+-- requests, the capacity fulfillment rate (VMs placed / VMs requested, every
+-- kind) and VM downtime; NULL for runs written before they existed.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.dataset, r.load_id, r.engine, r.policy, r.seed,
        json_extract_string(r.params, '$.buckets') AS buckets,
@@ -16,6 +20,9 @@ SELECT r.run_id, r.dataset, r.load_id, r.engine, r.policy, r.seed,
        round(p.latency_p50_us, 1) AS latency_p50_us,
        round(p.latency_p99_us, 1) AS latency_p99_us,
        round(p.response_p99_s, 3) AS response_p99_s,
+       m.new_deployment_failure_rate, m.scaleout_failure_rate,
+       CAST(m.heal_requests AS BIGINT) AS heal_requests, m.heal_failure_rate, m.cfr,
+       round(m.vm_downtime_hours, 2) AS vm_downtime_hours,
        round(r.seconds, 2) AS seconds
 FROM run r
 LEFT JOIN (
@@ -31,7 +38,13 @@ LEFT JOIN (
 LEFT JOIN (
     SELECT run_id,
            avg(value) FILTER (WHERE metric = 'packing_density' AND value > 0) AS density,
-           avg(value) FILTER (WHERE metric = 'utilization') AS utilization
+           avg(value) FILTER (WHERE metric = 'utilization') AS utilization,
+           max(value) FILTER (WHERE metric = 'new_deployment_failure_rate') AS new_deployment_failure_rate,
+           max(value) FILTER (WHERE metric = 'scaleout_failure_rate') AS scaleout_failure_rate,
+           max(value) FILTER (WHERE metric = 'heal_requests') AS heal_requests,
+           max(value) FILTER (WHERE metric = 'heal_failure_rate') AS heal_failure_rate,
+           max(value) FILTER (WHERE metric = 'cfr') AS cfr,
+           max(value) FILTER (WHERE metric = 'vm_downtime_hours') AS vm_downtime_hours
     FROM run_metric GROUP BY run_id
 ) m USING (run_id)
 ORDER BY r.run_id;

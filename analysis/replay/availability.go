@@ -1,0 +1,481 @@
+package replay
+
+import (
+	"container/heap"
+	"math"
+	"slices"
+
+	"placelab/analysis/replay/outage"
+	"placelab/optimizer"
+)
+
+// Availability is what a replay does beyond arrivals and departures
+// (issue 27, after the allocator slides and Protean §2–3): machines go
+// down, hard failures are healed, tenants spread over fault and update
+// domains. The zero value (or a nil *Availability) is today's replay.
+type Availability struct {
+	// Outages to replay, each with its source ("model", "file" or
+	// "maintenance"), in any order. A machine takes no placement while any
+	// of its outages lasts; a hard outage's VMs are healed at its start.
+	Outages []Outage
+	// HealDelay is how long (seconds) a healed VM is down before it runs
+	// again on its new machine (service healing).
+	HealDelay float64
+	// HealZone lets a heal that finds no room in the failed machine's
+	// cluster use any cluster of the zone (the slides heal in the cluster
+	// first; Protean §2 reallocates within the zone).
+	HealZone bool
+	// FaultDomains and UpdateDomains (F, U; 0 = off): each tenant's VMs form
+	// an availability set; VM i of the set (in arrival order) gets fault
+	// domain i mod F and update domain i mod U, and the rule set's
+	// AvailabilitySetSpread keeps the domains apart.
+	FaultDomains, UpdateDomains int32
+}
+
+// Outage is one machine's outage in a replay, with where it came from.
+type Outage struct {
+	outage.Outage
+	Source string
+}
+
+// Outage sources.
+const (
+	SourceModel       = "model"
+	SourceFile        = "file"
+	SourceMaintenance = "maintenance"
+)
+
+// On reports whether the replay does anything beyond today's.
+func (a *Availability) On() bool {
+	return a != nil && (len(a.Outages) > 0 || a.FaultDomains > 0 || a.UpdateDomains > 0)
+}
+
+func (a *Availability) domains() bool {
+	return a != nil && (a.FaultDomains > 0 || a.UpdateDomains > 0)
+}
+
+func (a *Availability) outages() []Outage {
+	if a == nil {
+		return nil
+	}
+	return a.Outages
+}
+
+// OutageRow is an outage as stored (table outage).
+type OutageRow struct {
+	Machine  int32 // database machine_id
+	T        float64
+	Duration float64
+	Kind     string
+	Rack     string // the failed rack's name for a rack failure, "" otherwise
+	Source   string
+}
+
+// MoveRow is a VM leaving a failed machine (table vm_move): To is the
+// database machine_id it was healed to, -1 for a healing failure.
+type MoveRow struct {
+	VM       int64
+	Seq      int32
+	T        float64
+	From, To int32
+}
+
+// outEvent is an outage starting or ending.
+type outEvent struct {
+	t     float64
+	start bool
+	i     int // index into Availability.Outages
+}
+
+type outQueue []outEvent
+
+func (q outQueue) Len() int { return len(q) }
+func (q outQueue) Less(i, j int) bool {
+	a, b := q[i], q[j]
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	if a.start != b.start {
+		return !a.start // ends before starts: a machine back at t takes placements at t
+	}
+	return a.i < b.i
+}
+func (q outQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *outQueue) Push(x any)   { *q = append(*q, x.(outEvent)) }
+func (q *outQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// availStats are the availability figures of a run (Summary's fields of
+// the same names).
+type availStats struct {
+	newVMs, newFailed         int
+	scaleoutVMs, scaleoutFail int
+	healRequests              int
+	healVMs, healFailed       int
+	requestedVMs, placedVMs   int
+	downtimeS                 float64
+	machineFailures           int
+	rackFailures              int
+	reboots, maintenance      int
+	maxDownShare              float64
+}
+
+// avail runs the outages of one replay against one allocator.
+type avail struct {
+	cfg     *Availability
+	tr      *Trace
+	alloc   optimizer.Allocator
+	state   *optimizer.State
+	end     map[int64]float64
+	q       outQueue
+	down    []int32 // outages in progress per machine
+	healthy []bool  // the inventory's own health, restored at the end
+	nextReq int64   // request ids of heal requests
+	seq     map[int64]int32
+	setIdx  map[int64]int32      // each placed VM's index in its availability set
+	racks   map[[2]float64]bool // rack failures (rack, start) counted
+	lost    []lostVM // healing failures, down until their end
+	moves   []MoveRow
+	rows    []OutageRow
+	st      availStats
+	// onEvict marks a VM evicted by a heal request (the replay's rows).
+	onEvict func(p optimizer.Placement, t float64)
+}
+
+type lostVM struct {
+	vm int64
+	t  float64
+}
+
+func newAvail(cfg *Availability, tr *Trace, alloc optimizer.Allocator, end map[int64]float64, firstReq int64) *avail {
+	a := &avail{cfg: cfg, tr: tr, alloc: alloc, end: end, nextReq: firstReq,
+		seq: map[int64]int32{},
+		setIdx: map[int64]int32{}, racks: map[[2]float64]bool{}}
+	if alloc != nil {
+		a.state = alloc.State()
+	}
+	if cfg == nil || alloc == nil {
+		return a
+	}
+	inv := tr.Inv
+	a.down = make([]int32, len(inv.Machines))
+	a.healthy = make([]bool, len(inv.Machines))
+	for m := range inv.Machines {
+		a.healthy[m] = inv.Machines[m].Healthy
+	}
+	for i, o := range cfg.Outages {
+		a.q = append(a.q, outEvent{o.Start, true, i}, outEvent{o.Start + o.Duration, false, i})
+		rack := ""
+		if o.Rack >= 0 {
+			rack = inv.Racks[o.Rack].Name
+		}
+		a.rows = append(a.rows, OutageRow{Machine: tr.MachineIDs[o.Machine], T: o.Start, Duration: o.Duration,
+			Kind: o.Kind.String(), Rack: rack, Source: o.Source})
+	}
+	heap.Init(&a.q)
+	return a
+}
+
+// next is the time of the next outage event, +Inf when none is left.
+func (a *avail) next() float64 {
+	if len(a.q) == 0 {
+		return math.Inf(1)
+	}
+	return a.q[0].t
+}
+
+// numberSets puts every request's VMs in their tenant's availability set
+// when cfg has domains: VM i of a tenant in arrival order (request order,
+// then the request's own order) gets SetIndex i, whatever became of the
+// VMs before it, so every policy and every path numbers a trace alike.
+func numberSets(cfg *Availability, reqs []optimizer.Request) {
+	if !cfg.domains() {
+		return
+	}
+	next := map[int32]int32{}
+	for i := range reqs {
+		r := &reqs[i]
+		r.FaultDomains, r.UpdateDomains = cfg.FaultDomains, cfg.UpdateDomains
+		n := next[r.Tenant]
+		for k := range r.VMs {
+			r.VMs[k].SetIndex = n
+			n++
+		}
+		next[r.Tenant] = n
+	}
+}
+
+// settle remembers the set index of a placed request's VMs (a heal
+// re-creates them in their domains).
+func (a *avail) settle(req *optimizer.Request, ok bool) {
+	if !ok || !a.cfg.domains() {
+		return
+	}
+	for _, v := range req.VMs {
+		a.setIdx[v.ID] = v.SetIndex
+	}
+}
+
+// domainsOf are the stored fault and update domains of VM v (-1: off).
+func domainsOf(cfg *Availability, v optimizer.VMRequest) (fd, ud int16) {
+	fd, ud = -1, -1
+	if cfg == nil {
+		return
+	}
+	if f := cfg.FaultDomains; f > 0 {
+		fd = int16(v.SetIndex % f)
+	}
+	if u := cfg.UpdateDomains; u > 0 {
+		ud = int16(v.SetIndex % u)
+	}
+	return
+}
+
+// count records a request's outcome by the buffer it used.
+func (a *avail) count(kind optimizer.RequestKind, vms int, ok bool) {
+	a.st.requestedVMs += vms
+	if ok {
+		a.st.placedVMs += vms
+	}
+	switch kind {
+	case optimizer.KindScaleOut:
+		a.st.scaleoutVMs += vms
+		if !ok {
+			a.st.scaleoutFail += vms
+		}
+	case optimizer.KindNew:
+		a.st.newVMs += vms
+		if !ok {
+			a.st.newFailed += vms
+		}
+	}
+}
+
+// healing is one VM of a failed machine waiting to be healed.
+type healing struct {
+	p    optimizer.Placement
+	from int32
+}
+
+// process applies every outage event at time t: ends first (a machine
+// back at t takes placements at t), then starts; then the VMs of the
+// machines that failed hard at t are healed, high priority first.
+func (a *avail) process(t float64) {
+	var lost []healing
+	var maint map[int32]int32
+	for len(a.q) > 0 && a.q[0].t == t {
+		e := heap.Pop(&a.q).(outEvent)
+		o := &a.cfg.Outages[e.i]
+		m := o.Machine
+		if !e.start {
+			if a.down[m]--; a.down[m] == 0 && a.healthy[m] {
+				a.state.SetHealthy(m, true)
+			}
+			continue
+		}
+		if a.down[m]++; a.down[m] == 1 && a.healthy[m] {
+			a.state.SetHealthy(m, false)
+		}
+		switch o.Kind {
+		case outage.Hard:
+			if o.Rack >= 0 {
+				if k := [2]float64{float64(o.Rack), o.Start}; !a.racks[k] {
+					a.racks[k] = true
+					a.st.rackFailures++
+				}
+			} else {
+				a.st.machineFailures++
+			}
+			for _, vm := range slices.Clone(a.state.VMsOn(m)) {
+				p, _ := a.state.Lookup(vm)
+				a.alloc.Release(vm)
+				lost = append(lost, healing{p, m})
+			}
+		case outage.Reboot, outage.Planned:
+			if o.Kind == outage.Reboot {
+				a.st.reboots++
+			} else {
+				a.st.maintenance++
+				if maint == nil {
+					maint = map[int32]int32{}
+				}
+			}
+			for _, vm := range a.state.VMsOn(m) {
+				a.st.downtimeS += math.Min(o.Duration, a.end[vm]-t)
+				if maint != nil && o.Kind == outage.Planned {
+					p, _ := a.state.Lookup(vm)
+					maint[p.Tenant]++
+				}
+			}
+		}
+	}
+	for tenant, n := range maint {
+		if all := a.state.TenantVMs(tenant); all > 0 {
+			a.st.maxDownShare = math.Max(a.st.maxDownShare, float64(n)/float64(all))
+		}
+	}
+	if len(lost) > 0 {
+		a.heal(t, lost)
+	}
+}
+
+// heal re-creates the VMs of machines that failed hard at t: one heal
+// request per tenant and priority (KindHeal: the healing buffer applies),
+// high priority first, tenants in order; each in the failed machine's
+// cluster first and, with HealZone, then anywhere; a request that cannot be
+// placed whole is retried VM by VM, and a VM no machine takes is a healing
+// failure, down from t until its end.
+func (a *avail) heal(t float64, lost []healing) {
+	slices.SortStableFunc(lost, func(x, y healing) int {
+		if x.p.Priority != y.p.Priority {
+			return int(x.p.Priority) - int(y.p.Priority)
+		}
+		if x.p.Tenant != y.p.Tenant {
+			return int(x.p.Tenant) - int(y.p.Tenant)
+		}
+		if x.from != y.from {
+			return int(x.from) - int(y.from)
+		}
+		return int(x.p.VM - y.p.VM)
+	})
+	for i := 0; i < len(lost); {
+		j := i
+		for j < len(lost) && lost[j].p.Priority == lost[i].p.Priority && lost[j].p.Tenant == lost[i].p.Tenant {
+			j++
+		}
+		group := lost[i:j]
+		i = j
+		a.st.healRequests++
+		a.st.healVMs += len(group)
+		a.st.requestedVMs += len(group)
+		req := a.healRequest(t, group)
+		if a.tryHeal(t, &req, group) {
+			continue
+		}
+		// VM by VM: what can be healed is.
+		for k := range group {
+			one := a.healRequest(t, group[k:k+1])
+			if !a.tryHeal(t, &one, group[k:k+1]) {
+				a.st.healFailed++
+				a.lost = append(a.lost, lostVM{group[k].p.VM, t})
+				a.move(t, group[k].p.VM, group[k].from, -1)
+			}
+		}
+	}
+}
+
+// healRequest is the heal request of group (one tenant and priority),
+// pinned to the failed machines' clusters.
+func (a *avail) healRequest(t float64, group []healing) optimizer.Request {
+	p0 := group[0].p
+	req := optimizer.Request{ID: a.nextReq, Tenant: p0.Tenant, Time: t, Priority: p0.Priority, Isolation: p0.Exclusive,
+		Production: p0.Production, UtilBucket: p0.UtilBucket, LifetimeBucket: p0.LifetimeBucket, Kind: optimizer.KindHeal}
+	a.nextReq++
+	if a.cfg.domains() {
+		req.FaultDomains, req.UpdateDomains = a.cfg.FaultDomains, a.cfg.UpdateDomains
+	}
+	for _, h := range group {
+		req.VMs = append(req.VMs, optimizer.VMRequest{ID: h.p.VM, Type: h.p.Type, SetIndex: a.setIdx[h.p.VM]})
+		c := a.tr.Inv.Machines[h.from].Cluster
+		if !slices.Contains(req.Clusters, c) {
+			req.Clusters = append(req.Clusters, c)
+		}
+	}
+	return req
+}
+
+// tryHeal allocates a heal request in its clusters, then (HealZone) in the
+// zone; on success it records the moves and the healed VMs' downtime.
+func (a *avail) tryHeal(t float64, req *optimizer.Request, group []healing) bool {
+	d := a.alloc.Allocate(req)
+	if !d.OK && a.cfg.HealZone {
+		req.Clusters = nil
+		d = a.alloc.Allocate(req)
+	}
+	if !d.OK {
+		return false
+	}
+	from := map[int64]int32{}
+	for _, h := range group {
+		from[h.p.VM] = h.from
+	}
+	for _, p := range d.Placements {
+		a.st.placedVMs++
+		a.st.downtimeS += math.Min(a.cfg.HealDelay, a.end[p.VM]-t)
+		a.move(t, p.VM, from[p.VM], a.tr.MachineIDs[p.Machine])
+	}
+	for _, e := range d.Evicted {
+		if a.onEvict != nil {
+			a.onEvict(e, t)
+		}
+	}
+	return true
+}
+
+func (a *avail) move(t float64, vm int64, from int32, to int32) {
+	a.seq[vm]++
+	a.moves = append(a.moves, MoveRow{VM: vm, Seq: a.seq[vm], T: t, From: a.tr.MachineIDs[from], To: to})
+}
+
+// finish closes the run at trace time last: healing failures are down
+// until their end (or last), and the inventory gets its own health back
+// (the trace's inventory is shared with other runs).
+func (a *avail) finish(last float64) {
+	for _, l := range a.lost {
+		a.st.downtimeS += math.Max(0, math.Min(a.end[l.vm], last)-l.t)
+	}
+	for m, n := range a.down {
+		if n > 0 && a.healthy[m] {
+			a.state.SetHealthy(int32(m), true)
+		}
+	}
+}
+
+// summarize fills the availability fields of s and the run's figures.
+func (a *avail) summarize(s *Summary) {
+	st := &a.st
+	rate := func(bad, all int) float64 {
+		if all == 0 {
+			return 0
+		}
+		return float64(bad) / float64(all)
+	}
+	s.NewDeploymentFailureRate = rate(st.newFailed, st.newVMs)
+	s.ScaleoutFailureRate = rate(st.scaleoutFail, st.scaleoutVMs)
+	s.HealRequests = st.healRequests
+	s.HealVMs = st.healVMs
+	s.HealFailureRate = rate(st.healFailed, st.healVMs)
+	s.CFR = 1
+	if st.requestedVMs > 0 {
+		s.CFR = float64(st.placedVMs) / float64(st.requestedVMs)
+	}
+	s.VMDowntimeHours = st.downtimeS / 3600
+	s.MachineFailures = st.machineFailures
+	s.RackFailures = st.rackFailures
+	s.Reboots = st.reboots
+	s.MaintenanceOutages = st.maintenance
+	s.MaintenanceMaxDownShare = st.maxDownShare
+}
+
+// availabilityFigures are the run-level figures stored in run_metric at the
+// run's last instant, under their summary names.
+func availabilityFigures(s *Summary, t float64) []MetricRow {
+	return []MetricRow{
+		{t, "new_deployment_failure_rate", s.NewDeploymentFailureRate},
+		{t, "scaleout_failure_rate", s.ScaleoutFailureRate},
+		{t, "heal_requests", float64(s.HealRequests)},
+		{t, "heal_vms", float64(s.HealVMs)},
+		{t, "heal_failure_rate", s.HealFailureRate},
+		{t, "cfr", s.CFR},
+		{t, "vm_downtime_hours", s.VMDowntimeHours},
+		{t, "machine_failures", float64(s.MachineFailures)},
+		{t, "rack_failures", float64(s.RackFailures)},
+		{t, "reboots", float64(s.Reboots)},
+		{t, "maintenance_outages", float64(s.MaintenanceOutages)},
+		{t, "maintenance_max_down_share", s.MaintenanceMaxDownShare},
+	}
+}

@@ -1,0 +1,71 @@
+// Package healable measures whether a zone can heal its failures: the
+// share of single-machine and of rack failures whose VMs could all be
+// re-created in their own cluster right now, under the healing buffer.
+//
+// The allocator slides argue that utilization alone does not tell whether a
+// cluster can heal ("66% utilization with 0 empty nodes cannot heal 1/3 of
+// possible single-node failures"): cluster limits should be expressed as
+// empty machines, and "if a node or rack fails, VMs must be healed to empty
+// capacity within the cluster". A replay samples, every interval,
+//
+//	healable_machine_failures_pct = 100 · |{m healthy : heal({m}) succeeds}| / |{m healthy}|
+//	healable_rack_failures_pct    = 100 · |{r : heal(H(r)) succeeds}| / |{r : H(r) ≠ ∅}|
+//
+// where H(r) is the set of healthy machines of rack r. A failure that
+// takes down no VM (an empty machine, a rack without VMs on its healthy
+// machines) is trivially healable. A zone with nothing that can fail
+// reports 100.
+//
+// # Healing
+//
+// heal(F) for the failed machines F of cluster c is the allocator's greedy
+// heal, written out exactly:
+//
+//  1. The machines of F become unhealthy: they no longer count among the
+//     cluster's empty healthy machines E, and nothing is placed on them.
+//  2. Their VMs are taken largest first: by dominant share of the machine
+//     they ran on, max over dimensions i with cᵢ > 0 of dᵢ/cᵢ (d the VM's
+//     Placement.Demand, c its machine's SKU capacity); ties by VM ID.
+//  3. Before each VM the cluster must keep the healing buffer, E ≥
+//     b.Healing (optimizer.BelowLimit with optimizer.KindHeal), where a
+//     machine filled earlier in this heal no longer counts as empty.
+//  4. The candidates are the healthy machines of c outside F whose SKU
+//     supports the VM's type and whose free capacity holds the type's
+//     demand on that SKU (optimizer.Inventory.Demand) in every dimension
+//     (optimizer.Fits). Free capacity is the machine's limit minus its
+//     used resources minus what this heal has put on it; the limit is the
+//     SKU capacity, with cores raised to State.OversubLimit × cores when
+//     OversubLimit > 0 and the machine is tagged
+//     optimizer.TagOversubscribable at sampling time. A machine that is
+//     empty when the sample is taken keeps its plain capacity for the whole
+//     heal, even after it receives a VM.
+//  5. Best fit: among candidates already hosting VMs (in the state or by
+//     this heal) the one with the least free cores left, f − d, ties to the
+//     lowest machine index; only if there is none, the empty candidate with
+//     the least free cores left, ties to the lowest index. Placing on an
+//     empty machine lowers E by one.
+//  6. The heal fails at the first VM that breaks the buffer or has no
+//     candidate; it succeeds when every VM is placed.
+//
+// Each failure is healed alone, from the sampled state: heals do not
+// accumulate. VMs already on unhealthy machines are not healed (they are
+// not part of any failure sampled here).
+//
+// Not modelled: tenant spread rules (fault and update domains, the
+// anti-colocation bounds MaxPerRack and MaxPerMachine), isolation,
+// the separation of production and non-production VMs and the predicted
+// utilization bound under oversubscription, low-priority eviction, and
+// healing into other clusters. The figures are therefore an upper bound
+// on what the allocator could heal under those rules, and exact for a zone
+// without them.
+//
+// # Cost
+//
+// A Sample rebuilds, per cluster and SKU, the machines hosting VMs sorted
+// by free cores and the empty machines in index order, then heals every
+// failure on these indices, undoing each heal's changes before the next.
+// A VM's candidates are found by binary search for the first machine with
+// enough free cores, the scan stopping as soon as the remaining machines
+// would leave more cores than the best found. Buffers are reused across
+// samples: in steady state a Sample allocates nothing.
+package healable

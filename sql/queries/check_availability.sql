@@ -1,0 +1,71 @@
+-- check_availability: an independent check of a stored run's availability
+-- rows (issue 27) against its placements, with no help from the engine:
+--   placed_during_outage     a VM placed (or healed) onto a machine during
+--                            one of that machine's outages [t_s, t_s + duration_s);
+--   stayed_through_failure   a VM still on a machine when that machine failed
+--                            hard (its VMs must be healed elsewhere or lost);
+--   move_without_failure     a heal move whose source machine had no hard
+--                            outage at the move, or did not hold the VM then;
+--   fault_domain_shared_rack two VMs of one tenant in different fault
+--                            domains on one rack at the same time;
+--   update_domain_shared     two VMs of one tenant in different update domains
+--                            on machines of one machine update domain at once.
+-- A VM's stays are its placement and then its moves (vm_move), each ending
+-- at the next move, its end or its eviction, as in check_capacity.
+-- $1 = run_id. Columns: problem, vm_id, machine_id, at_s, other_vm.
+WITH r AS (
+    SELECT run_id, load_id FROM run WHERE run_id = $1
+),
+moves AS (
+    SELECT p.vm_id, 0 AS seq, p.t_s AS t0, p.machine_id, p.evicted_s
+    FROM placement p JOIN r ON r.run_id = p.run_id
+    WHERE p.machine_id IS NOT NULL
+    UNION ALL
+    SELECT mv.vm_id, mv.seq, mv.t_s, mv.machine_id, p.evicted_s
+    FROM vm_move mv JOIN r ON r.run_id = mv.run_id
+    JOIN placement p ON p.run_id = mv.run_id AND p.vm_id = mv.vm_id
+),
+chain AS (
+    SELECT *, lead(t0) OVER (PARTITION BY vm_id ORDER BY seq) AS moved_s,
+           lag(machine_id) OVER (PARTITION BY vm_id ORDER BY seq) AS prev_machine
+    FROM moves
+),
+stay AS (
+    SELECT c.vm_id, c.seq, c.machine_id, c.t0,
+           least(coalesce(v.end_s, 'infinity'::DOUBLE), coalesce(c.evicted_s, 'infinity'::DOUBLE),
+                 coalesce(c.moved_s, 'infinity'::DOUBLE)) AS t1,
+           v.tenant, m.cluster, m.rack, m.update_domain AS machine_ud
+    FROM chain c
+    JOIN r ON true
+    LEFT JOIN vm v ON v.load_id = r.load_id AND v.vm_id = c.vm_id
+    LEFT JOIN machine m ON m.load_id = r.load_id AND m.machine_id = c.machine_id
+    WHERE c.machine_id IS NOT NULL
+),
+o AS (
+    SELECT machine_id, t_s, t_s + duration_s AS t_end, kind FROM outage WHERE run_id = $1
+),
+dom AS (
+    SELECT s.*, d.fault_domain, d.update_domain
+    FROM stay s JOIN placement_domain d ON d.run_id = $1 AND d.vm_id = s.vm_id
+    WHERE s.t1 > s.t0
+)
+SELECT 'placed_during_outage' AS problem, s.vm_id, s.machine_id, s.t0 AS at_s, NULL::BIGINT AS other_vm
+FROM stay s JOIN o ON o.machine_id = s.machine_id AND o.t_s <= s.t0 AND s.t0 < o.t_end
+UNION ALL
+SELECT 'stayed_through_failure', s.vm_id, s.machine_id, o.t_s, NULL
+FROM stay s JOIN o ON o.machine_id = s.machine_id AND o.kind = 'hard' AND s.t0 < o.t_s AND o.t_s < s.t1
+UNION ALL
+SELECT 'move_without_failure', c.vm_id, c.prev_machine, c.t0, NULL
+FROM chain c
+JOIN vm_move mv ON mv.run_id = $1 AND mv.vm_id = c.vm_id AND mv.seq = c.seq
+WHERE c.seq > 0 AND (c.prev_machine IS DISTINCT FROM mv.from_machine OR NOT EXISTS (
+    SELECT 1 FROM o WHERE o.machine_id = mv.from_machine AND o.kind = 'hard' AND o.t_s <= mv.t_s AND mv.t_s < o.t_end))
+UNION ALL
+SELECT 'fault_domain_shared_rack', a.vm_id, a.machine_id, greatest(a.t0, b.t0), b.vm_id
+FROM dom a JOIN dom b ON a.tenant = b.tenant AND a.cluster = b.cluster AND a.rack = b.rack
+     AND a.vm_id < b.vm_id AND a.fault_domain <> b.fault_domain AND a.t0 < b.t1 AND b.t0 < a.t1
+UNION ALL
+SELECT 'update_domain_shared', a.vm_id, a.machine_id, greatest(a.t0, b.t0), b.vm_id
+FROM dom a JOIN dom b ON a.tenant = b.tenant AND a.machine_ud = b.machine_ud
+     AND a.vm_id < b.vm_id AND a.update_domain <> b.update_domain AND a.t0 < b.t1 AND b.t0 < a.t1
+ORDER BY problem, at_s, vm_id;
