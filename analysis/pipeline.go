@@ -88,9 +88,9 @@ type Spec struct {
 	// FaultDomains/UpdateDomains each tenant's availability set (0 = off).
 	// Outages are replayed by one agent; with Agents only the domains apply.
 	Failures, FailureFile, Maintenance string
-	FaultDomains, UpdateDomains      int32
-	failureRows                      []outage.FileRow
-	failureSHA                       string
+	FaultDomains, UpdateDomains        int32
+	failureRows                        []outage.FileRow
+	failureSHA                         string
 }
 
 // DefaultSpec is Protean as §6.3 describes production (optimizer.DefaultConfig)

@@ -25,8 +25,9 @@ var (
 // FailureRow is one row of a failure file: at T (seconds) the machine or the
 // rack named (exactly one is non-empty) went down for Duration seconds, by a
 // host reboot (Kind "reboot") or a hardware failure ("hard"). Row is the
-// file's row as RowError counts it: for CSV the header is row 1 and the
-// first failure row 2; for Parquet the first record is row 1.
+// file's row as RowError counts records: for CSV the header is row 1 and
+// the first failure row 2 (blank lines are not records); for Parquet the
+// first record is row 1.
 type FailureRow struct {
 	Row                 int
 	T, Duration         float64

@@ -115,7 +115,7 @@ type outcome struct {
 	conflictAt        []float64
 	avoided           int
 	evicted           []optimizer.Placement
-	evalUS            float64 // decision time per VM of the resolving attempt (wall clock)
+	evalUS            float64               // decision time per VM of the resolving attempt (wall clock)
 	kind              optimizer.RequestKind // the buffer of the resolving attempt, on the agent's view
 }
 

@@ -136,9 +136,9 @@ type avail struct {
 	healthy []bool  // the inventory's own health, restored at the end
 	nextReq int64   // request ids of heal requests
 	seq     map[int64]int32
-	setIdx  map[int64]int32      // each placed VM's index in its availability set
+	setIdx  map[int64]int32     // each placed VM's index in its availability set
 	racks   map[[2]float64]bool // rack failures (rack, start) counted
-	lost    []lostVM // healing failures, down until their end
+	lost    []lostVM            // healing failures, down until their end
 	moves   []MoveRow
 	rows    []OutageRow
 	st      availStats
@@ -153,7 +153,7 @@ type lostVM struct {
 
 func newAvail(cfg *Availability, tr *Trace, alloc optimizer.Allocator, end map[int64]float64, firstReq int64) *avail {
 	a := &avail{cfg: cfg, tr: tr, alloc: alloc, end: end, nextReq: firstReq,
-		seq: map[int64]int32{},
+		seq:    map[int64]int32{},
 		setIdx: map[int64]int32{}, racks: map[[2]float64]bool{}}
 	if alloc != nil {
 		a.state = alloc.State()

@@ -1,7 +1,6 @@
 package healable
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -24,7 +23,7 @@ type Sampler struct {
 	failed  []bool
 	vmStart []int32 // machine m's VMs are vms[vmStart[m]:vmStart[m+1]]
 	vms     []vmRec
-	pool    []vmRec // a rack's VMs
+	next    []int32 // per failed machine: its next VM to heal, an index into vms
 	down    []int32 // the failed machines of the current heal
 	undo    []undoRec
 	touched []*group
@@ -37,15 +36,9 @@ type vmRec struct {
 	typ   int32
 }
 
-// byShare orders VMs largest share first, ties by VM ID.
-func byShare(a, b vmRec) int {
-	if a.share != b.share {
-		if a.share > b.share {
-			return -1
-		}
-		return 1
-	}
-	return cmp.Compare(a.vm, b.vm)
+// before orders VMs for healing: largest share first, ties by VM ID.
+func before(a, b *vmRec) bool {
+	return a.share > b.share || a.share == b.share && a.vm < b.vm
 }
 
 // entry is a machine hosting VMs, with its free cores.
@@ -55,15 +48,35 @@ type entry struct {
 }
 
 // lowerBound is the first index in [lo, hi) of w whose free cores are at
-// least f, or hi.
+// least f, or hi. The halving loop is written to compile without branches
+// on the data.
 func lowerBound(w []entry, lo, hi int, f float64) int {
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if w[mid].free < f {
-			lo = mid + 1
-		} else {
-			hi = mid
+	n := hi - lo
+	for n > 1 {
+		half := n >> 1
+		if w[lo+half-1].free < f {
+			lo += half
 		}
+		n -= half
+	}
+	if n == 1 && w[lo].free < f {
+		lo++
+	}
+	return lo
+}
+
+// after is the first index in [0, hi) of w whose entry sorts after e, or hi.
+func after(w []entry, hi int, e entry) int {
+	lo, n := 0, hi
+	for n > 1 {
+		half := n >> 1
+		if !less(e, w[lo+half-1]) {
+			lo += half
+		}
+		n -= half
+	}
+	if n == 1 && !less(e, w[lo]) {
+		lo++
 	}
 	return lo
 }
@@ -137,30 +150,26 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 			continue
 		}
 		s.down = append(s.down[:0], int32(m))
-		if s.heals(st, b, mc.Cluster, s.vms[s.vmStart[m]:s.vmStart[m+1]]) {
+		if s.heals(st, b, mc.Cluster) {
 			healed++
 		}
 	}
 	var racks, rackHealed int
 	for r := range inv.Racks {
 		rk := &inv.Racks[r]
-		s.down, s.pool = s.down[:0], s.pool[:0]
+		s.down = s.down[:0]
+		vms := false
 		for _, m := range rk.Machines {
 			if inv.Machines[m].Healthy {
 				s.down = append(s.down, m)
-				s.pool = append(s.pool, s.vms[s.vmStart[m]:s.vmStart[m+1]]...)
+				vms = vms || st.Count[m] > 0
 			}
 		}
 		if len(s.down) == 0 {
 			continue
 		}
 		racks++
-		if len(s.pool) == 0 {
-			rackHealed++
-			continue
-		}
-		slices.SortFunc(s.pool, byShare)
-		if s.heals(st, b, rk.Cluster, s.pool) {
+		if !vms || s.heals(st, b, rk.Cluster) {
 			rackHealed++
 		}
 	}
@@ -210,7 +219,14 @@ func (s *Sampler) load(st *optimizer.State) {
 			}
 			s.vms = append(s.vms, vmRec{share: share(p.Demand, capacity), vm: id, typ: p.Type})
 		}
-		slices.SortFunc(s.vms[start:], byShare)
+		seg := s.vms[start:]
+		for i := 1; i < len(seg); i++ { // insertion sort: a machine hosts few VMs
+			v, j := seg[i], i
+			for ; j > 0 && before(&v, &seg[j-1]); j-- {
+				seg[j] = seg[j-1]
+			}
+			seg[j] = v
+		}
 	}
 	s.vmStart[len(inv.Machines)] = int32(len(s.vms))
 	for c, gs := range s.groups {
@@ -246,18 +262,37 @@ func (s *Sampler) load(st *optimizer.State) {
 	}
 }
 
-// heals reports whether vms, the VMs of the failed machines s.down of
-// cluster c in healing order, can all be healed, and leaves the indices as
-// it found them.
-func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32, vms []vmRec) bool {
+// heals reports whether the VMs of the failed machines s.down of cluster
+// c can all be healed, and leaves the indices as it found them. The VMs are
+// merged in healing order from the failed machines' sorted lists.
+func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool {
 	empty := st.ClusterEmpty[c]
+	s.next = s.next[:0]
 	for _, m := range s.down {
 		s.failed[m] = true
 		if st.Count[m] == 0 {
 			empty--
 		}
+		s.next = append(s.next, s.vmStart[m])
 	}
-	ok := s.place(c, vms, empty, b)
+	ok := true
+	for {
+		j := -1
+		for i, m := range s.down {
+			if s.next[i] < s.vmStart[m+1] && (j < 0 || before(&s.vms[s.next[i]], &s.vms[s.next[j]])) {
+				j = i
+			}
+		}
+		if j < 0 {
+			break
+		}
+		v := &s.vms[s.next[j]]
+		s.next[j]++
+		if !optimizer.BelowLimit(empty, optimizer.KindHeal, b) || !s.place(s.groups[c], v.typ, &empty) {
+			ok = false
+			break
+		}
+	}
 	for _, m := range s.down {
 		s.failed[m] = false
 	}
@@ -280,96 +315,86 @@ func (s *Sampler) touch(g *group) {
 	}
 }
 
-// place heals vms one by one in cluster c, which has empty healthy machines
-// outside the failed ones, recording every change for heals to undo.
-func (s *Sampler) place(c int32, vms []vmRec, empty int32, b optimizer.Buffers) bool {
-	gs := s.groups[c]
-	for i := range vms {
-		if !optimizer.BelowLimit(empty, optimizer.KindHeal, b) {
-			return false
+// place heals one VM of type typ in the cluster of groups gs, which has
+// empty healthy machines outside the failed ones, recording every change
+// for heals to undo. It reports whether some machine took the VM.
+func (s *Sampler) place(gs []group, typ int32, empty *int32) bool {
+	ty := &s.inv.Types[typ]
+	var best *group
+	at, left, bm := -1, 0.0, int32(-1)
+	// Machines hosting VMs: in each group, from the first with enough cores
+	// up to the first that would leave more than the best.
+	for gi := range gs {
+		g := &gs[gi]
+		if !ty.Supported[g.sku] {
+			continue
 		}
-		ty := &s.inv.Types[vms[i].typ]
-		var best *group
-		at, left, bm := -1, 0.0, int32(-1)
-		// Machines hosting VMs: in each group, from the first with enough
-		// cores, up to the first that would leave more than the best.
+		d := &ty.Demand[g.sku]
+		dc := d[optimizer.Cores]
+		w := g.work
+		for k := lowerBound(w, 0, len(w), dc-searchSlack); k < len(w); k++ {
+			e := w[k]
+			l := e.free - dc
+			if bm >= 0 && (l > left || l == left && e.m > bm) {
+				if l > left {
+					break
+				}
+				continue // a tie that loses on index
+			}
+			if s.failed[e.m] || !optimizer.Fits(*d, s.free[e.m]) {
+				continue
+			}
+			best, at, left, bm = g, k, l, e.m
+			// The rest of e's run of equal free cores leaves as much, with
+			// higher indices: skip it.
+			if k+1 < len(w) && w[k+1].free == e.free {
+				k = lowerBound(w, k+1, len(w), math.Nextafter(e.free, math.Inf(1))) - 1
+			}
+		}
+	}
+	if bm < 0 { // an empty machine: each group's first one not failed or taken
 		for gi := range gs {
 			g := &gs[gi]
 			if !ty.Supported[g.sku] {
 				continue
 			}
+			for g.next < len(g.empties) && s.failed[g.empties[g.next]] {
+				g.next++
+				s.touch(g)
+			}
+			if g.next == len(g.empties) {
+				continue
+			}
+			m := g.empties[g.next]
 			d := &ty.Demand[g.sku]
-			dc := d[optimizer.Cores]
-			w := g.work
-			for k := lowerBound(w, 0, len(w), dc-searchSlack); k < len(w); k++ {
-				e := w[k]
-				l := e.free - dc
-				if bm >= 0 && (l > left || l == left && e.m > bm) {
-					if l > left {
-						break
-					}
-					continue // a tie that loses on index
-				}
-				if s.failed[e.m] || !optimizer.Fits(*d, s.free[e.m]) {
-					continue
-				}
-				best, at, left, bm = g, k, l, e.m
-				// The rest of e's run of equal free cores leaves as much
-				// with higher indices: skip it.
-				k = lowerBound(w, k+1, len(w), math.Nextafter(e.free, math.Inf(1))) - 1
+			if !optimizer.Fits(*d, s.free[m]) {
+				continue
+			}
+			l := s.free[m][optimizer.Cores] - d[optimizer.Cores]
+			if bm < 0 || l < left || (l == left && m < bm) {
+				best, at, left, bm = g, -1, l, m
 			}
 		}
-		if bm < 0 { // an empty machine: each group's first one not failed or taken
-			for gi := range gs {
-				g := &gs[gi]
-				if !ty.Supported[g.sku] {
-					continue
-				}
-				for g.next < len(g.empties) && s.failed[g.empties[g.next]] {
-					g.next++
-					s.touch(g)
-				}
-				if g.next == len(g.empties) {
-					continue
-				}
-				m := g.empties[g.next]
-				d := &ty.Demand[g.sku]
-				if !optimizer.Fits(*d, s.free[m]) {
-					continue
-				}
-				l := s.free[m][optimizer.Cores] - d[optimizer.Cores]
-				if bm < 0 || l < left || (l == left && m < bm) {
-					best, at, left, bm = g, -1, l, m
-				}
-			}
-			if bm < 0 {
-				return false
-			}
-			best.next++
-			empty--
+		if bm < 0 {
+			return false
 		}
-		s.touch(best)
-		s.undo = append(s.undo, undoRec{bm, s.free[bm]})
-		s.free[bm] = s.free[bm].Sub(ty.Demand[best.sku])
-		e := entry{s.free[bm][optimizer.Cores], bm}
-		if at < 0 {
-			best.work = append(best.work, e)
-			at = len(best.work) - 1
-		}
-		w := best.work
-		q := at // e moves to the first position before at that sorts after it
-		for lo := 0; lo < q; {
-			mid := int(uint(lo+q) >> 1)
-			if less(e, w[mid]) {
-				q = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		copy(w[q+1:at+1], w[q:at])
-		w[q] = e
-		at = q
-		best.dirtyLo = min(best.dirtyLo, at)
+		best.next++
+		*empty--
 	}
+	s.touch(best)
+	s.undo = append(s.undo, undoRec{bm, s.free[bm]})
+	s.free[bm] = s.free[bm].Sub(ty.Demand[best.sku])
+	e := entry{s.free[bm][optimizer.Cores], bm}
+	if at < 0 {
+		best.work = append(best.work, e)
+		at = len(best.work) - 1
+	}
+	// Move e to its place among the machines before it: its free cores
+	// only went down.
+	w := best.work
+	q := after(w, at, e)
+	copy(w[q+1:at+1], w[q:at])
+	w[q] = e
+	best.dirtyLo = min(best.dirtyLo, q)
 	return true
 }

@@ -1,0 +1,178 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"placelab/datasets"
+	"placelab/datasets/synth"
+	store "placelab/sql"
+)
+
+// availDB is a small generated zone (dataset "s": 300 machines, 3,000 VMs
+// over 2 days) in memory.
+func availDB(t *testing.T) *store.DB {
+	t.Helper()
+	db := memDB(t)
+	cfg := synth.DefaultConfig()
+	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load = 300, 3000, 2, 0, 0.8
+	if err := synth.Ingest(context.Background(), db, "s", "test", cfg); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// availSpec fails machines and racks often enough to heal many VMs in two
+// days, with fault and update domains on and a healing buffer.
+func availSpec(policy string) Spec {
+	s := DefaultSpec("s")
+	s.Policy = policy
+	s.Engine.Explain = false
+	s.Failures = "machine-afr=60,rack-afr=20,reboot-share=0.5"
+	s.FaultDomains, s.UpdateDomains = 3, 5
+	s.Engine.Buffers.Healing = 1
+	return s
+}
+
+// TestAvailabilityRunChecks: a stored run with failures, healing and
+// domains passes placelab check on every policy (the SQL check sees its
+// outages, heal moves and domains); then each kind of corruption of the
+// stored rows is found by the check: a VM healed onto a machine during
+// its outage, a VM left on a machine that failed hard, two VMs of a tenant
+// in different fault domains on one rack.
+func TestAvailabilityRunChecks(t *testing.T) {
+	ctx := context.Background()
+	db := availDB(t)
+	for _, policy := range []string{"protean", "bestfit", "random"} {
+		res, err := Run(ctx, db, availSpec(policy), RunOptions{Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if s.HealVMs == 0 || len(res.Outages) == 0 || len(res.Moves) == 0 {
+			t.Fatalf("%s: nothing healed: heal VMs %d, outages %d, moves %d", policy, s.HealVMs, len(res.Outages), len(res.Moves))
+		}
+		rep, err := CheckRun(ctx, db, s.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK() || rep.Outages != int64(len(res.Outages)) || rep.Moves != int64(len(res.Moves)) || rep.Domains == 0 {
+			t.Fatalf("%s: check %+v", policy, rep)
+		}
+	}
+	run := int64(1)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.SQL().ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	problems := func() map[string]bool {
+		t.Helper()
+		rep, err := CheckRun(ctx, db, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, v := range rep.Avail {
+			out[v.Problem] = true
+		}
+		return out
+	}
+	// 1. A heal move onto a machine that is down at that instant.
+	var vm, from, seq int64
+	var at float64
+	if err := db.SQL().QueryRowContext(ctx, `SELECT vm_id, from_machine, seq, t_s FROM vm_move WHERE run_id = 1 AND machine_id IS NOT NULL ORDER BY t_s LIMIT 1`).Scan(&vm, &from, &seq, &at); err != nil {
+		t.Fatal(err)
+	}
+	exec(`UPDATE vm_move SET machine_id = from_machine WHERE run_id = 1 AND vm_id = ? AND seq = ?`, vm, seq)
+	if p := problems(); !p["placed_during_outage"] {
+		t.Fatalf("a VM healed onto its own failed machine was not found: %v", p)
+	}
+	exec(`DELETE FROM vm_move WHERE run_id = 1 AND vm_id = ? AND seq >= ?`, vm, seq)
+	// 2. Without its move the VM stayed on the failed machine.
+	if p := problems(); !p["stayed_through_failure"] {
+		t.Fatalf("a VM left on a failed machine was not found: %v", p)
+	}
+	exec(`DELETE FROM outage WHERE run_id = 1 AND machine_id = ?`, from)
+	exec(`DELETE FROM vm_move WHERE run_id = 1 AND from_machine = ?`, from)
+	// 3. Two VMs of one tenant, in different fault domains, on one rack.
+	var a, b int64
+	err := db.SQL().QueryRowContext(ctx, `
+		SELECT x.vm_id, y.vm_id FROM placement x
+		JOIN placement y ON y.run_id = x.run_id AND y.machine_id = x.machine_id AND y.vm_id > x.vm_id
+		JOIN run r ON r.run_id = x.run_id
+		JOIN vm vx ON vx.load_id = r.load_id AND vx.vm_id = x.vm_id
+		JOIN vm vy ON vy.load_id = r.load_id AND vy.vm_id = y.vm_id
+		WHERE x.run_id = 1 AND vx.start_s < coalesce(vy.end_s, 'infinity'::DOUBLE) AND vy.start_s < coalesce(vx.end_s, 'infinity'::DOUBLE)
+		  AND x.t_s < coalesce(vy.end_s, 'infinity'::DOUBLE) AND y.t_s < coalesce(vx.end_s, 'infinity'::DOUBLE)
+		  AND NOT EXISTS (SELECT 1 FROM vm_move m WHERE m.run_id = 1 AND m.vm_id IN (x.vm_id, y.vm_id))
+		LIMIT 1`).Scan(&a, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(`UPDATE vm SET tenant = 'same-tenant' WHERE vm_id IN (?, ?)`, a, b)
+	exec(`UPDATE placement_domain SET fault_domain = 0 WHERE run_id = 1 AND vm_id = ?`, a)
+	exec(`UPDATE placement_domain SET fault_domain = 1 WHERE run_id = 1 AND vm_id = ?`, b)
+	if p := problems(); !p["fault_domain_shared_rack"] {
+		t.Fatalf("two fault domains of a tenant on one rack were not found: %v", p)
+	}
+}
+
+// TestFailureFileBadRow: a failure file with a bad row is refused with
+// an error naming file, row and field, and nothing is stored.
+func TestFailureFileBadRow(t *testing.T) {
+	ctx := context.Background()
+	db := availDB(t)
+	dir := t.TempDir()
+	var name string
+	if err := db.SQL().QueryRowContext(ctx, `SELECT name FROM machine WHERE dataset = 's' ORDER BY machine_id LIMIT 1`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.csv")
+	bad := filepath.Join(dir, "bad.csv")
+	unknown := filepath.Join(dir, "unknown.csv")
+	os.WriteFile(good, []byte("t_s,machine,rack,duration_s,kind\n3600,"+name+",,7200,hard\n"), 0o644)
+	os.WriteFile(bad, []byte("t_s,machine,rack,duration_s,kind\n3600,"+name+",,7200,hard\n7200,"+name+",,-5,reboot\n"), 0o644)
+	os.WriteFile(unknown, []byte("t_s,machine,rack,duration_s,kind\n3600,no-such-machine,,7200,hard\n"), 0o644)
+	spec := DefaultSpec("s")
+	spec.Engine.Explain = false
+	for _, tc := range []struct {
+		file, want string
+	}{
+		{bad, "row 3"}, {unknown, "no-such-machine"},
+	} {
+		s := spec
+		s.FailureFile = tc.file
+		_, err := Run(ctx, db, s, RunOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.file) || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: error %v, want one naming the file and %q", tc.file, err, tc.want)
+		}
+		var re *datasets.RowError
+		if tc.file == bad && !errors.As(err, &re) {
+			t.Fatalf("not a row error: %v", err)
+		}
+	}
+	var runs int
+	db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM run`).Scan(&runs)
+	if runs != 0 {
+		t.Fatalf("%d runs stored after refused failure files", runs)
+	}
+	s := spec
+	s.FailureFile = good
+	res, err := Run(ctx, db, s, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Outages) != 1 || res.Outages[0].Kind != "hard" || res.Outages[0].Source != "file" {
+		t.Fatalf("outages %+v", res.Outages)
+	}
+	rep, err := CheckRun(ctx, db, res.Summary.RunID)
+	if err != nil || !rep.OK() {
+		t.Fatalf("check %+v %v", rep, err)
+	}
+}
