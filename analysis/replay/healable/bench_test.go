@@ -15,7 +15,7 @@ import (
 // per cluster left empty; healing buffer benchHealing.
 const (
 	benchRacks, benchPerRack = 10, 10
-	benchHealing             = 1
+	benchHealing             = 2
 )
 
 var benchSizes = []struct {
@@ -106,15 +106,14 @@ func BenchmarkSample(b *testing.B) {
 			for c := range st.Inv.Clusters {
 				used += st.ClusterUsedCores[c]
 			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Sample(st, buf)
+			}
 			b.ReportMetric(mp, "machine_pct")
 			b.ReportMetric(rp, "rack_pct")
 			b.ReportMetric(100*used/st.Inv.TotalCores(), "util_pct")
 			b.ReportMetric(float64(st.Len()), "vms")
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				s.Sample(st, buf)
-			}
 		})
 	}
 }

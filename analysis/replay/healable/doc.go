@@ -62,10 +62,13 @@
 // # Cost
 //
 // A Sample rebuilds, per cluster and SKU, the machines hosting VMs sorted
-// by free cores and the empty machines in index order, then heals every
-// failure on these indices, undoing each heal's changes before the next.
-// A VM's candidates are found by binary search for the first machine with
-// enough free cores, the scan stopping as soon as the remaining machines
-// would leave more cores than the best found. Buffers are reused across
-// samples: in steady state a Sample allocates nothing.
+// by free cores (with a table from whole cores to the binary search's
+// bounds) and the empty machines in index order; these stay fixed while
+// every failure is healed. A heal keeps the machines it changes in a small
+// sorted overlay that is emptied afterwards, so nothing is copied back. A
+// VM's scan starts at the first machine with enough cores and stops at the
+// first that would leave more than the best found. A failure whose VMs
+// need more cores (each at its least demand over the cluster's SKUs) than
+// the rest of the cluster has free is refused without a heal. Buffers are
+// reused: in steady state a Sample allocates nothing.
 package healable

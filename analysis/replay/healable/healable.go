@@ -12,6 +12,12 @@ import (
 // optimizer's capacity tolerance (1e-9); Fits still decides each machine.
 const searchSlack = 1e-6
 
+// Machine marks during a heal.
+const (
+	markFailed  uint8 = 1 << iota // in the failure being healed
+	markChanged                   // received VMs in this heal: its entry is in its group's overlay
+)
+
 // Sampler computes the healable-failure percentages of a zone. It keeps its
 // indices and scratch buffers between samples; it is not safe for
 // concurrent use.
@@ -20,13 +26,20 @@ type Sampler struct {
 	groups  [][]group // per cluster, one group per SKU of the cluster
 	groupOf []int32   // per machine: its group's index in its cluster
 	free    []optimizer.Vec
-	failed  []bool
+	mark    []uint8
 	vmStart []int32 // machine m's VMs are vms[vmStart[m]:vmStart[m+1]]
 	vms     []vmRec
-	next    []int32 // per failed machine: its next VM to heal, an index into vms
-	down    []int32 // the failed machines of the current heal
-	undo    []undoRec
-	touched []*group
+	// need is, per machine, the cores its VMs need at least in its
+	// cluster (each VM's least demand over the cluster's SKUs that run it,
+	// +Inf if none does); room is, per cluster, the free cores of its
+	// healthy machines (negative free counted as 0), held by machines.
+	need     []float64
+	room     []float64
+	machines []int32
+	next     []int32 // per failed machine: its next VM to heal, an index into vms
+	down     []int32 // the failed machines of the current heal
+	undo     []undoRec
+	touched  []*group
 }
 
 // vmRec is a VM to heal.
@@ -47,50 +60,19 @@ type entry struct {
 	m    int32
 }
 
-// lowerBound is the first index in [lo, hi) of w whose free cores are at
-// least f, or hi. The halving loop is written to compile without branches
-// on the data.
-func lowerBound(w []entry, lo, hi int, f float64) int {
-	n := hi - lo
-	for n > 1 {
-		half := n >> 1
-		if w[lo+half-1].free < f {
-			lo += half
-		}
-		n -= half
-	}
-	if n == 1 && w[lo].free < f {
-		lo++
-	}
-	return lo
-}
-
-// after is the first index in [0, hi) of w whose entry sorts after e, or hi.
-func after(w []entry, hi int, e entry) int {
-	lo, n := 0, hi
-	for n > 1 {
-		half := n >> 1
-		if !less(e, w[lo+half-1]) {
-			lo += half
-		}
-		n -= half
-	}
-	if n == 1 && !less(e, w[lo]) {
-		lo++
-	}
-	return lo
-}
-
 func less(a, b entry) bool { return a.free < b.free || (a.free == b.free && a.m < b.m) }
 
-// group is the index of one SKU's healthy machines in a cluster. work is
-// base as changed by the current heal; work[:dirtyLo] is still base's.
+// group indexes one SKU's healthy machines in a cluster. base is fixed for
+// a Sample; a heal records the machines it changes in over, so that undoing
+// a heal only empties over.
 type group struct {
-	sku     int32
-	base    []entry // hosting VMs, sorted by (free cores, index)
-	work    []entry
-	dirtyLo int
-	empties []int32 // empty, by index
+	sku  int32
+	base []entry // hosting VMs when sampled, sorted by (free cores, index)
+	// start[i] is the first index of base with at least i − searchSlack
+	// free cores: where the binary search for a VM of ⌊cores⌋ = i begins.
+	start   []int32
+	over    []entry // changed by the current heal, sorted alike
+	empties []int32 // empty when sampled, by index
 	next    int     // empties[:next] were taken or failed in the current heal
 	touched bool
 }
@@ -104,7 +86,8 @@ type undoRec struct {
 func New(inv *optimizer.Inventory) *Sampler {
 	n := len(inv.Machines)
 	s := &Sampler{inv: inv, groups: make([][]group, len(inv.Clusters)), groupOf: make([]int32, n),
-		free: make([]optimizer.Vec, n), failed: make([]bool, n), vmStart: make([]int32, n+1)}
+		free: make([]optimizer.Vec, n), mark: make([]uint8, n), vmStart: make([]int32, n+1),
+		need: make([]float64, n), room: make([]float64, len(inv.Clusters)), machines: make([]int32, len(inv.Clusters))}
 	for c := range inv.Clusters {
 		cl := &inv.Clusters[c]
 		gs := make([]group, len(cl.SKUs))
@@ -119,7 +102,7 @@ func New(inv *optimizer.Inventory) *Sampler {
 		}
 		for i := range gs {
 			gs[i].base = make([]entry, 0, size[i])
-			gs[i].work = make([]entry, 0, size[i])
+			gs[i].over = make([]entry, 0, size[i])
 			gs[i].empties = make([]int32, 0, size[i])
 		}
 		s.groups[c] = gs
@@ -212,12 +195,20 @@ func (s *Sampler) load(st *optimizer.State) {
 		}
 		s.free[m] = limit.Sub(st.Used[m])
 		start := len(s.vms)
+		s.need[m] = 0
 		for _, id := range st.VMsOn(int32(m)) {
 			p, ok := st.Lookup(id)
 			if !ok {
 				panic("healable: state lists a VM it cannot look up")
 			}
 			s.vms = append(s.vms, vmRec{share: share(p.Demand, capacity), vm: id, typ: p.Type})
+			ty, least := &inv.Types[p.Type], math.Inf(1)
+			for _, g := range s.groups[mc.Cluster] {
+				if ty.Supported[g.sku] {
+					least = min(least, ty.Demand[g.sku][optimizer.Cores])
+				}
+			}
+			s.need[m] += least
 		}
 		seg := s.vms[start:]
 		for i := 1; i < len(seg); i++ { // insertion sort: a machine hosts few VMs
@@ -233,10 +224,13 @@ func (s *Sampler) load(st *optimizer.State) {
 		for i := range gs {
 			gs[i].base, gs[i].empties = gs[i].base[:0], gs[i].empties[:0]
 		}
+		s.room[c], s.machines[c] = 0, 0
 		for _, m := range inv.Clusters[c].Machines {
 			if !inv.Machines[m].Healthy {
 				continue
 			}
+			s.room[c] += max(s.free[m][optimizer.Cores], 0)
+			s.machines[c]++
 			g := &gs[s.groupOf[m]]
 			if st.Count[m] == 0 {
 				g.empties = append(g.empties, m)
@@ -256,8 +250,18 @@ func (s *Sampler) load(st *optimizer.State) {
 				return 0
 			})
 			slices.Sort(g.empties)
-			g.work = append(g.work[:0], g.base...)
-			g.dirtyLo, g.next, g.touched = len(g.base), 0, false
+			top := 1
+			if n := len(g.base); n > 0 {
+				top = min(int(max(g.base[n-1].free, 0))+1, maxStart)
+			}
+			g.start = g.start[:0]
+			for i, k := 0, 0; i <= top; i++ {
+				for k < len(g.base) && g.base[k].free < float64(i)-searchSlack {
+					k++
+				}
+				g.start = append(g.start, int32(k))
+			}
+			g.over, g.next, g.touched = g.over[:0], 0, false
 		}
 	}
 }
@@ -266,10 +270,20 @@ func (s *Sampler) load(st *optimizer.State) {
 // c can all be healed, and leaves the indices as it found them. The VMs are
 // merged in healing order from the failed machines' sorted lists.
 func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool {
+	// A cheap refusal first: each machine takes at most its free cores
+	// plus Fits' tolerance, far below searchSlack.
+	need, room := 0.0, s.room[c]
+	for _, m := range s.down {
+		need += s.need[m]
+		room -= max(s.free[m][optimizer.Cores], 0)
+	}
+	if need > room+float64(s.machines[c])*searchSlack {
+		return false
+	}
 	empty := st.ClusterEmpty[c]
 	s.next = s.next[:0]
 	for _, m := range s.down {
-		s.failed[m] = true
+		s.mark[m] = markFailed
 		if st.Count[m] == 0 {
 			empty--
 		}
@@ -294,15 +308,15 @@ func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool 
 		}
 	}
 	for _, m := range s.down {
-		s.failed[m] = false
+		s.mark[m] = 0
 	}
 	for i := len(s.undo) - 1; i >= 0; i-- {
-		s.free[s.undo[i].m] = s.undo[i].free
+		u := &s.undo[i]
+		s.free[u.m], s.mark[u.m] = u.free, 0
 	}
 	s.undo = s.undo[:0]
 	for _, g := range s.touched {
-		g.work = append(g.work[:g.dirtyLo], g.base[g.dirtyLo:]...)
-		g.dirtyLo, g.next, g.touched = len(g.base), 0, false
+		g.over, g.next, g.touched = g.over[:0], 0, false
 	}
 	s.touched = s.touched[:0]
 	return ok
@@ -315,50 +329,98 @@ func (s *Sampler) touch(g *group) {
 	}
 }
 
+// maxStart bounds a group's start table: machines with more free cores
+// than this are found by binary search alone.
+const maxStart = 1024
+
+// first is the first index of g.base with at least dc − searchSlack free
+// cores: a binary search between the start table's bounds for ⌊dc⌋.
+func (g *group) first(dc float64) int {
+	last := len(g.start) - 1
+	if i := int(dc); i < last {
+		lo := int(g.start[i])
+		return lo + lowerBound(g.base[lo:g.start[i+1]], dc-searchSlack)
+	}
+	lo := int(g.start[last])
+	return lo + lowerBound(g.base[lo:], dc-searchSlack)
+}
+
+// lowerBound is the first index of w whose free cores are at least f, or
+// len(w). The halving loop is written to compile without branches on the
+// data.
+func lowerBound(w []entry, f float64) int {
+	lo, n := 0, len(w)
+	for n > 1 {
+		half := n >> 1
+		if w[lo+half-1].free < f {
+			lo += half
+		}
+		n -= half
+	}
+	if n == 1 && w[lo].free < f {
+		lo++
+	}
+	return lo
+}
+
+// candidate is the best machine found so far for a VM: the least free
+// cores left, ties to the lowest index.
+type candidate struct {
+	g    *group
+	over int // the machine's index in g.over, or -1
+	left float64
+	m    int32
+}
+
+// scan offers the machines of w, sorted by (free cores, index), to best
+// for a VM of demand d: from the first with enough cores, from, up to the first
+// that would leave more than the best. Machines marked skip are passed
+// over.
+func (s *Sampler) scan(best *candidate, g *group, w []entry, from int, inOver bool, d *optimizer.Vec, skip uint8) {
+	dc := d[optimizer.Cores]
+	for k := from; k < len(w); k++ {
+		e := w[k]
+		l := e.free - dc
+		if best.m >= 0 && (l > best.left || l == best.left && e.m > best.m) {
+			if l > best.left {
+				return
+			}
+			continue // a tie that loses on index
+		}
+		if s.mark[e.m]&skip != 0 || !optimizer.Fits(*d, s.free[e.m]) {
+			continue
+		}
+		*best = candidate{g, -1, l, e.m}
+		if inOver {
+			best.over = k
+		}
+	}
+}
+
 // place heals one VM of type typ in the cluster of groups gs, which has
 // empty healthy machines outside the failed ones, recording every change
 // for heals to undo. It reports whether some machine took the VM.
 func (s *Sampler) place(gs []group, typ int32, empty *int32) bool {
 	ty := &s.inv.Types[typ]
-	var best *group
-	at, left, bm := -1, 0.0, int32(-1)
-	// Machines hosting VMs: in each group, from the first with enough cores
-	// up to the first that would leave more than the best.
-	for gi := range gs {
+	best := candidate{over: -1, m: -1}
+	for gi := range gs { // machines hosting VMs
 		g := &gs[gi]
 		if !ty.Supported[g.sku] {
 			continue
 		}
 		d := &ty.Demand[g.sku]
-		dc := d[optimizer.Cores]
-		w := g.work
-		for k := lowerBound(w, 0, len(w), dc-searchSlack); k < len(w); k++ {
-			e := w[k]
-			l := e.free - dc
-			if bm >= 0 && (l > left || l == left && e.m > bm) {
-				if l > left {
-					break
-				}
-				continue // a tie that loses on index
-			}
-			if s.failed[e.m] || !optimizer.Fits(*d, s.free[e.m]) {
-				continue
-			}
-			best, at, left, bm = g, k, l, e.m
-			// The rest of e's run of equal free cores leaves as much, with
-			// higher indices: skip it.
-			if k+1 < len(w) && w[k+1].free == e.free {
-				k = lowerBound(w, k+1, len(w), math.Nextafter(e.free, math.Inf(1))) - 1
-			}
+		s.scan(&best, g, g.base, g.first(d[optimizer.Cores]), false, d, markFailed|markChanged)
+		if len(g.over) > 0 {
+			s.scan(&best, g, g.over, lowerBound(g.over, d[optimizer.Cores]-searchSlack), true, d, 0)
 		}
 	}
-	if bm < 0 { // an empty machine: each group's first one not failed or taken
+	if best.m < 0 { // an empty machine: each group's first one not failed or taken
 		for gi := range gs {
 			g := &gs[gi]
 			if !ty.Supported[g.sku] {
 				continue
 			}
-			for g.next < len(g.empties) && s.failed[g.empties[g.next]] {
+			for g.next < len(g.empties) && s.mark[g.empties[g.next]]&markFailed != 0 {
 				g.next++
 				s.touch(g)
 			}
@@ -371,30 +433,32 @@ func (s *Sampler) place(gs []group, typ int32, empty *int32) bool {
 				continue
 			}
 			l := s.free[m][optimizer.Cores] - d[optimizer.Cores]
-			if bm < 0 || l < left || (l == left && m < bm) {
-				best, at, left, bm = g, -1, l, m
+			if best.m < 0 || l < best.left || (l == best.left && m < best.m) {
+				best = candidate{g, -1, l, m}
 			}
 		}
-		if bm < 0 {
+		if best.m < 0 {
 			return false
 		}
-		best.next++
+		best.g.next++
 		*empty--
 	}
-	s.touch(best)
-	s.undo = append(s.undo, undoRec{bm, s.free[bm]})
-	s.free[bm] = s.free[bm].Sub(ty.Demand[best.sku])
-	e := entry{s.free[bm][optimizer.Cores], bm}
-	if at < 0 {
-		best.work = append(best.work, e)
-		at = len(best.work) - 1
+	g, m := best.g, best.m
+	s.touch(g)
+	if s.mark[m]&markChanged == 0 {
+		s.undo = append(s.undo, undoRec{m, s.free[m]})
+		s.mark[m] |= markChanged
 	}
-	// Move e to its place among the machines before it: its free cores
-	// only went down.
-	w := best.work
-	q := after(w, at, e)
-	copy(w[q+1:at+1], w[q:at])
-	w[q] = e
-	best.dirtyLo = min(best.dirtyLo, q)
+	s.free[m] = s.free[m].Sub(ty.Demand[g.sku])
+	e := entry{s.free[m][optimizer.Cores], m}
+	at := best.over
+	if at < 0 {
+		g.over = append(g.over, e)
+		at = len(g.over) - 1
+	}
+	for ; at > 0 && less(e, g.over[at-1]); at-- { // its free cores only went down
+		g.over[at] = g.over[at-1]
+	}
+	g.over[at] = e
 	return true
 }
