@@ -203,6 +203,9 @@ func (s *Spec) Params() map[string]any {
 	if mt, on, err := outage.ParseMaintenance(s.Maintenance); err == nil && on {
 		p["maintenance"] = mt
 	}
+	if c.SizeOrder {
+		p["size_order"] = true // Algorithm 1's ORDER by size alone (ablation)
+	}
 	if s.FaultDomains > 0 {
 		p["fault_domains"] = s.FaultDomains
 	}

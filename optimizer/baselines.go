@@ -185,6 +185,10 @@ scan:
 	}
 	if ex != nil {
 		ex.Clusters, ex.Machines = len(inv.Clusters), machines
+		if ex.ClusterRejected == nil && ex.Rejected == nil {
+			ex.ClusterRejected = make([]RuleCount, 0, ncv)
+			ex.Rejected = make([]RuleCount, 0, nmv+len(b.rules.Request))
+		}
 		for i, cv := range b.rules.ClusterValidators {
 			ex.ClusterRejected = append(ex.ClusterRejected, RuleCount{cv.Name(), clusterRej[i]})
 		}

@@ -62,7 +62,7 @@ type Config struct {
 	// Oversub, when set, oversubscribes CPU with Resource Central's rule
 	// (use OversubRules for the rule set); nil allocates physical cores.
 	Oversub *OversubConfig
-	// SizeOrder turns off the fault-domain step of ORDER (orderByDomain):
+	// SizeOrder turns off the fault-domain step of ORDER (domainOrder):
 	// the VMs of an availability set are then ordered by size alone, as
 	// every other request is (an ablation; false, the default, is the
 	// domain-aware ORDER). It changes nothing for requests without fault

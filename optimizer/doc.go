@@ -45,7 +45,7 @@
 // and machine update domain; the request validator AvailabilitySetSpread
 // keeps every rack, and every machine update domain, to one domain of the
 // tenant, and CheckInvariants verifies it. ORDER places the most
-// constrained fault domain first (orderByDomain; Config.SizeOrder turns it
+// constrained fault domain first (domainOrder; Config.SizeOrder turns it
 // off). Request.Clusters pins a request, such as the healing of a failed
 // machine's VMs, to its clusters (IsRequestedCluster).
 //

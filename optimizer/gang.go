@@ -14,7 +14,7 @@ type vmEngine interface {
 // allocateGang is Algorithm 1, shared by Protean and the baselines: ORDER
 // the VMs (largest first; for an availability set with fault domains, the
 // most constrained fault domain first, unless cfg.SizeOrder — see
-// orderByDomain), ask the engine for a machine for each in turn, placing
+// domainOrder), ask the engine for a machine for each in turn, placing
 // each tentatively on s so the next VM sees it, and on the first VM that
 // finds none roll the whole request back — placements removed, evicted VMs
 // restored (gang allocation: all or nothing). The request kind (for the
@@ -38,13 +38,13 @@ func allocateGang(s *State, req *Request, cfg *Config, e vmEngine) Decision {
 	}
 	kind := resolveKind(s, req, req.Kind)
 	vms := orderVMs(s.Inv, req.VMs)
-	var open int64
+	var byFD *domainOrder
 	if byDomain {
-		open = openRacks(s.Inv, req)
+		byFD = newDomainOrder(s.Inv, req, vms)
 	}
 	for i := range vms {
-		if byDomain {
-			orderByDomain(s, req, open, vms, i)
+		if byFD != nil {
+			byFD.next(s, req, vms, i)
 		}
 		v := vms[i]
 		if v.Type < 0 || int(v.Type) >= len(s.Inv.Types) {
@@ -181,45 +181,73 @@ func vmSize(inv *Inventory, t int32) float64 {
 	return best
 }
 
-// orderByDomain is ORDER's fault-domain step for a request with F ≥ 2
-// fault domains (Protean §4: ORDER exists "to minimize the risk that a
-// request is rejected due to fault domain considerations"). Before VM i is
-// placed it moves to position i the largest remaining VM of the most
-// constrained fault domain. With n_f the VMs of fault domain f among
-// vms[i:], R the racks open to the request (openRacks) and b_f those of
-// them holding a VM of the tenant whose fault domain is not f — placed by
-// earlier requests or tentatively by this one, so that f may not use them
-// (AvailabilitySetSpread) —, a_f = R − b_f racks remain admissible to f,
-// and the domain placed next maximizes the pressure
+// domainOrder is ORDER's fault-domain step for a request with F ≥ 2 fault
+// domains (Protean §4: ORDER exists "to minimize the risk that a request is
+// rejected due to fault domain considerations"). Before VM i is placed,
+// next moves to position i the largest remaining VM (first in the size
+// order of orderVMs) of the most constrained fault domain, on the state as
+// the request's earlier VMs left it. For a fault domain f let n_f be its
+// VMs among vms[i:], D_f the sum of their sizes (vmSize), O_f the racks
+// holding a VM of the tenant of domain f, b_f those holding one of another
+// domain (AvailabilitySetSpread keeps f off them), and a_f = R − b_f the
+// racks still admissible to f, R the racks open to the request
+// (openRacks). With U the domains that have VMs left but no rack yet
+// (n_f > 0, O_f = ∅) and E the open racks holding none of the tenant's
+// fault-domain VMs:
 //
-//	n_f / a_f   (compared as n_f·a_g ≷ n_g·a_f; a_f = 0 counts as ∞),
+//  1. claim: if U ≠ ∅ and |E| ≤ |U|, the next domain is the one of U
+//     whose largest VM comes first. Any VM of a domain that already has a
+//     rack could otherwise spread into a rack of E and leave a domain of U
+//     with none (with R = F every domain gets exactly one rack).
+//  2. pressure: otherwise the domain maximizing D_f / a_f (compared as
+//     D_f·a_g ≷ D_g·a_f; a_f = 0 counts as ∞, so a domain with no rack
+//     left fails the request at once), ties to the domain whose largest
+//     VM comes first.
 //
-// ties going to the domain whose largest remaining VM comes first in the
-// size order (orderVMs). A domain that has few racks left for many VMs
-// claims its racks before the other domains' VMs take them; a domain with
-// none left fails the request at once. vms[i:] keeps the size order within
-// each domain. Cost O(len(vms) + F·R_T) per VM, R_T the racks holding the
-// tenant's VMs; requests without fault domains never come here.
-func orderByDomain(s *State, req *Request, open int64, vms []VMRequest, i int) {
+// vms[i:] keeps the size order within each domain. Cost O(len(vms) +
+// F·R_T) per VM, R_T the racks holding the tenant's VMs; requests without
+// fault domains never come here.
+type domainOrder struct {
+	open int64     // R
+	size []float64 // vmSize of vms[j], permuted with vms
+}
+
+// newDomainOrder prepares ORDER's fault-domain step for vms, the VMs of
+// req in size order.
+func newDomainOrder(inv *Inventory, req *Request, vms []VMRequest) *domainOrder {
+	o := &domainOrder{open: openRacks(inv, req), size: make([]float64, len(vms))}
+	for j, v := range vms {
+		o.size[j] = vmSize(inv, v.Type)
+	}
+	return o
+}
+
+// next moves the VM to place at position i there (see domainOrder).
+func (o *domainOrder) next(s *State, req *Request, vms []VMRequest, i int) {
 	nf := int(req.FaultDomains)
-	var left, blocked [MaxFaultDomains]int64
-	var dem [MaxFaultDomains]float64
+	var left, owned, blocked [MaxFaultDomains]int64
+	var demand [MaxFaultDomains]float64
 	first := [MaxFaultDomains]int{-1, -1, -1}
 	for j := i; j < len(vms); j++ {
 		fd, _ := VMDomains(req, vms[j])
 		k := fd.Index()
 		left[k]++
-		dem[k] += vmSize(s.Inv, vms[j].Type)
+		demand[k] += o.size[j]
 		if first[k] < 0 {
 			first[k] = j
 		}
 	}
+	var used int64 // open racks holding the tenant's fault-domain VMs
 	if ts := s.spread[req.Tenant]; ts != nil {
 		for r, a := range ts.rackFD {
 			if req.Clusters != nil && !RequestedCluster(req.Clusters, s.Inv.Racks[r].Cluster) {
 				continue
 			}
+			used++
 			for f := 0; f < nf; f++ {
+				if a[f] > 0 {
+					owned[f]++
+				}
 				for g, n := range a {
 					if n > 0 && g != f {
 						blocked[f]++
@@ -229,35 +257,40 @@ func orderByDomain(s *State, req *Request, open int64, vms []VMRequest, i int) {
 			}
 		}
 	}
+	var unclaimed int64
+	for f := 0; f < nf; f++ {
+		if left[f] > 0 && owned[f] == 0 {
+			unclaimed++
+		}
+	}
+	claim := unclaimed > 0 && o.open-used <= unclaimed
 	best := -1
 	for f := 0; f < nf; f++ {
-		if left[f] == 0 {
+		if left[f] == 0 || claim && owned[f] > 0 {
 			continue
 		}
 		if best < 0 {
 			best = f
 			continue
 		}
-		var c int
-		switch orderVariant {
-		case 1:
-			c = comparePressureF(dem[f], open-blocked[f], dem[best], open-blocked[best])
-		default:
-			c = comparePressure(left[f], open-blocked[f], left[best], open-blocked[best])
+		c := 0
+		if !claim {
+			c = comparePressure(demand[f], o.open-blocked[f], demand[best], o.open-blocked[best])
 		}
 		if c > 0 || c == 0 && first[f] < first[best] {
 			best = f
 		}
 	}
 	j := first[best]
-	v := vms[j]
+	v, sz := vms[j], o.size[j]
 	copy(vms[i+1:j+1], vms[i:j])
-	vms[i] = v
+	copy(o.size[i+1:j+1], o.size[i:j])
+	vms[i], o.size[i] = v, sz
 }
 
-// comparePressure is the sign of n1/a1 − n2/a2 for n ≥ 0, with a ≤ 0
+// comparePressure is the sign of d1/a1 − d2/a2 for d ≥ 0, an a ≤ 0
 // counting as an infinite pressure (two infinite pressures tie).
-func comparePressure(n1, a1, n2, a2 int64) int {
+func comparePressure(d1 float64, a1 int64, d2 float64, a2 int64) int {
 	switch {
 	case a1 <= 0 && a2 <= 0:
 		return 0
@@ -266,7 +299,7 @@ func comparePressure(n1, a1, n2, a2 int64) int {
 	case a2 <= 0:
 		return -1
 	}
-	l, r := n1*a2, n2*a1
+	l, r := d1*float64(a2), d2*float64(a1)
 	switch {
 	case l > r:
 		return 1
@@ -289,25 +322,4 @@ func openRacks(inv *Inventory, req *Request) int64 {
 		}
 	}
 	return n
-}
-
-var orderVariant = 0
-
-func comparePressureF(n1 float64, a1 int64, n2 float64, a2 int64) int {
-	switch {
-	case a1 <= 0 && a2 <= 0:
-		return 0
-	case a1 <= 0:
-		return 1
-	case a2 <= 0:
-		return -1
-	}
-	l, r := n1*float64(a2), n2*float64(a1)
-	switch {
-	case l > r:
-		return 1
-	case l < r:
-		return -1
-	}
-	return 0
 }

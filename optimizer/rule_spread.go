@@ -9,11 +9,24 @@ const RuleAvailabilitySetSpread = "AvailabilitySetSpread"
 // update domain at most one update domain's share. With f(v) and u(v) VM
 // v's fault and update domains (VMDomains; ⊥ when the request has none),
 // rack(x) and ud(x) machine x's rack and machine update domain
-// (Machine.UpdateDomain, numbered zone-wide), and W the placed VMs of v's
-// tenant, machine x is valid for v iff
+// (Machine.UpdateDomain, numbered zone-wide), U the request's update
+// domains and W the placed VMs of v's tenant, machine x is valid for v iff
 //
 //	f(v) = ⊥  or  ∀ w ∈ W, f(w) ≠ ⊥, rack(w) = rack(x):  f(w) = f(v)
-//	u(v) = ⊥  or  ∀ w ∈ W, u(w) ≠ ⊥, ud(w)   = ud(x):    u(w) = u(v)
+//	u(v) = ⊥  or  ud(x) mod U = u(v)
+//
+// Fault domains claim racks as the set grows (a rack holds one fault domain
+// of a tenant). Update domains map onto machine update domains statically:
+// the set's update domain k uses the machine update domains ≡ k (mod U),
+// so VMs of different update domains never share a machine update domain
+// and a rollout of one machine update domain touches one update domain of
+// every set. A dynamic claim, as for racks, traps a greedy allocator: an
+// update domain whose VMs spread over several machine update domains
+// leaves too few for the others (on a zone of 5 machine update domains and
+// U = 5, most sets of 6 VMs were refused), while the zone has 20 machine
+// update domains against a set's at most 20 (MaxUpdateDomains). A zone with
+// fewer machine update domains than U has no machine for the set's higher
+// update domains.
 //
 // It depends on the tenant and on the VM, not on a trait, so it escapes
 // the cache and is applied at pick time (a RequestValidator); its fault
@@ -33,7 +46,7 @@ func (AvailabilitySetSpread) ValidFor(env *Env, req *Request, v VMRequest, m int
 		return false
 	}
 	fd, ud := VMDomains(req, v)
-	return SpreadOK(env.State, req.Tenant, fd, ud, m)
+	return SpreadOK(env.State, req.Tenant, fd, ud, req.UpdateDomains, m)
 }
 
 func (AvailabilitySetSpread) ValidRack(env *Env, req *Request, v VMRequest, r int32) bool {
@@ -45,14 +58,14 @@ func (AvailabilitySetSpread) ValidRack(env *Env, req *Request, v VMRequest, r in
 }
 
 // SpreadOK is AvailabilitySetSpread's predicate: a VM of tenant t with
-// fault domain fd and update domain ud (NoDomain: unconstrained) may go on
-// machine m of s.
-func SpreadOK(s *State, t int32, fd, ud Domain, m int32) bool {
+// fault domain fd and update domain ud of u (NoDomain: unconstrained) may
+// go on machine m of s.
+func SpreadOK(s *State, t int32, fd, ud Domain, u int32, m int32) bool {
 	mc := &s.Inv.Machines[m]
-	if !spreadRackOK(s, t, fd, mc.Rack) {
+	if ud != NoDomain && int32(mc.UpdateDomain)%u != int32(ud.Index()) {
 		return false
 	}
-	return ud == NoDomain || !s.otherUpdateDomainIn(t, mc.UpdateDomain, ud)
+	return spreadRackOK(s, t, fd, mc.Rack)
 }
 
 // spreadRackOK is the fault-domain condition: rack r holds no VM of tenant

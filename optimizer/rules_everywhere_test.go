@@ -2,6 +2,7 @@ package optimizer
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -189,6 +190,178 @@ func migrationZone(t testing.TB, used ...float64) *State {
 	s := NewState(inv)
 	for i, u := range used {
 		s.Place(Placement{VM: VMID(i + 1), Machine: int32(i), Type: int32(i), Tenant: int32(i + 1), Demand: Vec{Cores: u}})
+	}
+	return s
+}
+
+// TestSpreadBindsEveryPath: AvailabilitySetSpread, registered once in
+// DefaultRules, binds every path that puts a VM on a machine. Each case
+// runs a control the rule decides differently, so it can fail.
+func TestSpreadBindsEveryPath(t *testing.T) {
+	t.Run("allocate", func(t *testing.T) {
+		// Every engine keeps each tenant's fault and update domains apart
+		// (CheckInvariants verifies it after every request); without the
+		// rule the same workload breaks the invariant.
+		reqs := setRequests(400, 15, 6, 3, 4, 9)
+		for _, eng := range engines {
+			t.Run(eng, func(t *testing.T) {
+				a := newEngine(t, eng, NewState(domainZone(t, 2, 4, 6, 6)), DefaultConfig(), DefaultRules())
+				placed := 0
+				replay(t, a, reqs, 80, func(_ *Request, d Decision) { placed += len(d.Placements) })
+				if placed == 0 {
+					t.Fatal("nothing placed")
+				}
+				b := newEngine(t, eng, NewState(domainZone(t, 2, 4, 6, 6)), DefaultConfig(), withoutSpread())
+				broke := false
+				for _, r := range reqs {
+					b.Allocate(r)
+					if err := b.State().CheckInvariants(); err != nil && strings.Contains(err.Error(), "not spread") {
+						broke = true
+						break
+					}
+				}
+				if !broke {
+					t.Fatal("without the rule the spread held: the case proves nothing")
+				}
+			})
+		}
+	})
+
+	t.Run("commit", func(t *testing.T) {
+		// Tenant 7's VM of fault domain 0 sits on machine 0 (rack 0); its
+		// fault-domain-1 VM may commit to rack 1 but not to rack 0, and a
+		// placement whose recorded domain is not the request's is refused.
+		inv := domainZone(t, 1, 2, 2, 1)
+		set := &Request{ID: 1, Tenant: 7, FaultDomains: 2, VMs: []VMRequest{{ID: 1, SetIndex: 0}, {ID: 2, SetIndex: 1}}}
+		for _, tc := range []struct {
+			name string
+			m    int32
+			mut  func(*Placement)
+			want Rejection
+		}{
+			{"other fault domain's rack", 1, nil, Rejection{RuleAvailabilitySetSpread, NoDim}},
+			{"free rack", 2, nil, accepted},
+			{"recorded domain not the request's", 2, func(p *Placement) { p.FaultDomain = DomainOf(0) }, Rejection{RuleAvailabilitySetSpread, NoDim}},
+		} {
+			cs, err := NewCommitStore(inv, DefaultConfig(), DefaultRules())
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := &Request{ID: 1, Tenant: 7, FaultDomains: 2, VMs: set.VMs[:1]}
+			if res := cs.Commit(0, first, []Placement{placementFor(inv, first, set.VMs[0], 0)}, nil); !res.OK {
+				t.Fatalf("setup: %+v", res)
+			}
+			second := &Request{ID: 2, Tenant: 7, FaultDomains: 2, VMs: set.VMs[1:]}
+			pl := placementFor(inv, second, set.VMs[1], tc.m)
+			if tc.mut != nil {
+				tc.mut(&pl)
+			}
+			res := cs.Commit(1, second, []Placement{pl}, nil)
+			if res.Rejection != tc.want || res.OK != tc.want.OK() {
+				t.Errorf("%s: %+v, want %v", tc.name, res, tc.want)
+			}
+			if err := cs.CheckInvariants(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
+	t.Run("eviction", func(t *testing.T) {
+		// spreadEvictionZone: with X small the 16-core VM evicts on m0 (the
+		// best packing) — unless it is tenant 1's fault domain 1 and m0's
+		// rack holds the tenant's fault domain 0: then on m1.
+		for _, eng := range engines {
+			for _, tc := range []struct {
+				f    int32
+				want int32
+			}{{0, 0}, {2, 1}} {
+				s := spreadEvictionZone(t)
+				cfg := DefaultConfig()
+				cfg.TopPct, cfg.Weights = 0.01, Vec{Cores: 1}
+				a := newEngine(t, eng, s, cfg, DefaultRules())
+				d := a.Allocate(&Request{ID: 9, Tenant: 1, FaultDomains: tc.f, VMs: []VMRequest{{ID: 10, Type: 0, SetIndex: 1}}})
+				if !d.OK || d.Placements[0].Machine != tc.want || len(d.Evicted) != 1 {
+					t.Fatalf("%s, F=%d: %+v, want machine %d with one eviction", eng, tc.f, d, tc.want)
+				}
+				if err := s.CheckInvariants(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+
+	t.Run("migration", func(t *testing.T) {
+		// migrationZone's machines in racks of their own: emptying a sends
+		// its VM to the tighter fit b — or to c when a's and b's VMs are
+		// one tenant's fault domains 0 and 1.
+		for _, tc := range []struct {
+			domains bool
+			want    int32
+		}{{false, 1}, {true, 2}} {
+			s := spreadMigrationZone(t, tc.domains)
+			cfg := DefaultConfig()
+			cfg.Weights = Vec{Cores: 1}
+			plan, err := PlanMigrations(s, cfg, DefaultRules(), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Moves) != 1 || plan.Moves[0].From != 0 || plan.Moves[0].To != tc.want {
+				t.Fatalf("domains=%v: moves %+v, want 0 → %d", tc.domains, plan.Moves, tc.want)
+			}
+			if err := s.CheckInvariants(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// spreadEvictionZone is evictionZone with m0 in rack A and m1, m2 in rack
+// B, and m0's high-priority VM tenant 1's VM of fault domain 0.
+func spreadEvictionZone(t testing.TB) *State {
+	t.Helper()
+	skus := []SKU{{Name: "s", Capacity: Vec{Cores: 24}}}
+	types := []VMType{{Name: "c16", Demand: []Vec{{Cores: 16}}, Supported: []bool{true}}}
+	var ms []MachineSpec
+	for i, r := range []string{"A", "B", "B"} {
+		ms = append(ms, MachineSpec{Name: string(rune('a' + i)), Cluster: "c", Rack: r, Healthy: true})
+	}
+	inv, err := NewInventory(skus, ms, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewState(inv)
+	s.Place(Placement{VM: 1, Machine: 0, Tenant: 1, Demand: Vec{Cores: 8}, FaultDomain: DomainOf(0)})
+	s.Place(Placement{VM: 2, Machine: 0, Tenant: 2, Priority: 1, Demand: Vec{Cores: 16}})
+	s.Place(Placement{VM: 3, Machine: 1, Tenant: 3, Demand: Vec{Cores: 4}})
+	s.Place(Placement{VM: 4, Machine: 1, Tenant: 4, Priority: 1, Demand: Vec{Cores: 8}})
+	s.Place(Placement{VM: 5, Machine: 2, Tenant: 5, Demand: Vec{Cores: 20}})
+	return s
+}
+
+// spreadMigrationZone is migrationZone(2, 7, 6) with each machine in a rack
+// of its own; with domains, the VMs of a and b are tenant 1's fault
+// domains 0 and 1.
+func spreadMigrationZone(t testing.TB, domains bool) *State {
+	t.Helper()
+	skus := []SKU{{Name: "s", Capacity: Vec{Cores: 10}}}
+	var types []VMType
+	var ms []MachineSpec
+	used := []float64{2, 7, 6}
+	for i, u := range used {
+		types = append(types, VMType{Name: fmt.Sprintf("c%g", u), Demand: []Vec{{Cores: u}}, Supported: []bool{true}})
+		ms = append(ms, MachineSpec{Name: fmt.Sprint(i), Cluster: "c", Rack: fmt.Sprint(i), Healthy: true})
+	}
+	inv, err := NewInventory(skus, ms, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewState(inv)
+	for i, u := range used {
+		p := Placement{VM: VMID(i + 1), Machine: int32(i), Type: int32(i), Tenant: int32(i + 1), Demand: Vec{Cores: u}}
+		if domains && i < 2 {
+			p.Tenant, p.FaultDomain = 1, DomainOf(int32(i))
+		}
+		s.Place(p)
 	}
 	return s
 }
