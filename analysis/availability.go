@@ -40,20 +40,23 @@ func (s *Spec) readFailureFile(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
-// window is the span of trace time a run replays: From (the trace's start
-// when unbounded) to To, or to the last arrival when To is unbounded.
+// window is the span of trace time a run replays, as the replay takes it:
+// from its first request — From (0 when unbounded), or the first arrival
+// when that is later — to To, or to the last arrival when To is unbounded.
+// Outages are drawn over it, so a trace that starts late (the Azure V1 dev
+// split starts at 1,800,000 s) loses none to the time before its first VM.
 func (s *Spec) window(tr *replay.Trace) (from, to float64) {
 	from, to = s.From, s.To
 	if math.IsInf(from, -1) {
 		from = 0
 	}
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, v := range tr.VMs {
+		first, last = math.Min(first, v.Start), math.Max(last, v.Start)
+	}
+	from = math.Max(from, first)
 	if math.IsInf(to, 1) {
-		to = from
-		for _, v := range tr.VMs {
-			if v.Start > to {
-				to = v.Start
-			}
-		}
+		to = math.Max(from, last)
 	}
 	return from, to
 }

@@ -251,7 +251,7 @@ func TestUpdateDomainsSpread(t *testing.T) {
 	}
 	for _, eng := range engines {
 		t.Run(eng, func(t *testing.T) {
-			if broken, placed := spread(t, eng, DefaultRules(), false); broken != 0 || placed < 200 {
+			if broken, placed := spread(t, eng, DefaultRules(), false); broken != 0 || placed < 120 {
 				t.Fatalf("with the rule: %d broken machine update domains, %d placements", broken, placed)
 			}
 			if broken, _ := spread(t, eng, withoutSpread(), true); broken == 0 {
@@ -270,9 +270,10 @@ func TestAvailabilitySetSpread(t *testing.T) {
 	inv := domainZone(t, 1, 2, 2, 2)
 	cfg := DefaultConfig()
 	set := func(i int32) (*Request, VMRequest) {
-		return &Request{ID: 1, Tenant: 7, FaultDomains: 2, UpdateDomains: 2}, VMRequest{ID: VMID(100 + i), Type: 0, SetIndex: i}
+		return &Request{ID: 1, Tenant: 8, FaultDomains: 2, UpdateDomains: 2}, VMRequest{ID: VMID(100 + i), Type: 0, SetIndex: i}
 	}
-	// Tenant 7's VM 0 (FD 0, UD 0) on machine 0 (rack 0, UD 0).
+	// Tenant 8's VM 0 (FD 0, UD 0) on machine 0 (rack 0, UD 0); tenant 8's
+	// offset is 8 mod 2 = 0, so its update domain k uses machine UD k.
 	place := func(s *State) {
 		req, v := set(0)
 		s.Place(placementFor(inv, req, v, 0))
@@ -293,7 +294,9 @@ func TestAvailabilitySetSpread(t *testing.T) {
 		{"other FD, same rack", 1, nil, 1, false, false},
 		{"other FD and UD, other rack, machine UD of its residue", 1, nil, 3, true, false},
 		{"UD 1 refused on machine UD 0", 1, nil, 2, false, true},
-		{"other tenant unaffected", 1, func(r *Request) { r.Tenant = 8 }, 1, true, false},
+		{"other tenant unaffected", 1, func(r *Request) { r.Tenant = 10 }, 1, true, false},
+		{"tenant offset: tenant 9's UD 0 uses machine UD 1", 2, func(r *Request) { r.Tenant = 9 }, 1, true, false},
+		{"tenant offset: tenant 9's UD 0 not on machine UD 0", 2, func(r *Request) { r.Tenant = 9 }, 2, false, true},
 		{"no domains: rule does not apply", 1, func(r *Request) { r.FaultDomains, r.UpdateDomains = 0, 0 }, 1, true, false},
 		{"fault domains only: machine UD ignored", 1, func(r *Request) { r.UpdateDomains = 0 }, 2, true, false},
 		{"fault domains only: rack still refused", 1, func(r *Request) { r.UpdateDomains = 0 }, 1, false, false},
