@@ -18,7 +18,7 @@ func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
 		Usage: "measure the engines on generated zones",
-		Subcommands: []*cli.Command{{
+		Subcommands: []*cli.Command{availabilityBenchCommand(), {
 			Name:  "allocator",
 			Usage: "Protean's cost per placement and throughput with the cache on and off, on the same requests",
 			Description: `Generates a zone of --machines machines with a one-day trace and, --reps times,

@@ -223,6 +223,9 @@ type Summary struct {
 	// healable_rack_failures_pct.
 	HealableMachineFailuresPctMean float64 `json:"healable_machine_failures_pct_mean"`
 	HealableRackFailuresPctMean    float64 `json:"healable_rack_failures_pct_mean"`
+	// HealableSampleSeconds is the wall time the healable samples took,
+	// part of Seconds (placelab bench availability sets it beside it).
+	HealableSampleSeconds float64 `json:"healable_sample_seconds"`
 }
 
 // RuleShare is one rule's aggregate aggressiveness.

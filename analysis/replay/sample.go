@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"time"
+
 	"placelab/analysis/replay/healable"
 	"placelab/optimizer"
 )
@@ -35,6 +37,7 @@ type sampler struct {
 	buffers                    optimizer.Buffers
 	clusterNames               []string
 	clusterEmpty               []int
+	healSeconds                float64 // wall time of the healable samples
 	// counters of the current interval
 	arrivals, accepted, rejected, evicted int
 	lat                                   []float64
@@ -90,7 +93,9 @@ func (s *sampler) sample(t float64, st *optimizer.State) {
 		add(s.clusterNames[c], float64(s.clusterEmpty[c]))
 	}
 	add("empty_healthy_machines", float64(healthyEmpty))
+	t0 := time.Now()
 	hm, hr := s.heal.Sample(st, s.buffers)
+	s.healSeconds += time.Since(t0).Seconds()
 	s.healM, s.healR = append(s.healM, hm), append(s.healR, hr)
 	add("healable_machine_failures_pct", hm)
 	add("healable_rack_failures_pct", hr)
@@ -118,6 +123,7 @@ func (s *sampler) summarize(sum *Summary, rows []PlacementRow, lowPriority map[i
 	sum.LowPriorityUtilizationMean = mean(s.lowUtils)
 	sum.HealableMachineFailuresPctMean = mean(s.healM)
 	sum.HealableRackFailuresPctMean = mean(s.healR)
+	sum.HealableSampleSeconds = s.healSeconds
 	lowPlaced := 0
 	for i := range rows {
 		if rows[i].Outcome != "rejected" && lowPriority[rows[i].VM] {
