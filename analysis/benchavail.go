@@ -121,4 +121,3 @@ func RunAvailabilityBench(ctx context.Context, db *store.DB, o AvailabilityBench
 	b.HealableShare, b.HealableSeconds = median(share), median(heal)
 	return b, nil
 }
-
