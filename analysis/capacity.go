@@ -58,6 +58,13 @@ type CapacityOptions struct {
 	// MaxRejection is the target: the share of requested VMs the allocator
 	// may reject over the whole trace, in [0, 1).
 	MaxRejection float64
+	// MaxHealFailure, when set, is a second target: the share of the VMs
+	// of hard-failed machines that may fail to heal (heal_failure_rate), in
+	// [0, 1). It needs failures (spec.Failures or spec.FailureFile).
+	MaxHealFailure *float64
+	// Survive is SurviveNone ("" too) or SurviveRack: every single-rack
+	// failure healable at the probe's peak sample.
+	Survive string
 	// Scale is ScaleMix or ScalePerSKU.
 	Scale string
 	// MaxGrowth caps the upper end at this many times the zone's size (or
@@ -84,7 +91,7 @@ func (o *CapacityOptions) Validate() error {
 	if !slices.Contains(CapacityScales, o.Scale) {
 		return fmt.Errorf("%w: scale %q: want %s", ErrCapacity, o.Scale, strings.Join(CapacityScales, " or "))
 	}
-	return nil
+	return o.validateAvail()
 }
 
 // Probe steps.
@@ -114,13 +121,19 @@ type CapacityProbe struct {
 	PerSKU   map[string]int `json:"machines_per_sku"`
 	Cores    float64        `json:"cores"`
 	// VMs is the VMs requested, Rejected those the allocator refused,
-	// RejectionRate = Rejected / VMs; Met: RejectionRate ≤ the target.
+	// RejectionRate = Rejected / VMs.
 	VMs           int     `json:"vms"`
 	Rejected      int     `json:"rejected"`
 	RejectionRate float64 `json:"rejection_rate"`
-	Met           bool    `json:"met"`
+	// Met: the probe met every target in force; MetTargets lists the
+	// targets it met (TargetRejection, TargetHealFailure, TargetSurviveRack),
+	// judged whether in force or not — heal_failure only with a heal target.
+	Met        bool     `json:"met"`
+	MetTargets []string `json:"met_targets"`
 	// Evicted low-priority VMs (not rejections; reported beside them).
-	Evicted int     `json:"evicted"`
+	Evicted int `json:"evicted"`
+	// The probe's heal figures and peak sample.
+	ProbeAvailability
 	Seconds float64 `json:"seconds"`
 	counts  []int
 }
@@ -132,9 +145,17 @@ type CapacityReport struct {
 	Scale   string `json:"scale"`
 	// MaxRejection is the target share; AllowedRejections the VMs it
 	// allows, of VMs requested.
-	MaxRejection      float64 `json:"max_rejection"`
-	VMs               int     `json:"vms"`
-	AllowedRejections int     `json:"allowed_rejections"`
+	MaxRejection float64 `json:"max_rejection"`
+	// MaxHealFailure is the heal target share (null: none), Survive the
+	// survive mode, Targets the targets in force; Failures and FailureFile
+	// the failures every probe replays.
+	MaxHealFailure    *float64 `json:"max_heal_failure"`
+	Survive           string   `json:"survive"`
+	Targets           []string `json:"targets"`
+	Failures          string   `json:"failures"`
+	FailureFile       string   `json:"failure_file,omitempty"`
+	VMs               int      `json:"vms"`
+	AllowedRejections int      `json:"allowed_rejections"`
 	// Unplaceable VMs have a type no SKU of the zone can host: every
 	// inventory rejects them.
 	Unplaceable  int            `json:"unplaceable_vms"`
@@ -149,6 +170,8 @@ type CapacityReport struct {
 	Rejected      int            `json:"rejected"`
 	RejectionRate float64        `json:"rejection_rate"`
 	Evicted       int            `json:"evicted"`
+	// The answer's heal figures and peak sample (its probe's).
+	ProbeAvailability
 	// MixMachines is the mix answer the per-SKU search started from.
 	MixMachines int `json:"mix_machines"`
 	// BelowAnswer says how the step below the answer (one machine less of
@@ -157,7 +180,8 @@ type CapacityReport struct {
 	BelowAnswer string `json:"below_answer"`
 	// Monotone is false when some probe contradicts monotonicity: an
 	// inventory failed although a smaller one (no more machines of any
-	// SKU) met the target. Notes say which.
+	// SKU) met the targets. Notes say which, and warn when a heal target
+	// held only because the answer had nothing to heal.
 	Monotone bool     `json:"monotone"`
 	Notes    []string `json:"notes"`
 	// The peak: the instant with the most allocated cores among the
@@ -203,6 +227,11 @@ func CapacityPlan(ctx context.Context, db *store.DB, spec Spec, o CapacityOption
 	if err != nil {
 		return nil, err
 	}
+	if spec.FailureFile != "" {
+		if err := spec.readFailureFile(ctx, db); err != nil {
+			return nil, err
+		}
+	}
 	return Capacity(ctx, tr, spec, o)
 }
 
@@ -217,7 +246,10 @@ func checkCapacity(spec *Spec, o *CapacityOptions) error {
 		// The LP bound and the floor hold machines at their nominal cores.
 		return fmt.Errorf("%w: CPU oversubscription is not supported: the LP bound and the search's floor assume nominal capacities", ErrCapacity)
 	}
-	return o.Validate()
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	return checkAvail(spec, o)
 }
 
 // capacitySearch is the state of one search: the zone, the trace, the
@@ -255,6 +287,9 @@ type capacitySearch struct {
 // Bisection assumes that more machines never reject more VMs, which an
 // online allocator does not guarantee; the probes are kept and compared
 // pairwise, and Monotone and Notes say when they contradict it.
+//
+// With o.MaxHealFailure or o.Survive an inventory must meet those targets
+// too; how failure draws depend on the machine count is in capacity_avail.go.
 func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOptions) (*CapacityReport, error) {
 	start := time.Now()
 	if err := checkCapacity(&spec, &o); err != nil {
@@ -278,17 +313,26 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 		s.zone[mc.SKU]++
 		s.template[mc.SKU] = append(s.template[mc.SKU], m)
 	}
+	if o.Survive == "" {
+		s.o.Survive = SurviveNone
+	}
 	rep := &CapacityReport{Dataset: tr.Dataset, Policy: spec.Policy, Scale: o.Scale, MaxRejection: o.MaxRejection, VMs: vms,
+		MaxHealFailure: o.MaxHealFailure, Survive: s.o.Survive, Targets: s.o.targets(), Failures: spec.Failures, FailureFile: spec.FailureFile,
 		ZoneMachines: len(inv.Machines), ZonePerSKU: map[string]int{}, Monotone: true, Notes: []string{}, Probes: []CapacityProbe{}}
+	if rep.Failures == "" {
+		rep.Failures = "none"
+	}
 	s.rep = rep
+	if err := s.checkFailureFile(); err != nil {
+		return nil, err
+	}
 	for k, n := range s.zone {
 		if n > 0 {
 			s.present = append(s.present, k)
 			rep.ZonePerSKU[inv.SKUs[k].Name] = n
 		}
 	}
-	x := o.MaxRejection * float64(vms)
-	s.allowed = int(math.Floor(x + rejectionSlack*math.Max(1, x)))
+	s.allowed = allowedOf(o.MaxRejection, vms)
 	rep.AllowedRejections = s.allowed
 
 	// The peak and its bound.
@@ -350,7 +394,9 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	}
 	p := &rep.Probes[s.seen[countsKey(final)]]
 	rep.Machines, rep.PerSKU, rep.Cores, rep.Rejected, rep.RejectionRate, rep.Evicted = p.Machines, p.PerSKU, p.Cores, p.Rejected, p.RejectionRate, p.Evicted
+	rep.ProbeAvailability = p.ProbeAvailability
 	s.checkMonotone()
+	s.availabilityNotes(p)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }
@@ -380,8 +426,8 @@ func (s *capacitySearch) mixSearch() (int, error) {
 	for !p.Met {
 		low = hi
 		if hi >= limit {
-			return 0, fmt.Errorf("%w: no inventory of up to %d machines (%d× the %d it started from) meets %.4g%% rejected: %d machines reject %d of %d VMs (%.3g%%%s)",
-				ErrCapacity, limit, growth, first, 100*s.o.MaxRejection, p.Machines, p.Rejected, p.VMs, 100*p.RejectionRate, s.lastReasons())
+			return 0, fmt.Errorf("%w: no inventory of up to %d machines (%d× the %d it started from) meets %s: %d machines reject %d of %d VMs (%.3g%%%s)%s",
+				ErrCapacity, limit, growth, first, s.targetsText(), p.Machines, p.Rejected, p.VMs, 100*p.RejectionRate, s.lastReasons(), s.missedOthers(p))
 		}
 		hi = min(2*hi, limit)
 		if p, err = s.probe(s.mixCounts(hi), StepGrow); err != nil {
@@ -493,6 +539,9 @@ func (s *capacitySearch) probe(counts []int, step string) (*CapacityProbe, error
 		return nil, err
 	}
 	spec := s.spec
+	if spec.FailureFile != "" {
+		spec.failureRows = s.probeRows(counts)
+	}
 	res, err := RunTrace(s.ctx, tr, &spec, RunOptions{NoWrite: true, Progress: s.o.Progress})
 	if err != nil {
 		return nil, fmt.Errorf("%w: probe of %d machines: %w", ErrCapacity, p.Machines, err)
@@ -503,7 +552,9 @@ func (s *capacitySearch) probe(counts []int, step string) (*CapacityProbe, error
 	}
 	p.VMs, p.Rejected, p.Evicted = sm.VMs, sm.Rejected, sm.Evicted
 	p.RejectionRate = float64(sm.Rejected) / float64(sm.VMs)
-	p.Met = sm.Rejected <= s.allowed
+	if err := s.judge(&p, res); err != nil {
+		return nil, err
+	}
 	p.Seconds = time.Since(t0).Seconds()
 	s.seen[key] = len(s.rep.Probes)
 	s.rep.Probes = append(s.rep.Probes, p)
@@ -535,7 +586,7 @@ func (s *capacitySearch) lastReasons() string {
 	return "; rejected by " + strings.Join(parts, ", ")
 }
 
-// checkMonotone compares the probes pairwise: one that met the target
+// checkMonotone compares the probes pairwise: one that met the targets
 // with no more machines of any SKU than one that failed contradicts the
 // monotonicity bisection assumes. Each failed probe so contradicted gets a
 // note naming the largest such probe that met the target.
@@ -552,8 +603,8 @@ func (s *capacitySearch) checkMonotone() {
 			}
 		}
 		if i >= 0 {
-			s.nonMonotone(fmt.Sprintf("%d machines (%s) met the target but %d machines (%s), no fewer of any SKU, did not: %d rejected",
-				ps[i].Machines, ps[i].Step, ps[j].Machines, ps[j].Step, ps[j].Rejected))
+			s.nonMonotone(fmt.Sprintf("%d machines (%s) met the targets but %d machines (%s), no fewer of any SKU, did not: %s",
+				ps[i].Machines, ps[i].Step, ps[j].Machines, ps[j].Step, s.missed(&ps[j])))
 		}
 	}
 }

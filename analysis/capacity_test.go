@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"placelab/analysis/replay"
+	"placelab/analysis/replay/outage"
 	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
 	store "placelab/sql"
@@ -121,7 +122,12 @@ func checkAnswer(t *testing.T, tr *replay.Trace, rep *CapacityReport) {
 	byKey := map[string]CapacityProbe{}
 	for _, p := range rep.Probes {
 		byKey[countsKey(p.counts)] = p
-		if p.VMs != len(tr.VMs) || p.Met != (p.Rejected <= rep.AllowedRejections) || p.RejectionRate != float64(p.Rejected)/float64(p.VMs) {
+		metAll := true
+		for _, target := range rep.Targets {
+			metAll = metAll && slices.Contains(p.MetTargets, target)
+		}
+		if p.VMs != len(tr.VMs) || p.Met != metAll || slices.Contains(p.MetTargets, TargetRejection) != (p.Rejected <= rep.AllowedRejections) ||
+			p.RejectionRate != float64(p.Rejected)/float64(p.VMs) {
 			t.Errorf("probe %+v (allowed %d, trace %d VMs)", p, rep.AllowedRejections, len(tr.VMs))
 		}
 		if p.Machines < rep.FloorMachines {
@@ -484,6 +490,13 @@ func TestCapacityRefuses(t *testing.T) {
 	agents := DefaultSpec("u").WithAgents(2, replay.TimeSim)
 	oversub := DefaultSpec("u")
 	oversub.Engine.Oversub = &optimizer.OversubConfig{MaxOversub: 1.25, MaxUtil: 1}
+	failing := DefaultSpec("u")
+	failing.Failures = "default"
+	heal := func(spec Spec, h float64, survive string) CapacityOptions {
+		o := capOpts(0.01, ScaleMix)
+		o.MaxHealFailure, o.Survive = &h, survive
+		return o
+	}
 	for _, tc := range []struct {
 		name string
 		spec Spec
@@ -499,6 +512,11 @@ func TestCapacityRefuses(t *testing.T) {
 		{"agents", agents, capOpts(0.01, ScaleMix), "--agents is not supported"},
 		{"oversubscription", oversub, capOpts(0.01, ScaleMix), "CPU oversubscription is not supported"},
 		{"unknown dataset", DefaultSpec("nope"), capOpts(0.01, ScaleMix), `no such dataset: "nope"`},
+		{"NaN heal target", failing, heal(failing, math.NaN(), ""), "max heal failure = NaN, want a share in [0, 1)"},
+		{"negative heal target", failing, heal(failing, -0.01, ""), "max heal failure = -0.01, want a share in [0, 1)"},
+		{"heal target 100%", failing, heal(failing, 1, ""), "max heal failure = 1, want a share in [0, 1)"},
+		{"nothing to heal", base, heal(base, 0.01, ""), "--max-heal-failure with --failures none and no --failure-file: there is nothing to heal"},
+		{"survive zone", base, func() CapacityOptions { o := capOpts(0.01, ScaleMix); o.Survive = "zone"; return o }(), `survive "zone": want none or rack`},
 		{"unplaceable", base, capOpts(0.2, ScaleMix), "1 of 3 VMs (33.3%) have types no SKU of the zone can host; no inventory of these SKUs rejects at most 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -518,5 +536,226 @@ func TestCapacityRefuses(t *testing.T) {
 	}
 	if rep.Unplaceable != 1 || rep.Machines != 1 || rep.Rejected != 1 || rep.BelowAnswer != BelowFloor {
 		t.Errorf("34%%: %d unplaceable, %d machines, %d rejected, below %q", rep.Unplaceable, rep.Machines, rep.Rejected, rep.BelowAnswer)
+	}
+}
+
+// TestCapacityMetTargets: a probe table where the rejection target alone
+// accepts 10 machines but the heal target (1% of the VMs to heal) needs 12:
+// at 10 machines 3 of 200 VMs fail to heal (⌊1% × 200⌋ = 2 allowed), at 11
+// the rejections fail, and a probe with nothing to heal meets the heal
+// target vacuously. Targets not in force are judged all the same (the
+// table shows them) but do not decide Met; survive_rack needs a sample.
+func TestCapacityMetTargets(t *testing.T) {
+	one := 0.01
+	type row struct {
+		machines, rejected, healVMs, healFailed int
+		rackPct                                 float64
+		sampled                                 bool
+	}
+	table := []row{
+		{9, 5, 200, 9, 50, true},
+		{10, 2, 200, 3, 80, true},
+		{11, 4, 190, 1, 100, true},
+		{12, 1, 210, 2, 100, true},
+		{13, 0, 0, 0, 100, false},
+	}
+	for _, tc := range []struct {
+		name    string
+		targets capTargets
+		want    [][]string // per row: the targets met
+		first   int        // the fewest machines meeting all
+	}{
+		{"rejection alone", capTargets{allowed: 2}, [][]string{{}, {TargetRejection}, {TargetSurviveRack},
+			{TargetRejection, TargetSurviveRack}, {TargetRejection}}, 10},
+		{"heal 1%", capTargets{allowed: 2, maxHeal: &one}, [][]string{{}, {TargetRejection}, {TargetHealFailure, TargetSurviveRack},
+			{TargetRejection, TargetHealFailure, TargetSurviveRack}, {TargetRejection, TargetHealFailure}}, 12},
+		{"heal 1% and rack", capTargets{allowed: 2, maxHeal: &one, survive: SurviveRack}, [][]string{{}, {TargetRejection},
+			{TargetHealFailure, TargetSurviveRack}, {TargetRejection, TargetHealFailure, TargetSurviveRack}, {TargetRejection, TargetHealFailure}}, 12},
+	} {
+		first := -1
+		for i, r := range table {
+			p := CapacityProbe{Machines: r.machines, Rejected: r.rejected, ProbeAvailability: ProbeAvailability{HealVMs: r.healVMs,
+				HealFailed: r.healFailed, HealableRackPct: r.rackPct, Sampled: r.sampled}}
+			met, all := metTargets(&p, tc.targets)
+			if !slices.Equal(met, tc.want[i]) {
+				t.Errorf("%s, %d machines: met %v, want %v", tc.name, r.machines, met, tc.want[i])
+			}
+			inForce := []string{TargetRejection}
+			if tc.targets.maxHeal != nil {
+				inForce = append(inForce, TargetHealFailure)
+			}
+			if tc.targets.survive == SurviveRack {
+				inForce = append(inForce, TargetSurviveRack)
+			}
+			wantAll := true
+			for _, target := range inForce {
+				wantAll = wantAll && slices.Contains(tc.want[i], target)
+			}
+			if all != wantAll {
+				t.Errorf("%s, %d machines: met all %v, want %v", tc.name, r.machines, all, wantAll)
+			}
+			if all && first < 0 {
+				first = r.machines
+			}
+		}
+		if first != tc.first {
+			t.Errorf("%s: the fewest machines meeting every target %d, want %d", tc.name, first, tc.first)
+		}
+	}
+}
+
+// stressedFailures is a failure model harsh enough that a one-day trace on
+// a few hundred machines has VMs to heal and, on a tight inventory, heal
+// failures: 40 machine failures per machine-year, all hard, and 5 rack
+// failures per rack-year.
+const stressedFailures = "machine-afr=40,reboot-share=0,rack-afr=5"
+
+// TestCapacityHealTarget: on a 600-machine synthetic zone under
+// stressedFailures the rejection target (0.5%) alone accepts N machines
+// whose replay fails to heal some VMs; with a heal target of 0% the search
+// needs more than N, its answer healed every VM it had to (and had some),
+// and its probe of N's inventory, when it made one, met the rejection
+// target but not the heal target. Each probe's heal figures agree with its
+// summary's share.
+func TestCapacityHealTarget(t *testing.T) {
+	ctx := context.Background()
+	tr := synthTrace(t, 600, 12000, 1)
+	spec := DefaultSpec("s")
+	spec.Engine.Explain = false
+	spec.Failures = stressedFailures
+	plain, err := Capacity(ctx, tr, spec, capOpts(0.005, ScaleMix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswer(t, tr, plain)
+	if plain.HealFailed == 0 {
+		t.Fatalf("setup: the rejection answer (%d machines) healed all %d VMs; the test wants heal failures there", plain.Machines, plain.HealVMs)
+	}
+	zero := 0.0
+	o := capOpts(0.005, ScaleMix)
+	o.MaxHealFailure = &zero
+	rep, err := Capacity(ctx, tr, spec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswer(t, tr, rep)
+	if !slices.Equal(rep.Targets, []string{TargetRejection, TargetHealFailure}) || rep.MaxHealFailure == nil || *rep.MaxHealFailure != 0 {
+		t.Errorf("targets %v, max heal failure %v", rep.Targets, rep.MaxHealFailure)
+	}
+	if rep.Machines <= plain.Machines || rep.HealFailed != 0 || rep.HealVMs == 0 {
+		t.Errorf("heal target: %d machines (%d of %d VMs not healed); the rejection target alone: %d machines (%d of %d not healed)",
+			rep.Machines, rep.HealFailed, rep.HealVMs, plain.Machines, plain.HealFailed, plain.HealVMs)
+	}
+	answer := plain.Probes[slices.IndexFunc(plain.Probes, func(p CapacityProbe) bool { return p.Machines == plain.Machines })]
+	for _, p := range rep.Probes {
+		if p.HealVMs > 0 && math.Abs(p.HealFailureRate*float64(p.HealVMs)-float64(p.HealFailed)) > 1e-6 {
+			t.Errorf("probe %d machines: %d failed of %d, rate %v", p.Machines, p.HealFailed, p.HealVMs, p.HealFailureRate)
+		}
+		if countsKey(p.counts) == countsKey(answer.counts) &&
+			(p.Met || !slices.Contains(p.MetTargets, TargetRejection) || slices.Contains(p.MetTargets, TargetHealFailure)) {
+			t.Errorf("the heal search's probe of the rejection answer: met %v %v", p.Met, p.MetTargets)
+		}
+	}
+	t.Logf("rejection 0.5%%: %d machines, %d of %d VMs not healed; + heal 0%%: %d machines, %d probes, monotone %v %v",
+		plain.Machines, plain.HealFailed, plain.HealVMs, rep.Machines, len(rep.Probes), rep.Monotone, rep.Notes)
+}
+
+// TestCapacitySurviveRack: on a 300-machine synthetic zone, --survive rack
+// needs at least as many machines as the rejection target alone; the
+// answer's peak sample has every rack failure healable (100%), and the mix
+// one machine smaller, when probed, did not meet the targets — and if it
+// met the rejection target, its peak sample had a rack it could not heal.
+func TestCapacitySurviveRack(t *testing.T) {
+	ctx := context.Background()
+	tr := synthTrace(t, 300, 6000, 1)
+	spec := DefaultSpec("s")
+	spec.Engine.Explain = false
+	plain, err := Capacity(ctx, tr, spec, capOpts(0.005, ScaleMix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := capOpts(0.005, ScaleMix)
+	o.Survive = SurviveRack
+	rep, err := Capacity(ctx, tr, spec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswer(t, tr, rep)
+	if rep.Machines < plain.Machines || rep.HealableRackPct != 100 || rep.PeakSampleT <= 0 {
+		t.Errorf("survive rack: %d machines, %v%% of racks healable at t=%v; the rejection target alone: %d machines",
+			rep.Machines, rep.HealableRackPct, rep.PeakSampleT, plain.Machines)
+	}
+	below := (&capacitySearch{zone: zoneCounts(tr), present: presentSKUs(tr)}).mixCounts(rep.Machines - 1)
+	probed := false
+	for _, p := range rep.Probes {
+		if countsKey(p.counts) != countsKey(below) {
+			continue
+		}
+		probed = true
+		if p.Met || slices.Contains(p.MetTargets, TargetRejection) && p.HealableRackPct >= 100 {
+			t.Errorf("one machine less (%d): met %v %v, %v%% of racks healable", p.Machines, p.Met, p.MetTargets, p.HealableRackPct)
+		}
+	}
+	t.Logf("rejection 0.5%%: %d machines (%v%% racks healable at its peak); + survive rack: %d machines, one less probed %v, %d probes, monotone %v %v",
+		plain.Machines, plain.HealableRackPct, rep.Machines, probed, len(rep.Probes), rep.Monotone, rep.Notes)
+}
+
+// TestCapacityProbeRows: a failure file names the zone's machines and
+// racks; a probe keeps the rows of the machines it has and of the racks
+// with one of them, rack rows qualified by cluster, so that copies (which
+// repeat the zone's rack names) do not make them ambiguous.
+func TestCapacityProbeRows(t *testing.T) {
+	tr := synthTrace(t, 120, 10, 1)
+	zone := zoneCounts(tr)
+	s := &capacitySearch{tr: tr, zone: zone, template: make([][]int, len(zone))}
+	for m, mc := range tr.Inv.Machines {
+		s.template[mc.SKU] = append(s.template[mc.SKU], m)
+	}
+	inv := tr.Inv
+	k := 0 // the SKU with the most machines: its cluster has more than one rack
+	for i := range zone {
+		if zone[i] > zone[k] {
+			k = i
+		}
+	}
+	first, last := inv.Machines[s.template[k][0]], inv.Machines[s.template[k][zone[k]-1]]
+	lastRack := inv.Racks[last.Rack]
+	if first.Rack == last.Rack {
+		t.Fatalf("setup: SKU %d's first and last machines share rack %s", k, lastRack.Name)
+	}
+	s.spec.failureRows = []outage.FileRow{
+		{Row: 2, T: 10, Duration: 60, Machine: first.Name, Kind: "hard"},
+		{Row: 3, T: 20, Duration: 60, Machine: last.Name, Kind: "hard"},
+		{Row: 4, T: 300, Duration: 60, Rack: lastRack.Name, Kind: "hard"},
+	}
+	qualified := inv.Clusters[lastRack.Cluster].Name + "/" + lastRack.Name
+	one := make([]int, len(zone))
+	one[k] = 1
+	double := slices.Clone(zone)
+	for i := range double {
+		double[i] *= 2
+	}
+	for _, tc := range []struct {
+		counts []int
+		rows   []int
+	}{{one, []int{2}}, {zone, []int{2, 3, 4}}, {double, []int{2, 3, 4}}} {
+		rows := s.probeRows(tc.counts)
+		var got []int
+		for _, r := range rows {
+			got = append(got, r.Row)
+			if r.Rack != "" && r.Rack != qualified {
+				t.Errorf("counts %v: rack row names %q, want %q", tc.counts, r.Rack, qualified)
+			}
+		}
+		if !slices.Equal(got, tc.rows) {
+			t.Errorf("counts %v: rows %v, want %v", tc.counts, got, tc.rows)
+		}
+		sc, err := s.scaled(tc.counts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := outage.FromRows(sc.Inv, "f.csv", rows); err != nil {
+			t.Errorf("counts %v: the probe's rows do not resolve on its inventory: %v", tc.counts, err)
+		}
 	}
 }

@@ -28,14 +28,19 @@ func capacityCommand() *cli.Command {
 		&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` (it needs machines)"},
 		&cli.StringFlag{Name: "max-rejection", Value: "0.1%", Usage: "rejection target: the share of requested VMs the allocator may reject, as a percentage in [0%, 100%)",
 			Action: func(_ *cli.Context, s string) error { _, err := parsePercent("max-rejection", s); return err }},
+		&cli.StringFlag{Name: "max-heal-failure", Usage: "heal target: the share of the VMs of hard-failed machines that may fail to heal (heal_failure_rate), as a percentage in [0%, 100%); needs --failures or --failure-file",
+			Action: func(_ *cli.Context, s string) error { _, err := parsePercent("max-heal-failure", s); return err }},
+		&cli.StringFlag{Name: "survive", Value: analysis.SurviveNone, Usage: "rack: every single-rack failure must be healable in its cluster at the peak sample (healable_rack_failures_pct = 100); none: no such target",
+			Action: func(_ *cli.Context, s string) error { return checkSurvive(s) }},
 		&cli.StringFlag{Name: "scale", Value: analysis.ScaleMix, Usage: "mix (the zone's SKU mix scaled) or per-sku (then each SKU shrunk in turn)",
 			Action: func(_ *cli.Context, s string) error { return checkScale(s) }},
 		durationFlag("time-limit", 30*time.Second, "stop each LP solve at the peak after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
 		formatFlag("table", "json"),
 	)
+	flags = append(flags, availabilityFlags()...)
 	return &cli.Command{
 		Name:  "capacity",
-		Usage: "the smallest inventory on which an allocator meets a rejection target, beside the LP lower bound",
+		Usage: "the smallest inventory on which an allocator meets a rejection target (and heal or rack-survival targets), beside the LP lower bound",
 		Description: `Replays --dataset through --policy on inventories of the zone's SKUs and finds,
 by bisection, the fewest machines on which the policy rejects at most --max-rejection
 of the requested VMs over the whole trace (rejected / requested VMs). Every probe runs
@@ -56,10 +61,34 @@ Beside the answer: the LP lower bound on machines at the trace's peak (the insta
 with the most allocated cores), over the zone's SKUs with no limit on their number.
 No allocator can place every VM alive then on fewer machines.
 
+Availability targets. --max-heal-failure X also asks that at most X of the VMs of
+hard-failed machines fail to heal (heal_failure_rate ≤ X); it needs failures to heal
+(--failures or --failure-file; with neither it is refused). Every probe replays the same
+failure spec with the same --seed, so probes differ only in machines, but the model
+draws per machine: failures are a Poisson process of rate machines × machine-afr (racks
+× rack-afr), so a smaller inventory sees fewer failures and each size its own draw:
+heal failures need not fall as machines are added. Each probe reports the failures it
+drew, the monotonicity check covers every target, and a heal target met only because
+the answer had nothing to heal is noted. A --failure-file names the zone's machines:
+a probe replays the rows of the machines and racks it has (copies never fail).
+--survive rack also asks that at the probe's peak sample (the interval sample with the
+most allocated cores) every single-rack failure could be healed in its own cluster
+under the healing buffer (healable_rack_failures_pct = 100). Inventories keep the
+zone's layout: a cluster with one rack can never heal a rack failure, at any size.
+
+JSON (--format json), beside the rejection figures: max_heal_failure (null: none),
+survive, targets (in force: rejection, heal_failure, survive_rack), failures,
+failure_file; the answer's heal_vms, heal_failed, heal_failure_rate, machine_failures,
+rack_failures, peak_sample_t_s, peak_sample_allocated_cores, healable_rack_failures_pct;
+and the same keys on each of probes, with met (every target in force) and met_targets
+(the targets it met).
+
 Examples:
    placelab capacity
    placelab capacity --policy bestfit --max-rejection 0% --format json
-   placelab capacity --dataset huawei-east-1 --scale per-sku --max-rejection 0.5%`,
+   placelab capacity --dataset huawei-east-1 --scale per-sku --max-rejection 0.5%
+   placelab capacity --failures default --max-rejection 0.1% --max-heal-failure 1% --survive rack --buffers 0,0,2
+` + availabilityHelp,
 		Flags:  flags,
 		Action: runCapacity,
 	}
@@ -82,6 +111,13 @@ func parsePercent(name, s string) (float64, error) {
 	return v / 100, nil
 }
 
+func checkSurvive(s string) error {
+	if !slices.Contains(analysis.SurviveModes, s) {
+		return fmt.Errorf("--survive %q: want %s", s, orList(analysis.SurviveModes))
+	}
+	return nil
+}
+
 func checkScale(s string) error {
 	if !slices.Contains(analysis.CapacityScales, s) {
 		return fmt.Errorf("--scale %q: want %s", s, orList(analysis.CapacityScales))
@@ -96,6 +132,7 @@ func runCapacity(c *cli.Context) error {
 		return err
 	}
 	spec.Engine.Explain = false
+	availabilitySpec(c, &spec)
 	if err := spec.Validate(); err != nil {
 		return err
 	}
@@ -107,7 +144,18 @@ func runCapacity(c *cli.Context) error {
 	if err := checkScale(scale); err != nil {
 		return err
 	}
-	o := analysis.CapacityOptions{MaxRejection: target, Scale: scale, LP: lpbound.Options{TimeLimit: c.Duration("time-limit")}}
+	survive := c.String("survive")
+	if err := checkSurvive(survive); err != nil {
+		return err
+	}
+	o := analysis.CapacityOptions{MaxRejection: target, Scale: scale, Survive: survive, LP: lpbound.Options{TimeLimit: c.Duration("time-limit")}}
+	if c.IsSet("max-heal-failure") {
+		h, err := parsePercent("max-heal-failure", c.String("max-heal-failure"))
+		if err != nil {
+			return err
+		}
+		o.MaxHealFailure = &h
+	}
 	db, err := openDB(c)
 	if err != nil {
 		return err
@@ -145,10 +193,15 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 		}
 		return strings.Join(out, ", ")
 	}
-	fmt.Fprintf(w, "%s on %q (%s): at most %s of %d VMs rejected (%d VMs); the zone has %d machines (%s)\n", rep.Policy, rep.Dataset, rep.Scale,
-		pct(rep.MaxRejection), rep.VMs, rep.AllowedRejections, rep.ZoneMachines, perSKU(rep.ZonePerSKU))
+	fmt.Fprintf(w, "%s on %q (%s): at most %s of %d VMs rejected (%d VMs)%s; the zone has %d machines (%s)\n", rep.Policy, rep.Dataset, rep.Scale,
+		pct(rep.MaxRejection), rep.VMs, rep.AllowedRejections, availTargets(rep), rep.ZoneMachines, perSKU(rep.ZonePerSKU))
+	heals := rep.Failures != "none" || rep.FailureFile != ""
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "step\tmachines\t%s\tcores\trejected\trate\tevicted\tmet\tseconds\t\n", strings.Join(skus, "\t"))
+	healHead := ""
+	if heals {
+		healHead = "failures\theal VMs\theal failed\t"
+	}
+	fmt.Fprintf(tw, "step\tmachines\t%s\tcores\trejected\trate\tevicted\t%sracks healable at peak\tmet\tseconds\t\n", strings.Join(skus, "\t"), healHead)
 	row := func(step string, machines int, per map[string]int, rest ...string) {
 		cells := []string{step, strconv.Itoa(machines)}
 		for _, s := range skus {
@@ -157,18 +210,23 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 		fmt.Fprintln(tw, strings.Join(append(cells, rest...), "\t")+"\t")
 	}
 	for _, p := range rep.Probes {
-		met := "no"
-		if p.Met {
-			met = "yes"
+		cells := []string{strconv.FormatFloat(p.Cores, 'f', 0, 64), strconv.Itoa(p.Rejected), pct(p.RejectionRate), strconv.Itoa(p.Evicted)}
+		if heals {
+			cells = append(cells, strconv.Itoa(p.MachineFailures+p.RackFailures), strconv.Itoa(p.HealVMs), fmt.Sprintf("%d (%s)", p.HealFailed, pct(p.HealFailureRate)))
 		}
-		row(p.Step, p.Machines, p.PerSKU, strconv.FormatFloat(p.Cores, 'f', 0, 64), strconv.Itoa(p.Rejected), pct(p.RejectionRate),
-			strconv.Itoa(p.Evicted), met, strconv.FormatFloat(p.Seconds, 'f', 1, 64))
+		cells = append(cells, strconv.FormatFloat(p.HealableRackPct, 'g', 4, 64)+"%", metCell(rep, &p), strconv.FormatFloat(p.Seconds, 'f', 1, 64))
+		row(p.Step, p.Machines, p.PerSKU, cells...)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s needs %d machines for this trace (%s; %.0f cores), rejecting %d of %d VMs (%s) and evicting %d\n",
 		rep.Policy, rep.Machines, perSKU(rep.PerSKU), rep.Cores, rep.Rejected, rep.VMs, pct(rep.RejectionRate), rep.Evicted)
+	if heals {
+		fmt.Fprintf(w, "  and fails to heal %d of the %d VMs of its hard failures (%s)\n", rep.HealFailed, rep.HealVMs, pct(rep.HealFailureRate))
+	}
+	fmt.Fprintf(w, "  at its peak sample, t = %.1fh (%.0f cores allocated), %s of rack failures could be healed in their cluster\n",
+		rep.PeakSampleT/3600, rep.PeakSampleCores, strconv.FormatFloat(rep.HealableRackPct, 'g', 4, 64)+"%")
 	conv := "converged"
 	if !rep.LPConverged {
 		conv = fmt.Sprintf("stopped early (%v), still valid", rep.LPStop)
@@ -179,14 +237,51 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 		fmt.Fprintf(w, "on this SKU mix, no allocator holds the peak's VMs on fewer than %d machines (the LP is infeasible below)\n", rep.MixLPMachines)
 	}
 	fmt.Fprintf(w, "one machine less: %s (floor %d machines); %d VMs of types no SKU hosts\n", rep.BelowAnswer, rep.FloorMachines, rep.Unplaceable)
-	if !rep.Monotone {
-		fmt.Fprintln(w, "NOT MONOTONE — bisection assumed more machines never reject more VMs, and these probes contradict it:")
-		for _, n := range rep.Notes {
-			fmt.Fprintln(w, "  "+n)
-		}
+	switch {
+	case !rep.Monotone:
+		fmt.Fprintln(w, "NOT MONOTONE — bisection assumed more machines never do worse, and these probes contradict it:")
+	case len(rep.Notes) > 0:
+		fmt.Fprintln(w, "notes:")
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintln(w, "  "+n)
 	}
 	fmt.Fprintf(w, "%d probes in %.1fs\n", len(rep.Probes), rep.Seconds)
 	return nil
+}
+
+// availTargets writes the availability targets in force for the heading.
+func availTargets(rep *analysis.CapacityReport) string {
+	var out string
+	if h := rep.MaxHealFailure; h != nil {
+		out += fmt.Sprintf(", at most %s of the VMs to heal not healed (failures %s%s)", pct(*h), rep.Failures, fileNote(rep.FailureFile))
+	}
+	if rep.Survive == analysis.SurviveRack {
+		out += ", every rack failure healable at the peak sample"
+	}
+	return out
+}
+
+func fileNote(file string) string {
+	if file == "" {
+		return ""
+	}
+	return ", file " + file
+}
+
+// metCell says whether a probe met the targets in force and, if not,
+// which it missed: "no: heal_failure, survive_rack".
+func metCell(rep *analysis.CapacityReport, p *analysis.CapacityProbe) string {
+	if p.Met {
+		return "yes"
+	}
+	var miss []string
+	for _, t := range rep.Targets {
+		if !slices.Contains(p.MetTargets, t) {
+			miss = append(miss, t)
+		}
+	}
+	return "no: " + strings.Join(miss, ", ")
 }
 
 // pct writes a share as a percentage.

@@ -8,10 +8,12 @@ import (
 	"testing"
 )
 
-// TestCapacityRefuses: a target outside [0%, 100%), NaN, a bare number
-// that could be a share or a percentage, an unknown scale, a setting the
-// policy cannot honour, --no-explain (probes never explain) and an unknown
-// dataset are one-line errors naming what is wrong.
+// TestCapacityRefuses: a target (rejection or heal) outside [0%, 100%),
+// NaN, a bare number that could be a share or a percentage, an unknown
+// scale or survive mode, a heal target with no failures to heal, a bad
+// failure model, a setting the policy cannot honour, --no-explain (probes
+// never explain) and an unknown dataset are one-line errors naming what is
+// wrong.
 func TestCapacityRefuses(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.duckdb")
 	for _, tc := range []struct {
@@ -30,6 +32,14 @@ func TestCapacityRefuses(t *testing.T) {
 		{[]string{"--time-limit", "-1s"}, "--time-limit -1s: want a duration ≥ 0"},
 		{[]string{"--no-explain"}, "no-explain"},
 		{[]string{"--dataset", "nope"}, `no such dataset: "nope"`},
+		{[]string{"--survive", "zone"}, `--survive "zone": want none or rack`},
+		{[]string{"--survive", "Rack"}, `--survive "Rack": want none or rack`},
+		{[]string{"--max-heal-failure", "1%"}, "--max-heal-failure with --failures none and no --failure-file: there is nothing to heal"},
+		{[]string{"--failures", "none", "--max-heal-failure", "0%"}, "there is nothing to heal"},
+		{[]string{"--failures", "default", "--max-heal-failure", "NaN%"}, `--max-heal-failure "NaN%": want a percentage such as 0.1%`},
+		{[]string{"--failures", "default", "--max-heal-failure", "-1%"}, `--max-heal-failure "-1%": want a percentage in [0%, 100%)`},
+		{[]string{"--failures", "default", "--max-heal-failure", "0.5"}, `--max-heal-failure "0.5": write the percentage with its sign (0.5% or 50%)`},
+		{[]string{"--failures", "machine-afr=x"}, `machine-afr: "x" is not a finite number`},
 	} {
 		_, err := run(t, db, append([]string{"capacity"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -94,5 +104,69 @@ func TestCapacityJSON(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestCapacityAvailabilityJSON: with failures and a heal target on a small
+// generated zone, the JSON has the documented availability keys, on the
+// report and on every probe; a probe's met is whether it met every target
+// in force (met_targets ⊇ targets), its heal_failed is within the heal
+// target exactly when met_targets says so; the answer is a probe that met
+// them; the table has the heal and rack columns. --survive rack on this
+// zone, whose clusters of one rack can never heal a rack failure, ends in
+// one line naming them.
+func TestCapacityAvailabilityJSON(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.duckdb")
+	mustRun(t, db, "generate", "--machines", "100", "--vms", "2000", "--days", "1", "--series", "0")
+	args := []string{"capacity", "--max-rejection", "0.5%", "--time-limit", "300ms", "--failures", "machine-afr=40,reboot-share=0,rack-afr=5",
+		"--max-heal-failure", "0%"}
+	out := mustRun(t, db, append(args, "--format", "json")...)
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, k := range []string{"max_heal_failure", "survive", "targets", "failures", "heal_vms", "heal_failed", "heal_failure_rate",
+		"machine_failures", "rack_failures", "peak_sample_t_s", "peak_sample_allocated_cores", "healable_rack_failures_pct"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("no %q in %s", k, out)
+		}
+	}
+	if rep["max_heal_failure"] != 0.0 || rep["survive"] != "none" || fmt.Sprint(rep["targets"]) != "[rejection heal_failure]" ||
+		rep["failures"] != "machine-afr=40,reboot-share=0,rack-afr=5" {
+		t.Errorf("head: max_heal_failure %v survive %v targets %v failures %v", rep["max_heal_failure"], rep["survive"], rep["targets"], rep["failures"])
+	}
+	answered := false
+	for _, p := range rep["probes"].([]any) {
+		p := p.(map[string]any)
+		for _, k := range []string{"met_targets", "heal_vms", "heal_failed", "heal_failure_rate", "machine_failures", "rack_failures",
+			"peak_sample_t_s", "peak_sample_allocated_cores", "healable_rack_failures_pct"} {
+			if _, ok := p[k]; !ok {
+				t.Errorf("probe %v has no %q", p, k)
+			}
+		}
+		met := fmt.Sprint(p["met_targets"])
+		healOK := p["heal_failed"].(float64) == 0
+		if strings.Contains(met, "heal_failure") != healOK || strings.Contains(met, "rejection") != (p["rejected"].(float64) <= 10) ||
+			p["met"] != (healOK && p["rejected"].(float64) <= 10) {
+			t.Errorf("probe %v: met %v, met_targets %v", p["machines"], p["met"], met)
+		}
+		if p["machines"] == rep["machines"] && p["met"] == true && p["heal_failed"] == rep["heal_failed"] {
+			answered = true
+		}
+	}
+	if !answered {
+		t.Errorf("the answer %v machines is no probe that met the targets", rep["machines"])
+	}
+	out = mustRun(t, db, args...)
+	for _, want := range []string{"heal VMs", "heal failed", "racks healable at peak", "at most 0% of the VMs to heal not healed",
+		fmt.Sprintf("protean needs %v machines for this trace", rep["machines"]), "and fails to heal 0 of the"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	_, err := run(t, db, "capacity", "--max-rejection", "0.5%", "--time-limit", "300ms", "--survive", "rack")
+	if err == nil || !strings.Contains(err.Error(), "every rack failure healable at the peak") ||
+		!strings.Contains(err.Error(), "clusters with one rack, which no rack failure there can heal in: c001,") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("--survive rack on a zone of one-rack clusters: %v", err)
 	}
 }

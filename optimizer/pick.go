@@ -66,7 +66,7 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 			}
 			h := 0
 			for ; h < len(rack); h++ {
-				i := p.requestRule(req, v, rack[h].m)
+				i := p.inRackRule(req, v, rack[h].m)
 				if i < 0 {
 					break
 				}

@@ -198,6 +198,16 @@ type RackValidator interface {
 	ValidRack(env *Env, req *Request, v VMRequest, r int32) bool
 }
 
+// InRackValidator is a RackValidator whose verdict on a machine, once the
+// machine's rack passed ValidRack for the same VM, reduces to ValidInRack:
+// machine selection walks a rack's machines asking only that, and never
+// asks the rack's conditions again per machine. ValidFor(m) must equal
+// ValidRack(rack(m)) && ValidInRack(m).
+type InRackValidator interface {
+	RackValidator
+	ValidInRack(env *Env, req *Request, v VMRequest, m int32) bool
+}
+
 // Quantize maps a score S ∈ [0, 1] to ⌈S·N⌉ (§3.3); N = 0 means no
 // quantization (∞ buckets), kept to 1e-9 resolution as an integer.
 func Quantize(s float64, n int) int64 {

@@ -37,7 +37,7 @@ const RuleAvailabilitySetSpread = "AvailabilitySetSpread"
 // or U is out of range (ValidateDomains) is refused everywhere.
 type AvailabilitySetSpread struct{}
 
-var _ RackValidator = AvailabilitySetSpread{}
+var _ InRackValidator = AvailabilitySetSpread{}
 
 func (AvailabilitySetSpread) Name() string { return RuleAvailabilitySetSpread }
 
@@ -60,15 +60,31 @@ func (AvailabilitySetSpread) ValidRack(env *Env, req *Request, v VMRequest, r in
 	return spreadRackOK(env.State, req.Tenant, fd, r)
 }
 
+// ValidInRack is the update-domain condition alone, for a machine whose
+// rack passed ValidRack (the fault-domain condition is the rack's).
+func (AvailabilitySetSpread) ValidInRack(env *Env, req *Request, v VMRequest, m int32) bool {
+	if !domainsInRange(req.FaultDomains, req.UpdateDomains) {
+		return false
+	}
+	_, ud := VMDomains(req, v)
+	return updateDomainOK(env.Inv, req.Tenant, ud, req.UpdateDomains, m)
+}
+
+// updateDomainOK is the update-domain condition: machine m's machine
+// update domain is of the residue update domain ud of tenant t's set maps
+// to (always true for NoDomain).
+func updateDomainOK(inv *Inventory, t int32, ud Domain, u int32, m int32) bool {
+	return ud == NoDomain || int32(inv.Machines[m].UpdateDomain)%u == (int32(ud.Index())+(t%u+u)%u)%u
+}
+
 // SpreadOK is AvailabilitySetSpread's predicate: a VM of tenant t with
 // fault domain fd and update domain ud of u (NoDomain: unconstrained) may
 // go on machine m of s.
 func SpreadOK(s *State, t int32, fd, ud Domain, u int32, m int32) bool {
-	mc := &s.Inv.Machines[m]
-	if ud != NoDomain && int32(mc.UpdateDomain)%u != (int32(ud.Index())+(t%u+u)%u)%u {
+	if !updateDomainOK(s.Inv, t, ud, u, m) {
 		return false
 	}
-	return spreadRackOK(s, t, fd, mc.Rack)
+	return spreadRackOK(s, t, fd, s.Inv.Machines[m].Rack)
 }
 
 // spreadRackOK is the fault-domain condition: rack r holds no VM of tenant

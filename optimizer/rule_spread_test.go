@@ -471,3 +471,36 @@ func TestSizeOrderUnchangedWithoutDomains(t *testing.T) {
 		t.Fatal("SizeOrder changed placements of requests without fault domains")
 	}
 }
+
+// TestSpreadInRackAgreesWithValidFor: machine selection asks ValidInRack
+// of the machines of a rack that passed ValidRack; that must be exactly
+// ValidFor, for every VM of the set, tenant and machine, on states built by
+// placing sets.
+func TestSpreadInRackAgreesWithValidFor(t *testing.T) {
+	inv := domainZone(t, 2, 3, 4, 8)
+	s := NewState(inv)
+	a := newEngine(t, "protean", s, DefaultConfig(), DefaultRules())
+	env := &Env{Inv: inv, State: s, Cfg: &Config{}}
+	rule := AvailabilitySetSpread{}
+	checked, refused := 0, 0
+	for _, r := range setRequests(40, 5, 6, 3, 5, 11) {
+		a.Allocate(r)
+		for _, v := range r.VMs {
+			for m := range inv.Machines {
+				m := int32(m)
+				want := rule.ValidFor(env, r, v, m)
+				got := rule.ValidRack(env, r, v, inv.Machines[m].Rack) && rule.ValidInRack(env, r, v, m)
+				if got != want {
+					t.Fatalf("tenant %d VM %d machine %d: ValidRack && ValidInRack = %v, ValidFor = %v", r.Tenant, v.ID, m, got, want)
+				}
+				checked++
+				if !want {
+					refused++
+				}
+			}
+		}
+	}
+	if refused == 0 || refused == checked {
+		t.Fatalf("%d of %d refused: the states prove nothing", refused, checked)
+	}
+}

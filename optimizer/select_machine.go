@@ -139,6 +139,23 @@ func (p *Protean) rackRule(req *Request, v VMRequest, r int32) int {
 	return -1
 }
 
+// inRackRule is requestRule for a machine whose rack passed rackRule for
+// the same VM: validators that say how (InRackValidator) skip the rack's
+// conditions.
+func (p *Protean) inRackRule(req *Request, v VMRequest, m int32) int {
+	for _, i := range p.reqApply {
+		r := p.rules.Request[i]
+		if ir, ok := r.(InRackValidator); ok {
+			if !ir.ValidInRack(&p.env, req, v, m) {
+				return i
+			}
+		} else if !r.ValidFor(&p.env, req, v, m) {
+			return i
+		}
+	}
+	return -1
+}
+
 // requestRule is the first applying request validator that refuses
 // machine m to VM v, or -1.
 func (p *Protean) requestRule(req *Request, v VMRequest, m int32) int {
