@@ -114,6 +114,7 @@ func (s *State) addSpread(p Placement, d int32) {
 	if ts == nil {
 		ts = &tenantSpread{}
 		s.spread[p.Tenant] = ts
+		s.spreadC = false
 	}
 	mc := &s.Inv.Machines[p.Machine]
 	if fi >= 0 {
@@ -144,7 +145,17 @@ func (s *State) addSpread(p Placement, d int32) {
 	}
 	if len(ts.rackFD) == 0 && len(ts.udUD) == 0 {
 		delete(s.spread, p.Tenant)
+		s.spreadC = false
 	}
+}
+
+// spreadOf is tenant t's entry in spread (nil: none), through the
+// one-tenant cache.
+func (s *State) spreadOf(t int32) *tenantSpread {
+	if !s.spreadC || s.spreadT != t {
+		s.spreadT, s.spreadP, s.spreadC = t, s.spread[t], true
+	}
+	return s.spreadP
 }
 
 // TenantFaultDomainsInRack is how many VMs of tenant t rack r hosts, per
@@ -173,7 +184,7 @@ func (s *State) TenantUpdateDomainsIn(t int32, ud int16) [MaxUpdateDomains]int32
 // otherFaultDomainIn reports whether rack r holds a VM of tenant t whose
 // fault domain is not fd.
 func (s *State) otherFaultDomainIn(t, r int32, fd Domain) bool {
-	ts := s.spread[t]
+	ts := s.spreadOf(t)
 	if ts == nil {
 		return false
 	}
@@ -193,7 +204,7 @@ func (s *State) otherFaultDomainIn(t, r int32, fd Domain) bool {
 // otherUpdateDomainIn reports whether the machines of machine update
 // domain mud host a VM of tenant t whose update domain is not ud.
 func (s *State) otherUpdateDomainIn(t int32, mud int16, ud Domain) bool {
-	ts := s.spread[t]
+	ts := s.spreadOf(t)
 	if ts == nil {
 		return false
 	}

@@ -81,6 +81,12 @@ type State struct {
 	// with VMs that carry a domain have an entry): VMs per fault domain in
 	// each rack, per update domain in each machine update domain.
 	spread map[int32]*tenantSpread
+	// spreadT and spreadP cache the last tenant looked up in spread
+	// (machine selection asks about one tenant for every rack); spreadP is
+	// nil when that tenant has no entry. addSpread keeps it right.
+	spreadT int32
+	spreadP *tenantSpread
+	spreadC bool
 }
 
 // MachineTag is a machine's oversubscription class.

@@ -12,6 +12,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"placelab/analysis"
+	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	"placelab/optimizer/paragon"
 	"placelab/optimizer/violation"
@@ -28,6 +29,7 @@ var headline = map[string][]string{
 	"paragon": {"qos_share policy=paragon", "qos_share policy=nh", "qos_share policy=ni", "qos_share policy=random",
 		"within_5pct_accuracy", "baseline_within_5pct_accuracy", "ceiling_within_5pct_accuracy"},
 	"characterize": {"views_with_rows", "datasets"},
+	buffersName:    {"scaleout_failure_rate", "heal_failure_rate", "new_deployment_failure_rate", "utilization_mean", "cfr"},
 }
 
 // gridScale states the setting each grid of an experiment runs at, so that
@@ -88,6 +90,13 @@ func gridScale(name string, g Grid) string {
 			s.Nodes, s.Hours, s.Seeds, s.Capacity[violation.CPU], d.Capacity[violation.CPU], d.Capacity[violation.Memory])
 	case "characterize":
 		return "every dataset loaded in the database"
+	case buffersName:
+		return zone(0) + fmt.Sprintf(", and %s's first %g days when loaded (points with available = 0 when not); Protean under the default failure model "+
+			"with its machine and rack failure rates scaled by %d (failures: %s; at the default rates a quick zone sees about two machine failures "+
+			"and healing never matters), %.0f%% of arrivals replayed as scale-outs (neither trace has scale-outs of its own); thresholds in empty "+
+			"healthy machines per cluster, one varied at a time from new deployment %d, scale-out %d, healing %d",
+			buffersTraceDataset, buffersWindow(quick)/86400, buffersFailureScale, buffersFailures(), 100*buffersScaleOutShare,
+			buffersBase.NewDeployment, buffersBase.ScaleOut, buffersBase.Healing)
 	}
 	return ""
 }
@@ -99,6 +108,10 @@ type pointResult struct {
 	label string
 	seed  int64
 	figs  map[string]float64
+	// params are the run's parameters and samples its interval samples
+	// (the buffers experiment's sample/… rows, at their trace time).
+	params  map[string]any
+	samples []replay.MetricRow
 }
 
 // gridOrder is the order grids appear in on the page.
@@ -161,6 +174,16 @@ func Page(ctx context.Context, db *store.DB) (*report.Page, error) {
 				seed: toInt(r[ci["seed"]]), figs: map[string]float64{}}
 			byExp[k.exp][k] = pr
 		}
+		if m := r[ci["metric"]].(string); isBuffersSample(m) {
+			if v, ok := r[ci["value"]].(float64); ok {
+				t, _ := r[ci["t_s"]].(float64)
+				pr.samples = append(pr.samples, replay.MetricRow{T: t, Metric: m, Value: v})
+			}
+			continue
+		}
+		if pr.params == nil {
+			json.Unmarshal([]byte(r[ci["params"]].(string)), &pr.params)
+		}
 		if v, ok := r[ci["value"]].(float64); ok {
 			pr.figs[r[ci["metric"]].(string)] = v
 		}
@@ -192,6 +215,9 @@ func Page(ctx context.Context, db *store.DB) (*report.Page, error) {
 			sec.Chart = ch
 		}
 		page.Sections = append(page.Sections, sec)
+		if e.Name == buffersName {
+			page.Sections = append(page.Sections, buffersSections(pts)...)
+		}
 	}
 	return page, nil
 }
@@ -466,4 +492,190 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// buffersSections are the buffers experiment's charts beside its table:
+// the slides' three plots against the threshold (scale-out failure rate,
+// healing failure rate, utilization; one line per trace, grid and sweep,
+// each threshold in empty healthy machines per cluster), the slides'
+// "utilization vs. empty nodes" as a scatter of interval samples, and
+// Protean §6.3's limits raised by 1% against the four-nines CFR target.
+func buffersSections(pts []*pointResult) []report.Section {
+	var out []report.Section
+	title := func(s string) string { return buffersName + " — " + s }
+	for _, c := range []struct{ figure, title, axis, note string }{
+		{"scaleout_failure_rate", "scale-out failure rate against the threshold", "scale-out failure rate (share of scale-out VMs)",
+			"The slides' \"Scale-Out Failure Rate\": scale-out VMs refused ÷ scale-out VMs requested."},
+		{"heal_failure_rate", "healing failure rate against the threshold", "healing failure rate (share of VMs to heal)",
+			"The slides' \"Healing Failure Rate\": VMs of hard-failed machines and racks not healed ÷ VMs to heal. " +
+				"The healing buffer (empty machines only healing may take) is scale-out − healing: raising the scale-out " +
+				"threshold grows it, raising the healing threshold shrinks it."},
+		{"utilization_mean", "utilization against the threshold", "utilization (share of cores allocated)",
+			"The slides' \"Utilization\": allocated cores ÷ all cores, the mean of the interval samples."},
+	} {
+		if ch := buffersLine(pts, c.figure, c.axis); ch != nil {
+			out = append(out, report.Section{Title: title(c.title), Chart: ch,
+				Note: c.note + " One line per trace, grid and swept threshold; the other two thresholds stay at the base."})
+		}
+	}
+	if ch := buffersScatter(pts); ch != nil {
+		out = append(out, report.Section{Title: title("utilization against empty machines"), Chart: ch,
+			Note: "The slides' \"Utilization vs. Empty Nodes\": every stored interval sample of every point, utilization against empty healthy " +
+				"machines per cluster, colored by the share of single-machine failures whose VMs could all be healed in their cluster " +
+				"(healable_machine_failures_pct). At one utilization some samples can heal every machine failure and some cannot: " +
+				"utilization alone does not say whether a cluster can heal; the empty machines do."})
+	}
+	if t := buffersLimits(pts); t != nil {
+		out = append(out, report.Section{Title: title("Protean §6.3: limits raised by 1%"), Table: t,
+			Note: fmt.Sprintf("Protean §6.3: \"we increased the utilization limits in each cluster by 1%%\" in IsClusterBelowLimit. "+
+				"As empty-machine buffers: each threshold lowered by round(1%% × machines per cluster) (limit_step, at least 1), from the base. "+
+				"CFR (VMs placed ÷ VMs requested, heals included) against the paper's target of four nines (%g): %q", CFRTarget, cfrTargetQuote)})
+	}
+	return out
+}
+
+// buffersLine draws figure against the swept threshold, one line per
+// trace, grid and sweep; nil when no point of a sweep stores it.
+func buffersLine(pts []*pointResult, figure, axis string) *charts.Line {
+	type key struct{ grid, trace, sweep string }
+	lines := map[key][][2]float64{}
+	var keys []key
+	for _, pr := range pts {
+		sw, _ := pr.params["sweep"].(string)
+		thr, ok := pr.params["threshold"].(float64)
+		v, okv := pr.figs[figure]
+		if !ok || !okv || pr.figs["available"] == 0 {
+			continue
+		}
+		tr, _ := pr.params["trace"].(string)
+		k := key{string(pr.grid), tr, sw}
+		if lines[k] == nil {
+			keys = append(keys, k)
+		}
+		lines[k] = append(lines[k], [2]float64{thr, v})
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "threshold (empty healthy machines per cluster)"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: axis, Scale: opts.Bool(true)}), charts.WithAnimation(false))
+	for _, k := range keys {
+		xy := lines[k]
+		sort.Slice(xy, func(i, j int) bool { return xy[i][0] < xy[j][0] })
+		var data []opts.LineData
+		for _, p := range xy {
+			data = append(data, opts.LineData{Value: []float64{p[0], round4(p[1])}})
+		}
+		line.AddSeries(fmt.Sprintf("%s · %s · %s threshold", k.grid, k.trace, strings.ReplaceAll(k.sweep, "_", "-")), data)
+	}
+	return line
+}
+
+// buffersScatter draws the interval samples: utilization against empty
+// healthy machines per cluster, colored by healable_machine_failures_pct;
+// one series per trace and grid. nil without samples.
+func buffersScatter(pts []*pointResult) *charts.Scatter {
+	type key struct{ grid, trace string }
+	series := map[key][]opts.ScatterData{}
+	var keys []key
+	for _, pr := range pts {
+		byT := map[float64]*[3]float64{}
+		var ts []float64
+		for _, s := range pr.samples {
+			v := byT[s.T]
+			if v == nil {
+				v = &[3]float64{math.NaN(), math.NaN(), math.NaN()}
+				byT[s.T] = v
+				ts = append(ts, s.T)
+			}
+			switch strings.TrimPrefix(s.Metric, buffersSamplePrefix) {
+			case sampleEmpty:
+				v[0] = s.Value
+			case sampleUtilization:
+				v[1] = s.Value
+			case sampleHealable:
+				v[2] = s.Value
+			}
+		}
+		sort.Float64s(ts)
+		tr, _ := pr.params["trace"].(string)
+		k := key{string(pr.grid), tr}
+		for _, t := range ts {
+			v := byT[t]
+			if math.IsNaN(v[0]) || math.IsNaN(v[1]) || math.IsNaN(v[2]) {
+				continue
+			}
+			if series[k] == nil {
+				keys = append(keys, k)
+			}
+			series[k] = append(series[k], opts.ScatterData{Value: []float64{round4(v[0]), round4(v[1]), round4(v[2])}})
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	sc := charts.NewScatter()
+	sc.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "empty healthy machines per cluster (machines)"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "utilization (share of cores allocated)", Scale: opts.Bool(true)}),
+		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 100, Dimension: "2",
+			Text:    []string{"healable machine failures 100%", "0%"},
+			InRange: &opts.VisualMapInRange{Color: []string{"#d73027", "#fee08b", "#1a9850"}}}),
+		charts.WithAnimation(false))
+	for _, k := range keys {
+		sc.AddSeries(k.grid+" · "+k.trace, series[k])
+	}
+	return sc
+}
+
+// buffersLimits is the §6.3 pair per trace and grid: the base and the
+// raised limits' thresholds, utilization (and its change in percentage
+// points), CFR and whether it meets CFRTarget. nil without the pair.
+func buffersLimits(pts []*pointResult) *store.Result {
+	type key struct{ grid, trace string }
+	pairs := map[key][2]*pointResult{}
+	var keys []key
+	for _, pr := range pts {
+		if pr.params["sweep"] != SweepLimits || pr.figs["available"] == 0 {
+			continue
+		}
+		tr, _ := pr.params["trace"].(string)
+		k := key{string(pr.grid), tr}
+		p, seen := pairs[k]
+		if !seen {
+			keys = append(keys, k)
+		}
+		if pr.params["limits"] == LimitsRaised {
+			p[1] = pr
+		} else {
+			p[0] = pr
+		}
+		pairs[k] = p
+	}
+	t := &store.Result{Columns: []string{"grid", "trace", "limits", "limit_step", "new_deployment", "scale_out", "healing",
+		"utilization_mean", "utilization_change_pct_points", "cfr", "cfr_target", "cfr_meets_target", "heal_failure_rate", "scaleout_failure_rate"}}
+	for _, k := range keys {
+		p := pairs[k]
+		for i, pr := range p {
+			if pr == nil {
+				continue
+			}
+			var change any
+			if i == 1 && p[0] != nil {
+				change = round4(100 * (pr.figs["utilization_mean"] - p[0].figs["utilization_mean"]))
+			}
+			f := pr.figs
+			t.Rows = append(t.Rows, []any{k.grid, k.trace, pr.params["limits"], f["limit_step"], f["new_deployment"], f["scale_out"], f["healing"],
+				round4(f["utilization_mean"]), change, round4(f["cfr"]), CFRTarget, f["cfr"] >= CFRTarget,
+				round4(f["heal_failure_rate"]), round4(f["scaleout_failure_rate"])})
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
 }

@@ -295,3 +295,10 @@ func Experiment(db *store.DB, name string, quick bool) {
 	Must(experiments.Run(Ctx, db, e, experiments.Options{Quick: quick, Version: "notebook"}))
 	Sections(Must(experiments.Page(Ctx, db)), e.Name+" — ")
 }
+
+// ExperimentSections shows sections of the experiments page, from the
+// runs already stored (no grid is run), whose titles contain one of match:
+// e.g. one chart of an experiment that nb.Experiment ran earlier.
+func ExperimentSections(db *store.DB, match ...string) {
+	Sections(Must(experiments.Page(Ctx, db)), match...)
+}

@@ -120,7 +120,19 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 		panic("healable: state of another inventory")
 	}
 	inv := s.inv
-	s.load(st)
+	// The state is read (load) only when some failure needs its heal run:
+	// healsSurely decides most of them from counts alone.
+	loaded := false
+	heals := func(c int32) bool {
+		if s.healsSurely(st, b, c) {
+			return true
+		}
+		if !loaded {
+			s.load(st)
+			loaded = true
+		}
+		return s.heals(st, b, c)
+	}
 	var machines, healed int
 	for m := range inv.Machines {
 		mc := &inv.Machines[m]
@@ -133,7 +145,7 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 			continue
 		}
 		s.down = append(s.down[:0], int32(m))
-		if s.heals(st, b, mc.Cluster) {
+		if heals(mc.Cluster) {
 			healed++
 		}
 	}
@@ -152,7 +164,7 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 			continue
 		}
 		racks++
-		if !vms || s.heals(st, b, rk.Cluster) {
+		if !vms || heals(rk.Cluster) {
 			rackHealed++
 		}
 	}
@@ -320,6 +332,44 @@ func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool 
 	}
 	s.touched = s.touched[:0]
 	return ok
+}
+
+// healsSurely is an exact shortcut of heals for a cluster of one SKU
+// without oversubscription, where every failed machine's VMs fit on any
+// empty machine (they fit together on the failed one, of the same SKU):
+//
+//   - one failed machine heals if E ≥ B + 1 (E: the cluster's empty healthy
+//     machines outside it, B the healing buffer): the heal takes an empty
+//     machine only when no machine hosting VMs holds the VM, and then every
+//     VM left fits there, so it takes at most one and E − 1 ≥ B holds
+//     before every VM;
+//   - n VMs of several failed machines heal if E ≥ max(B, 1) + n − 1: each
+//     VM takes at most one empty machine, so before every VM the buffer
+//     holds and an empty machine is left to take it.
+//
+// Otherwise it says nothing (false) and heals runs the heal itself.
+func (s *Sampler) healsSurely(st *optimizer.State, b optimizer.Buffers, c int32) bool {
+	if len(s.groups[c]) != 1 || st.OversubLimit > 0 {
+		return false
+	}
+	empty := st.ClusterEmpty[c]
+	n, busy := int32(0), 0
+	for _, m := range s.down {
+		k := st.Count[m] // s.down holds healthy machines only
+		if k > 0 {
+			busy++
+		} else if st.Count[m] == 0 {
+			empty--
+		}
+		n += int32(k)
+	}
+	switch {
+	case n == 0:
+		return true
+	case busy == 1 && len(s.down) == 1:
+		return empty >= b.Healing+1
+	}
+	return empty >= max(b.Healing, 1)+n-1
 }
 
 func (s *Sampler) touch(g *group) {
