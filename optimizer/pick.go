@@ -64,6 +64,27 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 				reqRej[i] += len(rack)
 				continue
 			}
+			// A rack whose best machine is worse than the best head found
+			// holds nothing that can be picked or tie, whichever of its
+			// machines the request validators pass: it is not walked (the
+			// rule statistics count what was walked, alike with and
+			// without explanations). An explanation still offers its
+			// first valid machine to the kept top machines.
+			if k0 := &rack[0].k; found && !k0.less(&best) && *k0 != best {
+				if ex != nil && p.mayEnterTop(k0) {
+					for h := range rack {
+						if p.inRackRule(req, v, rack[h].m) < 0 {
+							var g int64
+							if global != nil {
+								g = global.ScoreRack(env, t, r)
+							}
+							p.offerTop(rack[h].m, &rack[h].k, g)
+							break
+						}
+					}
+				}
+				continue
+			}
 			h := 0
 			for ; h < len(rack); h++ {
 				i := p.inRackRule(req, v, rack[h].m)
