@@ -88,11 +88,11 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *replay.Resul
 			}
 		}
 		for _, m := range res.Moves {
-			var to any
+			var to, placed any
 			if m.To >= 0 {
-				to = m.To
+				to, placed = m.To, m.Placed
 			}
-			if err := w.Append("vm_move", id, m.VM, m.Seq, m.T, m.From, to, "heal"); err != nil {
+			if err := w.Append("vm_move", id, m.VM, m.Seq, m.T, m.From, to, placed, "heal"); err != nil {
 				return err
 			}
 		}

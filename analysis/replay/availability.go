@@ -71,13 +71,15 @@ type OutageRow struct {
 	Source   string
 }
 
-// MoveRow is a VM leaving a failed machine (table vm_move): To is the
-// database machine_id it was healed to, -1 for a healing failure.
+// MoveRow is a VM leaving a failed machine at T (table vm_move): To is the
+// database machine_id it was healed to at Placed (≥ T), -1 for a healing
+// failure (Placed NaN).
 type MoveRow struct {
 	VM       int64
 	Seq      int32
 	T        float64
 	From, To int32
+	Placed   float64
 }
 
 // outEvent is an outage starting or ending.
@@ -362,7 +364,7 @@ func (a *avail) heal(t float64, lost []healing) {
 			if !a.tryHeal(t, &one, group[k:k+1]) {
 				a.st.healFailed++
 				a.lost = append(a.lost, lostVM{group[k].p.VM, t})
-				a.move(t, group[k].p.VM, group[k].from, -1)
+				a.move(t, group[k].p.VM, group[k].from, -1, math.NaN())
 			}
 		}
 	}
@@ -406,7 +408,7 @@ func (a *avail) tryHeal(t float64, req *optimizer.Request, group []healing) bool
 	for _, p := range d.Placements {
 		a.st.placedVMs++
 		a.st.downtimeS += math.Min(a.cfg.HealDelay, a.end[p.VM]-t)
-		a.move(t, p.VM, from[p.VM], a.tr.MachineIDs[p.Machine])
+		a.move(t, p.VM, from[p.VM], a.tr.MachineIDs[p.Machine], t)
 	}
 	for _, e := range d.Evicted {
 		if a.onEvict != nil {
@@ -416,9 +418,9 @@ func (a *avail) tryHeal(t float64, req *optimizer.Request, group []healing) bool
 	return true
 }
 
-func (a *avail) move(t float64, vm int64, from int32, to int32) {
+func (a *avail) move(t float64, vm int64, from int32, to int32, placed float64) {
 	a.seq[vm]++
-	a.moves = append(a.moves, MoveRow{VM: vm, Seq: a.seq[vm], T: t, From: a.tr.MachineIDs[from], To: to})
+	a.moves = append(a.moves, MoveRow{VM: vm, Seq: a.seq[vm], T: t, From: a.tr.MachineIDs[from], To: to, Placed: placed})
 }
 
 // finish closes the run at trace time last: healing failures are down

@@ -6,6 +6,8 @@
 --                            hard (its VMs must be healed elsewhere or lost);
 --   move_without_failure     a heal move whose source machine had no hard
 --                            outage at the move, or did not hold the VM then;
+--   healed_before_failure    a healed VM placed on its new machine before the
+--                            failure that moved it;
 --   fault_domain_shared_rack two VMs of one tenant in different fault
 --                            domains on one rack at the same time;
 --   update_domain_shared     two VMs of one tenant in different update domains
@@ -17,16 +19,16 @@ WITH r AS (
     SELECT run_id, load_id FROM run WHERE run_id = $1
 ),
 moves AS (
-    SELECT p.vm_id, 0 AS seq, p.t_s AS t0, p.machine_id, p.evicted_s
+    SELECT p.vm_id, 0 AS seq, p.t_s AS t0, NULL::DOUBLE AS left_s, p.machine_id, p.evicted_s
     FROM placement p JOIN r ON r.run_id = p.run_id
     WHERE p.machine_id IS NOT NULL
     UNION ALL
-    SELECT mv.vm_id, mv.seq, mv.t_s, mv.machine_id, p.evicted_s
+    SELECT mv.vm_id, mv.seq, coalesce(mv.placed_s, mv.t_s), mv.t_s, mv.machine_id, p.evicted_s
     FROM vm_move mv JOIN r ON r.run_id = mv.run_id
     JOIN placement p ON p.run_id = mv.run_id AND p.vm_id = mv.vm_id
 ),
 chain AS (
-    SELECT *, lead(t0) OVER (PARTITION BY vm_id ORDER BY seq) AS moved_s,
+    SELECT *, lead(left_s) OVER (PARTITION BY vm_id ORDER BY seq) AS moved_s,
            lag(machine_id) OVER (PARTITION BY vm_id ORDER BY seq) AS prev_machine
     FROM moves
 ),
@@ -55,11 +57,14 @@ UNION ALL
 SELECT 'stayed_through_failure', s.vm_id, s.machine_id, o.t_s, NULL
 FROM stay s JOIN o ON o.machine_id = s.machine_id AND o.kind = 'hard' AND s.t0 < o.t_s AND o.t_s < s.t1
 UNION ALL
-SELECT 'move_without_failure', c.vm_id, c.prev_machine, c.t0, NULL
+SELECT 'move_without_failure', c.vm_id, c.prev_machine, c.left_s, NULL
 FROM chain c
 JOIN vm_move mv ON mv.run_id = $1 AND mv.vm_id = c.vm_id AND mv.seq = c.seq
 WHERE c.seq > 0 AND (c.prev_machine IS DISTINCT FROM mv.from_machine OR NOT EXISTS (
     SELECT 1 FROM o WHERE o.machine_id = mv.from_machine AND o.kind = 'hard' AND o.t_s <= mv.t_s AND mv.t_s < o.t_end))
+UNION ALL
+SELECT 'healed_before_failure', vm_id, machine_id, placed_s, NULL
+FROM vm_move WHERE run_id = $1 AND placed_s < t_s
 UNION ALL
 SELECT 'fault_domain_shared_rack', a.vm_id, a.machine_id, greatest(a.t0, b.t0), b.vm_id
 FROM dom a JOIN dom b ON a.tenant = b.tenant AND a.cluster = b.cluster AND a.rack = b.rack

@@ -21,11 +21,13 @@ CREATE TABLE outage (
 );
 
 -- vm_move: a VM leaving its machine before its end for a reason other than
--- eviction — a hard failure of that machine — and where it went. seq numbers
--- a VM's moves (1, 2, …); the VM stays on its placement's machine (placement)
--- until its first move, then on each move's machine_id until the next; a
--- NULL machine_id is a healing failure: the VM is down from t_s until its
--- end. reason: 'heal'.
+-- eviction — a hard failure of that machine at t_s — and where it went. seq
+-- numbers a VM's moves (1, 2, …); the VM stays on its placement's machine
+-- (placement) until its first move's t_s, then on each move's machine_id
+-- from the move's placed_s (the heal's commit: t_s for one agent, later for
+-- agents deciding concurrently) until the next move's t_s; a NULL
+-- machine_id is a healing failure: the VM is down from t_s until its end.
+-- reason: 'heal'.
 CREATE TABLE vm_move (
     run_id       BIGINT NOT NULL,
     vm_id        BIGINT NOT NULL,
@@ -33,6 +35,7 @@ CREATE TABLE vm_move (
     t_s          DOUBLE NOT NULL,
     from_machine INTEGER NOT NULL,
     machine_id   INTEGER,
+    placed_s     DOUBLE CHECK ((machine_id IS NULL) = (placed_s IS NULL)),
     reason       VARCHAR NOT NULL CHECK (reason IN ('heal')),
     PRIMARY KEY (run_id, vm_id, seq)
 );
