@@ -171,8 +171,8 @@ func (s *Spec) Validate() error {
 	if err := optimizer.ValidateDomains(s.FaultDomains, s.UpdateDomains); err != nil {
 		return err
 	}
-	if s.Agents != nil && (failuresOn || maintOn || s.FailureFile != "") {
-		return bad("--failures, --failure-file and --maintenance are replayed by one agent; with --agents only --fault-domains and --update-domains apply")
+	if s.Agents != nil && s.Agents.TimeModel == replay.TimeReal && (failuresOn || maintOn || s.FailureFile != "") {
+		return bad("--failures, --failure-file and --maintenance are replayed by one agent or by agents in simulated time; with --time real only --fault-domains and --update-domains apply")
 	}
 	if err := s.Engine.Validate(); err != nil {
 		return err

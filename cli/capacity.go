@@ -28,7 +28,7 @@ func capacityCommand() *cli.Command {
 		&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` (it needs machines)"},
 		&cli.StringFlag{Name: "max-rejection", Value: "0.1%", Usage: "rejection target: the share of requested VMs the allocator may reject, as a percentage in [0%, 100%)",
 			Action: func(_ *cli.Context, s string) error { _, err := parsePercent("max-rejection", s); return err }},
-		&cli.StringFlag{Name: "max-heal-failure", Usage: "heal target: the share of the VMs of hard-failed machines that may fail to heal (heal_failure_rate), as a percentage in [0%, 100%); needs --failures or --failure-file",
+		&cli.StringFlag{Name: "max-heal-failure", DefaultText: "none: no heal target", Usage: "heal target: the share of the VMs of hard-failed machines that may fail to heal (heal_failure_rate), as a percentage in [0%, 100%); needs --failures or --failure-file",
 			Action: func(_ *cli.Context, s string) error { _, err := parsePercent("max-heal-failure", s); return err }},
 		&cli.StringFlag{Name: "survive", Value: analysis.SurviveNone, Usage: "rack: every single-rack failure must be healable in its cluster at the peak sample (healable_rack_failures_pct = 100); none: no such target",
 			Action: func(_ *cli.Context, s string) error { return checkSurvive(s) }},

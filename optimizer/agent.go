@@ -31,9 +31,10 @@ type Agent struct {
 	Activations int64
 }
 
-// NewAgent returns agent id over its own empty view of inv.
+// NewAgent returns agent id over its own empty view of inv (with its own
+// machine health, which follows the store's EventHealth).
 func NewAgent(id int, inv *Inventory, cfg Config, rules Rules) (*Agent, error) {
-	view := NewState(inv)
+	view := NewState(inv.WithOwnHealth())
 	eng, err := NewProtean(view, cfg, rules)
 	if err != nil {
 		return nil, err
@@ -73,6 +74,8 @@ func (a *Agent) apply(ev Event) {
 			delete(a.pending, ev.P.VM)
 		}
 		v.Place(ev.P)
+	case EventHealth:
+		v.SetHealthy(ev.Machine, ev.Healthy)
 	case EventRemove, EventEvict:
 		if p, ok := v.Lookup(ev.P.VM); ok && p.Machine == ev.P.Machine {
 			v.Remove(ev.P.VM)

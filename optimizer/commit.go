@@ -13,6 +13,9 @@ const (
 	EventPlace EventKind = iota + 1
 	EventRemove
 	EventEvict
+	// EventHealth: machine Machine became healthy (Healthy) or not (an
+	// outage); P is unset.
+	EventHealth
 )
 
 // Event is one committed change to the authoritative inventory, published to
@@ -22,6 +25,9 @@ type Event struct {
 	Kind  EventKind
 	P     Placement
 	Agent int // the agent whose commit made it (-1: the trace, e.g. a departure)
+	// Machine and Healthy describe an EventHealth.
+	Machine int32
+	Healthy bool
 }
 
 // CommitResult is the outcome of a commit.
@@ -158,6 +164,17 @@ func (cs *CommitStore) Release(vm VMID) bool {
 		cs.events = append(cs.events, Event{Seq: len(cs.events), Kind: EventRemove, P: p, Agent: -1})
 	}
 	return ok
+}
+
+// SetHealthy changes machine m's health in the authoritative state (an
+// outage starting or ending) and publishes it, so every agent's view
+// follows. Each state must own its inventory's machine table (agents and
+// the store do not share health).
+func (cs *CommitStore) SetHealthy(m int32, healthy bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.state.SetHealthy(m, healthy)
+	cs.events = append(cs.events, Event{Seq: len(cs.events), Kind: EventHealth, Agent: -1, Machine: m, Healthy: healthy})
 }
 
 // Since returns the events after position from (a copy), and the new position.

@@ -183,3 +183,13 @@ func (inv *Inventory) TotalCores() float64 {
 	}
 	return t
 }
+
+// WithOwnHealth returns a copy of inv that shares everything but the machine
+// table, so that a state over it can change machines' health
+// (State.SetHealthy) without touching other states of inv: the commit store
+// and each agent's view own theirs.
+func (inv *Inventory) WithOwnHealth() *Inventory {
+	c := *inv
+	c.Machines = append([]Machine(nil), inv.Machines...)
+	return &c
+}

@@ -117,6 +117,7 @@ type outcome struct {
 	evicted           []optimizer.Placement
 	evalUS            float64               // decision time per VM of the resolving attempt (wall clock)
 	kind              optimizer.RequestKind // the buffer of the resolving attempt, on the agent's view
+	heal              bool                  // a heal request (not an arrival of the trace)
 }
 
 // ReplayAgents replays a trace with opt.Agents agents deciding on stale
@@ -145,8 +146,8 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
 		reqs = reqs[:opt.MaxRequests]
 	}
-	if len(opt.Avail.outages()) > 0 {
-		return nil, fmt.Errorf("%w: outages (failures, maintenance) are replayed by one agent; with --agents use --fault-domains/--update-domains only", ErrBadAgents)
+	if len(opt.Avail.outages()) > 0 && opt.TimeModel == TimeReal {
+		return nil, fmt.Errorf("%w: outages (failures, maintenance) are replayed by one agent or by agents in simulated time (--time sim); with --time real only --fault-domains/--update-domains apply", ErrBadAgents)
 	}
 	numberSets(opt.Avail, reqs)
 	lastTrace := opt.From
@@ -181,18 +182,29 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	outs := make([]outcome, len(reqs))
 	smp := newSampler(tr.Inv, cfg.Buffers)
 	start := time.Now()
+	var aa *agentAvail
+	if len(opt.Avail.outages()) > 0 {
+		aa = newAgentAvail(opt.Avail, tr, store, end, reqs)
+	}
 	if opt.TimeModel == TimeReal {
 		err = runReal(ctx, store, agents, reqs, end, outs, smp, lastTrace, opt)
 	} else {
-		err = runSim(ctx, store, agents, reqs, end, outs, smp, lastTrace, opt)
+		err = runSim(ctx, store, agents, &reqs, end, &outs, smp, lastTrace, opt, aa)
 	}
 	if err != nil {
 		return nil, err
 	}
 	res := summarizeAgents(tr, agents, reqs, outs, smp, opt)
 	av := newAvail(opt.Avail, tr, nil, end, 0)
+	if aa != nil {
+		aa.finish(lastTrace)
+		av = aa.avail
+		res.Outages, res.Moves = av.rows, av.moves
+	}
 	for i := range outs {
-		av.count(outs[i].kind, len(reqs[i].VMs), outs[i].ok)
+		if !outs[i].heal {
+			av.count(outs[i].kind, len(reqs[i].VMs), outs[i].ok)
+		}
 	}
 	res.Store = store
 	res.Summary.Seconds = time.Since(start).Seconds()
@@ -222,6 +234,8 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 const (
 	evDeparture = iota
 	evCommit
+	evOutageEnd
+	evOutageStart
 	evArrival
 	evFree
 )
@@ -260,6 +274,10 @@ func (q *simQueue) Pop() any {
 // resolve records a request's final outcome in the interval counters.
 func (o *outcome) resolve(smp *sampler, req *optimizer.Request) {
 	o.done = true
+	if o.heal {
+		smp.evicted += len(o.evicted)
+		return
+	}
 	n := len(req.VMs)
 	if o.ok {
 		smp.accepted += n
@@ -277,8 +295,10 @@ func (o *outcome) resolve(smp *sampler, req *optimizer.Request) {
 // taken at the trace's interval boundaries mapped to simulated time, after
 // the departures and commits of that instant, until every request is
 // resolved and the window has ended.
-func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqs []optimizer.Request,
-	end map[int64]float64, outs []outcome, smp *sampler, lastTrace float64, opt AgentOptions) error {
+func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqsP *[]optimizer.Request,
+	end map[int64]float64, outsP *[]outcome, smp *sampler, lastTrace float64, opt AgentOptions, aa *agentAvail) error {
+	reqs, outs := *reqsP, *outsP
+	defer func() { *reqsP, *outsP = reqs, outs }()
 	rng := rand.New(rand.NewPCG(opt.ReplayOptions.seed(), 0x51))
 	toSim := func(t float64) float64 { return opt.From + (t-opt.From)/opt.Speedup }
 	toTrace := func(s float64) float64 { return opt.From + (s-opt.From)*opt.Speedup }
@@ -293,6 +313,32 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 		push(simEvent{t: toSim(reqs[i].Time), kind: evArrival, req: i})
 		outs[i].arrive = toSim(reqs[i].Time)
 		outs[i].start = -1
+	}
+	// Outages, and the heal requests they make: arrivals of the instant
+	// they are made, decided and committed like the trace's.
+	var heals map[int]*agentHealReq
+	var enqueue func(optimizer.Request, *agentHealReq)
+	if aa != nil {
+		heals = aa.heals
+		for i, o := range aa.cfg.Outages {
+			push(simEvent{t: toSim(o.Start), kind: evOutageStart, vm: int64(i)})
+			push(simEvent{t: toSim(o.Start + o.Duration), kind: evOutageEnd, vm: int64(i)})
+		}
+	}
+	var now float64
+	enqueue = func(r optimizer.Request, h *agentHealReq) {
+		r.ID = int64(len(reqs))
+		reqs = append(reqs, r)
+		outs = append(outs, outcome{arrive: now, start: -1, heal: true})
+		heals[len(reqs)-1] = h
+		push(simEvent{t: now, kind: evArrival, req: len(reqs) - 1})
+	}
+	// healed records a heal request's outcome (after its outcome is final).
+	healed := func(r int, ok bool, placed []optimizer.Placement, t float64) {
+		if h := heals[r]; h != nil {
+			delete(heals, r)
+			aa.resolved(h, ok, placed, t, enqueue)
+		}
 	}
 	// Interval boundaries in trace time, as Replay takes them.
 	nextB := opt.From
@@ -364,7 +410,7 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 		// a boundary's own instant).
 		for {
 			b := toSim(nextB)
-			if !(b < e.t || b == e.t && e.kind > evCommit) || resolved == len(reqs) && b > endSim() {
+			if !(b < e.t || b == e.t && e.kind > evOutageStart) || resolved == len(reqs) && b > endSim() {
 				break
 			}
 			sample(nextB)
@@ -379,12 +425,20 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 				opt.Progress(int64(resolved), int64(len(reqs)))
 			}
 		}
+		now = e.t
 		switch e.kind {
 		case evDeparture:
 			store.Release(e.vm)
+		case evOutageEnd, evOutageStart:
+			aa.outage(int(e.vm), e.kind == evOutageStart)
+			if len(q) == 0 || q[0].t != e.t || q[0].kind != evOutageStart {
+				aa.flush(enqueue) // every machine failing at this instant is down
+			}
 		case evArrival:
 			waiting = append(waiting, e.req)
-			smp.arrivals += len(reqs[e.req].VMs)
+			if !outs[e.req].heal {
+				smp.arrivals += len(reqs[e.req].VMs)
+			}
 		case evFree:
 			free[e.agent] = true
 		case evCommit:
@@ -395,6 +449,7 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 				o.resolve(smp, req)
 				resolved++
 				lastResolution = math.Max(lastResolution, e.t)
+				healed(e.req, false, nil, o.atTrace)
 				break
 			}
 			res := store.Commit(e.agent, req, e.d.Placements, e.d.Evicted)
@@ -409,11 +464,14 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 				o.resolve(smp, req)
 				resolved++
 				lastResolution = math.Max(lastResolution, e.t)
-				for _, p := range e.d.Placements {
-					if t := end[p.VM]; !math.IsInf(t, 1) {
-						push(simEvent{t: math.Max(toSim(t), e.t), kind: evDeparture, vm: p.VM})
+				if !o.heal {
+					for _, p := range e.d.Placements {
+						if t := end[p.VM]; !math.IsInf(t, 1) {
+							push(simEvent{t: math.Max(toSim(t), e.t), kind: evDeparture, vm: p.VM})
+						}
 					}
 				}
+				healed(e.req, true, e.d.Placements, o.atTrace)
 				break
 			}
 			o.retries++
@@ -423,6 +481,7 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 				o.resolve(smp, req)
 				resolved++
 				lastResolution = math.Max(lastResolution, e.t)
+				healed(e.req, false, nil, o.atTrace)
 				break
 			}
 			waiting = append(waiting, e.req)
@@ -613,6 +672,9 @@ func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Requ
 		s.Retries += o.retries
 		s.Conflicts += len(o.conflictAt)
 		conflictTimes = append(conflictTimes, o.conflictAt...)
+		if o.heal {
+			continue // its VMs have their rows; where they went is in Moves
+		}
 		delays = append(delays, math.Max(0, o.start-o.arrive))
 		resp := o.at - o.arrive
 		responses = append(responses, resp)
@@ -673,6 +735,9 @@ func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Requ
 	}
 	for i := range outs {
 		o := &outs[i]
+		if o.heal {
+			continue
+		}
 		v := get(o.atTrace)
 		v.n++
 		v.delay += math.Max(0, o.start-o.arrive)
@@ -708,6 +773,9 @@ func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Requ
 		s.RejectionRate = float64(s.Rejected) / float64(s.Accepted+s.Rejected)
 		first, last := math.Inf(1), math.Inf(-1)
 		for i := range outs {
+			if outs[i].heal {
+				continue
+			}
 			first = math.Min(first, outs[i].arrive)
 			last = math.Max(last, outs[i].at)
 		}
@@ -726,7 +794,7 @@ func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Requ
 		// it). Its span is how long the agents take to resolve it (Fig 13).
 		t0 := reqs[0].Time
 		for i := range outs {
-			if reqs[i].Time == t0 {
+			if reqs[i].Time == t0 && !outs[i].heal {
 				s.BurstRequests++
 				s.BurstSpanS = math.Max(s.BurstSpanS, outs[i].at-outs[i].arrive)
 			}

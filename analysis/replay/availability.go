@@ -144,6 +144,8 @@ type avail struct {
 	moves   []MoveRow
 	rows    []OutageRow
 	st      availStats
+	// store is the multi-agent run's commit store (nil for one agent).
+	store *optimizer.CommitStore
 	// onEvict marks a VM evicted by a heal request (the replay's rows).
 	onEvict func(p optimizer.Placement, t float64)
 }
@@ -432,9 +434,19 @@ func (a *avail) finish(last float64) {
 	}
 	for m, n := range a.down {
 		if n > 0 && a.healthy[m] {
-			a.state.SetHealthy(int32(m), true)
+			a.setHealthy(int32(m), true)
 		}
 	}
+}
+
+// setHealthy changes a machine's health in the run's state: the
+// allocator's, or (agents) the commit store's, which tells every agent.
+func (a *avail) setHealthy(m int32, healthy bool) {
+	if a.store != nil {
+		a.store.SetHealthy(m, healthy)
+		return
+	}
+	a.state.SetHealthy(m, healthy)
 }
 
 // summarize fills the availability fields of s and the run's figures.

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"math"
-	"slices"
 
 	"placelab/optimizer"
 )
@@ -130,8 +129,6 @@ func ArrivalRates(tr *Trace) []float64 {
 // without touching other runs of the same trace (the rest is shared).
 func (tr *Trace) WithOwnHealth() *Trace {
 	c := *tr
-	inv := *tr.Inv
-	inv.Machines = slices.Clone(tr.Inv.Machines)
-	c.Inv = &inv
+	c.Inv = tr.Inv.WithOwnHealth()
 	return &c
 }
