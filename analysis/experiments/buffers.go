@@ -20,8 +20,9 @@ import (
 // and rack failures, and sets Protean §6.3's change beside it: the
 // IsClusterBelowLimit limits raised by 1%.
 //
-// Thresholds are optimizer.Buffers, empty healthy machines per cluster: a
-// request of a kind may enter a cluster while it has at least that many
+// Thresholds are optimizer.Buffers, empty healthy machines per cluster, set
+// in percent of the cluster's machines (buffersMachines): a request of a
+// kind may enter a cluster while it has at least that many
 // (IsClusterBelowLimit, E(x) ≥ B). The slides' healing buffer — the empty
 // machines that only healing may take — is HealingBuffer(b) = ScaleOut −
 // Healing: new deployments and scale-outs stop at their thresholds, healing
@@ -81,47 +82,60 @@ func buffersFailures() string {
 	return fmt.Sprintf("machine-afr=%.6g,rack-afr=%.6g", buffersFailureScale*outage.DefaultMachineAFR, buffersFailureScale*outage.DefaultRackAFR)
 }
 
-// buffersBase are the thresholds a sweep holds fixed while it varies one:
-// new deployments stop at 8 empty machines per cluster, scale-outs at 4,
-// healing never (the slides' picture: the healing buffer is what scale-outs
-// leave).
-var buffersBase = optimizer.Buffers{NewDeployment: 8, ScaleOut: 4, Healing: 0}
+// buffersBase are the thresholds a sweep holds fixed while it varies one,
+// in percent of a cluster's machines (the slides set limits per cluster,
+// and a count that binds on a cluster of 150 machines is idle on one of
+// 1,000): new deployments stop at 8% of the cluster empty, scale-outs at
+// 4%, healing never (the slides' picture: the healing buffer is what
+// scale-outs leave). buffersMachines turns a percentage into empty
+// machines on a trace's clusters.
+var buffersBase = [3]float64{8, 4, 0}
 
-// buffersValues are the values each sweep takes, in empty machines per
-// cluster; every point keeps NewDeployment ≥ ScaleOut ≥ Healing.
-func buffersValues(sweep string, quick bool) []int32 {
+// buffersValues are the values each sweep takes, in percent of a
+// cluster's machines; every point keeps NewDeployment ≥ ScaleOut ≥ Healing.
+func buffersValues(sweep string, quick bool) []float64 {
 	switch sweep {
 	case SweepNewDeployment: // ≥ base ScaleOut
 		if quick {
-			return []int32{4, 8, 16}
+			return []float64{4, 8, 16}
 		}
-		return []int32{4, 6, 8, 12, 16, 24, 32}
+		return []float64{4, 6, 8, 10, 12, 16}
 	case SweepScaleOut: // base Healing ≤ v ≤ base NewDeployment
 		if quick {
-			return []int32{0, 4, 8}
+			return []float64{0, 2, 4}
 		}
-		return []int32{0, 1, 2, 4, 6, 8}
+		return []float64{0, 1, 2, 3, 4, 6, 8}
 	case SweepHealing: // ≤ base ScaleOut
 		if quick {
-			return []int32{0, 4}
+			return []float64{0, 2}
 		}
-		return []int32{0, 1, 2, 3, 4}
+		return []float64{0, 1, 2, 3, 4}
 	}
 	return nil
 }
 
-// buffersAt returns the thresholds of one point of a sweep.
-func buffersAt(sweep string, v int32) optimizer.Buffers {
+// buffersAt returns the thresholds (percent of a cluster's machines) of
+// one point of a sweep: new deployment, scale-out, healing.
+func buffersAt(sweep string, v float64) [3]float64 {
 	b := buffersBase
 	switch sweep {
 	case SweepNewDeployment:
-		b.NewDeployment = v
+		b[0] = v
 	case SweepScaleOut:
-		b.ScaleOut = v
+		b[1] = v
 	case SweepHealing:
-		b.Healing = v
+		b[2] = v
 	}
 	return b
+}
+
+// buffersMachines turns thresholds in percent of a cluster's machines into
+// empty machines per cluster on a zone of machinesPerCluster machines per
+// cluster (on average: one Buffers applies to every cluster), rounding
+// half away from zero.
+func buffersMachines(pct [3]float64, machinesPerCluster float64) optimizer.Buffers {
+	n := func(p float64) int32 { return int32(math.Round(p / 100 * machinesPerCluster)) }
+	return optimizer.Buffers{NewDeployment: n(pct[0]), ScaleOut: n(pct[1]), Healing: n(pct[2])}
 }
 
 // HealingBuffer is the slides' healing buffer of thresholds b: the empty
@@ -206,8 +220,8 @@ func buffersPoints(quick bool) []Point {
 		for _, sw := range []string{SweepNewDeployment, SweepScaleOut, SweepHealing} {
 			for _, v := range buffersValues(sw, quick) {
 				b := buffersAt(sw, v)
-				add(map[string]any{"trace": tr, "sweep": sw, "threshold": int(v), "new_deployment": int(b.NewDeployment),
-					"scale_out": int(b.ScaleOut), "healing": int(b.Healing)})
+				add(map[string]any{"trace": tr, "sweep": sw, "threshold_pct": v, "new_deployment_pct": b[0],
+					"scale_out_pct": b[1], "healing_pct": b[2]})
 			}
 		}
 		for _, l := range []string{LimitsBase, LimitsRaised} {
@@ -265,8 +279,9 @@ func runBuffers(ctx context.Context, db *store.DB, p Point, quick bool) ([]repla
 		}
 		spec.From, spec.To = start, start+buffersWindow(quick)
 	}
+	perCluster := float64(len(tr.Inv.Machines)) / float64(len(tr.Inv.Clusters))
 	if p.Params["sweep"] == SweepLimits {
-		b, step := buffersBase, LimitStep(float64(len(tr.Inv.Machines))/float64(len(tr.Inv.Clusters)))
+		b, step := buffersMachines(buffersBase, perCluster), LimitStep(perCluster)
 		if p.Params["limits"] == LimitsRaised {
 			b = RaiseLimits(b, step)
 		}
@@ -278,9 +293,15 @@ func runBuffers(ctx context.Context, db *store.DB, p Point, quick bool) ([]repla
 		return append(figs, fig("limit_step", float64(step)), fig("new_deployment", float64(b.NewDeployment)),
 			fig("scale_out", float64(b.ScaleOut)), fig("healing", float64(b.Healing))), nil
 	}
-	spec.Engine.Buffers = optimizer.Buffers{NewDeployment: int32(p.Params["new_deployment"].(int)),
-		ScaleOut: int32(p.Params["scale_out"].(int)), Healing: int32(p.Params["healing"].(int))}
-	return buffersReplay(ctx, tr, spec, scaleOuts)
+	b := buffersMachines([3]float64{p.Params["new_deployment_pct"].(float64), p.Params["scale_out_pct"].(float64),
+		p.Params["healing_pct"].(float64)}, perCluster)
+	spec.Engine.Buffers = b
+	figs, err := buffersReplay(ctx, tr, spec, scaleOuts)
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, fig("new_deployment", float64(b.NewDeployment)), fig("scale_out", float64(b.ScaleOut)),
+		fig("healing", float64(b.Healing)), fig("machines_per_cluster", perCluster)), nil
 }
 
 // buffersReplay runs spec on tr (requests decorated by decorate, when set)

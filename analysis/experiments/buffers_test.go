@@ -248,7 +248,7 @@ func TestBuffersQuickGrid(t *testing.T) {
 			t.Fatalf("point %d: %+v", i, p)
 		}
 		if p.Params["sweep"] != SweepLimits {
-			nd, so, h := p.Params["new_deployment"].(int), p.Params["scale_out"].(int), p.Params["healing"].(int)
+			nd, so, h := p.Params["new_deployment_pct"].(float64), p.Params["scale_out_pct"].(float64), p.Params["healing_pct"].(float64)
 			if !(nd >= so && so >= h && h >= 0) {
 				t.Errorf("point %d %v: thresholds out of order", i, p.Params)
 			}

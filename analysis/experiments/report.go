@@ -93,10 +93,10 @@ func gridScale(name string, g Grid) string {
 	case buffersName:
 		return zone(0) + fmt.Sprintf(", and %s's first %g days when loaded (points with available = 0 when not); Protean under the default failure model "+
 			"with its machine and rack failure rates scaled by %d (failures: %s; at the default rates a quick zone sees about two machine failures "+
-			"and healing never matters), %.0f%% of arrivals replayed as scale-outs (neither trace has scale-outs of its own); thresholds in empty "+
-			"healthy machines per cluster, one varied at a time from new deployment %d, scale-out %d, healing %d",
+			"and healing never matters), %.0f%% of arrivals replayed as scale-outs (neither trace has scale-outs of its own); thresholds in percent "+
+			"of a cluster's machines (empty healthy machines, rounded, on the trace's mean cluster), one varied at a time from new deployment %g%%, scale-out %g%%, healing %g%%",
 			buffersTraceDataset, buffersWindow(quick)/86400, buffersFailureScale, buffersFailures(), 100*buffersScaleOutShare,
-			buffersBase.NewDeployment, buffersBase.ScaleOut, buffersBase.Healing)
+			buffersBase[0], buffersBase[1], buffersBase[2])
 	}
 	return ""
 }
@@ -497,7 +497,7 @@ func thousands(n int) string {
 // buffersSections are the buffers experiment's charts beside its table:
 // the slides' three plots against the threshold (scale-out failure rate,
 // healing failure rate, utilization; one line per trace, grid and sweep,
-// each threshold in empty healthy machines per cluster), the slides'
+// each threshold in percent of a cluster's machines), the slides'
 // "utilization vs. empty nodes" as a scatter of interval samples, and
 // Protean §6.3's limits raised by 1% against the four-nines CFR target.
 func buffersSections(pts []*pointResult) []report.Section {
@@ -542,7 +542,7 @@ func buffersLine(pts []*pointResult, figure, axis string) *charts.Line {
 	var keys []key
 	for _, pr := range pts {
 		sw, _ := pr.params["sweep"].(string)
-		thr, ok := pr.params["threshold"].(float64)
+		thr, ok := pr.params["threshold_pct"].(float64)
 		v, okv := pr.figs[figure]
 		if !ok || !okv || pr.figs["available"] == 0 {
 			continue
@@ -560,7 +560,7 @@ func buffersLine(pts []*pointResult, figure, axis string) *charts.Line {
 	line := charts.NewLine()
 	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "threshold (empty healthy machines per cluster)"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "threshold (% of a cluster's machines kept empty)"}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: axis, Scale: opts.Bool(true)}), charts.WithAnimation(false))
 	for _, k := range keys {
 		xy := lines[k]
