@@ -66,6 +66,14 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	if err != nil {
 		return nil, err
 	}
+	avail, availSQL, err := view("availability_summary")
+	if err != nil {
+		return nil, err
+	}
+	heal, healSQL, err := view("run_healable")
+	if err != nil {
+		return nil, err
+	}
 	gap, gapSQL, err := view("lpbound_gap")
 	if err != nil {
 		return nil, err
@@ -122,6 +130,19 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 				Table: runs, SQL: runsSQL},
 			report.Section{Title: "Packing density over time", Note: "One line per run (the latest " + fmt.Sprint(maxRunLines) + ").",
 				Chart: densityChart(dens), SQL: densSQL})
+	}
+	if len(avail.Rows) > 0 {
+		p.Sections = append(p.Sections,
+			report.Section{Title: "Availability: what packing is traded against",
+				Note: "Every replay's failure rates by VMs per buffer (new deployment, scale-out, heal: the allocator slides' buffers), " +
+					"the capacity fulfillment rate CFR (VMs placed / VMs requested, heals included; Protean §6.3 targets four nines), VM downtime, " +
+					"outages, and the means of its interval samples of healable single-machine and single-rack failures (the VMs of the failed " +
+					"machines could all be healed in their cluster under the healing buffer). Runs with failures (placelab replay --failures, " +
+					"--failure-file, --maintenance) and availability sets (--fault-domains, --update-domains) sit beside the runs without them.",
+				Table: avail, SQL: availSQL},
+			report.Section{Title: "Healable rack failures over time",
+				Note:  "One line per run (the latest " + fmt.Sprint(maxRunLines) + "): the percent of racks whose failure, at that sample, could be healed in their cluster. Utilization alone does not tell it (the slides: 66% utilization with 0 empty nodes cannot heal a third of single-node failures).",
+				Chart: runLineChart(heal, "healable_rack_failures_pct", "healable rack failures %", 1), SQL: healSQL})
 	}
 	if len(gap.Rows) > 0 {
 		p.Sections = append(p.Sections, lpSections(gap, lpd, gapSQL+"\n\n"+lpdSQL)...)
@@ -483,7 +504,13 @@ const maxRunLines = 12
 
 // densityChart draws packing density per run over time.
 func densityChart(d *store.Result) *charts.Line {
-	rc, pc, dc, hc, vc := col(d, "run_id"), col(d, "policy"), col(d, "dataset"), col(d, "hour"), col(d, "packing_density")
+	return runLineChart(d, "packing_density", "packing density %", 100)
+}
+
+// runLineChart draws column value (× scale) of d against its hour, one
+// line per run (the latest maxRunLines), the y axis named yName.
+func runLineChart(d *store.Result, value, yName string, scale float64) *charts.Line {
+	rc, pc, dc, hc, vc := col(d, "run_id"), col(d, "policy"), col(d, "dataset"), col(d, "hour"), col(d, value)
 	type series struct {
 		name string
 		pts  []opts.LineData
@@ -498,7 +525,7 @@ func densityChart(d *store.Result) *charts.Line {
 			byRun[id] = s
 			order = append(order, id)
 		}
-		s.pts = append(s.pts, opts.LineData{Value: []float64{round2(num(row[hc])), round2(100 * num(row[vc]))}})
+		s.pts = append(s.pts, opts.LineData{Value: []float64{round2(num(row[hc])), round2(scale * num(row[vc]))}})
 	}
 	if len(order) > maxRunLines {
 		order = order[len(order)-maxRunLines:]
@@ -508,7 +535,7 @@ func densityChart(d *store.Result) *charts.Line {
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "packing density %"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yName}),
 		charts.WithAnimation(false),
 	)
 	for _, id := range order {

@@ -72,7 +72,8 @@ func TestOverviewInChromium(t *testing.T) {
 	}
 	defer db.Close()
 	tinyDataset(t, db, "tiny")
-	// One stored replay, so the runs table and density chart render too.
+	// One stored replay, so the runs table, the density chart and the
+	// availability section's healable-rack-failures chart render too.
 	tr, err := LoadTrace(ctx, db, "tiny", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
@@ -123,14 +124,14 @@ func TestOverviewInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if chk.Charts != 5 || chk.Rendered != 5 {
-		t.Errorf("charts %d, rendered %d; want 5, 5", chk.Charts, chk.Rendered)
+	if chk.Charts != 6 || chk.Rendered != 6 {
+		t.Errorf("charts %d, rendered %d; want 6, 6", chk.Charts, chk.Rendered)
 	}
 	if len(chk.Errors) != 0 {
 		t.Errorf("console errors: %q", chk.Errors)
 	}
-	if len(chk.Canvases) != 5 {
-		t.Fatalf("canvases = %v, want 5", chk.Canvases)
+	if len(chk.Canvases) != 6 {
+		t.Fatalf("canvases = %v, want 6", chk.Canvases)
 	}
 	for i, n := range chk.Canvases {
 		if n < 1000 {
