@@ -232,3 +232,46 @@ func itoa(i int) string {
 	}
 	return s
 }
+
+// TestMaintenanceShareBoundedByUpdateDomains: a rollout takes one machine
+// update domain at a time; with U = 5 update domains a tenant of 10 VMs has
+// at most ⌈10/5⌉ = 2 VMs on any machine update domain, so at most 20% of
+// it is down at once, while without update domains best fit packs it on
+// few machines and a window takes down far more of it.
+func TestMaintenanceShareBoundedByUpdateDomains(t *testing.T) {
+	var ms []optimizer.MachineSpec
+	for i := 0; i < 10; i++ {
+		ms = append(ms, optimizer.MachineSpec{Name: "m" + itoa(i), Cluster: "c", Rack: "r" + itoa(i/2), UpdateDomain: int16(i), Healthy: true})
+	}
+	types := []optimizer.VMType{{Name: "s", Demand: []optimizer.Vec{{optimizer.Cores: 1, optimizer.Memory: 2}}, Supported: []bool{true}}}
+	inv, err := optimizer.NewInventory([]optimizer.SKU{{Name: "s", Capacity: optimizer.Vec{optimizer.Cores: 16, optimizer.Memory: 64}}}, ms, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &Trace{Dataset: "x", Inv: inv, MachineIDs: machineIDs(10)}
+	for i := 0; i < 10; i++ {
+		tr.VMs = append(tr.VMs, TraceVM{ID: int64(i), Tenant: 3, Type: 0, Start: 0, End: math.Inf(1)})
+	}
+	tr.VMs = append(tr.VMs, TraceVM{ID: 10, Tenant: 4, Type: 0, Start: 3 * 86400, End: math.Inf(1)})
+	windows, err := outage.Maintenance{Every: 86400, UDSeconds: 1800}.Windows(inv, 0, 3*86400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var av []Outage
+	for _, o := range windows {
+		av = append(av, Outage{Outage: o, Source: SourceMaintenance})
+	}
+	for _, tc := range []struct {
+		u        int32
+		min, max float64
+	}{{5, 0.1, 0.2}, {0, 0.5, 1}} {
+		res := replayAvail(t, tr, "protean", optimizer.DefaultConfig(), &Availability{Outages: av, UpdateDomains: tc.u})
+		s := res.Summary
+		if s.MaintenanceOutages != 2*10 {
+			t.Fatalf("U=%d: %d maintenance outages, want 2 rounds × 10 machines", tc.u, s.MaintenanceOutages)
+		}
+		if s.MaintenanceMaxDownShare < tc.min || s.MaintenanceMaxDownShare > tc.max {
+			t.Errorf("U=%d: largest share down at once %v, want in [%v, %v]", tc.u, s.MaintenanceMaxDownShare, tc.min, tc.max)
+		}
+	}
+}
