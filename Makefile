@@ -83,15 +83,21 @@ build: deps-build
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cli
 
 # The demo: the synthetic zone and trace, replayed through Protean and a
-# baseline; Huawei-East-1 too when ../shared/data is present; each replay
-# bounded by the LP; every experiment's quick grid; then the report.
+# baseline, and again with machine and rack failures, healing and fault /
+# update domains (checked in SQL); Huawei-East-1 too when ../shared/data is
+# present; each replay bounded by the LP; every experiment's quick grid;
+# then the report.
+DEMO_AVAIL := --failures default --fault-domains 3 --update-domains 5 --buffers 0,0,1
 demo: build
 	$(BIN) --db $(DB) generate
 	$(BIN) --db $(DB) replay --policy protean
 	$(BIN) --db $(DB) replay --policy bestfit
+	$(BIN) --db $(DB) replay --policy protean --no-explain $(DEMO_AVAIL)
+	$(BIN) --db $(DB) check --run $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run" --format csv | tail -1)
 	@if [ -f $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv ]; then \
 	  $(BIN) --db $(DB) ingest huawei $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv --dataset huawei-east-1 --inventory synthetic:200 && \
-	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean; \
+	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean && \
+	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean --no-explain $(DEMO_AVAIL); \
 	else echo "($(SHARED) not found: demo runs on the synthetic zone only)"; fi
 	$(BIN) --db $(DB) sql --view run_summary
 	$(BIN) --db $(DB) lpbound --unbounded --every 24h --time-limit 5s

@@ -210,6 +210,25 @@ func Run(db *store.DB, spec analysis.Spec) replay.Summary {
 	return res.Summary
 }
 
+// Availability shows runs' availability figures side by side, named (the
+// summary's fields of the same names): failure rates by VMs per buffer,
+// heal requests, CFR, downtime, outages, and the means of the healable
+// samples, beside utilization and packing density.
+func Availability(title string, names []string, runs ...replay.Summary) {
+	if len(names) != len(runs) {
+		Check(fmt.Errorf("Availability: %d names for %d runs", len(names), len(runs)))
+	}
+	r := &store.Result{Columns: []string{"setting", "run", "packing_density_pct", "utilization_pct", "new_deployment_failure_rate",
+		"scaleout_failure_rate", "heal_vms", "heal_failure_rate", "cfr", "vm_downtime_hours", "machine_failures", "rack_failures",
+		"healable_machine_failures_pct_mean", "healable_rack_failures_pct_mean"}}
+	for i, s := range runs {
+		r.Rows = append(r.Rows, []any{names[i], s.RunID, round(100 * s.PackingDensityMean), round(100 * s.UtilizationMean),
+			s.NewDeploymentFailureRate, s.ScaleoutFailureRate, int64(s.HealVMs), s.HealFailureRate, s.CFR, round(s.VMDowntimeHours),
+			int64(s.MachineFailures), int64(s.RackFailures), round(s.HealableMachineFailuresPctMean), round(s.HealableRackFailuresPctMean)})
+	}
+	Table(title, r)
+}
+
 // Compare shows runs side by side, named. Decision latency is the engine's
 // own time per VM on every row; a multi-agent run's simulated response
 // time (queueing and retries, arrival to resolution) is its own column,
