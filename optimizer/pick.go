@@ -51,39 +51,34 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 	var bestG int64
 	found := false
 	ties := p.ties[:0]
-	var reqRej [maxValidators]int
 	p.top = p.top[:0]
+	p.pickStamp++
+	if len(p.rackSeen) != len(inv.Racks) {
+		p.rackSeen = make([]uint32, len(inv.Racks))
+	}
+	// Racks are visited best head first (each cell's heap of rack heads,
+	// depth first): a rack whose head — its best machine, whichever the
+	// request validators pass — is worse than the best valid machine found
+	// cannot hold the pick or a tie, and neither can the racks below it in
+	// the heap, so they are not walked.
+	walked := p.walked[:0]
 	for _, cl := range sel {
 		racks := inv.Clusters[cl.cluster].Racks
-		for rl, rack := range cl.racks {
-			if len(rack) == 0 {
-				continue
+		start := len(ties)
+		cl.walk(0, func(rl32 int32) bool {
+			hd := &cl.heads[rl32]
+			if found && cmpKey(&hd.k, hd.g, &best, bestG) > 0 {
+				return false
 			}
+			rl := int(rl32)
+			rack := cl.racks[rl]
 			r := racks[rl]
+			p.rackSeen[r] = p.pickStamp
+			walked = append(walked, walkedRack{cl: cl, rl: rl})
+			w := &walked[len(walked)-1]
 			if i := p.rackRule(req, v, r); i >= 0 {
-				reqRej[i] += len(rack)
-				continue
-			}
-			// A rack whose best machine is worse than the best head found
-			// holds nothing that can be picked or tie, whichever of its
-			// machines the request validators pass: it is not walked (the
-			// rule statistics count what was walked, alike with and
-			// without explanations). An explanation still offers its
-			// first valid machine to the kept top machines.
-			if k0 := &rack[0].k; found && !k0.less(&best) && *k0 != best {
-				if ex != nil && p.mayEnterTop(k0) {
-					for h := range rack {
-						if p.inRackRule(req, v, rack[h].m) < 0 {
-							var g int64
-							if global != nil {
-								g = global.ScoreRack(env, t, r)
-							}
-							p.offerTop(rack[h].m, &rack[h].k, g)
-							break
-						}
-					}
-				}
-				continue
+				w.rej[i] += int32(len(rack))
+				return true
 			}
 			h := 0
 			for ; h < len(rack); h++ {
@@ -91,16 +86,16 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 				if i < 0 {
 					break
 				}
-				reqRej[i]++
+				w.rej[i]++
 			}
 			if h == len(rack) {
-				continue
+				return true
 			}
 			hk := &rack[h].k
 			// Without the global score, a head worse than the best (and than
 			// the worst kept top machine) cannot matter: skip it.
 			if found && !hk.less(&best) && *hk != best && (ex == nil || !p.mayEnterTop(hk)) {
-				continue
+				return true
 			}
 			var g int64
 			if global != nil {
@@ -113,10 +108,33 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 			case !found || c < 0:
 				best, bestG, found = *hk, g, true
 				ties = append(ties[:0], tie{cl, rl, h, 0})
+				start = 0 // the ties are this cell's from here on
 			case c == 0:
 				ties = append(ties, tie{cl, rl, h, 0})
 			}
+			return true
+		})
+		// Heap order depends on history; rack order does not: sort so that
+		// the seeded pick is the same with the cache on or off.
+		slices.SortFunc(ties[start:], func(a, b tie) int { return a.rack - b.rack })
+	}
+	p.walked = walked
+	// The request validators' removals, as the statistics and explanations
+	// count them: in the racks that could hold the pick (head no worse than
+	// it; all racks walked when nothing was found), whatever order the
+	// heap visited them in.
+	var reqRej [maxValidators]int
+	for i := range walked {
+		w := &walked[i]
+		if hd := &w.cl.heads[w.rl]; found && cmpKey(&hd.k, hd.g, &best, bestG) > 0 {
+			continue
 		}
+		for k, n := range w.rej {
+			reqRej[k] += int(n)
+		}
+	}
+	if ex != nil {
+		p.offerUnwalked(req, v, t, sel)
 	}
 	if !found {
 		if last {
@@ -159,6 +177,41 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 	}
 	tt := ties[p.rng.IntN(len(ties))]
 	return tt.cl.racks[tt.rack][tt.start].m, ""
+}
+
+// walkedRack is a rack pick walked, with the machines each request
+// validator refused on the way.
+type walkedRack struct {
+	cl  *cell
+	rl  int
+	rej [maxValidators]int32
+}
+
+// offerUnwalked offers the explanation's top list the first valid machine
+// of every rack pick did not walk, where it may enter the list.
+func (p *Protean) offerUnwalked(req *Request, v VMRequest, t Traits, sel []*cell) {
+	env := &p.env
+	for _, cl := range sel {
+		racks := env.Inv.Clusters[cl.cluster].Racks
+		for rl, rack := range cl.racks {
+			r := racks[rl]
+			if len(rack) == 0 || p.rackSeen[r] == p.pickStamp || !p.mayEnterTop(&rack[0].k) || p.rackRule(req, v, r) >= 0 {
+				continue
+			}
+			for h := range rack {
+				if p.inRackRule(req, v, rack[h].m) < 0 {
+					if p.mayEnterTop(&rack[h].k) {
+						var g int64
+						if p.rules.Global != nil {
+							g = p.rules.Global.ScoreRack(env, t, r)
+						}
+						p.offerTop(rack[h].m, &rack[h].k, g)
+					}
+					break
+				}
+			}
+		}
+	}
 }
 
 // requestFailure records a VM whose valid machines the request validators

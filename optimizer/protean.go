@@ -51,6 +51,9 @@ type Protean struct {
 	frontier   []frontierNode
 	stale      []*evaluation
 	reqApply   []int // indices of the request validators that apply to the current request
+	walked     []walkedRack
+	rackSeen   []uint32 // pickStamp of the racks pick walked
+	pickStamp  uint32
 	// conflict avoidance (§5.3), set by the owning Agent per request
 	avoidProb float64
 	avoidN0   int
