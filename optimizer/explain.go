@@ -152,6 +152,9 @@ func (p *Protean) initStats() {
 // stat counts one request of the rule at stats index i: in candidates
 // given, removed of them removed.
 func (p *Protean) stat(i int, in, removed int) {
+	if p.muteStats {
+		return
+	}
 	s := &p.stats[i]
 	s.Requests++
 	s.Candidates += int64(in)

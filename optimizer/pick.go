@@ -43,6 +43,22 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 	if len(p.reqApply) == 0 {
 		return p.pickFast(sel, ex)
 	}
+	p.prepareInRack(req, v)
+	if m, ok := p.pickSampled(req, v, t, sel, ex); ok {
+		return m, ""
+	}
+	return p.pickWalk(req, v, t, sel, ex, last, true, true)
+}
+
+// pickWalk is pick by walking the racks (see pick). record says the rule
+// statistics take its counts; draw says it picks (else it only fills ex,
+// drawing nothing from the seeded generator).
+func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex *Explanation, last, record, draw bool) (int32, string) {
+	if !record {
+		// explanation only: the counts go to ex, not to the statistics
+		p.muteStats = true
+		defer func() { p.muteStats = false }()
+	}
 	env := &p.env
 	inv := env.Inv
 	npref := len(p.rules.Preferences)
@@ -159,6 +175,9 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 		ex.Top = p.topScored(npref)
 		ex.Pick = PickBest
 	}
+	if !draw {
+		return -1, ""
+	}
 	// Seeded random tie-break among the best; candidates failing a
 	// request validator inside a run are skipped by resampling, then by
 	// falling back to a run's head (which passed).
@@ -177,6 +196,79 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 	}
 	tt := ties[p.rng.IntN(len(ties))]
 	return tt.cl.racks[tt.rack][tt.start].m, ""
+}
+
+// maxPickSamples bounds pickSampled's draws: with a validator that passes
+// one machine in five of the best (update domains, U = 5), 16 draws find one
+// 97% of the time; otherwise pick walks the racks.
+const maxPickSamples = 16
+
+// pickSampled is pick by rejection sampling, when it can: it draws machines
+// uniformly from the best machines by the preference and global rules
+// alone (pickFast's ties, found from each cell's heap of rack heads) until
+// one passes the request validators. A machine that passes has the best
+// key and rack score any valid machine has, so the draw is uniform among
+// the valid machines tied for the best — what pick chooses among — without
+// walking every tied rack. After maxPickSamples refusals (the validators
+// refuse most of the best) it reports false and pick walks. The rule
+// statistics count the draws it refused; an explanation is filled by a walk
+// that draws nothing.
+func (p *Protean) pickSampled(req *Request, v VMRequest, t Traits, sel []*cell, ex *Explanation) (int32, bool) {
+	npref := len(p.rules.Preferences)
+	var best rackHead
+	found := false
+	for _, cl := range sel {
+		rl := cl.best()
+		if rl < 0 {
+			continue
+		}
+		h := &cl.heads[rl]
+		if c := cmpKey(&h.k, h.g, &best.k, best.g); !found || c < 0 {
+			best, found = *h, true
+		}
+	}
+	if !found {
+		return -1, false
+	}
+	ties := p.ties[:0]
+	total := 0
+	for _, cl := range sel {
+		start := len(ties)
+		cl.walk(0, func(rl int32) bool {
+			h := &cl.heads[rl]
+			if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
+				return false
+			}
+			n := cl.headRun(int(rl), npref)
+			ties = append(ties, tie{cl, int(rl), 0, n})
+			total += n
+			return true
+		})
+		slices.SortFunc(ties[start:], func(a, b tie) int { return a.rack - b.rack })
+	}
+	p.ties = ties
+	var reqRej [maxValidators]int
+	for attempt := 0; attempt < maxPickSamples; attempt++ {
+		i := p.rng.IntN(total)
+		for _, tt := range ties {
+			if i >= tt.n {
+				i -= tt.n
+				continue
+			}
+			m := tt.cl.racks[tt.rack][i].m
+			if k := p.requestRule(req, v, m); k >= 0 {
+				reqRej[k]++
+				break
+			}
+			p.explainPrefs(sel, &best.k, total, nil, &reqRej)
+			if ex != nil {
+				p.pickWalk(req, v, t, sel, ex, true, false, false)
+				ex.Pick = PickBest
+			}
+			return m, true
+		}
+	}
+	return -1, false
 }
 
 // walkedRack is a rack pick walked, with the machines each request

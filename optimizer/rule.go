@@ -208,6 +208,15 @@ type InRackValidator interface {
 	ValidInRack(env *Env, req *Request, v VMRequest, m int32) bool
 }
 
+// PreparedInRack is an InRackValidator that prepares ValidInRack for one
+// VM: machine selection asks the returned predicate about the machines of
+// every rack it walks for that VM, so work that depends on the request and
+// the VM alone is done once.
+type PreparedInRack interface {
+	InRackValidator
+	PrepareInRack(env *Env, req *Request, v VMRequest) func(m int32) bool
+}
+
 // Quantize maps a score S ∈ [0, 1] to ⌈S·N⌉ (§3.3); N = 0 means no
 // quantization (∞ buckets), kept to 1e-9 resolution as an integer.
 func Quantize(s float64, n int) int64 {

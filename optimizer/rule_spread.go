@@ -37,7 +37,7 @@ const RuleAvailabilitySetSpread = "AvailabilitySetSpread"
 // or U is out of range (ValidateDomains) is refused everywhere.
 type AvailabilitySetSpread struct{}
 
-var _ InRackValidator = AvailabilitySetSpread{}
+var _ PreparedInRack = AvailabilitySetSpread{}
 
 func (AvailabilitySetSpread) Name() string { return RuleAvailabilitySetSpread }
 
@@ -68,6 +68,21 @@ func (AvailabilitySetSpread) ValidInRack(env *Env, req *Request, v VMRequest, m 
 	}
 	_, ud := VMDomains(req, v)
 	return updateDomainOK(env.Inv, req.Tenant, ud, req.UpdateDomains, m)
+}
+
+// PrepareInRack is ValidInRack for VM v of req, its residue computed once.
+func (AvailabilitySetSpread) PrepareInRack(env *Env, req *Request, v VMRequest) func(m int32) bool {
+	u := req.UpdateDomains
+	_, ud := VMDomains(req, v)
+	switch {
+	case !domainsInRange(req.FaultDomains, u):
+		return func(int32) bool { return false }
+	case ud == NoDomain:
+		return func(int32) bool { return true }
+	}
+	want := (int32(ud.Index()) + (req.Tenant%u+u)%u) % u
+	ms := env.Inv.Machines
+	return func(m int32) bool { return int32(ms[m].UpdateDomain)%u == want }
 }
 
 // updateDomainOK is the update-domain condition: machine m's machine

@@ -409,8 +409,8 @@ func TestDomainOrderRejectsFewerGangs(t *testing.T) {
 		racks, perRack      int
 		byDomain, sizeOrder int
 	}{
-		{3, 4, 38, 221},
-		{4, 3, 29, 78},
+		{3, 4, 36, 238},
+		{4, 3, 29, 71},
 	} {
 		rejected := func(sizeOrder bool) int {
 			cfg := DefaultConfig()
@@ -473,9 +473,9 @@ func TestSizeOrderUnchangedWithoutDomains(t *testing.T) {
 }
 
 // TestSpreadInRackAgreesWithValidFor: machine selection asks ValidInRack
-// of the machines of a rack that passed ValidRack; that must be exactly
-// ValidFor, for every VM of the set, tenant and machine, on states built by
-// placing sets.
+// (or its prepared form) of the machines of a rack that passed ValidRack;
+// that must be exactly ValidFor, for every VM of the set, tenant and
+// machine, on states built by placing sets.
 func TestSpreadInRackAgreesWithValidFor(t *testing.T) {
 	inv := domainZone(t, 2, 3, 4, 8)
 	s := NewState(inv)
@@ -492,6 +492,9 @@ func TestSpreadInRackAgreesWithValidFor(t *testing.T) {
 				got := rule.ValidRack(env, r, v, inv.Machines[m].Rack) && rule.ValidInRack(env, r, v, m)
 				if got != want {
 					t.Fatalf("tenant %d VM %d machine %d: ValidRack && ValidInRack = %v, ValidFor = %v", r.Tenant, v.ID, m, got, want)
+				}
+				if prep := rule.PrepareInRack(env, r, v)(m); prep != rule.ValidInRack(env, r, v, m) {
+					t.Fatalf("tenant %d VM %d machine %d: PrepareInRack %v, ValidInRack %v", r.Tenant, v.ID, m, prep, !prep)
 				}
 				checked++
 				if !want {

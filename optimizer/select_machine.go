@@ -108,6 +108,20 @@ func (p *Protean) applyRequestRules(req *Request) {
 	}
 }
 
+// prepareInRack prepares, for VM v of req, the in-rack predicates of the
+// applying request validators that offer one (PreparedInRack); the others
+// are asked through InRackValidator or ValidFor.
+func (p *Protean) prepareInRack(req *Request, v VMRequest) {
+	p.inRack = p.inRack[:0]
+	for _, i := range p.reqApply {
+		var f func(int32) bool
+		if pr, ok := p.rules.Request[i].(PreparedInRack); ok {
+			f = pr.PrepareInRack(&p.env, req, v)
+		}
+		p.inRack = append(p.inRack, f)
+	}
+}
+
 // allRacksRefused is the request validator that refuses, for VM v, every
 // rack of cl holding a valid machine (through RackValidator), or -1.
 func (p *Protean) allRacksRefused(req *Request, v VMRequest, cl *cell) int {
@@ -143,7 +157,13 @@ func (p *Protean) rackRule(req *Request, v VMRequest, r int32) int {
 // the same VM: validators that say how (InRackValidator) skip the rack's
 // conditions.
 func (p *Protean) inRackRule(req *Request, v VMRequest, m int32) int {
-	for _, i := range p.reqApply {
+	for k, i := range p.reqApply {
+		if f := p.inRack[k]; f != nil {
+			if !f(m) {
+				return i
+			}
+			continue
+		}
 		r := p.rules.Request[i]
 		if ir, ok := r.(InRackValidator); ok {
 			if !ir.ValidInRack(&p.env, req, v, m) {
