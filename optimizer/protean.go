@@ -53,7 +53,7 @@ type Protean struct {
 	reqApply   []int // indices of the request validators that apply to the current request
 	walked     []walkedRack
 	inRack     []func(int32) bool // per applying request validator: its prepared in-rack predicate, or nil
-	rackSeen   []uint32 // pickStamp of the racks pick walked
+	rackSeen   []uint32           // pickStamp of the racks pick walked
 	pickStamp  uint32
 	muteStats  bool // an explanation-only walk: stat records nothing
 	// conflict avoidance (§5.3), set by the owning Agent per request
