@@ -93,13 +93,13 @@ func domainRequest(fd, ud Domain) (f, u, i int32) {
 }
 
 // tenantSpread is one tenant's availability-set bookkeeping in a State:
-// how many of its VMs of each fault domain sit in each rack, and how many
-// of each update domain sit on the machines of each machine update domain
-// (Machine.UpdateDomain, numbered zone-wide). Only VMs with domains are
-// counted; an entry whose counts all reach 0 is deleted.
+// how many of its VMs of each fault domain sit in each rack (the state
+// AvailabilitySetSpread's fault-domain condition reads; its update-domain
+// condition is static, and CheckInvariants recounts update domains from
+// the placements). Only VMs with a fault domain are counted; an entry whose
+// counts all reach 0 is deleted.
 type tenantSpread struct {
 	rackFD map[int32]*[MaxFaultDomains]int32
-	udUD   map[int16]*[MaxUpdateDomains]int32
 }
 
 // addSpread counts p (d = +1) or uncounts it (d = −1) in its tenant's
@@ -110,6 +110,9 @@ func (s *State) addSpread(p Placement, d int32) {
 	if fi >= MaxFaultDomains || fi < -1 || ui >= MaxUpdateDomains || ui < -1 {
 		panic(fmt.Sprintf("optimizer: VM %d: fault domain %d or update domain %d out of range", p.VM, p.FaultDomain, p.UpdateDomain))
 	}
+	if fi < 0 {
+		return
+	}
 	ts := s.spread[p.Tenant]
 	if ts == nil {
 		ts = &tenantSpread{}
@@ -117,33 +120,18 @@ func (s *State) addSpread(p Placement, d int32) {
 		s.spreadC = false
 	}
 	mc := &s.Inv.Machines[p.Machine]
-	if fi >= 0 {
-		if ts.rackFD == nil {
-			ts.rackFD = map[int32]*[MaxFaultDomains]int32{}
-		}
-		a := ts.rackFD[mc.Rack]
-		if a == nil {
-			a = new([MaxFaultDomains]int32)
-			ts.rackFD[mc.Rack] = a
-		}
-		if a[fi] += d; *a == ([MaxFaultDomains]int32{}) {
-			delete(ts.rackFD, mc.Rack)
-		}
+	if ts.rackFD == nil {
+		ts.rackFD = map[int32]*[MaxFaultDomains]int32{}
 	}
-	if ui >= 0 {
-		if ts.udUD == nil {
-			ts.udUD = map[int16]*[MaxUpdateDomains]int32{}
-		}
-		a := ts.udUD[mc.UpdateDomain]
-		if a == nil {
-			a = new([MaxUpdateDomains]int32)
-			ts.udUD[mc.UpdateDomain] = a
-		}
-		if a[ui] += d; *a == ([MaxUpdateDomains]int32{}) {
-			delete(ts.udUD, mc.UpdateDomain)
-		}
+	a := ts.rackFD[mc.Rack]
+	if a == nil {
+		a = new([MaxFaultDomains]int32)
+		ts.rackFD[mc.Rack] = a
 	}
-	if len(ts.rackFD) == 0 && len(ts.udUD) == 0 {
+	if a[fi] += d; *a == ([MaxFaultDomains]int32{}) {
+		delete(ts.rackFD, mc.Rack)
+	}
+	if len(ts.rackFD) == 0 {
 		delete(s.spread, p.Tenant)
 		s.spreadC = false
 	}
@@ -169,17 +157,6 @@ func (s *State) TenantFaultDomainsInRack(t, r int32) [MaxFaultDomains]int32 {
 	return [MaxFaultDomains]int32{}
 }
 
-// TenantUpdateDomainsIn is how many VMs of tenant t the machines of machine
-// update domain ud host, per VM update domain (index k: update domain k;
-// VMs without one are not counted).
-func (s *State) TenantUpdateDomainsIn(t int32, ud int16) [MaxUpdateDomains]int32 {
-	if ts := s.spread[t]; ts != nil {
-		if a := ts.udUD[ud]; a != nil {
-			return *a
-		}
-	}
-	return [MaxUpdateDomains]int32{}
-}
 
 // otherFaultDomainIn reports whether rack r holds a VM of tenant t whose
 // fault domain is not fd.
@@ -201,25 +178,6 @@ func (s *State) otherFaultDomainIn(t, r int32, fd Domain) bool {
 	return false
 }
 
-// otherUpdateDomainIn reports whether the machines of machine update
-// domain mud host a VM of tenant t whose update domain is not ud.
-func (s *State) otherUpdateDomainIn(t int32, mud int16, ud Domain) bool {
-	ts := s.spreadOf(t)
-	if ts == nil {
-		return false
-	}
-	a := ts.udUD[mud]
-	if a == nil {
-		return false
-	}
-	k := ud.Index()
-	for i, n := range a {
-		if n > 0 && i != k {
-			return true
-		}
-	}
-	return false
-}
 
 // checkSpread recounts the spread bookkeeping from the placements and
 // verifies the availability-set invariant: no rack holds VMs of two fault
@@ -252,7 +210,7 @@ func (s *State) checkSpread() error {
 			uds[uk{p.Tenant, mc.UpdateDomain}] = a
 		}
 	}
-	nr, nu := 0, 0
+	nr := 0
 	for t, ts := range s.spread {
 		for r, a := range ts.rackFD {
 			nr++
@@ -260,15 +218,9 @@ func (s *State) checkSpread() error {
 				return fmt.Errorf("tenant %d rack %d: VMs per fault domain %v, recount %v", t, r, *a, want)
 			}
 		}
-		for u, a := range ts.udUD {
-			nu++
-			if want := uds[uk{t, u}]; *a != want {
-				return fmt.Errorf("tenant %d machine update domain %d: VMs per update domain %v, recount %v", t, u, *a, want)
-			}
-		}
 	}
-	if nr != len(racks) || nu != len(uds) {
-		return fmt.Errorf("spread bookkeeping has %d rack and %d update-domain entries, recount %d and %d", nr, nu, len(racks), len(uds))
+	if nr != len(racks) {
+		return fmt.Errorf("spread bookkeeping has %d rack entries, recount %d", nr, len(racks))
 	}
 	for k, a := range racks {
 		if n := nonZero(a[:]); n > 1 {

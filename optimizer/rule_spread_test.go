@@ -358,8 +358,8 @@ func TestCheckInvariantsCatchesBrokenSpread(t *testing.T) {
 		{"two update domains in a machine update domain", []Placement{pl(1, 0, 7, NoDomain, DomainOf(0)), pl(2, 2, 7, NoDomain, DomainOf(1))}, nil, "update domains"},
 		{"fault-domain count corrupted", []Placement{pl(1, 0, 7, DomainOf(0), NoDomain)},
 			func(s *State) { s.spread[7].rackFD[0][0] = 2 }, "recount"},
-		{"update-domain entry left behind", []Placement{pl(1, 0, 7, NoDomain, DomainOf(0))},
-			func(s *State) { s.spread[7].udUD[1] = &[MaxUpdateDomains]int32{} }, "entries"},
+		{"fault-domain entry left behind", []Placement{pl(1, 0, 7, DomainOf(0), NoDomain)},
+			func(s *State) { s.spread[7].rackFD[1] = &[MaxFaultDomains]int32{} }, "entries"},
 	}
 	for _, tc := range cases {
 		s := NewState(inv)
