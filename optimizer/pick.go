@@ -230,21 +230,34 @@ func (p *Protean) pickSampled(req *Request, v VMRequest, t Traits, sel []*cell, 
 	if !found {
 		return -1, false
 	}
+	// The racks tied for the best, in rack order (the heap's order depends
+	// on history; rack order does not, so the draw is the same with the
+	// cache on or off): marked through the heap, then collected in order.
+	if len(p.rackSeen) != len(p.env.Inv.Racks) {
+		p.rackSeen = make([]uint32, len(p.env.Inv.Racks))
+	}
 	ties := p.ties[:0]
 	total := 0
 	for _, cl := range sel {
-		start := len(ties)
+		p.pickStamp++
+		racks := p.env.Inv.Clusters[cl.cluster].Racks
+		lo, hi := len(cl.racks), -1
 		cl.walk(0, func(rl int32) bool {
 			h := &cl.heads[rl]
 			if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
 				return false
 			}
-			n := cl.headRun(int(rl), npref)
-			ties = append(ties, tie{cl, int(rl), 0, n})
-			total += n
+			p.rackSeen[racks[rl]] = p.pickStamp
+			lo, hi = min(lo, int(rl)), max(hi, int(rl))
 			return true
 		})
-		slices.SortFunc(ties[start:], func(a, b tie) int { return a.rack - b.rack })
+		for rl := lo; rl <= hi; rl++ {
+			if p.rackSeen[racks[rl]] == p.pickStamp {
+				n := cl.headRun(rl, npref)
+				ties = append(ties, tie{cl, rl, 0, n})
+				total += n
+			}
+		}
 	}
 	p.ties = ties
 	var reqRej [maxValidators]int
