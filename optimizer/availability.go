@@ -157,7 +157,6 @@ func (s *State) TenantFaultDomainsInRack(t, r int32) [MaxFaultDomains]int32 {
 	return [MaxFaultDomains]int32{}
 }
 
-
 // otherFaultDomainIn reports whether rack r holds a VM of tenant t whose
 // fault domain is not fd.
 func (s *State) otherFaultDomainIn(t, r int32, fd Domain) bool {
@@ -177,7 +176,6 @@ func (s *State) otherFaultDomainIn(t, r int32, fd Domain) bool {
 	}
 	return false
 }
-
 
 // checkSpread recounts the spread bookkeeping from the placements and
 // verifies the availability-set invariant: no rack holds VMs of two fault
