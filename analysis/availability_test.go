@@ -217,3 +217,30 @@ func TestAvailabilityAgentsSim(t *testing.T) {
 		t.Fatalf("placement rows: %d VMs, %d accepted, %d rejected", s.VMs, s.Accepted, s.Rejected)
 	}
 }
+
+// TestAvailabilityAgentsReal: agents in real time (goroutines) replay the
+// same outages; the run passes the SQL check and heals VMs.
+func TestAvailabilityAgentsReal(t *testing.T) {
+	ctx := context.Background()
+	db := availDB(t)
+	spec := availSpec("protean").WithAgents(2, "real")
+	spec.Agents.CheckEvery = true
+	res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if s.HealVMs == 0 || len(res.Moves) == 0 {
+		t.Fatalf("nothing healed: %+v", s)
+	}
+	rep, err := CheckRun(ctx, db, s.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Moves != int64(len(res.Moves)) {
+		t.Fatalf("check %+v", rep)
+	}
+	if s.VMs != 3000 || s.Accepted+s.Rejected != s.VMs {
+		t.Fatalf("placement rows: %d VMs, %d accepted, %d rejected", s.VMs, s.Accepted, s.Rejected)
+	}
+}

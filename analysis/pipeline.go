@@ -86,7 +86,7 @@ type Spec struct {
 	// outage events replayed as well (read by Run, pinned by its SHA-256),
 	// Maintenance a rollout schedule (outage.ParseMaintenance), and
 	// FaultDomains/UpdateDomains each tenant's availability set (0 = off).
-	// Outages are replayed by one agent; with Agents only the domains apply.
+	// Every path replays them: one agent, agents in simulated or real time.
 	Failures, FailureFile, Maintenance string
 	FaultDomains, UpdateDomains        int32
 	failureRows                        []outage.FileRow
@@ -160,19 +160,16 @@ func (s *Spec) Validate() error {
 	if err := w.Normalize(); err != nil {
 		return err
 	}
-	_, failuresOn, err := outage.ParseModel(s.Failures)
+	_, _, err := outage.ParseModel(s.Failures)
 	if err != nil {
 		return err
 	}
-	_, maintOn, err := outage.ParseMaintenance(s.Maintenance)
+	_, _, err = outage.ParseMaintenance(s.Maintenance)
 	if err != nil {
 		return err
 	}
 	if err := optimizer.ValidateDomains(s.FaultDomains, s.UpdateDomains); err != nil {
 		return err
-	}
-	if s.Agents != nil && s.Agents.TimeModel == replay.TimeReal && (failuresOn || maintOn || s.FailureFile != "") {
-		return bad("--failures, --failure-file and --maintenance are replayed by one agent or by agents in simulated time; with --time real only --fault-domains and --update-domains apply")
 	}
 	if err := s.Engine.Validate(); err != nil {
 		return err

@@ -22,7 +22,7 @@ func availabilityFlags() []cli.Flag {
 // availabilityHelp is the part of --help that explains the failure and
 // maintenance specs.
 const availabilityHelp = `
-Availability (every policy alike; outages need one agent):
+Availability (every policy alike, one agent or many):
 ` + outage.SpecHelp + `
 ` + outage.MaintenanceSpecHelp + `
 With --fault-domains F / --update-domains U, VM i of a tenant (in arrival order) gets

@@ -146,9 +146,6 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
 		reqs = reqs[:opt.MaxRequests]
 	}
-	if len(opt.Avail.outages()) > 0 && opt.TimeModel == TimeReal {
-		return nil, fmt.Errorf("%w: outages (failures, maintenance) are replayed by one agent or by agents in simulated time (--time sim); with --time real only --fault-domains/--update-domains apply", ErrBadAgents)
-	}
 	numberSets(opt.Avail, reqs)
 	lastTrace := opt.From
 	if len(reqs) > 0 {
@@ -187,7 +184,7 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 		aa = newAgentAvail(opt.Avail, tr, store, end, reqs)
 	}
 	if opt.TimeModel == TimeReal {
-		err = runReal(ctx, store, agents, reqs, end, outs, smp, lastTrace, opt)
+		err = runReal(ctx, store, agents, &reqs, end, &outs, smp, lastTrace, opt, aa)
 	} else {
 		err = runSim(ctx, store, agents, &reqs, end, &outs, smp, lastTrace, opt, aa)
 	}
@@ -509,10 +506,23 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 // trace order, releases departed VMs as it goes and samples the store at the
 // interval boundaries it passes; the trace time of an outcome is the time of
 // the latest request dispatched when it took effect.
-func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqs []optimizer.Request,
-	end map[int64]float64, outs []outcome, smp *sampler, lastTrace float64, opt AgentOptions) error {
-	queue := make(chan int, 4*len(agents))
-	var mu sync.Mutex // guards deps, smp's counters and traceNow
+func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqsP *[]optimizer.Request,
+	end map[int64]float64, outsP *[]outcome, smp *sampler, lastTrace float64, opt AgentOptions, aa *agentAvail) error {
+	reqs, outs := *reqsP, *outsP
+	// A job is a request and its outcome: the trace's (in reqs and outs,
+	// which do not move during the run) or a heal request (allocated apart,
+	// joined to reqs and outs at the end).
+	type job struct {
+		req  *optimizer.Request
+		o    *outcome
+		heal *agentHealReq
+	}
+	type healJob struct {
+		req *optimizer.Request
+		o   *outcome
+	}
+	queue := make(chan job, 4*len(agents))
+	var mu sync.Mutex // guards deps, smp's counters, traceNow, aa and the heal queue
 	var deps depHeap
 	traceNow := opt.From
 	var wg sync.WaitGroup
@@ -520,13 +530,33 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 	now := func() float64 { return time.Since(t0).Seconds() }
 	var errOnce sync.Once
 	var firstErr error
+	// Heal requests wait in pendingHeals (appended under mu by the
+	// dispatcher or by a worker resolving a heal) until the dispatcher
+	// hands them to the agents; outstanding counts those not yet resolved.
+	var pendingHeals []job
+	var allHeals []healJob
+	outstanding := 0
+	enqueue := func(r optimizer.Request, h *agentHealReq) { // under mu
+		r.ID = int64(len(reqs) + len(allHeals))
+		j := job{req: &r, o: &outcome{arrive: now(), start: -1, heal: true}, heal: h}
+		pendingHeals = append(pendingHeals, j)
+		allHeals = append(allHeals, healJob{j.req, j.o})
+		outstanding++
+	}
+	// finish records a heal request's outcome (under mu).
+	finish := func(j job, ok bool, placed []optimizer.Placement) {
+		if j.heal == nil {
+			return
+		}
+		aa.resolved(j.heal, ok, placed, traceNow, enqueue)
+		outstanding--
+	}
 	for _, ag := range agents {
 		wg.Add(1)
 		go func(ag *optimizer.Agent) {
 			defer wg.Done()
-			for r := range queue {
-				req := &reqs[r]
-				o := &outs[r]
+			for j := range queue {
+				req, o := j.req, j.o
 				o.start = now()
 				o.agent = ag.ID
 				for {
@@ -542,6 +572,7 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						mu.Lock()
 						o.reason, o.at, o.atTrace = d.Reason, now(), traceNow
 						o.resolve(smp, req)
+						finish(j, false, nil)
 						mu.Unlock()
 						break
 					}
@@ -556,11 +587,14 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						mu.Lock()
 						o.ok, o.at, o.atTrace, o.evicted, o.placed = true, now(), traceNow, d.Evicted, d.Placements
 						o.resolve(smp, req)
-						for _, p := range d.Placements {
-							if t := end[p.VM]; !math.IsInf(t, 1) {
-								heap.Push(&deps, departure{t, p.VM})
+						if j.heal == nil {
+							for _, p := range d.Placements {
+								if t := end[p.VM]; !math.IsInf(t, 1) {
+									heap.Push(&deps, departure{t, p.VM})
+								}
 							}
 						}
+						finish(j, true, d.Placements)
 						mu.Unlock()
 						break
 					}
@@ -569,6 +603,7 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						mu.Lock()
 						o.reason, o.at, o.atTrace = ReasonMaxRetries, now(), traceNow
 						o.resolve(smp, req)
+						finish(j, false, nil)
 						mu.Unlock()
 						break
 					}
@@ -576,21 +611,39 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 			}
 		}(ag)
 	}
+	// dispatchHeals hands the waiting heal requests to the agents.
+	dispatchHeals := func() {
+		mu.Lock()
+		js := pendingHeals
+		pendingHeals = nil
+		mu.Unlock()
+		for _, j := range js {
+			queue <- j
+		}
+	}
 	nextB := opt.From
 	if len(reqs) > 0 {
 		nextB = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
 	}
 	lastSampled := math.Inf(-1)
-	// advance moves the trace clock to t, releasing the departures up to t
-	// and sampling at the boundaries on the way. The clock moves before the
+	// advance moves the trace clock to t, releasing the departures up to t,
+	// applying the outages on the way (their heal requests go to the
+	// agents) and sampling at the boundaries. The clock moves before the
 	// releases: a commit that comes after a release then carries a trace
 	// time no earlier than the departure, so the stored intervals never
-	// show a VM beside one that had already left.
+	// show a VM beside one that had already left. A machine goes down after
+	// the clock reaches its outage: a VM committed there in between is
+	// healed at the same instant (it never ran there).
 	advance := func(t float64) {
 		for {
-			upTo, sampleHere := t, false
+			upTo, sampleHere, outageHere := t, false, false
 			if nextB <= t {
 				upTo, sampleHere = nextB, true
+			}
+			if aa != nil {
+				if te := aa.next(); te <= upTo {
+					upTo, sampleHere, outageHere = te, false, true
+				}
 			}
 			mu.Lock()
 			traceNow = math.Max(traceNow, upTo)
@@ -601,6 +654,17 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 			mu.Unlock()
 			for _, vm := range gone {
 				store.Release(vm)
+			}
+			if outageHere {
+				mu.Lock()
+				for len(aa.q) > 0 && aa.q[0].t == upTo {
+					e := heap.Pop(&aa.q).(outEvent)
+					aa.outage(e.i, e.start)
+				}
+				aa.flush(enqueue)
+				mu.Unlock()
+				dispatchHeals()
+				continue
 			}
 			if !sampleHere {
 				return
@@ -624,18 +688,36 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 			}
 		}
 		advance(reqs[i].Time)
+		dispatchHeals()
 		mu.Lock()
 		smp.arrivals += len(reqs[i].VMs)
 		mu.Unlock()
 		outs[i].arrive = now()
-		queue <- i
+		queue <- job{req: &reqs[i], o: &outs[i]}
+	}
+	// The window's end: its outages, then every heal they start resolved
+	// (a heal that fails starts the next stage) before the agents stop.
+	advance(lastTrace)
+	for {
+		dispatchHeals()
+		mu.Lock()
+		left := outstanding
+		mu.Unlock()
+		if left == 0 {
+			break
+		}
+		time.Sleep(100 * time.Microsecond)
 	}
 	close(queue)
 	wg.Wait()
-	advance(lastTrace)
 	if lastSampled < lastTrace {
 		store.WithState(func(st *optimizer.State) { smp.sample(lastTrace, st) })
 	}
+	for _, h := range allHeals {
+		reqs = append(reqs, *h.req)
+		outs = append(outs, *h.o)
+	}
+	*reqsP, *outsP = reqs, outs
 	return firstErr
 }
 

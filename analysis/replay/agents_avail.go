@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"container/heap"
 	"math"
 	"slices"
 
@@ -41,14 +42,17 @@ func newAgentAvail(cfg *Availability, tr *Trace, store *optimizer.CommitStore, e
 	for m := range inv.Machines {
 		a.healthy[m] = inv.Machines[m].Healthy
 	}
-	for _, o := range cfg.Outages {
+	for i, o := range cfg.Outages {
 		rack := ""
 		if o.Rack >= 0 {
 			rack = inv.Racks[o.Rack].Name
 		}
 		a.rows = append(a.rows, OutageRow{Machine: tr.MachineIDs[o.Machine], T: o.Start, Duration: o.Duration,
 			Kind: o.Kind.String(), Rack: rack, Source: o.Source})
+		// the queue runReal reads (runSim queues the outages with its own events)
+		a.q = append(a.q, outEvent{o.Start, true, i}, outEvent{o.Start + o.Duration, false, i})
 	}
+	heap.Init(&a.q)
 	if cfg.domains() {
 		for i := range reqs {
 			for _, v := range reqs[i].VMs {

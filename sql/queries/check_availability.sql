@@ -1,7 +1,9 @@
 -- check_availability: an independent check of a stored run's availability
 -- rows (issue 27) against its placements, with no help from the engine:
 --   placed_during_outage     a VM placed (or healed) onto a machine during
---                            one of that machine's outages [t_s, t_s + duration_s);
+--                            one of that machine's outages [t_s, t_s + duration_s)
+--                            and staying there (a stay of no length — placed
+--                            and moved at the failure's instant — never ran);
 --   stayed_through_failure   a VM still on a machine when that machine failed
 --                            hard (its VMs must be healed elsewhere or lost);
 --   move_without_failure     a heal move whose source machine had no hard
@@ -52,7 +54,7 @@ dom AS (
     WHERE s.t1 > s.t0
 )
 SELECT 'placed_during_outage' AS problem, s.vm_id, s.machine_id, s.t0 AS at_s, NULL::BIGINT AS other_vm
-FROM stay s JOIN o ON o.machine_id = s.machine_id AND o.t_s <= s.t0 AND s.t0 < o.t_end
+FROM stay s JOIN o ON o.machine_id = s.machine_id AND o.t_s <= s.t0 AND s.t0 < o.t_end AND s.t1 > s.t0
 UNION ALL
 SELECT 'stayed_through_failure', s.vm_id, s.machine_id, o.t_s, NULL
 FROM stay s JOIN o ON o.machine_id = s.machine_id AND o.kind = 'hard' AND s.t0 < o.t_s AND o.t_s < s.t1
