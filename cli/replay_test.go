@@ -84,6 +84,19 @@ func TestReplayFlagsToSpec(t *testing.T) {
 		{"top-pct nan", []string{"--top-pct", "nan"}, "--top-pct", nil},
 		{"top-pct over 1", []string{"--top-pct", "2"}, "top share 2", nil},
 		{"bad buckets", []string{"--buckets", "-2"}, "--buckets", nil},
+		{"availability", []string{"--failures", "default", "--fault-domains", "3", "--update-domains", "5", "--maintenance", "every=7d,ud-minutes=30"}, "", func(s analysis.Spec) bool {
+			return s.Failures == "default" && s.FaultDomains == 3 && s.UpdateDomains == 5 && s.Maintenance == "every=7d,ud-minutes=30"
+		}},
+		{"availability with agents in real time", []string{"--agents", "2", "--time", "real", "--failures", "default"}, "", func(s analysis.Spec) bool {
+			return s.Agents != nil && s.Failures == "default"
+		}},
+		{"unknown failure key", []string{"--failures", "machine-afr=1,mtbf=3"}, "unknown key \"mtbf\"", nil},
+		{"failure rate NaN", []string{"--failures", "machine-afr=nan"}, "machine-afr", nil},
+		{"reboot share over 1", []string{"--failures", "reboot-share=1.5"}, "reboot-share", nil},
+		{"four fault domains", []string{"--fault-domains", "4"}, "4 fault domains, want 0..3", nil},
+		{"21 update domains", []string{"--update-domains", "21"}, "21 update domains, want 0..20", nil},
+		{"negative update domains", []string{"--update-domains", "-1"}, "-1 update domains", nil},
+		{"bad maintenance", []string{"--maintenance", "every=0d"}, "every", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

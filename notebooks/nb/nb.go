@@ -49,6 +49,11 @@ var Display = func(html string) { fmt.Println(html) }
 // MaxRows is how many rows a table shows.
 var MaxRows = 15
 
+// MaxSectionRows is how many rows a report section's table shows in a
+// notebook (an experiment's figures can run to hundreds of rows; the
+// report and placelab sql have them all).
+var MaxSectionRows = 60
+
 // Check shows err as the cell's error and stops the cell.
 func Check(err error) {
 	if err != nil {
@@ -179,6 +184,9 @@ func Sections(p *report.Page, match ...string) {
 		for _, s := range p.Sections {
 			if strings.Contains(strings.ToLower(s.Title), strings.ToLower(m)) {
 				found = true
+				if s.MaxRows <= 0 || s.MaxRows > MaxSectionRows {
+					s.MaxRows = MaxSectionRows // a notebook stays small; the report has every row
+				}
 				Check(show(report.SectionFragment(s)))
 			}
 		}
