@@ -92,3 +92,7 @@ func (j *Journal) Head(c int32) Cursor {
 	l := &j.logs[c]
 	return Cursor{pos: l.base + len(l.entries)}
 }
+
+// MachineRev is the revision of machine m's latest change (0: never
+// changed): a reader that remembers it knows whether m changed since.
+func (j *Journal) MachineRev(m int32) uint64 { return j.machineRev[m] }

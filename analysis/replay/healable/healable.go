@@ -27,8 +27,13 @@ type Sampler struct {
 	groupOf []int32   // per machine: its group's index in its cluster
 	free    []optimizer.Vec
 	mark    []uint8
-	vmStart []int32 // machine m's VMs are vms[vmStart[m]:vmStart[m+1]]
-	vms     []vmRec
+	vmsOf   [][]vmRec // per machine: its VMs, in healing order
+	// The state last read, and per machine the journal revision it was
+	// read at: load reads again only machines that changed since (a
+	// cluster's groups are rebuilt when one of its machines did).
+	state *optimizer.State
+	rev   []uint64
+	dirty []bool // per cluster
 	// need is, per machine, the cores its VMs need at least in its
 	// cluster (each VM's least demand over the cluster's SKUs that run it,
 	// +Inf if none does); room is, per cluster, the free cores of its
@@ -36,7 +41,7 @@ type Sampler struct {
 	need     []float64
 	room     []float64
 	machines []int32
-	next     []int32 // per failed machine: its next VM to heal, an index into vms
+	next     []int32 // per failed machine: its next VM to heal, an index into its vmsOf
 	down     []int32 // the failed machines of the current heal
 	undo     []undoRec
 	touched  []*group
@@ -86,8 +91,9 @@ type undoRec struct {
 func New(inv *optimizer.Inventory) *Sampler {
 	n := len(inv.Machines)
 	s := &Sampler{inv: inv, groups: make([][]group, len(inv.Clusters)), groupOf: make([]int32, n),
-		free: make([]optimizer.Vec, n), mark: make([]uint8, n), vmStart: make([]int32, n+1),
-		need: make([]float64, n), room: make([]float64, len(inv.Clusters)), machines: make([]int32, len(inv.Clusters))}
+		free: make([]optimizer.Vec, n), mark: make([]uint8, n), vmsOf: make([][]vmRec, n), rev: make([]uint64, n),
+		dirty: make([]bool, len(inv.Clusters)),
+		need:  make([]float64, n), room: make([]float64, len(inv.Clusters)), machines: make([]int32, len(inv.Clusters))}
 	for c := range inv.Clusters {
 		cl := &inv.Clusters[c]
 		gs := make([]group, len(cl.SKUs))
@@ -190,14 +196,27 @@ func share(d, capacity optimizer.Vec) float64 {
 	return x
 }
 
-// load rebuilds the free capacities, the VM lists and the groups from st.
+// load brings the free capacities, the VM lists and the groups up to date
+// with st: every machine the first time (or for another state), then only
+// the machines st's journal says changed since they were read (a change of
+// VMs, of oversubscription tag or of health touches the journal), and the
+// groups of the clusters holding them.
 func (s *Sampler) load(st *optimizer.State) {
 	inv := s.inv
-	s.vms = s.vms[:0]
+	fresh := s.state != st
+	s.state = st
 	for m := range inv.Machines {
-		s.vmStart[m] = int32(len(s.vms))
+		r := st.Journal.MachineRev(int32(m))
+		if !fresh && r == s.rev[m] {
+			continue
+		}
+		s.rev[m] = r
 		mc := &inv.Machines[m]
+		s.dirty[mc.Cluster] = true
+		vms := s.vmsOf[m][:0]
+		s.need[m] = 0
 		if !mc.Healthy {
+			s.vmsOf[m] = vms
 			continue
 		}
 		capacity := inv.SKUs[mc.SKU].Capacity
@@ -206,14 +225,12 @@ func (s *Sampler) load(st *optimizer.State) {
 			limit[optimizer.Cores] *= st.OversubLimit
 		}
 		s.free[m] = limit.Sub(st.Used[m])
-		start := len(s.vms)
-		s.need[m] = 0
 		for _, id := range st.VMsOn(int32(m)) {
 			p, ok := st.Lookup(id)
 			if !ok {
 				panic("healable: state lists a VM it cannot look up")
 			}
-			s.vms = append(s.vms, vmRec{share: share(p.Demand, capacity), vm: id, typ: p.Type})
+			vms = append(vms, vmRec{share: share(p.Demand, capacity), vm: id, typ: p.Type})
 			ty, least := &inv.Types[p.Type], math.Inf(1)
 			for _, g := range s.groups[mc.Cluster] {
 				if ty.Supported[g.sku] {
@@ -222,17 +239,20 @@ func (s *Sampler) load(st *optimizer.State) {
 			}
 			s.need[m] += least
 		}
-		seg := s.vms[start:]
-		for i := 1; i < len(seg); i++ { // insertion sort: a machine hosts few VMs
-			v, j := seg[i], i
-			for ; j > 0 && before(&v, &seg[j-1]); j-- {
-				seg[j] = seg[j-1]
+		for i := 1; i < len(vms); i++ { // insertion sort: a machine hosts few VMs
+			v, j := vms[i], i
+			for ; j > 0 && before(&v, &vms[j-1]); j-- {
+				vms[j] = vms[j-1]
 			}
-			seg[j] = v
+			vms[j] = v
 		}
+		s.vmsOf[m] = vms
 	}
-	s.vmStart[len(inv.Machines)] = int32(len(s.vms))
 	for c, gs := range s.groups {
+		if !s.dirty[c] {
+			continue
+		}
+		s.dirty[c] = false
 		for i := range gs {
 			gs[i].base, gs[i].empties = gs[i].base[:0], gs[i].empties[:0]
 		}
@@ -299,20 +319,20 @@ func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool 
 		if st.Count[m] == 0 {
 			empty--
 		}
-		s.next = append(s.next, s.vmStart[m])
+		s.next = append(s.next, 0)
 	}
 	ok := true
 	for {
 		j := -1
 		for i, m := range s.down {
-			if s.next[i] < s.vmStart[m+1] && (j < 0 || before(&s.vms[s.next[i]], &s.vms[s.next[j]])) {
+			if int(s.next[i]) < len(s.vmsOf[m]) && (j < 0 || before(&s.vmsOf[m][s.next[i]], &s.vmsOf[s.down[j]][s.next[j]])) {
 				j = i
 			}
 		}
 		if j < 0 {
 			break
 		}
-		v := &s.vms[s.next[j]]
+		v := &s.vmsOf[s.down[j]][s.next[j]]
 		s.next[j]++
 		if !optimizer.BelowLimit(empty, optimizer.KindHeal, b) || !s.place(s.groups[c], v.typ, &empty) {
 			ok = false

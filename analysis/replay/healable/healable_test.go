@@ -483,3 +483,50 @@ func refHeal(st *optimizer.State, b optimizer.Buffers, down []int32) bool {
 	}
 	return true
 }
+
+// TestSampleFollowsChanges: one Sampler samples a state again and again
+// while VMs come and go and machines fail and return (it reads again only
+// the machines the state's journal says changed): every sample equals the
+// reference computed from scratch. Breaking the incremental read (reading
+// nothing again, or every machine's VMs but not its health) fails it.
+func TestSampleFollowsChanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	changed := 0
+	for i := 0; i < 60; i++ {
+		st, b := randomZone(rng, i%3 == 0)
+		s := healable.New(st.Inv)
+		inv := st.Inv
+		n := len(inv.Machines)
+		next := optimizer.VMID(1 << 20)
+		for round := 0; round < 12; round++ {
+			gotM, gotR := s.Sample(st, b)
+			refM, refR := refSample(st, b)
+			if gotM != refM || gotR != refR {
+				t.Fatalf("zone %d round %d: Sample = (%v, %v), reference = (%v, %v)", i, round, gotM, gotR, refM, refR)
+			}
+			// change a few machines: a VM leaves, one arrives, one machine's health flips
+			for k := 0; k < 1+rng.IntN(3); k++ {
+				m := int32(rng.IntN(n))
+				if vms := st.VMsOn(m); len(vms) > 0 && rng.IntN(2) == 0 {
+					st.Remove(vms[rng.IntN(len(vms))])
+				} else {
+					ty := int32(rng.IntN(len(inv.Types)))
+					d, ok := inv.Demand(ty, m)
+					prod := st.OversubLimit == 0 || rng.IntN(2) == 0
+					if ok && fitsState(st, m, d, prod) {
+						st.Place(optimizer.Placement{VM: next, Machine: m, Type: ty, Tenant: int32(next), Demand: d, Production: prod})
+						next++
+					}
+				}
+				changed++
+			}
+			if rng.IntN(3) == 0 {
+				m := int32(rng.IntN(n))
+				st.SetHealthy(m, !inv.Machines[m].Healthy)
+			}
+		}
+	}
+	if changed < 500 {
+		t.Fatalf("only %d changes", changed)
+	}
+}
