@@ -41,7 +41,7 @@ type Sampler struct {
 	need     []float64
 	room     []float64
 	machines []int32
-	next     []int32 // per failed machine: its next VM to heal, an index into its vmsOf
+	merged   []vmRec // the VMs of several failed machines, in healing order
 	down     []int32 // the failed machines of the current heal
 	undo     []undoRec
 	touched  []*group
@@ -313,28 +313,32 @@ func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool 
 		return false
 	}
 	empty := st.ClusterEmpty[c]
-	s.next = s.next[:0]
 	for _, m := range s.down {
 		s.mark[m] = markFailed
 		if st.Count[m] == 0 {
 			empty--
 		}
-		s.next = append(s.next, 0)
+	}
+	// The failed machines' VMs in healing order: one machine's list as it
+	// is, several merged by sorting them together (before is a total
+	// order, so this is the order a merge of the sorted lists gives).
+	order := s.vmsOf[s.down[0]]
+	if len(s.down) > 1 {
+		s.merged = s.merged[:0]
+		for _, m := range s.down {
+			s.merged = append(s.merged, s.vmsOf[m]...)
+		}
+		slices.SortFunc(s.merged, func(a, b vmRec) int {
+			if before(&a, &b) {
+				return -1
+			}
+			return 1
+		})
+		order = s.merged
 	}
 	ok := true
-	for {
-		j := -1
-		for i, m := range s.down {
-			if int(s.next[i]) < len(s.vmsOf[m]) && (j < 0 || before(&s.vmsOf[m][s.next[i]], &s.vmsOf[s.down[j]][s.next[j]])) {
-				j = i
-			}
-		}
-		if j < 0 {
-			break
-		}
-		v := &s.vmsOf[s.down[j]][s.next[j]]
-		s.next[j]++
-		if !optimizer.BelowLimit(empty, optimizer.KindHeal, b) || !s.place(s.groups[c], v.typ, &empty) {
+	for i := range order {
+		if !optimizer.BelowLimit(empty, optimizer.KindHeal, b) || !s.place(s.groups[c], order[i].typ, &empty) {
 			ok = false
 			break
 		}
