@@ -41,7 +41,8 @@ type Sampler struct {
 	need     []float64
 	room     []float64
 	machines []int32
-	merged   []vmRec // the VMs of several failed machines, in healing order
+	next     []int32 // per failed machine: its next VM to heal, an index into its vmsOf
+	heap     []int32 // failed machines (indices into down) with VMs left, by their next VM
 	down     []int32 // the failed machines of the current heal
 	undo     []undoRec
 	touched  []*group
@@ -319,29 +320,34 @@ func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool 
 			empty--
 		}
 	}
-	// The failed machines' VMs in healing order: one machine's list as it
-	// is, several merged by sorting them together (before is a total
-	// order, so this is the order a merge of the sorted lists gives).
-	order := s.vmsOf[s.down[0]]
-	if len(s.down) > 1 {
-		s.merged = s.merged[:0]
-		for _, m := range s.down {
-			s.merged = append(s.merged, s.vmsOf[m]...)
+	// The failed machines' VMs in healing order: a k-way merge of their
+	// sorted lists through a binary heap of the machines' next VMs
+	// (O(n log k) for n VMs on k machines).
+	s.next = s.next[:0]
+	s.heap = s.heap[:0]
+	for i, m := range s.down {
+		s.next = append(s.next, 0)
+		if len(s.vmsOf[m]) > 0 {
+			s.heap = append(s.heap, int32(i))
 		}
-		slices.SortFunc(s.merged, func(a, b vmRec) int {
-			if before(&a, &b) {
-				return -1
-			}
-			return 1
-		})
-		order = s.merged
+	}
+	for i := len(s.heap)/2 - 1; i >= 0; i-- {
+		s.siftDown(i)
 	}
 	ok := true
-	for i := range order {
-		if !optimizer.BelowLimit(empty, optimizer.KindHeal, b) || !s.place(s.groups[c], order[i].typ, &empty) {
+	for len(s.heap) > 0 {
+		i := s.heap[0]
+		v := &s.vmsOf[s.down[i]][s.next[i]]
+		if !optimizer.BelowLimit(empty, optimizer.KindHeal, b) || !s.place(s.groups[c], v.typ, &empty) {
 			ok = false
 			break
 		}
+		if s.next[i]++; int(s.next[i]) == len(s.vmsOf[s.down[i]]) {
+			last := len(s.heap) - 1
+			s.heap[0] = s.heap[last]
+			s.heap = s.heap[:last]
+		}
+		s.siftDown(0)
 	}
 	for _, m := range s.down {
 		s.mark[m] = 0
@@ -394,6 +400,30 @@ func (s *Sampler) healsSurely(st *optimizer.State, b optimizer.Buffers, c int32)
 		return empty >= b.Healing+1
 	}
 	return empty >= max(b.Healing, 1)+n-1
+}
+
+// headBefore orders the merge heap: failed machine i's next VM heals
+// before j's.
+func (s *Sampler) headBefore(i, j int32) bool {
+	return before(&s.vmsOf[s.down[i]][s.next[i]], &s.vmsOf[s.down[j]][s.next[j]])
+}
+
+func (s *Sampler) siftDown(k int) {
+	h := s.heap
+	for {
+		l := 2*k + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && s.headBefore(h[r], h[l]) {
+			l = r
+		}
+		if !s.headBefore(h[l], h[k]) {
+			return
+		}
+		h[k], h[l] = h[l], h[k]
+		k = l
+	}
 }
 
 func (s *Sampler) touch(g *group) {
