@@ -31,9 +31,11 @@ type Sampler struct {
 	// The state last read, and per machine the journal revision it was
 	// read at: load reads again only machines that changed since (a
 	// cluster's groups are rebuilt when one of its machines did).
-	state *optimizer.State
-	rev   []uint64
-	dirty []bool // per cluster
+	state  *optimizer.State
+	rev    []uint64
+	stale  []bool   // per cluster: read every machine again
+	loaded []uint32 // per cluster: the sample (stamp) it was last read for
+	stamp  uint32
 	// need is, per machine, the cores its VMs need at least in its
 	// cluster (each VM's least demand over the cluster's SKUs that run it,
 	// +Inf if none does); room is, per cluster, the free cores of its
@@ -93,8 +95,8 @@ func New(inv *optimizer.Inventory) *Sampler {
 	n := len(inv.Machines)
 	s := &Sampler{inv: inv, groups: make([][]group, len(inv.Clusters)), groupOf: make([]int32, n),
 		free: make([]optimizer.Vec, n), mark: make([]uint8, n), vmsOf: make([][]vmRec, n), rev: make([]uint64, n),
-		dirty: make([]bool, len(inv.Clusters)),
-		need:  make([]float64, n), room: make([]float64, len(inv.Clusters)), machines: make([]int32, len(inv.Clusters))}
+		stale: make([]bool, len(inv.Clusters)), loaded: make([]uint32, len(inv.Clusters)),
+		need: make([]float64, n), room: make([]float64, len(inv.Clusters)), machines: make([]int32, len(inv.Clusters))}
 	for c := range inv.Clusters {
 		cl := &inv.Clusters[c]
 		gs := make([]group, len(cl.SKUs))
@@ -127,16 +129,22 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 		panic("healable: state of another inventory")
 	}
 	inv := s.inv
-	// The state is read (load) only when some failure needs its heal run:
-	// healsSurely decides most of them from counts alone.
-	loaded := false
+	// A cluster's state is read (load) only when one of its failures needs
+	// its heal run: healsSurely decides most of them from counts alone.
+	if s.state != st {
+		s.state = st
+		for c := range s.stale {
+			s.stale[c] = true // another state: read every machine again
+		}
+	}
+	s.stamp++
 	heals := func(c int32) bool {
 		if s.healsSurely(st, b, c) {
 			return true
 		}
-		if !loaded {
-			s.load(st)
-			loaded = true
+		if s.loaded[c] != s.stamp {
+			s.load(st, c)
+			s.loaded[c] = s.stamp
 		}
 		return s.heals(st, b, c)
 	}
@@ -197,23 +205,25 @@ func share(d, capacity optimizer.Vec) float64 {
 	return x
 }
 
-// load brings the free capacities, the VM lists and the groups up to date
-// with st: every machine the first time (or for another state), then only
-// the machines st's journal says changed since they were read (a change of
-// VMs, of oversubscription tag or of health touches the journal), and the
-// groups of the clusters holding them.
-func (s *Sampler) load(st *optimizer.State) {
+// load brings the free capacities, the VM lists and the groups of cluster
+// c up to date with st: every machine the first time (or for another
+// state), then only the machines st's journal says changed since they were
+// read (a change of VMs, of oversubscription tag or of health touches the
+// journal), and the groups when one did.
+func (s *Sampler) load(st *optimizer.State, c int32) {
 	inv := s.inv
-	fresh := s.state != st
-	s.state = st
-	for m := range inv.Machines {
-		r := st.Journal.MachineRev(int32(m))
+	fresh := s.stale[c]
+	s.stale[c] = false
+	dirty := fresh
+	for _, mi := range inv.Clusters[c].Machines {
+		m := int(mi)
+		r := st.Journal.MachineRev(mi)
 		if !fresh && r == s.rev[m] {
 			continue
 		}
 		s.rev[m] = r
 		mc := &inv.Machines[m]
-		s.dirty[mc.Cluster] = true
+		dirty = true
 		vms := s.vmsOf[m][:0]
 		s.need[m] = 0
 		if !mc.Healthy {
@@ -249,11 +259,11 @@ func (s *Sampler) load(st *optimizer.State) {
 		}
 		s.vmsOf[m] = vms
 	}
-	for c, gs := range s.groups {
-		if !s.dirty[c] {
-			continue
-		}
-		s.dirty[c] = false
+	if !dirty {
+		return
+	}
+	{
+		gs := s.groups[c]
 		for i := range gs {
 			gs[i].base, gs[i].empties = gs[i].base[:0], gs[i].empties[:0]
 		}
