@@ -77,21 +77,6 @@ func roundRobin(i, n int32) Domain {
 	return DomainOf(k)
 }
 
-// domainRequest gives fault domain fd and update domain ud back as an
-// availability set: F, U and a set index i with i mod F = fd and
-// i mod U = ud (F = fd+1, U = ud+1, i = lcm(F, U) − 1, since lcm − 1 ≡ −1
-// modulo both). It is how a VM rebuilt from its Placement (migration, the
-// commit store) keeps its domains.
-func domainRequest(fd, ud Domain) (f, u, i int32) {
-	f, u = int32(fd), int32(ud) // Index()+1
-	a, b := max(f, 1), max(u, 1)
-	g, h := a, b
-	for h != 0 {
-		g, h = h, g%h
-	}
-	return f, u, a/g*b - 1
-}
-
 // tenantSpread is one tenant's availability-set bookkeeping in a State:
 // how many of its VMs of each fault domain sit in each rack (the state
 // AvailabilitySetSpread's fault-domain condition reads; its update-domain

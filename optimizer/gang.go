@@ -137,6 +137,7 @@ func placementFor(inv *Inventory, req *Request, v VMRequest, m int32) Placement 
 		LifetimeBucket: req.LifetimeBucket}
 	if req.hasDomains() {
 		p.FaultDomain, p.UpdateDomain = VMDomains(req, v)
+		p.SetF, p.SetU, p.SetIndex = int8(req.FaultDomains), int8(req.UpdateDomains), v.SetIndex
 	}
 	return p
 }

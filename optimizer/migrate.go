@@ -118,13 +118,13 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 }
 
 // requestOf rebuilds the request context of a placed VM: what the
-// validators read about the request that placed it. Its availability set
-// is one that gives the VM its recorded domains (domainRequest).
+// validators read about the request that placed it, its availability set
+// included (Placement.SetF, SetU, SetIndex).
 func requestOf(p Placement) *Request {
-	f, u, i := domainRequest(p.FaultDomain, p.UpdateDomain)
 	return &Request{ID: p.VM, Tenant: p.Tenant, Priority: p.Priority, Isolation: p.Exclusive, Production: p.Production,
-		UtilBucket: p.UtilBucket, LifetimeBucket: p.LifetimeBucket, Kind: KindScaleOut, FaultDomains: f, UpdateDomains: u,
-		VMs: []VMRequest{{ID: p.VM, Type: p.Type, SetIndex: i}}}
+		UtilBucket: p.UtilBucket, LifetimeBucket: p.LifetimeBucket, Kind: KindScaleOut,
+		FaultDomains: int32(p.SetF), UpdateDomains: int32(p.SetU),
+		VMs: []VMRequest{{ID: p.VM, Type: p.Type, SetIndex: p.SetIndex}}}
 }
 
 // emptyMachine moves every VM off src (largest first, best fit among the

@@ -143,15 +143,16 @@ func TestVMDomainsRoundRobin(t *testing.T) {
 			t.Errorf("F=%d U=%d i=%d: (%d, %d), want (%d, %d)", tc.f, tc.u, tc.i, fd, ud, tc.fd, tc.ud)
 		}
 	}
-	for fd := NoDomain; fd <= MaxFaultDomains; fd++ {
-		for ud := NoDomain; ud <= MaxUpdateDomains; ud++ {
-			f, u, i := domainRequest(fd, ud)
-			if err := ValidateDomains(f, u); err != nil {
-				t.Fatal(err)
-			}
-			if gf, gu := VMDomains(&Request{FaultDomains: f, UpdateDomains: u}, VMRequest{SetIndex: i}); gf != fd || gu != ud {
-				t.Fatalf("domainRequest(%d, %d) = F %d U %d i %d: gives (%d, %d)", fd, ud, f, u, i, gf, gu)
-			}
+	// A VM rebuilt from its placement (migration, healing) is in the set it
+	// was placed in, with the same domains.
+	for _, tc := range []struct{ f, u, i int32 }{{3, 5, 7}, {0, 20, 41}, {2, 0, 3}} {
+		req := &Request{Tenant: 9, FaultDomains: tc.f, UpdateDomains: tc.u}
+		v := VMRequest{ID: 1, SetIndex: tc.i}
+		p := placementFor(domainZone(t, 1, 1, 1, 1), req, v, 0)
+		back := requestOf(p)
+		fd, ud := VMDomains(back, back.VMs[0])
+		if back.FaultDomains != tc.f || back.UpdateDomains != tc.u || back.VMs[0].SetIndex != tc.i || fd != p.FaultDomain || ud != p.UpdateDomain {
+			t.Fatalf("F=%d U=%d i=%d: rebuilt as %+v", tc.f, tc.u, tc.i, back)
 		}
 	}
 }

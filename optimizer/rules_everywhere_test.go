@@ -359,7 +359,7 @@ func spreadMigrationZone(t testing.TB, domains bool) *State {
 	for i, u := range used {
 		p := Placement{VM: VMID(i + 1), Machine: int32(i), Type: int32(i), Tenant: int32(i + 1), Demand: Vec{Cores: u}}
 		if domains && i < 2 {
-			p.Tenant, p.FaultDomain = 1, DomainOf(int32(i))
+			p.Tenant, p.FaultDomain, p.SetF, p.SetIndex = 1, DomainOf(int32(i)), 2, int32(i)
 		}
 		s.Place(p)
 	}

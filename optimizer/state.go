@@ -29,6 +29,12 @@ type Placement struct {
 	// set. The State counts the VMs that carry a domain per tenant, rack
 	// and machine update domain (AvailabilitySetSpread's state).
 	FaultDomain, UpdateDomain Domain
+	// SetF, SetU and SetIndex are the availability set the VM was placed
+	// in (Request.FaultDomains, UpdateDomains, VMRequest.SetIndex; 0 when
+	// none): a VM rebuilt from its placement (migration, healing) is asked
+	// about in the set it belongs to.
+	SetF, SetU int8
+	SetIndex   int32
 }
 
 type tenantCount struct {

@@ -523,6 +523,7 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 	}
 	queue := make(chan job, 4*len(agents))
 	var mu sync.Mutex // guards deps, smp's counters, traceNow, aa and the heal queue
+	atomic := aa != nil
 	var deps depHeap
 	traceNow := opt.From
 	var wg sync.WaitGroup
@@ -576,7 +577,17 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						mu.Unlock()
 						break
 					}
+					if atomic {
+						// With outages a commit and its record are one trace
+						// instant (under mu): an outage of its machine, which
+						// the dispatcher applies under mu, comes wholly before
+						// or after it, and the stored time is the commit's.
+						mu.Lock()
+					}
 					res := store.Commit(ag.ID, req, d.Placements, d.Evicted)
+					if atomic && !res.OK {
+						mu.Unlock()
+					}
 					ag.Resolve(store, d, res)
 					if opt.CheckEvery {
 						if err := store.CheckInvariants(); err != nil {
@@ -584,7 +595,9 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						}
 					}
 					if res.OK {
-						mu.Lock()
+						if !atomic {
+							mu.Lock()
+						}
 						o.ok, o.at, o.atTrace, o.evicted, o.placed = true, now(), traceNow, d.Evicted, d.Placements
 						o.resolve(smp, req)
 						if j.heal == nil {
@@ -634,18 +647,29 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 	// show a VM beside one that had already left. A machine goes down after
 	// the clock reaches its outage: a VM committed there in between is
 	// healed at the same instant (it never ran there).
+	var instant []outEvent // the outage events of the instant being applied
 	advance := func(t float64) {
 		for {
 			upTo, sampleHere, outageHere := t, false, false
 			if nextB <= t {
 				upTo, sampleHere = nextB, true
 			}
+			mu.Lock()
 			if aa != nil {
 				if te := aa.next(); te <= upTo {
 					upTo, sampleHere, outageHere = te, false, true
+					// Machines failing now go down before the clock reaches
+					// the instant: no commit recorded at it lands on them.
+					instant = instant[:0]
+					for len(aa.q) > 0 && aa.q[0].t == te {
+						e := heap.Pop(&aa.q).(outEvent)
+						instant = append(instant, e)
+						if e.start {
+							aa.down1(e.i)
+						}
+					}
 				}
 			}
-			mu.Lock()
 			traceNow = math.Max(traceNow, upTo)
 			var gone []int64
 			for deps.Len() > 0 && deps[0].t <= upTo {
@@ -656,10 +680,15 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 				store.Release(vm)
 			}
 			if outageHere {
+				// After the instant's departures: the failed machines' VMs
+				// are healed (or down), the repaired machines come back.
 				mu.Lock()
-				for len(aa.q) > 0 && aa.q[0].t == upTo {
-					e := heap.Pop(&aa.q).(outEvent)
-					aa.outage(e.i, e.start)
+				for _, e := range instant {
+					if e.start {
+						aa.hit(e.i)
+					} else {
+						aa.up(e.i)
+					}
 				}
 				aa.flush(enqueue)
 				mu.Unlock()

@@ -53,13 +53,6 @@ func newAgentAvail(cfg *Availability, tr *Trace, store *optimizer.CommitStore, e
 		a.q = append(a.q, outEvent{o.Start, true, i}, outEvent{o.Start + o.Duration, false, i})
 	}
 	heap.Init(&a.q)
-	if cfg.domains() {
-		for i := range reqs {
-			for _, v := range reqs[i].VMs {
-				a.setIdx[v.ID] = v.SetIndex
-			}
-		}
-	}
 	a.store = store
 	return &agentAvail{avail: a, heals: map[int]*agentHealReq{}}
 }
@@ -68,18 +61,39 @@ func newAgentAvail(cfg *Availability, tr *Trace, store *optimizer.CommitStore, e
 // failure's VMs leave it and wait in pending. Trace times are the
 // outage's own (simulated time maps back to them only up to rounding).
 func (a *agentAvail) outage(i int, start bool) {
-	o := &a.cfg.Outages[i]
-	m := o.Machine
-	t := o.Start
-	if !start {
-		if a.down[m]--; a.down[m] == 0 && a.healthy[m] {
-			a.store.SetHealthy(m, true)
-		}
+	if start {
+		a.down1(i)
+		a.hit(i)
 		return
 	}
+	a.up(i)
+}
+
+// down1 takes outage i's machine out of service: the store refuses
+// placements on it from now on.
+func (a *agentAvail) down1(i int) {
+	m := a.cfg.Outages[i].Machine
 	if a.down[m]++; a.down[m] == 1 && a.healthy[m] {
 		a.store.SetHealthy(m, false)
 	}
+}
+
+// up ends outage i: its machine is back in service when no other outage
+// holds it.
+func (a *agentAvail) up(i int) {
+	m := a.cfg.Outages[i].Machine
+	if a.down[m]--; a.down[m] == 0 && a.healthy[m] {
+		a.store.SetHealthy(m, true)
+	}
+}
+
+// hit applies what outage i does to the VMs of its machine (down1 took
+// the machine out already): a hard failure's leave the store and wait in
+// pending; a reboot's or maintenance's are down for the outage.
+func (a *agentAvail) hit(i int) {
+	o := &a.cfg.Outages[i]
+	m := o.Machine
+	t := o.Start
 	var vms []optimizer.Placement
 	a.store.WithState(func(st *optimizer.State) {
 		for _, vm := range st.VMsOn(m) {

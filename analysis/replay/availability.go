@@ -157,8 +157,8 @@ type lostVM struct {
 
 func newAvail(cfg *Availability, tr *Trace, alloc optimizer.Allocator, end map[int64]float64, firstReq int64) *avail {
 	a := &avail{cfg: cfg, tr: tr, alloc: alloc, end: end, nextReq: firstReq,
-		seq:    map[int64]int32{},
-		setIdx: map[int64]int32{}, racks: map[[2]float64]bool{}}
+		seq:   map[int64]int32{},
+		racks: map[[2]float64]bool{}}
 	if alloc != nil {
 		a.state = alloc.State()
 	}
@@ -210,17 +210,6 @@ func numberSets(cfg *Availability, reqs []optimizer.Request) {
 			n++
 		}
 		next[r.Tenant] = n
-	}
-}
-
-// settle remembers the set index of a placed request's VMs (a heal
-// re-creates them in their domains).
-func (a *avail) settle(req *optimizer.Request, ok bool) {
-	if !ok || !a.cfg.domains() {
-		return
-	}
-	for _, v := range req.VMs {
-		a.setIdx[v.ID] = v.SetIndex
 	}
 }
 
@@ -383,7 +372,7 @@ func (a *avail) healRequest(t float64, group []healing) optimizer.Request {
 		req.FaultDomains, req.UpdateDomains = a.cfg.FaultDomains, a.cfg.UpdateDomains
 	}
 	for _, h := range group {
-		req.VMs = append(req.VMs, optimizer.VMRequest{ID: h.p.VM, Type: h.p.Type, SetIndex: a.setIdx[h.p.VM]})
+		req.VMs = append(req.VMs, optimizer.VMRequest{ID: h.p.VM, Type: h.p.Type, SetIndex: h.p.SetIndex})
 		c := a.tr.Inv.Machines[h.from].Cluster
 		if !slices.Contains(req.Clusters, c) {
 			req.Clusters = append(req.Clusters, c)

@@ -425,7 +425,6 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		d := alloc.Allocate(r)
 		el := time.Since(t0)
 		av.count(kind, len(r.VMs), d.OK)
-		av.settle(r, d.OK)
 		perVM := float64(el.Nanoseconds()) / 1e3 / float64(len(r.VMs))
 		res.Summary.Requests++
 		for _, v := range r.VMs {
