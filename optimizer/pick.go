@@ -198,6 +198,43 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 	return tt.cl.racks[tt.rack][tt.start].m, ""
 }
 
+// bestTies lists the racks of the selected cells whose head ties with best
+// (key and rack score), with the run of machines tied with each head, in
+// rack order — the heap's order depends on history, rack order does not, so
+// the seeded pick is the same with the cache on or off —, and how many
+// machines they hold in all. The racks are marked through each cell's heap,
+// then collected in order (no sort).
+func (p *Protean) bestTies(sel []*cell, best *rackHead, npref int) ([]tie, int) {
+	if len(p.rackSeen) != len(p.env.Inv.Racks) {
+		p.rackSeen = make([]uint32, len(p.env.Inv.Racks))
+	}
+	ties := p.ties[:0]
+	total := 0
+	for _, cl := range sel {
+		p.pickStamp++
+		racks := p.env.Inv.Clusters[cl.cluster].Racks
+		lo, hi := len(cl.racks), -1
+		cl.walk(0, func(rl int32) bool {
+			h := &cl.heads[rl]
+			if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
+				return false
+			}
+			p.rackSeen[racks[rl]] = p.pickStamp
+			lo, hi = min(lo, int(rl)), max(hi, int(rl))
+			return true
+		})
+		for rl := lo; rl <= hi; rl++ {
+			if p.rackSeen[racks[rl]] == p.pickStamp {
+				n := cl.headRun(rl, npref)
+				ties = append(ties, tie{cl, rl, 0, n})
+				total += n
+			}
+		}
+	}
+	p.ties = ties
+	return ties, total
+}
+
 // maxPickSamples bounds pickSampled's draws: with a validator that passes
 // one machine in five of the best (update domains, U = 5), 16 draws find one
 // 97% of the time; otherwise pick walks the racks.
@@ -230,36 +267,7 @@ func (p *Protean) pickSampled(req *Request, v VMRequest, t Traits, sel []*cell, 
 	if !found {
 		return -1, false
 	}
-	// The racks tied for the best, in rack order (the heap's order depends
-	// on history; rack order does not, so the draw is the same with the
-	// cache on or off): marked through the heap, then collected in order.
-	if len(p.rackSeen) != len(p.env.Inv.Racks) {
-		p.rackSeen = make([]uint32, len(p.env.Inv.Racks))
-	}
-	ties := p.ties[:0]
-	total := 0
-	for _, cl := range sel {
-		p.pickStamp++
-		racks := p.env.Inv.Clusters[cl.cluster].Racks
-		lo, hi := len(cl.racks), -1
-		cl.walk(0, func(rl int32) bool {
-			h := &cl.heads[rl]
-			if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
-				return false
-			}
-			p.rackSeen[racks[rl]] = p.pickStamp
-			lo, hi = min(lo, int(rl)), max(hi, int(rl))
-			return true
-		})
-		for rl := lo; rl <= hi; rl++ {
-			if p.rackSeen[racks[rl]] == p.pickStamp {
-				n := cl.headRun(rl, npref)
-				ties = append(ties, tie{cl, rl, 0, n})
-				total += n
-			}
-		}
-	}
-	p.ties = ties
+	ties, total := p.bestTies(sel, &best, npref)
 	var reqRej [maxValidators]int
 	for attempt := 0; attempt < maxPickSamples; attempt++ {
 		i := p.rng.IntN(total)
@@ -371,27 +379,11 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 			best, found = *h, true
 		}
 	}
-	ties := p.ties[:0]
+	var ties []tie
 	total := 0
 	p.top = p.top[:0]
-	for _, cl := range sel {
-		if !found {
-			break
-		}
-		start := len(ties)
-		cl.walk(0, func(rl int32) bool {
-			h := &cl.heads[rl]
-			if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
-				return false
-			}
-			n := cl.headRun(int(rl), npref)
-			ties = append(ties, tie{cl, int(rl), 0, n})
-			total += n
-			return true
-		})
-		// Heap order depends on history; rack order does not: sort so that
-		// the seeded pick is the same with the cache on or off.
-		slices.SortFunc(ties[start:], func(a, b tie) int { return a.rack - b.rack })
+	if found {
+		ties, total = p.bestTies(sel, &best, npref)
 	}
 	if ex != nil {
 		// The top machines: the heads of the tied racks in order, then, if

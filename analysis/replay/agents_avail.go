@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"placelab/analysis/replay/outage"
 	"placelab/optimizer"
 )
 
@@ -22,10 +21,6 @@ type agentAvail struct {
 	// heals is the heal information of each heal request (by index into
 	// the run's requests).
 	heals map[int]*agentHealReq
-	// pending collects the VMs of the machines that failed at the instant
-	// being processed; flush turns them into heal requests.
-	pending []healing
-	pendT   float64
 }
 
 type agentHealReq struct {
@@ -57,8 +52,8 @@ func newAgentAvail(cfg *Availability, tr *Trace, store *optimizer.CommitStore, e
 	return &agentAvail{avail: a, heals: map[int]*agentHealReq{}}
 }
 
-// outage applies the start or end of outage i to the store; a hard
-// failure's VMs leave it and wait in pending. Trace times are the
+// outage applies the start or end of outage i to the store, as the
+// single agent does (avail's down1, hit and up). Trace times are the
 // outage's own (simulated time maps back to them only up to rounding).
 func (a *agentAvail) outage(i int, start bool) {
 	if start {
@@ -69,68 +64,10 @@ func (a *agentAvail) outage(i int, start bool) {
 	a.up(i)
 }
 
-// down1 takes outage i's machine out of service: the store refuses
-// placements on it from now on.
-func (a *agentAvail) down1(i int) {
-	m := a.cfg.Outages[i].Machine
-	if a.down[m]++; a.down[m] == 1 && a.healthy[m] {
-		a.store.SetHealthy(m, false)
-	}
-}
-
-// up ends outage i: its machine is back in service when no other outage
-// holds it.
-func (a *agentAvail) up(i int) {
-	m := a.cfg.Outages[i].Machine
-	if a.down[m]--; a.down[m] == 0 && a.healthy[m] {
-		a.store.SetHealthy(m, true)
-	}
-}
-
-// hit applies what outage i does to the VMs of its machine (down1 took
-// the machine out already): a hard failure's leave the store and wait in
-// pending; a reboot's or maintenance's are down for the outage.
-func (a *agentAvail) hit(i int) {
-	o := &a.cfg.Outages[i]
-	m := o.Machine
-	t := o.Start
-	var vms []optimizer.Placement
-	a.store.WithState(func(st *optimizer.State) {
-		for _, vm := range st.VMsOn(m) {
-			p, _ := st.Lookup(vm)
-			vms = append(vms, p)
-		}
-	})
-	switch o.Kind {
-	case outage.Hard:
-		if o.Rack >= 0 {
-			if k := [2]float64{float64(o.Rack), o.Start}; !a.racks[k] {
-				a.racks[k] = true
-				a.st.rackFailures++
-			}
-		} else {
-			a.st.machineFailures++
-		}
-		for _, p := range vms {
-			a.store.Release(p.VM)
-			a.pending = append(a.pending, healing{p, m})
-		}
-		a.pendT = t
-	case outage.Reboot, outage.Planned:
-		if o.Kind == outage.Reboot {
-			a.st.reboots++
-		} else {
-			a.st.maintenance++
-		}
-		for _, p := range vms {
-			a.st.downtimeS += math.Min(o.Duration, a.end[p.VM]-t)
-		}
-	}
-}
-
 // flush turns the pending VMs into heal requests (one per tenant and
 // priority, high priority first), handing each to enqueue.
 func (a *agentAvail) flush(enqueue func(optimizer.Request, *agentHealReq)) {
+	a.endInstant()
 	if len(a.pending) == 0 {
 		return
 	}

@@ -146,6 +146,12 @@ type avail struct {
 	st      availStats
 	// store is the multi-agent run's commit store (nil for one agent).
 	store *optimizer.CommitStore
+	// pending holds the VMs of the machines that failed hard at pendT,
+	// waiting to be healed; maint counts, per tenant, its VMs the current
+	// instant's maintenance windows took down.
+	pending []healing
+	pendT   float64
+	maint   map[int32]int32
 	// onEvict marks a VM evicted by a heal request (the replay's rows).
 	onEvict func(p optimizer.Placement, t float64)
 }
@@ -258,62 +264,126 @@ type healing struct {
 // back at t takes placements at t), then starts; then the VMs of the
 // machines that failed hard at t are healed, high priority first.
 func (a *avail) process(t float64) {
-	var lost []healing
-	var maint map[int32]int32
 	for len(a.q) > 0 && a.q[0].t == t {
 		e := heap.Pop(&a.q).(outEvent)
-		o := &a.cfg.Outages[e.i]
-		m := o.Machine
 		if !e.start {
-			if a.down[m]--; a.down[m] == 0 && a.healthy[m] {
-				a.state.SetHealthy(m, true)
-			}
+			a.up(e.i)
 			continue
 		}
-		if a.down[m]++; a.down[m] == 1 && a.healthy[m] {
-			a.state.SetHealthy(m, false)
+		a.down1(e.i)
+		a.hit(e.i)
+	}
+	a.endInstant()
+	if len(a.pending) > 0 {
+		lost := a.pending
+		a.pending = nil
+		a.heal(t, lost)
+	}
+}
+
+// down1 takes outage i's machine out of service: no placement lands on it
+// from now on.
+func (a *avail) down1(i int) {
+	m := a.cfg.Outages[i].Machine
+	if a.down[m]++; a.down[m] == 1 && a.healthy[m] {
+		a.setHealthy(m, false)
+	}
+}
+
+// up ends outage i: its machine is back in service when no other outage
+// holds it.
+func (a *avail) up(i int) {
+	m := a.cfg.Outages[i].Machine
+	if a.down[m]--; a.down[m] == 0 && a.healthy[m] {
+		a.setHealthy(m, true)
+	}
+}
+
+// hit applies what outage i does to the VMs of its machine (down1 took the
+// machine out already): a hard failure's leave the run's state and wait in
+// pending to be healed; a reboot's or maintenance's stay, down for the
+// outage (a maintenance window's are counted per tenant for the largest
+// share of a tenant down at once, closed by endInstant).
+func (a *avail) hit(i int) {
+	o := &a.cfg.Outages[i]
+	vms := a.vmsOn(o.Machine)
+	switch o.Kind {
+	case outage.Hard:
+		if o.Rack >= 0 {
+			if k := [2]float64{float64(o.Rack), o.Start}; !a.racks[k] {
+				a.racks[k] = true
+				a.st.rackFailures++
+			}
+		} else {
+			a.st.machineFailures++
 		}
-		switch o.Kind {
-		case outage.Hard:
-			if o.Rack >= 0 {
-				if k := [2]float64{float64(o.Rack), o.Start}; !a.racks[k] {
-					a.racks[k] = true
-					a.st.rackFailures++
-				}
-			} else {
-				a.st.machineFailures++
+		for _, p := range vms {
+			a.release(p.VM)
+			a.pending = append(a.pending, healing{p, o.Machine})
+		}
+		a.pendT = o.Start
+	case outage.Reboot, outage.Planned:
+		if o.Kind == outage.Reboot {
+			a.st.reboots++
+		} else {
+			a.st.maintenance++
+			if a.maint == nil {
+				a.maint = map[int32]int32{}
 			}
-			for _, vm := range slices.Clone(a.state.VMsOn(m)) {
-				p, _ := a.state.Lookup(vm)
-				a.alloc.Release(vm)
-				lost = append(lost, healing{p, m})
-			}
-		case outage.Reboot, outage.Planned:
-			if o.Kind == outage.Reboot {
-				a.st.reboots++
-			} else {
-				a.st.maintenance++
-				if maint == nil {
-					maint = map[int32]int32{}
-				}
-			}
-			for _, vm := range a.state.VMsOn(m) {
-				a.st.downtimeS += math.Min(o.Duration, a.end[vm]-t)
-				if maint != nil && o.Kind == outage.Planned {
-					p, _ := a.state.Lookup(vm)
-					maint[p.Tenant]++
-				}
+		}
+		for _, p := range vms {
+			a.st.downtimeS += math.Min(o.Duration, a.end[p.VM]-o.Start)
+			if o.Kind == outage.Planned {
+				a.maint[p.Tenant]++
 			}
 		}
 	}
-	for tenant, n := range maint {
-		if all := a.state.TenantVMs(tenant); all > 0 {
+}
+
+// endInstant closes the outages of one instant: the largest share of a
+// tenant's VMs the instant's maintenance windows took down.
+func (a *avail) endInstant() {
+	for tenant, n := range a.maint {
+		if all := a.tenantVMs(tenant); all > 0 {
 			a.st.maxDownShare = math.Max(a.st.maxDownShare, float64(n)/float64(all))
 		}
 	}
-	if len(lost) > 0 {
-		a.heal(t, lost)
+	clear(a.maint)
+}
+
+// vmsOn, release and tenantVMs read and change the run's state: the
+// allocator's, or (agents) the commit store's.
+func (a *avail) vmsOn(m int32) []optimizer.Placement {
+	var out []optimizer.Placement
+	read := func(st *optimizer.State) {
+		for _, vm := range st.VMsOn(m) {
+			p, _ := st.Lookup(vm)
+			out = append(out, p)
+		}
 	}
+	if a.store != nil {
+		a.store.WithState(read)
+	} else {
+		read(a.state)
+	}
+	return out
+}
+
+func (a *avail) release(vm int64) {
+	if a.store != nil {
+		a.store.Release(vm)
+		return
+	}
+	a.alloc.Release(vm)
+}
+
+func (a *avail) tenantVMs(t int32) int32 {
+	if a.store == nil {
+		return a.state.TenantVMs(t)
+	}
+	var n int32
+	a.store.WithState(func(st *optimizer.State) { n = st.TenantVMs(t) })
+	return n
 }
 
 // heal re-creates the VMs of machines that failed hard at t: one heal
