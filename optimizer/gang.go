@@ -205,20 +205,36 @@ func vmSize(inv *Inventory, t int32) float64 {
 //     left fails the request at once), ties to the domain whose largest
 //     VM comes first.
 //
-// vms[i:] keeps the size order within each domain. Cost O(len(vms) +
-// F·R_T) per VM, R_T the racks holding the tenant's VMs; requests without
-// fault domains never come here.
+// Each domain's VMs wait in a queue in the size order; n_f and D_f are
+// kept as VMs leave them. Cost O(F·R_T) per VM, R_T the racks holding the
+// tenant's VMs; requests without fault domains never come here.
 type domainOrder struct {
-	open int64     // R
-	size []float64 // vmSize of vms[j], permuted with vms
+	open  int64                        // R
+	queue [MaxFaultDomains][]VMRequest // each domain's VMs left, in size order
+	pos   [MaxFaultDomains][]int32     // their positions in the size order
+	suf   [MaxFaultDomains][]float64   // suf[f][h]: the sizes (vmSize) of queue[f][h:] summed
+	head  [MaxFaultDomains]int         // the next of each queue
 }
 
 // newDomainOrder prepares ORDER's fault-domain step for vms, the VMs of
 // req in size order.
 func newDomainOrder(inv *Inventory, req *Request, vms []VMRequest) *domainOrder {
-	o := &domainOrder{open: openRacks(inv, req), size: make([]float64, len(vms))}
+	o := &domainOrder{open: openRacks(inv, req)}
+	var size [MaxFaultDomains][]float64
 	for j, v := range vms {
-		o.size[j] = vmSize(inv, v.Type)
+		fd, _ := VMDomains(req, v)
+		k := fd.Index()
+		o.queue[k] = append(o.queue[k], v)
+		o.pos[k] = append(o.pos[k], int32(j))
+		size[k] = append(size[k], vmSize(inv, v.Type))
+	}
+	// Suffix sums, each summed from the smallest VM up as a fresh sum over
+	// the remaining VMs would be: equal remainders give equal sums.
+	for k := range o.queue {
+		o.suf[k] = make([]float64, len(size[k])+1)
+		for h := len(size[k]) - 1; h >= 0; h-- {
+			o.suf[k][h] = o.suf[k][h+1] + size[k][h]
+		}
 	}
 	return o
 }
@@ -226,16 +242,12 @@ func newDomainOrder(inv *Inventory, req *Request, vms []VMRequest) *domainOrder 
 // next moves the VM to place at position i there (see domainOrder).
 func (o *domainOrder) next(s *State, req *Request, vms []VMRequest, i int) {
 	nf := int(req.FaultDomains)
-	var left, owned, blocked [MaxFaultDomains]int64
+	var owned, blocked, left [MaxFaultDomains]int64
 	var demand [MaxFaultDomains]float64
 	first := [MaxFaultDomains]int{-1, -1, -1}
-	for j := i; j < len(vms); j++ {
-		fd, _ := VMDomains(req, vms[j])
-		k := fd.Index()
-		left[k]++
-		demand[k] += o.size[j]
-		if first[k] < 0 {
-			first[k] = j
+	for k := 0; k < nf; k++ {
+		if h := o.head[k]; h < len(o.queue[k]) {
+			first[k], left[k], demand[k] = int(o.pos[k][h]), int64(len(o.queue[k])-h), o.suf[k][h]
 		}
 	}
 	var used int64 // open racks holding the tenant's fault-domain VMs
@@ -282,11 +294,8 @@ func (o *domainOrder) next(s *State, req *Request, vms []VMRequest, i int) {
 			best = f
 		}
 	}
-	j := first[best]
-	v, sz := vms[j], o.size[j]
-	copy(vms[i+1:j+1], vms[i:j])
-	copy(o.size[i+1:j+1], o.size[i:j])
-	vms[i], o.size[i] = v, sz
+	vms[i] = o.queue[best][o.head[best]]
+	o.head[best]++
 }
 
 // comparePressure is the sign of d1/a1 − d2/a2 for d ≥ 0, an a ≤ 0
