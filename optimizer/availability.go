@@ -84,7 +84,7 @@ func roundRobin(i, n int32) Domain {
 // the placements). Only VMs with a fault domain are counted; an entry whose
 // counts all reach 0 is deleted.
 type tenantSpread struct {
-	rackFD map[int32]*[MaxFaultDomains]int32
+	rackFD map[int32][MaxFaultDomains]int32
 }
 
 // addSpread counts p (d = +1) or uncounts it (d = −1) in its tenant's
@@ -100,24 +100,26 @@ func (s *State) addSpread(p Placement, d int32) {
 	}
 	ts := s.spread[p.Tenant]
 	if ts == nil {
-		ts = &tenantSpread{}
+		// Entries of tenants that left are reused (their maps keep their
+		// room): a trace of many short-lived tenants allocates little.
+		if n := len(s.spreadFree); n > 0 {
+			ts, s.spreadFree = s.spreadFree[n-1], s.spreadFree[:n-1]
+		} else {
+			ts = &tenantSpread{rackFD: map[int32][MaxFaultDomains]int32{}}
+		}
 		s.spread[p.Tenant] = ts
 		s.spreadC = false
 	}
-	mc := &s.Inv.Machines[p.Machine]
-	if ts.rackFD == nil {
-		ts.rackFD = map[int32]*[MaxFaultDomains]int32{}
-	}
-	a := ts.rackFD[mc.Rack]
-	if a == nil {
-		a = new([MaxFaultDomains]int32)
-		ts.rackFD[mc.Rack] = a
-	}
-	if a[fi] += d; *a == ([MaxFaultDomains]int32{}) {
-		delete(ts.rackFD, mc.Rack)
+	r := s.Inv.Machines[p.Machine].Rack
+	a := ts.rackFD[r]
+	if a[fi] += d; a == ([MaxFaultDomains]int32{}) {
+		delete(ts.rackFD, r)
+	} else {
+		ts.rackFD[r] = a
 	}
 	if len(ts.rackFD) == 0 {
 		delete(s.spread, p.Tenant)
+		s.spreadFree = append(s.spreadFree, ts)
 		s.spreadC = false
 	}
 }
@@ -135,9 +137,7 @@ func (s *State) spreadOf(t int32) *tenantSpread {
 // fault domain (index k: fault domain k; VMs without one are not counted).
 func (s *State) TenantFaultDomainsInRack(t, r int32) [MaxFaultDomains]int32 {
 	if ts := s.spread[t]; ts != nil {
-		if a := ts.rackFD[r]; a != nil {
-			return *a
-		}
+		return ts.rackFD[r]
 	}
 	return [MaxFaultDomains]int32{}
 }
@@ -149,8 +149,8 @@ func (s *State) otherFaultDomainIn(t, r int32, fd Domain) bool {
 	if ts == nil {
 		return false
 	}
-	a := ts.rackFD[r]
-	if a == nil {
+	a, ok := ts.rackFD[r]
+	if !ok {
 		return false
 	}
 	k := fd.Index()
@@ -197,8 +197,8 @@ func (s *State) checkSpread() error {
 	for t, ts := range s.spread {
 		for r, a := range ts.rackFD {
 			nr++
-			if want := racks[rk{t, r}]; *a != want {
-				return fmt.Errorf("tenant %d rack %d: VMs per fault domain %v, recount %v", t, r, *a, want)
+			if want := racks[rk{t, r}]; a != want {
+				return fmt.Errorf("tenant %d rack %d: VMs per fault domain %v, recount %v", t, r, a, want)
 			}
 		}
 	}

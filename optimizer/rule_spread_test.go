@@ -358,9 +358,9 @@ func TestCheckInvariantsCatchesBrokenSpread(t *testing.T) {
 		{"two fault domains in a rack", []Placement{pl(1, 0, 7, DomainOf(0), NoDomain), pl(2, 1, 7, DomainOf(1), NoDomain)}, nil, "fault domains"},
 		{"two update domains in a machine update domain", []Placement{pl(1, 0, 7, NoDomain, DomainOf(0)), pl(2, 2, 7, NoDomain, DomainOf(1))}, nil, "update domains"},
 		{"fault-domain count corrupted", []Placement{pl(1, 0, 7, DomainOf(0), NoDomain)},
-			func(s *State) { s.spread[7].rackFD[0][0] = 2 }, "recount"},
+			func(s *State) { s.spread[7].rackFD[0] = [MaxFaultDomains]int32{2} }, "recount"},
 		{"fault-domain entry left behind", []Placement{pl(1, 0, 7, DomainOf(0), NoDomain)},
-			func(s *State) { s.spread[7].rackFD[1] = &[MaxFaultDomains]int32{} }, "entries"},
+			func(s *State) { s.spread[7].rackFD[1] = [MaxFaultDomains]int32{} }, "entries"},
 	}
 	for _, tc := range cases {
 		s := NewState(inv)

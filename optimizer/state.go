@@ -90,9 +90,10 @@ type State struct {
 	// spreadT and spreadP cache the last tenant looked up in spread
 	// (machine selection asks about one tenant for every rack); spreadP is
 	// nil when that tenant has no entry. addSpread keeps it right.
-	spreadT int32
-	spreadP *tenantSpread
-	spreadC bool
+	spreadT    int32
+	spreadP    *tenantSpread
+	spreadC    bool
+	spreadFree []*tenantSpread // entries of tenants that left, for reuse
 }
 
 // MachineTag is a machine's oversubscription class.
