@@ -78,9 +78,16 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 	// cannot hold the pick or a tie, and neither can the racks below it in
 	// the heap, so they are not walked.
 	walked := p.walked[:0]
+	// Ties are marked (tieGen, tieAt: the rack's first valid machine) and
+	// collected in rack order after the walk: the heap's order depends on
+	// history, rack order does not, so the seeded pick is the same with the
+	// cache on or off. A better machine starts a new generation.
+	if len(p.tieGen) != len(inv.Racks) {
+		p.tieGen, p.tieAt = make([]uint32, len(inv.Racks)), make([]int32, len(inv.Racks))
+	}
+	p.gen++
 	for _, cl := range sel {
 		racks := inv.Clusters[cl.cluster].Racks
-		start := len(ties)
 		cl.walk(0, func(rl32 int32) bool {
 			hd := &cl.heads[rl32]
 			if found && cmpKey(&hd.k, hd.g, &best, bestG) > 0 {
@@ -123,18 +130,22 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 			switch c := cmpKey(hk, g, &best, bestG); {
 			case !found || c < 0:
 				best, bestG, found = *hk, g, true
-				ties = append(ties[:0], tie{cl, rl, h, 0})
-				start = 0 // the ties are this cell's from here on
+				p.gen++
+				p.tieGen[r], p.tieAt[r] = p.gen, int32(h)
 			case c == 0:
-				ties = append(ties, tie{cl, rl, h, 0})
+				p.tieGen[r], p.tieAt[r] = p.gen, int32(h)
 			}
 			return true
 		})
-		// Heap order depends on history; rack order does not: sort so that
-		// the seeded pick is the same with the cache on or off.
-		slices.SortFunc(ties[start:], func(a, b tie) int { return a.rack - b.rack })
 	}
 	p.walked = walked
+	for _, cl := range sel {
+		for rl, r := range inv.Clusters[cl.cluster].Racks {
+			if p.tieGen[r] == p.gen {
+				ties = append(ties, tie{cl, rl, int(p.tieAt[r]), 0})
+			}
+		}
+	}
 	// The request validators' removals, as the statistics and explanations
 	// count them: in the racks that could hold the pick (head no worse than
 	// it; all racks walked when nothing was found), whatever order the

@@ -55,7 +55,10 @@ type Protean struct {
 	inRack     []func(int32) bool // per applying request validator: its prepared in-rack predicate, or nil
 	rackSeen   []uint32           // pickStamp of the racks pick walked
 	pickStamp  uint32
-	muteStats  bool // an explanation-only walk: stat records nothing
+	muteStats  bool     // an explanation-only walk: stat records nothing
+	tieGen     []uint32 // per rack: the pickWalk generation that marked it tied
+	tieAt      []int32  // ... and its first valid machine's index in the rack
+	gen        uint32
 	// conflict avoidance (§5.3), set by the owning Agent per request
 	avoidProb float64
 	avoidN0   int
