@@ -209,6 +209,24 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 	return tt.cl.racks[tt.rack][tt.start].m, ""
 }
 
+// bestHead is the best rack head of the selected cells (key, then rack
+// score), and whether any cell has a valid machine.
+func bestHead(sel []*cell) (rackHead, bool) {
+	var best rackHead
+	found := false
+	for _, cl := range sel {
+		rl := cl.best()
+		if rl < 0 {
+			continue
+		}
+		h := &cl.heads[rl]
+		if c := cmpKey(&h.k, h.g, &best.k, best.g); !found || c < 0 {
+			best, found = *h, true
+		}
+	}
+	return best, found
+}
+
 // bestTies lists the racks of the selected cells whose head ties with best
 // (key and rack score), with the run of machines tied with each head, in
 // rack order — the heap's order depends on history, rack order does not, so
@@ -263,18 +281,7 @@ const maxPickSamples = 16
 // that draws nothing.
 func (p *Protean) pickSampled(req *Request, v VMRequest, t Traits, sel []*cell, ex *Explanation) (int32, bool) {
 	npref := len(p.rules.Preferences)
-	var best rackHead
-	found := false
-	for _, cl := range sel {
-		rl := cl.best()
-		if rl < 0 {
-			continue
-		}
-		h := &cl.heads[rl]
-		if c := cmpKey(&h.k, h.g, &best.k, best.g); !found || c < 0 {
-			best, found = *h, true
-		}
-	}
+	best, found := bestHead(sel)
 	if !found {
 		return -1, false
 	}
@@ -378,18 +385,7 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 		}
 	}
 	npref := len(p.rules.Preferences)
-	var best rackHead
-	found := false
-	for _, cl := range sel {
-		rl := cl.best()
-		if rl < 0 {
-			continue
-		}
-		h := &cl.heads[rl]
-		if c := cmpKey(&h.k, h.g, &best.k, best.g); !found || c < 0 {
-			best, found = *h, true
-		}
-	}
+	best, found := bestHead(sel)
 	var ties []tie
 	total := 0
 	p.top = p.top[:0]
