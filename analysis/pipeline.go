@@ -192,13 +192,17 @@ func (s *Spec) Params() map[string]any {
 		p["max_oversub"], p["max_util"], p["soft"], p["naive"] = c.Oversub.MaxOversub, c.Oversub.MaxUtil, c.Oversub.Soft, c.Oversub.Naive
 	}
 	if m, on, err := outage.ParseModel(s.Failures); err == nil && on {
-		p["failures"] = m
+		// the model as --failures names its keys
+		p["failures"] = map[string]any{"machine-afr": m.MachineAFR, "rack-afr": m.RackAFR, "reboot-share": m.RebootShare,
+			"repair": m.Repair.String(), "repair-median-h": m.RepairMedianH, "repair-sigma": m.RepairSigma,
+			"rack-repair-median-h": m.RackRepairMedianH, "rack-repair-sigma": m.RackRepairSigma,
+			"reboot-min": m.RebootMin, "heal-min": m.HealMin, "heal": m.Heal.String()}
 	}
 	if s.FailureFile != "" {
 		p["failure_file"], p["failure_file_sha256"] = s.FailureFile, s.failureSHA
 	}
 	if mt, on, err := outage.ParseMaintenance(s.Maintenance); err == nil && on {
-		p["maintenance"] = mt
+		p["maintenance"] = map[string]any{"every_s": mt.Every, "ud-minutes": mt.UDSeconds / 60}
 	}
 	if c.SizeOrder {
 		p["size_order"] = true // Algorithm 1's ORDER by size alone (ablation)
