@@ -43,7 +43,6 @@ func (p *Protean) pick(req *Request, v VMRequest, t Traits, sel []*cell, ex *Exp
 	if len(p.reqApply) == 0 {
 		return p.pickFast(sel, ex)
 	}
-	p.prepareInRack(req, v)
 	if m, ok := p.pickSampled(req, v, t, sel, ex); ok {
 		return m, ""
 	}
@@ -272,7 +271,8 @@ const maxPickSamples = 16
 // pickSampled is pick by rejection sampling, when it can: it draws machines
 // uniformly from the best machines by the preference and global rules
 // alone (pickFast's ties, found from each cell's heap of rack heads) until
-// one passes the request validators. A machine that passes has the best
+// one passes the request validators (at most maxPickSamples of them: it
+// asks each once and draws among those that pass). A machine that passes has the best
 // key and rack score any valid machine has, so the draw is uniform among
 // the valid machines tied for the best — what pick chooses among — without
 // walking every tied rack. After maxPickSamples refusals (the validators
@@ -287,27 +287,50 @@ func (p *Protean) pickSampled(req *Request, v VMRequest, t Traits, sel []*cell, 
 	}
 	ties, total := p.bestTies(sel, &best, npref)
 	var reqRej [maxValidators]int
-	for attempt := 0; attempt < maxPickSamples; attempt++ {
-		i := p.rng.IntN(total)
+	chosen := int32(-1)
+	if total <= maxPickSamples {
+		// Few enough to ask each once: the valid ones, one drawn uniformly.
+		valid := p.valid[:0]
 		for _, tt := range ties {
-			if i >= tt.n {
-				i -= tt.n
-				continue
+			for _, e := range tt.cl.racks[tt.rack][:tt.n] {
+				if k := p.requestRule(req, v, e.m); k >= 0 {
+					reqRej[k]++
+				} else {
+					valid = append(valid, e.m)
+				}
 			}
-			m := tt.cl.racks[tt.rack][i].m
-			if k := p.requestRule(req, v, m); k >= 0 {
-				reqRej[k]++
+		}
+		p.valid = valid
+		if len(valid) > 0 {
+			chosen = valid[p.rng.IntN(len(valid))]
+		}
+	} else {
+		for attempt := 0; attempt < maxPickSamples && chosen < 0; attempt++ {
+			i := p.rng.IntN(total)
+			for _, tt := range ties {
+				if i >= tt.n {
+					i -= tt.n
+					continue
+				}
+				m := tt.cl.racks[tt.rack][i].m
+				if k := p.requestRule(req, v, m); k >= 0 {
+					reqRej[k]++
+				} else {
+					chosen = m
+				}
 				break
 			}
-			p.explainPrefs(sel, &best.k, total, nil, &reqRej)
-			if ex != nil {
-				p.pickWalk(req, v, t, sel, ex, true, false, false)
-				ex.Pick = PickBest
-			}
-			return m, true
 		}
 	}
-	return -1, false
+	if chosen < 0 {
+		return -1, false
+	}
+	p.explainPrefs(sel, &best.k, total, nil, &reqRej)
+	if ex != nil {
+		p.pickWalk(req, v, t, sel, ex, true, false, false)
+		ex.Pick = PickBest
+	}
+	return chosen, true
 }
 
 // walkedRack is a rack pick walked, with the machines each request

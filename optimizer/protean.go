@@ -53,6 +53,8 @@ type Protean struct {
 	reqApply   []int // indices of the request validators that apply to the current request
 	walked     []walkedRack
 	inRack     []func(int32) bool // per applying request validator: its prepared in-rack predicate, or nil
+	onRack     []func(int32) bool // ... and its prepared rack predicate, or nil
+	valid      []int32            // pickSampled's scratch
 	rackSeen   []uint32           // pickStamp of the racks pick walked
 	pickStamp  uint32
 	muteStats  bool     // an explanation-only walk: stat records nothing

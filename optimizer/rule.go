@@ -215,6 +215,10 @@ type InRackValidator interface {
 type PreparedInRack interface {
 	InRackValidator
 	PrepareInRack(env *Env, req *Request, v VMRequest) func(m int32) bool
+	// PrepareRack is ValidRack for VM v of req on the state as it is now
+	// (machine selection asks it of every rack it considers for v, before
+	// anything changes).
+	PrepareRack(env *Env, req *Request, v VMRequest) func(r int32) bool
 }
 
 // Quantize maps a score S ∈ [0, 1] to ⌈S·N⌉ (§3.3); N = 0 means no

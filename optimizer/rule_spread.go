@@ -85,6 +85,32 @@ func (AvailabilitySetSpread) PrepareInRack(env *Env, req *Request, v VMRequest) 
 	return func(m int32) bool { return int32(ms[m].UpdateDomain)%u == want }
 }
 
+// PrepareRack is ValidRack for VM v of req: the tenant's racks looked up
+// once.
+func (AvailabilitySetSpread) PrepareRack(env *Env, req *Request, v VMRequest) func(r int32) bool {
+	if !domainsInRange(req.FaultDomains, req.UpdateDomains) {
+		return func(int32) bool { return false }
+	}
+	fd, _ := VMDomains(req, v)
+	ts := env.State.spreadOf(req.Tenant)
+	if fd == NoDomain || ts == nil {
+		return func(int32) bool { return true }
+	}
+	k := fd.Index()
+	return func(r int32) bool {
+		a, ok := ts.rackFD[r]
+		if !ok {
+			return true
+		}
+		for i, n := range a {
+			if n > 0 && i != k {
+				return false
+			}
+		}
+		return true
+	}
+}
+
 // updateDomainOK is the update-domain condition: machine m's machine
 // update domain is of the residue update domain ud of tenant t's set maps
 // to (always true for NoDomain).

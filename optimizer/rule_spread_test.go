@@ -410,8 +410,8 @@ func TestDomainOrderRejectsFewerGangs(t *testing.T) {
 		racks, perRack      int
 		byDomain, sizeOrder int
 	}{
-		{3, 4, 36, 238},
-		{4, 3, 29, 71},
+		{3, 4, 38, 221},
+		{4, 3, 29, 78},
 	} {
 		rejected := func(sizeOrder bool) int {
 			cfg := DefaultConfig()
@@ -496,6 +496,10 @@ func TestSpreadInRackAgreesWithValidFor(t *testing.T) {
 				}
 				if prep := rule.PrepareInRack(env, r, v)(m); prep != rule.ValidInRack(env, r, v, m) {
 					t.Fatalf("tenant %d VM %d machine %d: PrepareInRack %v, ValidInRack %v", r.Tenant, v.ID, m, prep, !prep)
+				}
+				rk := inv.Machines[m].Rack
+				if prep := rule.PrepareRack(env, r, v)(rk); prep != rule.ValidRack(env, r, v, rk) {
+					t.Fatalf("tenant %d VM %d rack %d: PrepareRack %v, ValidRack %v", r.Tenant, v.ID, rk, prep, !prep)
 				}
 				checked++
 				if !want {

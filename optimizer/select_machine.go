@@ -19,6 +19,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 		return -1, reason
 	}
 	p.applyRequestRules(req)
+	p.prepareInRack(req, v)
 	e := p.evaluation(t)
 	var walkedRej [maxValidators]int
 	walkedMachines := 0
@@ -112,13 +113,13 @@ func (p *Protean) applyRequestRules(req *Request) {
 // applying request validators that offer one (PreparedInRack); the others
 // are asked through InRackValidator or ValidFor.
 func (p *Protean) prepareInRack(req *Request, v VMRequest) {
-	p.inRack = p.inRack[:0]
+	p.inRack, p.onRack = p.inRack[:0], p.onRack[:0]
 	for _, i := range p.reqApply {
-		var f func(int32) bool
+		var f, g func(int32) bool
 		if pr, ok := p.rules.Request[i].(PreparedInRack); ok {
-			f = pr.PrepareInRack(&p.env, req, v)
+			f, g = pr.PrepareInRack(&p.env, req, v), pr.PrepareRack(&p.env, req, v)
 		}
-		p.inRack = append(p.inRack, f)
+		p.inRack, p.onRack = append(p.inRack, f), append(p.onRack, g)
 	}
 }
 
@@ -145,7 +146,13 @@ func (p *Protean) allRacksRefused(req *Request, v VMRequest, cl *cell) int {
 // rackRule is the first applying request validator that refuses all of
 // rack r to VM v, or -1.
 func (p *Protean) rackRule(req *Request, v VMRequest, r int32) int {
-	for _, i := range p.reqApply {
+	for k, i := range p.reqApply {
+		if g := p.onRack[k]; g != nil {
+			if !g(r) {
+				return i
+			}
+			continue
+		}
 		if rv, ok := p.rules.Request[i].(RackValidator); ok && !rv.ValidRack(&p.env, req, v, r) {
 			return i
 		}
