@@ -168,7 +168,7 @@ func metTargets(p *CapacityProbe, t capTargets) (met []string, all bool) {
 func (s *capacitySearch) judge(p *CapacityProbe, res *replay.Result) error {
 	sm := &res.Summary
 	p.HealVMs, p.HealFailureRate = sm.HealVMs, sm.HealFailureRate
-	p.HealFailed = int(math.Round(sm.HealFailureRate * float64(sm.HealVMs)))
+	p.HealFailed = sm.HealFailedVMs
 	p.MachineFailures, p.RackFailures = sm.MachineFailures, sm.RackFailures
 	p.PeakSampleT, p.PeakSampleCores, p.HealableRackPct, p.Sampled = peakSample(res.Metrics)
 	if !p.Sampled && s.o.Survive == SurviveRack {

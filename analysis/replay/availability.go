@@ -521,6 +521,7 @@ func (a *avail) summarize(s *Summary) {
 	s.ScaleoutFailureRate = rate(st.scaleoutFail, st.scaleoutVMs)
 	s.HealRequests = st.healRequests
 	s.HealVMs = st.healVMs
+	s.HealFailedVMs = st.healFailed
 	s.HealFailureRate = rate(st.healFailed, st.healVMs)
 	s.CFR = 1
 	if st.requestedVMs > 0 {
@@ -542,6 +543,7 @@ func availabilityFigures(s *Summary, t float64) []MetricRow {
 		{t, "scaleout_failure_rate", s.ScaleoutFailureRate},
 		{t, "heal_requests", float64(s.HealRequests)},
 		{t, "heal_vms", float64(s.HealVMs)},
+		{t, "heal_failed_vms", float64(s.HealFailedVMs)},
 		{t, "heal_failure_rate", s.HealFailureRate},
 		{t, "cfr", s.CFR},
 		{t, "vm_downtime_hours", s.VMDowntimeHours},

@@ -204,6 +204,7 @@ type Summary struct {
 	ScaleoutFailureRate      float64 `json:"scaleout_failure_rate"`
 	HealRequests             int     `json:"heal_requests"`
 	HealVMs                  int     `json:"heal_vms"`
+	HealFailedVMs            int     `json:"heal_failed_vms"`
 	HealFailureRate          float64 `json:"heal_failure_rate"`
 	// CFR is the capacity fulfillment rate (Protean §6.3): VMs placed / VMs
 	// requested, every kind (arrivals and heals).
