@@ -244,3 +244,68 @@ func TestAvailabilityAgentsReal(t *testing.T) {
 		t.Fatalf("placement rows: %d VMs, %d accepted, %d rejected", s.VMs, s.Accepted, s.Rejected)
 	}
 }
+
+// TestStaysFollowMoves: what every reader of a stored run takes as a VM's
+// machine at a time (run_alive for whatif, run_placements for lpbound)
+// follows its heal moves: after its failure a healed VM is on its new
+// machine, a VM that could not be healed is on none.
+func TestStaysFollowMoves(t *testing.T) {
+	ctx := context.Background()
+	db := availDB(t)
+	res, err := Run(ctx, db, availSpec("protean"), RunOptions{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := map[int64]float64{}
+	for _, v := range res.Trace.VMs {
+		end[v.ID] = v.End
+	}
+	alive := func(at float64) map[int64]int32 {
+		out := map[int64]int32{}
+		rows, err := db.SQL().QueryContext(ctx, store.MustQuery("run_alive"), res.Summary.RunID, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var vm int64
+			var m int32
+			rows.Scan(&vm, &m)
+			out[vm] = m
+		}
+		return out
+	}
+	healed, lost := 0, 0
+	for _, mv := range res.Moves {
+		at := mv.T + 1
+		if mv.To >= 0 {
+			at = mv.Placed + 1
+		}
+		if end[mv.VM] <= at || healed >= 20 && lost >= 20 {
+			continue
+		}
+		later := false // a later move of the same VM before at
+		for _, o := range res.Moves {
+			if o.VM == mv.VM && o.Seq > mv.Seq && o.T <= at {
+				later = true
+			}
+		}
+		if later {
+			continue
+		}
+		m, ok := alive(at)[mv.VM]
+		switch {
+		case mv.To >= 0 && (!ok || m != mv.To):
+			t.Fatalf("VM %d healed to machine %d at %v: run_alive says %v (%v)", mv.VM, mv.To, mv.Placed, m, ok)
+		case mv.To < 0 && ok:
+			t.Fatalf("VM %d not healed at %v: run_alive still has it on machine %d", mv.VM, mv.T, m)
+		case mv.To >= 0:
+			healed++
+		default:
+			lost++
+		}
+	}
+	if healed == 0 || lost == 0 {
+		t.Fatalf("checked %d healed and %d lost VMs: the run proves nothing", healed, lost)
+	}
+}
