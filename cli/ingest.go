@@ -38,9 +38,14 @@ Traces without servers (huawei, azure-vmtable, azure-packing, azure-flavor) take
    shape:gen5:N                        N machines of a named shape (gen3, gen4, gen5, gen6)
    shape:cores=64,memory=256:N         N machines of a custom shape (+ ssd, hdd, nic, gpus)
    per-sku:N                           N machines of each SKU the trace names (azure-packing)
+   FILE.csv, FILE.parquet, file:FILE   your own fleet, one machine per row: name, cluster, rack, sku,
+                                       cores, memory_gb (+ zone, datacenter, update_domain, ssd_gb,
+                                       hdd_gb, nic_gbps, gpus, health); "placelab ingest help-format
+                                       inventory" shows the format
 
 Examples:
    placelab ingest huawei ../shared/data/huawei-east-1/Huawei-East-1-lt.csv --inventory synthetic:2000
+   placelab ingest huawei ../shared/data/huawei-east-1/Huawei-East-1-lt.csv --inventory fleet.csv
    placelab ingest alibaba-openb ../shared/data/alibaba-gpu-v2023/openb_node_list_all_node.csv \
         ../shared/data/alibaba-gpu-v2023/openb_pod_list_default.csv
    placelab ingest azure-vmtable vmtable.csv.gz vm_cpu_readings-file-*.csv.gz --dataset azure-v1
@@ -49,7 +54,7 @@ Examples:
         ../shared/data/azure-v1-flavor/v1.dev.c2100000.txt --dataset azure-flavor-dev`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset `NAME` (default: the format name)"},
-			&cli.StringFlag{Name: "inventory", Usage: "machines for a trace without servers: `SPEC` (see above)"},
+			&cli.StringFlag{Name: "inventory", Usage: "machines for a trace without servers: a `SPEC` or an inventory file (see above)"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed for a synthetic inventory"},
 			&cli.Int64Flag{Name: "max-rejects", Value: 0, Usage: "skip up to `N` bad rows (counted by reason) instead of failing (N ≥ 0)",
 				Action: func(_ *cli.Context, n int64) error {
@@ -63,9 +68,13 @@ Examples:
 		Action: runIngest,
 		Subcommands: []*cli.Command{{
 			Name:      "help-format",
-			Usage:     "explain one format's files and column mapping",
-			ArgsUsage: "FORMAT",
+			Usage:     "explain one format's files and column mapping (\"inventory\": the --inventory file)",
+			ArgsUsage: "FORMAT|inventory",
 			Action: func(c *cli.Context) error {
+				if c.Args().First() == inventoryFormat {
+					fmt.Fprintf(c.App.Writer, "%s — your own fleet for --inventory\n\n%s\n", inventoryFormat, datasets.InventoryFileHelp)
+					return nil
+				}
 				f, err := datasets.Lookup(c.Args().First())
 				if err != nil {
 					return err
@@ -76,6 +85,9 @@ Examples:
 		}},
 	}
 }
+
+// inventoryFormat is the name help-format gives the --inventory file format.
+const inventoryFormat = "inventory"
 
 // ingestSummary is what ingest prints (as JSON with --format json).
 type ingestSummary struct {
@@ -119,7 +131,9 @@ func runIngest(c *cli.Context) error {
 	if err != nil {
 		hint := ""
 		var re *datasets.RowError
-		if errors.As(err, &re) && re.Row > 0 && c.Int64("max-rejects") == 0 {
+		invFile, _ := datasets.InventoryFilePath(c.String("inventory"))
+		if errors.As(err, &re) && re.Row > 0 && c.Int64("max-rejects") == 0 && (invFile == "" || re.File != invFile) {
+			// an inventory file's rows are never skipped
 			hint = "; --max-rejects N skips up to N bad rows"
 		}
 		return fmt.Errorf("ingest %s: %w (nothing was changed%s)", fmtName, err, hint)

@@ -65,13 +65,20 @@ func nullFloat(v float64, ok bool) any {
 	return v
 }
 
-// attachInventory writes the --inventory machines (if any) and derives every
-// VM type's per-SKU demand from its nominal size.
+// attachInventory writes the --inventory machines (if any) — from an
+// inventory file (see InventoryFilePath) or a synthetic spec — and derives
+// every VM type's per-SKU demand from its nominal size.
 func attachInventory(w *store.Writer, opts Options) error {
 	if opts.Inventory == "" {
 		return nil
 	}
-	if _, err := synth.WriteInventory(w, opts.Inventory, opts.Seed); err != nil {
+	var err error
+	if path, ok := InventoryFilePath(opts.Inventory); ok {
+		_, err = WriteInventoryFile(w, path)
+	} else {
+		_, err = synth.WriteInventory(w, opts.Inventory, opts.Seed)
+	}
+	if err != nil {
 		return fmt.Errorf("datasets: --inventory %q: %w", opts.Inventory, err)
 	}
 	return deriveDemand(w)

@@ -16,8 +16,10 @@ import (
 type Options struct {
 	// Dataset names the loaded data; re-ingesting a name replaces it.
 	Dataset string
-	// Inventory describes machines for traces that carry none (see
-	// synth.WriteInventory for the spec grammar). Empty: the format's default.
+	// Inventory describes machines for traces that carry none: a synthetic
+	// spec (synth.WriteInventory's grammar) or an inventory file of your own
+	// fleet (InventoryFilePath, WriteInventoryFile). Empty: the format's
+	// default.
 	Inventory string
 	// Seed for anything random a loader does (synthetic inventory).
 	Seed int64

@@ -1,0 +1,388 @@
+package datasets
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"placelab/datasets/synth"
+	store "placelab/sql"
+)
+
+// Sentinel errors of inventory files; a *RowError wraps one of them.
+var (
+	ErrHealth          = errors.New("health must be healthy, unhealthy or offline")
+	ErrSKUDisagrees    = errors.New("SKU capacity differs from the SKU's first row")
+	ErrDuplicateName   = errors.New("duplicate machine name")
+	ErrUpdateDomain    = fmt.Errorf("update_domain must be an integer in 0..%d", math.MaxInt16)
+	ErrSKUAlreadyThere = errors.New("SKU already written by the trace; an inventory file's SKUs must be new")
+)
+
+// Defaults of an inventory file's optional location columns: the names the
+// synthetic inventory (synth.NewZone) gives its single zone and first
+// datacenter.
+const (
+	DefaultInventoryZone       = "zone1"
+	DefaultInventoryDatacenter = "dc1"
+)
+
+// InventoryFilePrefix marks an --inventory value as a file whatever its name.
+const InventoryFilePrefix = "file:"
+
+// inventoryColumn is a column of an inventory file.
+type inventoryColumn struct {
+	name     string
+	required bool // the column must be present and every cell non-empty
+}
+
+// inventoryColumns are the columns of an inventory file, in select order;
+// inventoryRow indexes them by these positions.
+var inventoryColumns = []inventoryColumn{
+	{"name", true}, {"zone", false}, {"datacenter", false}, {"cluster", true}, {"rack", true},
+	{"update_domain", false}, {"sku", true}, {"cores", true}, {"memory_gb", true},
+	{"ssd_gb", false}, {"hdd_gb", false}, {"nic_gbps", false}, {"gpus", false}, {"health", false},
+}
+
+// Positions in inventoryColumns.
+const (
+	icName = iota
+	icZone
+	icDatacenter
+	icCluster
+	icRack
+	icUpdateDomain
+	icSKU
+	icCores
+	icMemory
+	icSSD
+	icHDD
+	icNIC
+	icGPUs
+	icHealth
+	icCount
+)
+
+// InventoryFileHelp documents the inventory file for a CLI's --help.
+const InventoryFileHelp = `An inventory file lists your own fleet, one machine per row, as CSV (with a header) or
+Parquet. --inventory takes it when the value ends in .csv, .csv.gz, .parquet or .pq, or
+is written file:PATH. Columns (names case-insensitive, any order; an optional column
+may be absent or its cell empty):
+  name            the machine's name, unique in the file       required
+  zone            zone name                                     optional, default zone1
+  datacenter      datacenter name                               optional, default dc1
+  cluster         cluster name                                  required
+  rack            rack (fault domain) name                      required
+  update_domain   integer 0..32767                              optional, default 0
+  sku             hardware SKU name                             required
+  cores           vCPUs per machine, > 0                        required
+  memory_gb       memory per machine, GB, > 0                   required
+  ssd_gb, hdd_gb  local disk, GB, >= 0                          optional, default 0
+  nic_gbps        network, Gbit/s, >= 0                         optional, default 0
+  gpus            GPU devices, >= 0                             optional, default 0
+  health          healthy, unhealthy or offline                 optional, default healthy
+Every row of one SKU must give the same capacities (cores through gpus); machine names
+must be unique. Machines are numbered in file order; SKUs get no generation. A bad row
+stops the ingest with an error naming the file, row and field (CSV: the header is row 1).
+Example:
+  name,cluster,rack,sku,cores,memory_gb,ssd_gb,health
+  c1-r1-m1,c1,c1-r1,gen5,48,384,1024,
+  c1-r1-m2,c1,c1-r1,gen5,48,384,1024,offline`
+
+// InventoryFilePath says whether an --inventory value names an inventory
+// file rather than a synthetic spec, and returns the file's path: a value
+// written file:PATH, or one ending in .csv, .csv.gz, .parquet or .pq (no
+// spec ends so). The file need not exist; reading it says if it does not.
+func InventoryFilePath(inventory string) (string, bool) {
+	if p, ok := strings.CutPrefix(inventory, InventoryFilePrefix); ok {
+		return p, true
+	}
+	lower := strings.ToLower(inventory)
+	for _, ext := range []string{".csv", ".csv.gz", ".parquet", ".pq"} {
+		if strings.HasSuffix(lower, ext) {
+			return inventory, true
+		}
+	}
+	return "", false
+}
+
+// WriteInventoryFile reads an inventory file (see InventoryFileHelp; CSV
+// with a header, or Parquet by name or magic bytes) through the ingest's own
+// connection, every column read as text so that a bad value is seen rather
+// than coerced, and writes one sku row per distinct SKU and one machine row
+// per file row into w, as synth.WriteInventory does: machine ids continue
+// after any already in the ingest, in file order. It returns how many
+// machines it wrote. Nothing is written unless the whole file is good; the
+// caller's transaction undoes the rest on error.
+//
+// It refuses with a *RowError naming the file, the row and the field: a
+// missing required column (listing the columns present), an empty required
+// cell, a size that is not a finite number >= 0, cores or memory_gb <= 0,
+// an update_domain that is not an integer in 0..32767, an unknown health, a
+// duplicate machine name, a SKU whose capacities differ from its first
+// row's, a SKU the trace already wrote, more than synth.MaxMachines rows,
+// and a file of 0 rows.
+func WriteInventoryFile(w *store.Writer, path string) (machines int, err error) {
+	skus, ms, err := readInventoryFile(w, path)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkNewSKUs(w, path, skus); err != nil {
+		return 0, err
+	}
+	first, err := nextMachineIDOf(w)
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range skus {
+		if err := w.Append("sku", s.Name, nil, s.Cores, s.MemoryGB, s.SSDGB, s.HDDGB, s.NICGbps, s.GPUs, nil); err != nil {
+			return 0, fmt.Errorf("datasets: %s: sku %s: %w", path, s.Name, err)
+		}
+	}
+	for i, m := range ms {
+		if err := w.Append("machine", int32(first+i), m.Name, m.Zone, m.Datacenter, m.Cluster, m.Rack,
+			int16(m.UpdateDomain), m.SKU, m.Health); err != nil {
+			return 0, fmt.Errorf("datasets: %s: machine %s: %w", path, m.Name, err)
+		}
+	}
+	return len(ms), nil
+}
+
+// invSKU is a SKU with the row that first defined it.
+type invSKU struct {
+	synth.SKU
+	row int
+}
+
+// readInventoryFile reads and checks every row of an inventory file,
+// returning its SKUs in order of first appearance and its machines in file
+// order (IDs unset).
+func readInventoryFile(w *store.Writer, path string) ([]invSKU, []synth.Machine, error) {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil, &RowError{File: path, Err: errors.New("no such file")}
+	case err != nil:
+		return nil, nil, &RowError{File: path, Err: err}
+	case st.IsDir():
+		return nil, nil, &RowError{File: path, Err: errors.New("is a directory")}
+	case st.Size() == 0:
+		return nil, nil, &RowError{File: path, Err: fmt.Errorf("%w: empty file, expected a header", ErrMalformed)}
+	}
+	parquet, err := isParquet(path)
+	if err != nil {
+		return nil, nil, &RowError{File: path, Err: err}
+	}
+	// Table functions take literal paths; the path is quoted as a string.
+	src := "read_csv(" + store.QuoteString(path) + ", header = true, all_varchar = true)"
+	headerRows := 1 // a CSV's first data row is row 2
+	if parquet {
+		src = "read_parquet(" + store.QuoteString(path) + ")"
+		headerRows = 0
+	}
+	dbErr := func(err error) error {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		msg, _, _ := strings.Cut(err.Error(), "\n") // DuckDB's first line; the rest is advice
+		return &RowError{File: path, Err: fmt.Errorf("%w: duckdb: %s", ErrMalformed, strings.TrimSpace(msg))}
+	}
+	var found []string
+	have := map[string]string{}
+	err = w.QueryRows("DESCRIBE SELECT * FROM "+src, func(row []driver.Value) error {
+		c, _ := row[0].(string)
+		found = append(found, c)
+		k := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")))
+		for _, col := range inventoryColumns {
+			if k == col.name {
+				have[k] = c
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, dbErr(err)
+	}
+	var sel []string
+	for _, c := range inventoryColumns {
+		name, ok := have[c.name]
+		switch {
+		case ok:
+			sel = append(sel, "CAST("+quoteIdent(name)+" AS VARCHAR)")
+		case !c.required:
+			sel = append(sel, "NULL::VARCHAR")
+		default:
+			return nil, nil, &RowError{File: path, Row: int64(headerRows), Field: c.name,
+				Err: fmt.Errorf("%w: no column %q (an inventory file has name, cluster, rack, sku, cores, memory_gb and optional zone, datacenter, update_domain, ssd_gb, hdd_gb, nic_gbps, gpus, health; this one has %s)",
+					ErrMissingField, c.name, strings.Join(found, ", "))}
+		}
+	}
+	chk := newInventoryCheck(path)
+	n := headerRows
+	err = w.QueryRows("SELECT "+strings.Join(sel, ", ")+" FROM "+src, func(row []driver.Value) error {
+		n++
+		if len(chk.machines) >= synth.MaxMachines {
+			return &RowError{File: path, Row: int64(n), Err: fmt.Errorf("%w: more than %d machines", ErrMalformed, synth.MaxMachines)}
+		}
+		var v [icCount]string
+		for i := range v {
+			s, _ := row[i].(string) // NULL: empty
+			v[i] = strings.TrimSpace(s)
+		}
+		return chk.add(n, v)
+	})
+	if err != nil {
+		var re *RowError
+		if errors.As(err, &re) {
+			return nil, nil, err
+		}
+		return nil, nil, dbErr(err)
+	}
+	if len(chk.machines) == 0 {
+		return nil, nil, &RowError{File: path, Err: fmt.Errorf("%w: 0 rows: the file lists no machines", ErrMalformed)}
+	}
+	skus := make([]invSKU, len(chk.skuOrder))
+	for i, name := range chk.skuOrder {
+		skus[i] = chk.skus[name]
+	}
+	return skus, chk.machines, nil
+}
+
+// inventoryCheck checks rows one by one against the rows before them.
+type inventoryCheck struct {
+	path     string
+	skus     map[string]invSKU
+	skuOrder []string
+	names    map[string]int // machine name → row
+	machines []synth.Machine
+}
+
+func newInventoryCheck(path string) *inventoryCheck {
+	return &inventoryCheck{path: path, skus: map[string]invSKU{}, names: map[string]int{}}
+}
+
+// add checks row n's values (in inventoryColumns order, trimmed, "" for
+// empty) and keeps its machine and SKU.
+func (c *inventoryCheck) add(n int, v [icCount]string) error {
+	bad := func(i int, err error) error {
+		return &RowError{File: c.path, Row: int64(n), Field: inventoryColumns[i].name, Value: v[i], Err: err}
+	}
+	for i, col := range inventoryColumns {
+		if col.required && v[i] == "" {
+			return bad(i, fmt.Errorf("%w: empty", ErrMissingField))
+		}
+	}
+	size := func(i int) (float64, error) {
+		if v[i] == "" {
+			return 0, nil // only optional sizes may be empty
+		}
+		x, err := strconv.ParseFloat(v[i], 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, bad(i, ErrNotNumber)
+		}
+		if x < 0 {
+			return 0, bad(i, ErrNegative)
+		}
+		return x, nil
+	}
+	var caps [icGPUs - icCores + 1]float64
+	for i := icCores; i <= icGPUs; i++ {
+		x, err := size(i)
+		if err != nil {
+			return err
+		}
+		caps[i-icCores] = x
+	}
+	for _, i := range []int{icCores, icMemory} {
+		if caps[i-icCores] <= 0 {
+			return bad(i, ErrNonPositive)
+		}
+	}
+	ud := 0
+	if v[icUpdateDomain] != "" {
+		x, err := strconv.Atoi(v[icUpdateDomain])
+		if err != nil || x < 0 || x > math.MaxInt16 {
+			return bad(icUpdateDomain, ErrUpdateDomain)
+		}
+		ud = x
+	}
+	health := strings.ToLower(v[icHealth])
+	switch health {
+	case "":
+		health = "healthy"
+	case "healthy", "unhealthy", "offline":
+	default:
+		return bad(icHealth, ErrHealth)
+	}
+	if prev, dup := c.names[v[icName]]; dup {
+		return bad(icName, fmt.Errorf("%w: also row %d", ErrDuplicateName, prev))
+	}
+	sku := synth.SKU{Name: v[icSKU], Cores: caps[0], MemoryGB: caps[1], SSDGB: caps[2],
+		HDDGB: caps[3], NICGbps: caps[4], GPUs: caps[5]}
+	if prev, ok := c.skus[sku.Name]; ok {
+		had := [...]float64{prev.Cores, prev.MemoryGB, prev.SSDGB, prev.HDDGB, prev.NICGbps, prev.GPUs}
+		for i := range had {
+			if had[i] != caps[i] {
+				return bad(icCores+i, fmt.Errorf("%w: SKU %q has %s %s from row %d",
+					ErrSKUDisagrees, sku.Name, inventoryColumns[icCores+i].name, fnum(had[i]), prev.row))
+			}
+		}
+	} else {
+		c.skus[sku.Name] = invSKU{sku, n}
+		c.skuOrder = append(c.skuOrder, sku.Name)
+	}
+	zone, dc := v[icZone], v[icDatacenter]
+	if zone == "" {
+		zone = DefaultInventoryZone
+	}
+	if dc == "" {
+		dc = DefaultInventoryDatacenter
+	}
+	c.names[v[icName]] = n
+	c.machines = append(c.machines, synth.Machine{Name: v[icName], Zone: zone, Datacenter: dc,
+		Cluster: v[icCluster], Rack: v[icRack], UpdateDomain: ud, SKU: sku.Name, Health: health})
+	return nil
+}
+
+// checkNewSKUs refuses a SKU that this ingest has already written (a trace
+// with its own SKUs), naming the file's row that defined it.
+func checkNewSKUs(w *store.Writer, path string, skus []invSKU) error {
+	written := map[string]bool{}
+	err := w.QueryRows("SELECT sku FROM sku WHERE load_id = $1", func(row []driver.Value) error {
+		name, _ := row[0].(string)
+		written[name] = true
+		return nil
+	}, w.LoadID())
+	if err != nil {
+		return fmt.Errorf("datasets: %s: reading sku table: %w", path, err)
+	}
+	for _, s := range skus {
+		if written[s.Name] {
+			return &RowError{File: path, Row: int64(s.row), Field: "sku", Value: s.Name, Err: ErrSKUAlreadyThere}
+		}
+	}
+	return nil
+}
+
+// nextMachineIDOf is one more than the largest machine id already in the
+// ingest (0 if none), as synth.WriteInventory continues its ids.
+func nextMachineIDOf(w *store.Writer) (int, error) {
+	next := 0
+	err := w.QueryRows("SELECT coalesce(max(machine_id) + 1, 0) FROM machine WHERE load_id = $1", func(row []driver.Value) error {
+		switch v := row[0].(type) {
+		case int64:
+			next = int(v)
+		case int32:
+			next = int(v)
+		}
+		return nil
+	}, w.LoadID())
+	if err != nil {
+		return 0, fmt.Errorf("datasets: reading machine ids: %w", err)
+	}
+	return next, nil
+}
