@@ -45,6 +45,45 @@ const FailureFileHelp = `A failure file lists a fleet's own incidents, one per r
   duration_s  how long it was down, seconds > 0
   kind        reboot (VMs stay, down for the outage) or hard (VMs are healed elsewhere)`
 
+// openTableFile checks that path is a non-empty file and returns the
+// DuckDB table function that reads it — read_parquet for Parquet (by name
+// or magic bytes), else read_csv with a header and every column as text so
+// that a bad value is seen rather than coerced —, how many rows precede
+// its first data row (a CSV's header), and how to turn a DuckDB error about
+// it into a one-line *RowError naming the file.
+func openTableFile(path string) (src string, headerRows int, dbErr func(error) error, err error) {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", 0, nil, &RowError{File: path, Err: errors.New("no such file")}
+	case err != nil:
+		return "", 0, nil, &RowError{File: path, Err: err}
+	case st.IsDir():
+		return "", 0, nil, &RowError{File: path, Err: errors.New("is a directory")}
+	case st.Size() == 0:
+		return "", 0, nil, &RowError{File: path, Err: fmt.Errorf("%w: empty file, expected a header", ErrMalformed)}
+	}
+	parquet, err := isParquet(path)
+	if err != nil {
+		return "", 0, nil, &RowError{File: path, Err: err}
+	}
+	// Table functions take literal paths; the path is quoted as a string.
+	src = "read_csv(" + store.QuoteString(path) + ", header = true, all_varchar = true)"
+	headerRows = 1 // a CSV's first data row is row 2
+	if parquet {
+		src = "read_parquet(" + store.QuoteString(path) + ")"
+		headerRows = 0
+	}
+	dbErr = func(err error) error {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		msg, _, _ := strings.Cut(err.Error(), "\n") // DuckDB's first line; the rest is advice
+		return &RowError{File: path, Err: fmt.Errorf("%w: duckdb: %s", ErrMalformed, strings.TrimSpace(msg))}
+	}
+	return src, headerRows, dbErr, nil
+}
+
 // ReadFailureFile reads a failure file (CSV with a header, or Parquet: a
 // .parquet or .pq name or Parquet magic bytes) through DuckDB, every column
 // read as text so that a bad value is seen rather than coerced. It refuses
@@ -55,34 +94,9 @@ const FailureFileHelp = `A failure file lists a fleet's own incidents, one per r
 // case), a row with both or neither of machine and rack, and a file of
 // 0 rows.
 func ReadFailureFile(ctx context.Context, db *store.DB, path string) ([]FailureRow, error) {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, &RowError{File: path, Err: errors.New("no such file")}
-	case err != nil:
-		return nil, &RowError{File: path, Err: err}
-	case st.IsDir():
-		return nil, &RowError{File: path, Err: errors.New("is a directory")}
-	case st.Size() == 0:
-		return nil, &RowError{File: path, Err: fmt.Errorf("%w: empty file, expected a header", ErrMalformed)}
-	}
-	parquet, err := isParquet(path)
+	src, headerRows, dbErr, err := openTableFile(path)
 	if err != nil {
-		return nil, &RowError{File: path, Err: err}
-	}
-	// Table functions take literal paths; the path is quoted as a string.
-	src := "read_csv(" + store.QuoteString(path) + ", header = true, all_varchar = true)"
-	headerRows := 1 // a CSV's first data row is row 2
-	if parquet {
-		src = "read_parquet(" + store.QuoteString(path) + ")"
-		headerRows = 0
-	}
-	dbErr := func(err error) error {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		msg, _, _ := strings.Cut(err.Error(), "\n") // DuckDB's first line; the rest is advice
-		return &RowError{File: path, Err: fmt.Errorf("%w: duckdb: %s", ErrMalformed, strings.TrimSpace(msg))}
+		return nil, err
 	}
 	have, found, err := failureFileColumns(ctx, db, src)
 	if err != nil {

@@ -1,12 +1,10 @@
 package datasets
 
 import (
-	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -134,7 +132,7 @@ func WriteInventoryFile(w *store.Writer, path string) (machines int, err error) 
 	if err := checkNewSKUs(w, path, skus); err != nil {
 		return 0, err
 	}
-	first, err := nextMachineIDOf(w)
+	first, err := synth.NextMachineID(w)
 	if err != nil {
 		return 0, err
 	}
@@ -162,34 +160,9 @@ type invSKU struct {
 // returning its SKUs in order of first appearance and its machines in file
 // order (IDs unset).
 func readInventoryFile(w *store.Writer, path string) ([]invSKU, []synth.Machine, error) {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, nil, &RowError{File: path, Err: errors.New("no such file")}
-	case err != nil:
-		return nil, nil, &RowError{File: path, Err: err}
-	case st.IsDir():
-		return nil, nil, &RowError{File: path, Err: errors.New("is a directory")}
-	case st.Size() == 0:
-		return nil, nil, &RowError{File: path, Err: fmt.Errorf("%w: empty file, expected a header", ErrMalformed)}
-	}
-	parquet, err := isParquet(path)
+	src, headerRows, dbErr, err := openTableFile(path)
 	if err != nil {
-		return nil, nil, &RowError{File: path, Err: err}
-	}
-	// Table functions take literal paths; the path is quoted as a string.
-	src := "read_csv(" + store.QuoteString(path) + ", header = true, all_varchar = true)"
-	headerRows := 1 // a CSV's first data row is row 2
-	if parquet {
-		src = "read_parquet(" + store.QuoteString(path) + ")"
-		headerRows = 0
-	}
-	dbErr := func(err error) error {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		msg, _, _ := strings.Cut(err.Error(), "\n") // DuckDB's first line; the rest is advice
-		return &RowError{File: path, Err: fmt.Errorf("%w: duckdb: %s", ErrMalformed, strings.TrimSpace(msg))}
+		return nil, nil, err
 	}
 	var found []string
 	have := map[string]string{}
@@ -366,23 +339,4 @@ func checkNewSKUs(w *store.Writer, path string, skus []invSKU) error {
 		}
 	}
 	return nil
-}
-
-// nextMachineIDOf is one more than the largest machine id already in the
-// ingest (0 if none), as synth.WriteInventory continues its ids.
-func nextMachineIDOf(w *store.Writer) (int, error) {
-	next := 0
-	err := w.QueryRows("SELECT coalesce(max(machine_id) + 1, 0) FROM machine WHERE load_id = $1", func(row []driver.Value) error {
-		switch v := row[0].(type) {
-		case int64:
-			next = int(v)
-		case int32:
-			next = int(v)
-		}
-		return nil
-	}, w.LoadID())
-	if err != nil {
-		return 0, fmt.Errorf("datasets: reading machine ids: %w", err)
-	}
-	return next, nil
 }

@@ -159,7 +159,7 @@ func WriteInventory(w *store.Writer, spec string, seed int64) (machines int, err
 		if err != nil {
 			return 0, err
 		}
-		first, err := nextMachineID(w)
+		first, err := NextMachineID(w)
 		if err != nil {
 			return 0, err
 		}
@@ -185,7 +185,7 @@ func WriteInventory(w *store.Writer, spec string, seed int64) (machines int, err
 			return 0, fmt.Errorf("%w %q: this ingest has written no sku rows to give machines to", ErrBadSpec, spec)
 		}
 	}
-	first, err := nextMachineID(w)
+	first, err := NextMachineID(w)
 	if err != nil {
 		return 0, err
 	}
@@ -196,9 +196,9 @@ func WriteInventory(w *store.Writer, spec string, seed int64) (machines int, err
 	return len(ms), writeMachines(w, ms, nil)
 }
 
-// nextMachineID is one more than the largest machine id already in the
-// ingest (0 if none).
-func nextMachineID(w *store.Writer) (int, error) {
+// NextMachineID is one more than the largest machine id already in the
+// ingest (0 if none): where the machines an inventory adds start.
+func NextMachineID(w *store.Writer) (int, error) {
 	next := 0
 	err := w.QueryRows("SELECT coalesce(max(machine_id) + 1, 0) FROM machine WHERE load_id = $1", func(row []driver.Value) error {
 		switch v := row[0].(type) {
