@@ -20,19 +20,8 @@
 WITH r AS (
     SELECT run_id, load_id FROM run WHERE run_id = $1
 ),
-moves AS (
-    SELECT p.vm_id, 0 AS seq, p.t_s AS t0, NULL::DOUBLE AS left_s, p.machine_id, p.evicted_s
-    FROM placement p JOIN r ON r.run_id = p.run_id
-    WHERE p.machine_id IS NOT NULL
-    UNION ALL
-    SELECT mv.vm_id, mv.seq, coalesce(mv.placed_s, mv.t_s), mv.t_s, mv.machine_id, p.evicted_s
-    FROM vm_move mv JOIN r ON r.run_id = mv.run_id
-    JOIN placement p ON p.run_id = mv.run_id AND p.vm_id = mv.vm_id
-),
 chain AS (
-    SELECT *, lead(left_s) OVER (PARTITION BY vm_id ORDER BY seq) AS moved_s,
-           lag(machine_id) OVER (PARTITION BY vm_id ORDER BY seq) AS prev_machine
-    FROM moves
+    SELECT * FROM vm_stay WHERE run_id = $1
 ),
 stay AS (
     SELECT c.vm_id, c.seq, c.machine_id, c.t0,

@@ -18,19 +18,10 @@
 WITH r AS (
     SELECT run_id, load_id FROM run WHERE run_id = $1
 ),
-moves AS (
-    -- A VM's stays: its placement, then each heal move (vm_move); a stay
-    -- ends at the next move (a hard failure of its machine).
-    SELECT p.vm_id, 0 AS seq, p.t_s AS t0, NULL::DOUBLE AS left_s, p.machine_id, p.evicted_s
-    FROM placement p JOIN r ON r.run_id = p.run_id
-    WHERE p.machine_id IS NOT NULL
-    UNION ALL
-    SELECT mv.vm_id, mv.seq, coalesce(mv.placed_s, mv.t_s), mv.t_s, mv.machine_id, p.evicted_s
-    FROM vm_move mv JOIN r ON r.run_id = mv.run_id
-    JOIN placement p ON p.run_id = mv.run_id AND p.vm_id = mv.vm_id
-),
 stays AS (
-    SELECT *, lead(left_s) OVER (PARTITION BY vm_id ORDER BY seq) AS moved_s FROM moves
+    -- A VM's stays (view vm_stay): its placement, then each heal move; a
+    -- stay ends at the next move (a hard failure of its machine).
+    SELECT * FROM vm_stay WHERE run_id = $1
 ),
 stay AS (
     SELECT s.machine_id, s.vm_id, s.t0,
