@@ -124,6 +124,7 @@ type availStats struct {
 	rackFailures              int
 	reboots, maintenance      int
 	maxDownShare              float64
+	overBound                 int
 }
 
 // avail runs the outages of one replay against one allocator.
@@ -344,8 +345,13 @@ func (a *avail) hit(i int) {
 // tenant's VMs the instant's maintenance windows took down.
 func (a *avail) endInstant() {
 	for tenant, n := range a.maint {
-		if all := a.tenantVMs(tenant); all > 0 {
-			a.st.maxDownShare = math.Max(a.st.maxDownShare, float64(n)/float64(all))
+		all := a.tenantVMs(tenant)
+		if all <= 0 {
+			continue
+		}
+		a.st.maxDownShare = math.Max(a.st.maxDownShare, float64(n)/float64(all))
+		if u := a.cfg.UpdateDomains; u > 0 && n > (all+u-1)/u {
+			a.st.overBound++ // more than ⌈n/U⌉ of the tenant down in one window
 		}
 	}
 	clear(a.maint)
@@ -533,6 +539,7 @@ func (a *avail) summarize(s *Summary) {
 	s.Reboots = st.reboots
 	s.MaintenanceOutages = st.maintenance
 	s.MaintenanceMaxDownShare = st.maxDownShare
+	s.MaintenanceOverBound = st.overBound
 }
 
 // availabilityFigures are the run-level figures stored in run_metric at the
@@ -552,5 +559,6 @@ func availabilityFigures(s *Summary, t float64) []MetricRow {
 		{t, "reboots", float64(s.Reboots)},
 		{t, "maintenance_outages", float64(s.MaintenanceOutages)},
 		{t, "maintenance_max_down_share", s.MaintenanceMaxDownShare},
+		{t, "maintenance_over_bound", float64(s.MaintenanceOverBound)},
 	}
 }

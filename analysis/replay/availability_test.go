@@ -273,5 +273,8 @@ func TestMaintenanceShareBoundedByUpdateDomains(t *testing.T) {
 		if s.MaintenanceMaxDownShare < tc.min || s.MaintenanceMaxDownShare > tc.max {
 			t.Errorf("U=%d: largest share down at once %v, want in [%v, %v]", tc.u, s.MaintenanceMaxDownShare, tc.min, tc.max)
 		}
+		if tc.u > 0 && s.MaintenanceOverBound != 0 {
+			t.Errorf("U=%d: %d tenant windows over ⌈n/U⌉", tc.u, s.MaintenanceOverBound)
+		}
 	}
 }

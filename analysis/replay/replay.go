@@ -220,6 +220,13 @@ type Summary struct {
 	// MaintenanceMaxDownShare: the largest share of one tenant's VMs on the
 	// machines of one update domain when its rollout started.
 	MaintenanceMaxDownShare float64 `json:"maintenance_max_down_share"`
+	// MaintenanceOverBound counts the (tenant, rollout window) pairs with
+	// update domains on that took down more than ⌈n/U⌉ of the tenant's n
+	// alive VMs. A set keeps its VMs' domains as VMs come and go (VM i has
+	// update domain i mod U), so after departures one domain can hold more
+	// than its share of the VMs left: the rule keeps domains apart, not
+	// balanced.
+	MaintenanceOverBound int `json:"maintenance_over_bound"`
 	// Means of the interval samples healable_machine_failures_pct and
 	// healable_rack_failures_pct.
 	HealableMachineFailuresPctMean float64 `json:"healable_machine_failures_pct_mean"`
