@@ -79,6 +79,17 @@ type AvailabilityViolation struct {
 	OtherVM   int64   `json:"other_vm"`
 }
 
+// ConstraintViolation is a stored placement that breaks a placement
+// constraint of its load (query check_constraints): Problem is affinity,
+// taint, anti_affinity or topology_spread; Detail says by how much.
+type ConstraintViolation struct {
+	Problem   string  `json:"problem"`
+	VM        int64   `json:"vm_id"`
+	MachineID int32   `json:"machine_id"`
+	AtS       float64 `json:"at_s"`
+	Detail    string  `json:"detail"`
+}
+
 // CheckReport is the outcome of CheckRun.
 type CheckReport struct {
 	RunInput
@@ -88,11 +99,17 @@ type CheckReport struct {
 	Domains    int64                   `json:"domains"`
 	Violations []CapacityViolation     `json:"violations"`
 	Avail      []AvailabilityViolation `json:"availability_violations"`
+	// Constrained counts the run's placed VMs that carry a placement
+	// constraint (vm_constraint); Constraints lists the violations.
+	Constrained int64                 `json:"constrained_vms"`
+	Constraints []ConstraintViolation `json:"constraint_violations"`
 }
 
 // OK reports whether the run kept every machine within capacity and broke
 // no availability rule.
-func (r *CheckReport) OK() bool { return len(r.Violations) == 0 && len(r.Avail) == 0 }
+func (r *CheckReport) OK() bool {
+	return len(r.Violations) == 0 && len(r.Avail) == 0 && len(r.Constraints) == 0
+}
 
 // CheckRun verifies a stored run independently of the engines: SQL over
 // placement, vm_move, vm, vm_type_demand and machine of the load the run
@@ -125,6 +142,9 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 		return nil, err
 	}
 	rep.Avail = []AvailabilityViolation{}
+	if err := checkConstraints(ctx, db, run, rep); err != nil {
+		return nil, err
+	}
 	if rep.Outages+rep.Moves+rep.Domains == 0 {
 		return rep, nil
 	}
@@ -149,4 +169,24 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 		return nil, err
 	}
 	return rep, nil
+}
+
+// checkConstraints fills rep's constraint fields (query check_constraints)
+// when the run's load has any constrained VM.
+func checkConstraints(ctx context.Context, db *store.DB, run int64, rep *CheckReport) error {
+	rep.Constraints = []ConstraintViolation{}
+	err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM placement p JOIN run r USING (run_id)
+		JOIN vm_constraint c ON c.load_id = r.load_id AND c.vm_id = p.vm_id
+		WHERE p.run_id = $1 AND p.machine_id IS NOT NULL`, run).Scan(&rep.Constrained)
+	if err != nil || rep.Constrained == 0 {
+		return err
+	}
+	return each(ctx, db.SQL(), "check_constraints", []any{run}, func(r *sql.Rows) error {
+		var v ConstraintViolation
+		if err := r.Scan(&v.Problem, &v.VM, &v.MachineID, &v.AtS, &v.Detail); err != nil {
+			return err
+		}
+		rep.Constraints = append(rep.Constraints, v)
+		return nil
+	})
 }

@@ -39,7 +39,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 		var s optimizer.SKU
 		var c optimizer.Vec
 		if err := r.Scan(&s.Name, &s.Generation, &c[optimizer.Cores], &c[optimizer.Memory], &c[optimizer.SSD],
-			&c[optimizer.HDD], &c[optimizer.NIC], &c[optimizer.GPU]); err != nil {
+			&c[optimizer.HDD], &c[optimizer.NIC], &c[optimizer.GPU], &c[optimizer.Pods]); err != nil {
 			return err
 		}
 		s.Capacity = c
@@ -82,7 +82,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 		var name, sku string
 		var f optimizer.Vec
 		if err := r.Scan(&name, &sku, &f[optimizer.Cores], &f[optimizer.Memory], &f[optimizer.SSD], &f[optimizer.HDD],
-			&f[optimizer.NIC], &f[optimizer.GPU]); err != nil {
+			&f[optimizer.NIC], &f[optimizer.GPU], &f[optimizer.Pods]); err != nil {
 			return err
 		}
 		t, ok := typeIdx[name]
@@ -137,6 +137,12 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 		return nil, err
 	}
 	tr.Inv = inv
+	// Node sets of the placement constraints: set_id k is NodeSets[k] and
+	// a VM names it as k+1 (0: no constraint).
+	setOf, err := loadNodeSets(ctx, q, dataset, tr)
+	if err != nil {
+		return nil, err
+	}
 	// VMs.
 	tenantIdx := map[string]int32{}
 	err = each(ctx, q, "replay_vms", []any{dataset, from, to}, func(r *sql.Rows) error {
@@ -144,9 +150,24 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 		var tenant, typ string
 		var prio int16
 		var end sql.NullFloat64
-		if err := r.Scan(&v.ID, &tenant, &typ, &prio, &v.Start, &end); err != nil {
+		var aff, tol, perMachine, skew sql.NullInt32
+		if err := r.Scan(&v.ID, &tenant, &typ, &prio, &v.Start, &end, &aff, &tol, &perMachine, &skew); err != nil {
 			return err
 		}
+		for _, x := range []struct {
+			s   sql.NullInt32
+			dst *int32
+		}{{aff, &v.Affinity}, {tol, &v.Tolerated}} {
+			if !x.s.Valid {
+				continue
+			}
+			k, ok := setOf[x.s.Int32]
+			if !ok {
+				return fmt.Errorf("analysis: VM %d names node set %d, which the dataset lacks", v.ID, x.s.Int32)
+			}
+			*x.dst = k
+		}
+		v.MaxPerMachine, v.MaxSkew = perMachine.Int32, skew.Int32
 		t, ok := tenantIdx[tenant]
 		if !ok {
 			t = int32(len(tr.Tenants))
@@ -184,4 +205,52 @@ func each(ctx context.Context, q *sql.DB, name string, args []any, fn func(*sql.
 		}
 	}
 	return rows.Err()
+}
+
+// loadNodeSets reads a dataset's node sets into tr.Inv.NodeSets and returns
+// each set_id's VMRequest index (its position + 1).
+func loadNodeSets(ctx context.Context, q *sql.DB, dataset string, tr *replay.Trace) (map[int32]int32, error) {
+	idx := make(map[int32]int32, len(tr.MachineIDs))
+	for i, id := range tr.MachineIDs {
+		idx[id] = int32(i)
+	}
+	type set struct {
+		id         int32
+		kind, name string
+		machines   []int32
+	}
+	var sets []set
+	err := each(ctx, q, "replay_node_sets", []any{dataset}, func(r *sql.Rows) error {
+		var id int32
+		var kind, name string
+		var m sql.NullInt32
+		if err := r.Scan(&id, &kind, &name, &m); err != nil {
+			return err
+		}
+		if len(sets) == 0 || sets[len(sets)-1].id != id {
+			sets = append(sets, set{id: id, kind: kind, name: name})
+		}
+		if m.Valid {
+			i, ok := idx[m.Int32]
+			if !ok {
+				return fmt.Errorf("analysis: node set %d (%s) holds machine %d, which the dataset lacks", id, name, m.Int32)
+			}
+			s := &sets[len(sets)-1]
+			s.machines = append(s.machines, i)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int32]int32, len(sets))
+	for _, s := range sets {
+		ns, err := tr.Inv.NewNodeSet(s.name, s.kind, s.machines)
+		if err != nil {
+			return nil, err
+		}
+		tr.Inv.NodeSets = append(tr.Inv.NodeSets, ns)
+		out[s.id] = int32(len(tr.Inv.NodeSets))
+	}
+	return out, nil
 }

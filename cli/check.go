@@ -28,6 +28,12 @@ move leaves a machine that failed at that instant and held the VM; and no two VM
 a tenant in different fault domains share a rack, nor in different update domains a
 machine update domain, at any time.
 
+For a run over a Kubernetes cluster (ingest k8s) or any load with placement
+constraints, it verifies from vm_constraint and node_set_member: every pod on a node
+its node selector / required affinity / pin allows and whose taints it tolerates, at
+most max_per_machine pods of a tenant per node (required hostname anti-affinity), and
+each DoNotSchedule topology spread kept at the pod's placement.
+
 Exit status 0 when the run is clean, 1 with the offending machines when it is not.
 A run whose dataset was re-ingested since is refused (its rows are gone).
 
@@ -65,6 +71,15 @@ Examples:
 						fmt.Fprintln(w, "  ok: no placement during an outage, every failed machine's VMs moved, every tenant's spread kept")
 					}
 				}
+				if rep.Constrained > 0 {
+					fmt.Fprintf(w, "  constraints: %d placed VMs with placement constraints checked\n", rep.Constrained)
+					if len(rep.Constraints) == 0 {
+						fmt.Fprintln(w, "  ok: every VM on an allowed, tolerated node; anti-affinity and topology spread kept")
+					}
+				}
+				for _, v := range rep.Constraints {
+					fmt.Fprintf(w, "  VM %d on machine %d: %s (%s) at t = %.0f s\n", v.VM, v.MachineID, v.Problem, v.Detail, v.AtS)
+				}
 				for _, v := range rep.Avail {
 					other := ""
 					if v.OtherVM >= 0 {
@@ -81,7 +96,7 @@ Examples:
 				}
 			}
 			if !rep.OK() {
-				return cli.Exit(fmt.Sprintf("run %d breaks capacity on %d (machine, problem) pairs and availability in %d rows", rep.Run, len(rep.Violations), len(rep.Avail)), 1)
+				return cli.Exit(fmt.Sprintf("run %d breaks capacity on %d (machine, problem) pairs, availability in %d rows and placement constraints in %d", rep.Run, len(rep.Violations), len(rep.Avail), len(rep.Constraints)), 1)
 			}
 			return nil
 		},

@@ -101,6 +101,12 @@ type ingestSummary struct {
 	Tables       map[string]int64 `json:"tables"`
 	Seconds      float64          `json:"seconds"`
 	RowsPerSec   float64          `json:"rows_per_sec"`
+	// ObservedRun is the run of the placements the source recorded
+	// (engine observed), 0 when it recorded none.
+	ObservedRun int64 `json:"observed_run,omitempty"`
+	// Report is the loader's account of what it read (ingest k8s: objects,
+	// pods by phase, warnings).
+	Report any `json:"report,omitempty"`
 }
 
 func runIngest(c *cli.Context) error {
@@ -126,6 +132,7 @@ func runIngest(c *cli.Context) error {
 		Seed:       c.Int64("seed"),
 		MaxRejects: c.Int64("max-rejects"),
 		Progress:   bar.Update,
+		Version:    version,
 	})
 	bar.Done()
 	if err != nil {
@@ -149,7 +156,7 @@ func runIngest(c *cli.Context) error {
 func summarize(name, format string, files []string, counts store.Counts, el time.Duration) ingestSummary {
 	s := ingestSummary{Dataset: name, Format: format, Files: files, RowsRead: counts.RowsRead,
 		RowsLoaded: counts.RowsLoaded, RowsRejected: counts.RowsRejected, Rejected: counts.Rejected,
-		Tables: counts.Tables, Seconds: el.Seconds()}
+		Tables: counts.Tables, Seconds: el.Seconds(), ObservedRun: counts.ObservedRun, Report: counts.Report}
 	if s.Rejected == nil {
 		s.Rejected = map[string]int64{}
 	}
@@ -170,6 +177,15 @@ func printIngest(w io.Writer, s ingestSummary, format string) error {
 	}
 	for _, k := range sortedKeys(s.Tables) {
 		fmt.Fprintf(w, "  %-16s %d rows\n", k, s.Tables[k])
+	}
+	if r, ok := s.Report.(interface{ Lines() []string }); ok {
+		for _, l := range r.Lines() {
+			fmt.Fprintln(w, l)
+		}
+	}
+	if s.ObservedRun > 0 {
+		fmt.Fprintf(w, "observed run %d: the placements the source recorded (placelab check --run %d; placelab lpbound --run %d; placelab whatif drain --run %d)\n",
+			s.ObservedRun, s.ObservedRun, s.ObservedRun, s.ObservedRun)
 	}
 	return nil
 }

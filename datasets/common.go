@@ -84,6 +84,13 @@ func attachInventory(w *store.Writer, opts Options) error {
 	return deriveDemand(w)
 }
 
+// writeSyntheticInventory writes the machines of a synthetic --inventory
+// spec.
+func writeSyntheticInventory(w *store.Writer, opts Options) error {
+	_, err := synth.WriteInventory(w, opts.Inventory, opts.Seed)
+	return err
+}
+
 // deriveDemand fills vm_type_demand from nominal sizes and SKU capacities.
 func deriveDemand(w *store.Writer) error {
 	return w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID())

@@ -28,6 +28,8 @@ type Options struct {
 	MaxRejects int64
 	// Progress, if set, is called with bytes read and total bytes.
 	Progress Progress
+	// Version is placelab's version, recorded on an observed run.
+	Version string
 }
 
 // Loader reads files of one format into the ingest's transaction.

@@ -134,7 +134,8 @@ func placementFor(inv *Inventory, req *Request, v VMRequest, m int32) Placement 
 	d, _ := inv.Demand(v.Type, m)
 	p := Placement{VM: v.ID, Machine: m, Type: v.Type, Tenant: req.Tenant, Priority: req.Priority, Demand: d, Exclusive: req.Isolation,
 		Production: req.Production, UtilBucket: req.UtilBucket, PredUtil: PredictedCores(req.UtilBucket, d[Cores]),
-		LifetimeBucket: req.LifetimeBucket}
+		LifetimeBucket: req.LifetimeBucket, Affinity: v.Affinity, Tolerated: v.Tolerated,
+		MaxPerRack: req.MaxPerRack, MaxPerMachine: req.MaxPerMachine, MaxSkew: req.MaxSkew}
 	if req.hasDomains() {
 		p.FaultDomain, p.UpdateDomain = VMDomains(req, v)
 		p.SetF, p.SetU, p.SetIndex = int8(req.FaultDomains), int8(req.UpdateDomains), v.SetIndex

@@ -66,6 +66,10 @@ type Inventory struct {
 	Clusters []Cluster
 	Racks    []Rack
 	Types    []VMType
+	// NodeSets are the sets of machines that VMs' placement constraints
+	// name (VMRequest.Affinity and Tolerated: k stands for NodeSets[k-1]);
+	// empty for a workload without such constraints.
+	NodeSets []NodeSet
 }
 
 // MachineSpec describes a machine for NewInventory by names.

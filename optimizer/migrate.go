@@ -124,7 +124,8 @@ func requestOf(p Placement) *Request {
 	return &Request{ID: p.VM, Tenant: p.Tenant, Priority: p.Priority, Isolation: p.Exclusive, Production: p.Production,
 		UtilBucket: p.UtilBucket, LifetimeBucket: p.LifetimeBucket, Kind: KindScaleOut,
 		FaultDomains: int32(p.SetF), UpdateDomains: int32(p.SetU),
-		VMs: []VMRequest{{ID: p.VM, Type: p.Type, SetIndex: p.SetIndex}}}
+		MaxPerRack: p.MaxPerRack, MaxPerMachine: p.MaxPerMachine, MaxSkew: p.MaxSkew,
+		VMs: []VMRequest{{ID: p.VM, Type: p.Type, SetIndex: p.SetIndex, Affinity: p.Affinity, Tolerated: p.Tolerated}}}
 }
 
 // emptyMachine moves every VM off src (largest first, best fit among the

@@ -13,12 +13,16 @@ const (
 	HDD
 	NIC
 	GPU
+	// Pods is pod slots: a Kubernetes node's allocatable pod count, one per
+	// pod (NodeResourcesFit's "Too many pods"); 0 on both sides for the
+	// public traces, which count no slots.
+	Pods
 	NumDims
 	// NoDim stands for "no dimension": a rejection that is not a shortage.
 	NoDim Dim = -1
 )
 
-var dimNames = [NumDims]string{"cores", "memory", "ssd", "hdd", "nic", "gpu"}
+var dimNames = [NumDims]string{"cores", "memory", "ssd", "hdd", "nic", "gpu", "pods"}
 
 func (d Dim) String() string {
 	if d == NoDim {

@@ -49,6 +49,12 @@ type VMRequest struct {
 	// VM fault domain SetIndex mod F and update domain SetIndex mod U
 	// (VMDomains); it means nothing when F and U are 0.
 	SetIndex int32
+	// Affinity and Tolerated are the node sets the VM must be in (a
+	// Kubernetes pod's node selector, required node affinity or pin, and
+	// the nodes whose taints it tolerates): k stands for
+	// Inventory.NodeSets[k-1]; 0 allows every machine (NodeAffinity,
+	// TaintToleration).
+	Affinity, Tolerated int32
 }
 
 // Request is a service request: the VMs of one tenant, allocated all or
@@ -88,6 +94,12 @@ type Request struct {
 	// domain off; ValidateDomains bounds them by MaxFaultDomains and
 	// MaxUpdateDomains.
 	FaultDomains, UpdateDomains int32
+	// MaxSkew bounds the spread of the tenant's VMs over clusters (a
+	// Kubernetes DoNotSchedule topology spread constraint on the zone key;
+	// a Kubernetes ingest makes one cluster per zone): after a placement on
+	// cluster c, n_c(T) − min over the clusters the VM's affinity allows of
+	// n(T) ≤ MaxSkew (PodTopologySpread). 0 = no bound.
+	MaxSkew int32
 	// Clusters, when non-nil, are the only clusters the request may use
 	// (IsRequestedCluster): healing places a failed machine's VMs in its
 	// own cluster first. Nil allows every cluster.

@@ -27,15 +27,17 @@ type Rules struct {
 // names any), and are ranked emptier first; machines must be healthy,
 // respect isolation and have the resources; they are ranked non-empty
 // first, then by best fit, then by the least used rack; tenant
-// anti-colocation and availability-set spread apply at pick time.
+// anti-colocation, availability-set spread and the Kubernetes constraints
+// (node affinity, taints, topology spread; clusters must hold an allowed
+// node) apply at pick time.
 func DefaultRules() Rules {
 	return Rules{
-		ClusterValidators:  []ClusterValidator{IsTypeSupported{}, IsClusterHealthy{}, IsClusterBelowLimit{}, IsRequestedCluster{}},
+		ClusterValidators:  []ClusterValidator{IsTypeSupported{}, IsClusterHealthy{}, IsClusterBelowLimit{}, IsRequestedCluster{}, HasAllowedNode{}},
 		ClusterPreferences: []ClusterPreference{PreferEmptierClusters{}},
 		Validators:         []MachineValidatorRule{IsMachineHealthy{}, RequireIsolation{}, AreNodeResourcesValid{}},
 		Preferences:        []MachinePreferenceRule{PreferNonEmptyMachines{}, BestFit{}},
 		Global:             RackBalance{},
-		Request:            []RequestValidator{TenantAntiColocation{}, AvailabilitySetSpread{}},
+		Request:            []RequestValidator{TenantAntiColocation{}, AvailabilitySetSpread{}, NodeAffinity{}, TaintToleration{}, PodTopologySpread{}},
 	}
 }
 

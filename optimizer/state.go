@@ -35,6 +35,12 @@ type Placement struct {
 	// about in the set it belongs to.
 	SetF, SetU int8
 	SetIndex   int32
+	// Affinity and Tolerated are the VM's node sets (VMRequest), and
+	// MaxPerRack, MaxPerMachine and MaxSkew its request's tenant bounds
+	// (Request): a VM rebuilt from its placement (migration, healing) is
+	// held to the constraints it was placed under.
+	Affinity, Tolerated                int32
+	MaxPerRack, MaxPerMachine, MaxSkew int32
 }
 
 type tenantCount struct {

@@ -31,6 +31,13 @@ type Counts struct {
 	Rejected map[string]int64
 	// Tables counts rows appended per table.
 	Tables map[string]int64
+	// ObservedRun is the run an ingest recorded from its source's own
+	// placements (engine "observed"), 0 when none.
+	ObservedRun int64
+	// Report is a loader's own account of what it read (the Kubernetes
+	// loader's object counts and warnings), printed with the counts; nil
+	// for most formats.
+	Report any
 }
 
 // Reject records one rejected row under reason.
@@ -62,9 +69,27 @@ func (w *Writer) Dataset() string { return w.dataset }
 // LoadID is this ingest's number.
 func (w *Writer) LoadID() int64 { return w.loadID }
 
+// optionalPods are the tables that gained a trailing pods column (migration
+// 0010), with their column count before it: a row of that many values gets
+// pods NULL, so the loaders of traces that count no pod slots write their
+// rows as before.
+var optionalPods = map[string]int{"sku": 9, "vm_type": 8, "vm_type_demand": 8}
+
 // Append adds one row to table (a dataset table); vals are the columns
 // after (dataset, load_id).
 func (w *Writer) Append(table string, vals ...driver.Value) error {
+	return w.appendRow(table, !w.raw, vals)
+}
+
+// AppendResult adds one row to a result table (run, placement, …) inside
+// an ingest: every column is given, no (dataset, load_id) prefix. An
+// ingest that records where its source placed the VMs (an observed run)
+// writes that run with it, in the same transaction.
+func (w *Writer) AppendResult(table string, vals ...driver.Value) error {
+	return w.appendRow(table, false, vals)
+}
+
+func (w *Writer) appendRow(table string, prefix bool, vals []driver.Value) error {
 	app, ok := w.apps[table]
 	if !ok {
 		var err error
@@ -74,8 +99,11 @@ func (w *Writer) Append(table string, vals ...driver.Value) error {
 		}
 		w.apps[table] = app
 	}
+	if base, ok := optionalPods[table]; ok && prefix && len(vals) == base {
+		vals = append(vals, nil) // pods: NULL, the dataset counts no pod slots
+	}
 	row := vals
-	if !w.raw {
+	if prefix {
 		row = make([]driver.Value, 0, len(vals)+2)
 		row = append(row, w.dataset, w.loadID)
 		row = append(row, vals...)

@@ -442,13 +442,15 @@ func (a *avail) heal(t float64, lost []healing) {
 func (a *avail) healRequest(t float64, group []healing) optimizer.Request {
 	p0 := group[0].p
 	req := optimizer.Request{ID: a.nextReq, Tenant: p0.Tenant, Time: t, Priority: p0.Priority, Isolation: p0.Exclusive,
-		Production: p0.Production, UtilBucket: p0.UtilBucket, LifetimeBucket: p0.LifetimeBucket, Kind: optimizer.KindHeal}
+		Production: p0.Production, UtilBucket: p0.UtilBucket, LifetimeBucket: p0.LifetimeBucket, Kind: optimizer.KindHeal,
+		MaxPerRack: p0.MaxPerRack, MaxPerMachine: p0.MaxPerMachine, MaxSkew: p0.MaxSkew}
 	a.nextReq++
 	if a.cfg.domains() {
 		req.FaultDomains, req.UpdateDomains = a.cfg.FaultDomains, a.cfg.UpdateDomains
 	}
 	for _, h := range group {
-		req.VMs = append(req.VMs, optimizer.VMRequest{ID: h.p.VM, Type: h.p.Type, SetIndex: h.p.SetIndex})
+		req.VMs = append(req.VMs, optimizer.VMRequest{ID: h.p.VM, Type: h.p.Type, SetIndex: h.p.SetIndex,
+			Affinity: h.p.Affinity, Tolerated: h.p.Tolerated})
 		c := a.tr.Inv.Machines[h.from].Cluster
 		if !slices.Contains(req.Clusters, c) {
 			req.Clusters = append(req.Clusters, c)

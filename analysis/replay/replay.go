@@ -300,8 +300,15 @@ func (h *depHeap) Pop() any {
 	return x
 }
 
+// sameConstraints: two VMs share node sets and tenant bounds, so they can
+// be one request (a DaemonSet's pods, one pinned per node, are not).
+func sameConstraints(a, b *TraceVM) bool {
+	return a.Affinity == b.Affinity && a.Tolerated == b.Tolerated && a.MaxPerMachine == b.MaxPerMachine && a.MaxSkew == b.MaxSkew
+}
+
 // Requests groups a trace's VMs into service requests: the VMs of one
-// tenant arriving at the same time. VMs alive before from arrive at from.
+// tenant arriving at the same time with the same placement constraints.
+// VMs alive before from arrive at from.
 func Requests(tr *Trace, from, to float64) []optimizer.Request {
 	var reqs []optimizer.Request
 	for i := 0; i < len(tr.VMs); {
@@ -310,10 +317,13 @@ func Requests(tr *Trace, from, to float64) []optimizer.Request {
 		if t >= to {
 			break
 		}
-		r := optimizer.Request{ID: int64(len(reqs)), Tenant: v.Tenant, Time: t, Priority: v.Priority}
+		r := optimizer.Request{ID: int64(len(reqs)), Tenant: v.Tenant, Time: t, Priority: v.Priority,
+			MaxPerMachine: v.MaxPerMachine, MaxSkew: v.MaxSkew}
 		j := i
-		for j < len(tr.VMs) && tr.VMs[j].Tenant == v.Tenant && tr.VMs[j].Start == v.Start && tr.VMs[j].Priority == v.Priority {
-			r.VMs = append(r.VMs, optimizer.VMRequest{ID: tr.VMs[j].ID, Type: tr.VMs[j].Type})
+		for j < len(tr.VMs) && tr.VMs[j].Tenant == v.Tenant && tr.VMs[j].Start == v.Start && tr.VMs[j].Priority == v.Priority &&
+			sameConstraints(&tr.VMs[j], &v) {
+			w := &tr.VMs[j]
+			r.VMs = append(r.VMs, optimizer.VMRequest{ID: w.ID, Type: w.Type, Affinity: w.Affinity, Tolerated: w.Tolerated})
 			j++
 		}
 		reqs = append(reqs, r)

@@ -28,6 +28,11 @@ type TraceVM struct {
 	Priority uint8
 	Start    float64
 	End      float64 // +Inf when still alive at the end of the trace
+	// Affinity and Tolerated are the VM's node sets (optimizer.VMRequest;
+	// 0: none), MaxPerMachine and MaxSkew its tenant's bounds
+	// (optimizer.Request; 0: none): the constraints of a Kubernetes pod.
+	Affinity, Tolerated    int32
+	MaxPerMachine, MaxSkew int32
 }
 
 // Policies lists the allocators a replay can use.

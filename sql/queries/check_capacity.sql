@@ -29,7 +29,7 @@ stay AS (
                  coalesce(s.moved_s, 'infinity'::DOUBLE)) AS t1,
            v.vm_id IS NULL AS unknown_vm, m.machine_id IS NULL AS unknown_machine,
            d.cores IS NULL AS unsupported,
-           d.cores, d.memory, d.ssd, d.hdd, d.nic, d.gpu
+           d.cores, d.memory, d.ssd, d.hdd, d.nic, d.gpu, coalesce(d.pods, 0) AS pods
     FROM stays s
     JOIN r ON true
     LEFT JOIN vm v ON v.load_id = r.load_id AND v.vm_id = s.vm_id
@@ -38,22 +38,23 @@ stay AS (
     WHERE s.machine_id IS NOT NULL
 ),
 ev AS (
-    SELECT machine_id, t0 AS t, 1 AS k, cores, memory, ssd, hdd, nic, gpu
+    SELECT machine_id, t0 AS t, 1 AS k, cores, memory, ssd, hdd, nic, gpu, pods
     FROM stay WHERE t1 > t0 AND NOT unsupported
     UNION ALL
-    SELECT machine_id, t1, 0, -cores, -memory, -ssd, -hdd, -nic, -gpu
+    SELECT machine_id, t1, 0, -cores, -memory, -ssd, -hdd, -nic, -gpu, -pods
     FROM stay WHERE t1 > t0 AND isfinite(t1) AND NOT unsupported
 ),
 swept AS (
     SELECT machine_id, t,
            sum(cores) OVER w AS cores, sum(memory) OVER w AS memory, sum(ssd) OVER w AS ssd,
-           sum(hdd) OVER w AS hdd, sum(nic) OVER w AS nic, sum(gpu) OVER w AS gpu
+           sum(hdd) OVER w AS hdd, sum(nic) OVER w AS nic, sum(gpu) OVER w AS gpu,
+           sum(pods) OVER w AS pods
     FROM ev
     WINDOW w AS (PARTITION BY machine_id ORDER BY t, k ROWS UNBOUNDED PRECEDING)
 ),
 peaks AS (
     SELECT machine_id, dim, max(val) AS peak, arg_max(t, val) AS at_s
-    FROM (UNPIVOT swept ON cores, memory, ssd, hdd, nic, gpu INTO NAME dim VALUE val)
+    FROM (UNPIVOT swept ON cores, memory, ssd, hdd, nic, gpu, pods INTO NAME dim VALUE val)
     GROUP BY machine_id, dim
 )
 SELECT machine_id, dim AS problem, peak, at_s

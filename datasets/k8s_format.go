@@ -1,0 +1,324 @@
+package datasets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"placelab/datasets/k8s"
+	store "placelab/sql"
+)
+
+// ErrK8sInventory refuses --inventory for a Kubernetes cluster, whose nodes
+// are its machines.
+var ErrK8sInventory = errors.New("ingest k8s takes no --inventory: the cluster's nodes are its machines")
+
+func init() {
+	register(Format{
+		Name:    "k8s",
+		Summary: "a Kubernetes cluster: kubectl get nodes/pods -o json, YAML manifests, support-bundle folders",
+		Help:    K8sHelp,
+		Load:    loadK8s,
+	})
+}
+
+// K8sHelp documents the Kubernetes format.
+const K8sHelp = `Files and folders (walked recursively: .json, .yaml, .yml) holding Kubernetes objects:
+the output of
+  kubectl get nodes -o json > nodes.json
+  kubectl get pods -A -o json > pods.json
+(List objects), YAML manifests with one or many documents (Node, Pod, Deployment,
+StatefulSet, ReplicaSet, DaemonSet, Job), or a support bundle's cluster-resources folder.
+They are parsed with the Kubernetes API's own Go types.
+  Nodes -> machines: allocatable (not capacity) cpu -> cores, memory -> memory_gb (GB,
+    10^9 bytes), ephemeral-storage -> ssd_gb, nvidia.com/gpu (and other GPU resources)
+    -> gpus, pods -> pod slots; SKU = instance type (node.kubernetes.io/instance-type,
+    else node pool, else "node"; shapes that differ get #2, #3…); cluster = the
+    topology zone, rack = zone/pool; a cordoned or not-Ready node is unhealthy.
+  Pods -> VMs: Running and Pending pods (Succeeded and Failed are counted and left
+    out); effective request (init and sidecar containers, overhead) as the demand, one
+    pod slot each; tenant = namespace/owner (ReplicaSet -> Deployment, StatefulSet, Job,
+    DaemonSet, Node for static pods); priority 1 (low) for spec.priority < 0, else 0;
+    start = creationTimestamp (seconds after the earliest; pods from manifests last).
+  Bound pods (spec.nodeName) -> an observed run, engine observed, policy kube-scheduler,
+    printed as observed_run.
+  Constraints kept and obeyed by every engine: DaemonSet and static pods pinned to their
+    node (their requests are its overhead in lpbound and whatif drain), nodeSelector and
+    required node affinity (NodeAffinity), taints and tolerations (TaintToleration),
+    required pod anti-affinity on kubernetes.io/hostname over the pod's own tenant (at
+    most one per node), DoNotSchedule topology spread on the zone key (PodTopologySpread).
+    Anything else that decides placement (preferred affinity, other inter-pod affinity,
+    volume topology, host ports) is listed per tenant in the report's warnings and in
+    vm_constraint.unhonoured, never dropped silently.
+Bad input is an error naming file, item, object and field (an unparseable quantity, a
+malformed object, two different objects of one name); a node whose allocatable exceeds
+its capacity, a pod bound to a node not in the input and duplicates are named warnings.`
+
+// K8sReport is what ingest k8s prints beside its counts (the "report" of
+// ingest --format json).
+type K8sReport struct {
+	Files              int            `json:"files"`
+	Objects            map[string]int `json:"objects"`
+	Nodes              int            `json:"nodes"`
+	NodesUnschedulable int            `json:"nodes_unschedulable"`
+	NodesNotReady      int            `json:"nodes_not_ready"`
+	SKUs               int            `json:"skus"`
+	PodsRunning        int            `json:"pods_running"`
+	PodsPending        int            `json:"pods_pending"`
+	PodsSucceeded      int            `json:"pods_succeeded"`
+	PodsFailed         int            `json:"pods_failed"`
+	PodsBound          int            `json:"pods_bound"`
+	PodsPinned         int            `json:"pods_pinned"`
+	ManifestReplicas   int            `json:"manifest_replicas"`
+	NodeSets           int            `json:"node_sets"`
+	Warnings           []K8sWarning   `json:"warnings"`
+}
+
+// K8sWarning is one named warning of a Kubernetes ingest.
+type K8sWarning struct {
+	Source  string `json:"source"`
+	Object  string `json:"object"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func newK8sReport(r k8s.Report, skus, sets int) K8sReport {
+	out := K8sReport{Files: r.Files, Objects: r.Objects, Nodes: r.Nodes, NodesUnschedulable: r.NodesUnschedulable,
+		NodesNotReady: r.NodesNotReady, SKUs: skus, PodsRunning: r.PodsRunning, PodsPending: r.PodsPending,
+		PodsSucceeded: r.PodsSucceeded, PodsFailed: r.PodsFailed, PodsBound: r.PodsBound, PodsPinned: r.PodsPinned,
+		ManifestReplicas: r.ManifestReplicas, NodeSets: sets, Warnings: []K8sWarning{}}
+	for _, w := range r.Warnings {
+		out.Warnings = append(out.Warnings, K8sWarning(w))
+	}
+	return out
+}
+
+// Lines is the report as text.
+func (r K8sReport) Lines() []string {
+	out := []string{
+		fmt.Sprintf("kubernetes: %d files; %d nodes (%d cordoned, %d not ready) of %d SKUs", r.Files, r.Nodes, r.NodesUnschedulable, r.NodesNotReady, r.SKUs),
+		fmt.Sprintf("  pods: %d running, %d pending (%d from manifests), %d bound, %d pinned (DaemonSet/static); left out: %d succeeded, %d failed",
+			r.PodsRunning, r.PodsPending, r.ManifestReplicas, r.PodsBound, r.PodsPinned, r.PodsSucceeded, r.PodsFailed),
+	}
+	kinds := make([]string, 0, len(r.Objects))
+	for k := range r.Objects {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var ks []string
+	for _, k := range kinds {
+		ks = append(ks, fmt.Sprintf("%s %d", k, r.Objects[k]))
+	}
+	out = append(out, "  objects: "+strings.Join(ks, ", "))
+	for _, w := range r.Warnings {
+		out = append(out, fmt.Sprintf("  warning %s: %s: %s", w.Code, w.Object, w.Message))
+	}
+	return out
+}
+
+func loadK8s(ctx context.Context, w *store.Writer, paths []string, opts Options) error {
+	if opts.Inventory != "" {
+		return ErrK8sInventory
+	}
+	c, err := k8s.Load(paths...)
+	if err != nil {
+		return err
+	}
+	return writeK8s(ctx, w, c, opts.Version)
+}
+
+// k8sSKU is a node shape under a name.
+type k8sSKU struct {
+	cores, mem, eph, gpus, pods float64
+}
+
+// writeK8s writes a loaded cluster into an ingest (see K8sHelp).
+func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version string) error {
+	if len(c.Nodes) == 0 {
+		return fmt.Errorf("%w: no nodes: give the nodes too (kubectl get nodes -o json > nodes.json)", ErrNoInventory)
+	}
+	// SKUs: one per (name, allocatable shape).
+	skuOf := make([]string, len(c.Nodes))
+	shapes := map[string]k8sSKU{}
+	var skuOrder []string
+	for i, n := range c.Nodes {
+		a := n.Allocatable
+		if !(a.Cores > 0) || !(a.MemoryGB > 0) {
+			return &RowError{File: n.Source, Field: "status.allocatable", Value: n.Name,
+				Err: fmt.Errorf("%w: node %s has allocatable cpu %g, memory %g GB: a node with no cpu or memory can hold no pod", ErrNonPositive, n.Name, a.Cores, a.MemoryGB)}
+		}
+		shape := k8sSKU{a.Cores, a.MemoryGB, a.EphemeralGB, a.GPUs, a.Pods}
+		base := n.InstanceType
+		if base == "" {
+			base = n.Pool
+		}
+		if base == "" {
+			base = "node"
+		}
+		name := base
+		for k := 2; ; k++ {
+			s, ok := shapes[name]
+			if !ok {
+				shapes[name] = shape
+				skuOrder = append(skuOrder, name)
+				break
+			}
+			if s == shape {
+				break
+			}
+			name = fmt.Sprintf("%s#%d", base, k)
+		}
+		skuOf[i] = name
+	}
+	for _, name := range skuOrder {
+		s := shapes[name]
+		var pods any
+		if s.pods > 0 {
+			pods = s.pods
+		}
+		if err := w.Append("sku", name, nil, s.cores, s.mem, s.eph, 0.0, 0.0, s.gpus, nil, pods); err != nil {
+			return err
+		}
+	}
+	for i, n := range c.Nodes {
+		zone, dc := n.Region, n.Zone
+		if zone == "" {
+			zone = "k8s"
+		}
+		if dc == "" {
+			dc = "default"
+		}
+		pool := n.Pool
+		if pool == "" {
+			pool = n.InstanceType
+		}
+		if pool == "" {
+			pool = "nodes"
+		}
+		health := "healthy"
+		if n.Unschedulable || !n.Ready {
+			health = "unhealthy"
+		}
+		if err := w.Append("machine", int32(i), n.Name, zone, dc, dc, dc+"/"+pool, int16(0), skuOf[i], health); err != nil {
+			return err
+		}
+	}
+	// Node sets.
+	for k, s := range c.NodeSets {
+		if err := w.Append("node_set", int32(k), s.Kind, s.Key); err != nil {
+			return err
+		}
+		for _, m := range s.Nodes {
+			if err := w.Append("node_set_member", int32(k), int32(m)); err != nil {
+				return err
+			}
+		}
+	}
+	// Pods: start times from the earliest creation; manifests' replicas last.
+	var t0, tMax time.Time
+	for _, p := range c.Pods {
+		if p.Created.IsZero() {
+			continue
+		}
+		if t0.IsZero() || p.Created.Before(t0) {
+			t0 = p.Created
+		}
+		if p.Created.After(tMax) {
+			tMax = p.Created
+		}
+	}
+	last := tMax.Sub(t0).Seconds()
+	types := map[k8sSKU]string{}
+	var obs []observedPlacement
+	for i, p := range c.Pods {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		r := p.Requests
+		shape := k8sSKU{r.Cores, r.MemoryGB, r.EphemeralGB, r.GPUs, 1}
+		typ, ok := types[shape]
+		if !ok {
+			typ = "pod-c" + fnum(r.Cores) + "m" + fnum(round9(r.MemoryGB))
+			if r.EphemeralGB > 0 {
+				typ += "e" + fnum(round9(r.EphemeralGB))
+			}
+			if r.GPUs > 0 {
+				typ += "g" + fnum(r.GPUs)
+			}
+			types[shape] = typ
+			if err := w.Append("vm_type", typ, "pod", r.Cores, r.MemoryGB, r.EphemeralGB, 0.0, 0.0, r.GPUs, 1.0); err != nil {
+				return err
+			}
+		}
+		start := last
+		if !p.Created.IsZero() {
+			start = p.Created.Sub(t0).Seconds()
+		}
+		prio := int16(0)
+		if p.Priority < 0 {
+			prio = 1
+		}
+		vm := int64(i)
+		if err := w.Append("vm", vm, p.Namespace+"/"+p.Name, p.Tenant, nil, typ, prio, start, nil, nil, nil, nil, nil, nil); err != nil {
+			return err
+		}
+		w.Counts.RowsLoaded++
+		if p.Affinity >= 0 || p.Tolerated >= 0 || p.Pinned || p.MaxPerNode > 0 || p.MaxSkew > 0 || len(p.Unhonoured) > 0 {
+			var unh any
+			if len(p.Unhonoured) > 0 {
+				unh = strings.Join(p.Unhonoured, "; ")
+			}
+			if err := w.Append("vm_constraint", vm, nullSet(p.Affinity), nullSet(p.Tolerated), p.Pinned,
+				nullPositive(p.MaxPerNode), nullPositive(p.MaxSkew), unh); err != nil {
+				return err
+			}
+		}
+		var node any
+		if p.Node >= 0 {
+			node = c.Nodes[p.Node].Name
+			obs = append(obs, observedPlacement{vm: vm, t: start, machine: int32(p.Node)})
+		} else if p.NodeName != "" {
+			node = p.NodeName
+		}
+		if err := w.Append("k8s_pod", vm, p.Namespace, p.Name, nullStr(p.OwnerKind), nullStr(p.OwnerName), string(p.Phase),
+			node, int32(p.Priority), nullStr(p.PriorityClassName)); err != nil {
+			return err
+		}
+	}
+	rep := &c.Report
+	w.Counts.RowsRead = int64(rep.PodsRunning + rep.PodsPending + rep.PodsSucceeded + rep.PodsFailed)
+	for _, wa := range rep.Warnings {
+		if err := w.Append("ingest_warning", nullStr(wa.Source), nullStr(wa.Object), wa.Code, wa.Message); err != nil {
+			return err
+		}
+	}
+	w.Counts.Report = newK8sReport(c.Report, len(skuOrder), len(c.NodeSets))
+	if err := deriveDemand(w); err != nil {
+		return err
+	}
+	return writeObservedRun(w, ObservedKubeScheduler, version, map[string]any{"pods": len(c.Pods), "nodes": len(c.Nodes)}, obs)
+}
+
+// round9 rounds to 9 decimals for a type name (binary quantities in GB
+// carry float noise).
+func round9(v float64) float64 { return math.Round(v*1e9) / 1e9 }
+
+func nullSet(k int) any {
+	if k < 0 {
+		return nil
+	}
+	return int32(k)
+}
+
+func nullPositive(n int) any {
+	if n <= 0 {
+		return nil
+	}
+	return int32(n)
+}
