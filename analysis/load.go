@@ -25,7 +25,10 @@ var (
 func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float64) (*replay.Trace, error) {
 	q := db.SQL()
 	tr := &replay.Trace{Dataset: dataset}
-	err := q.QueryRowContext(ctx, "SELECT load_id FROM dataset WHERE name = ?", dataset).Scan(&tr.LoadID)
+	var format string
+	err := q.QueryRowContext(ctx, "SELECT load_id, format FROM dataset WHERE name = ?", dataset).Scan(&tr.LoadID, &format)
+	// A Kubernetes cluster's pods are scheduled one by one.
+	tr.OnePerRequest = format == "k8s"
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %q (placelab sql --view dataset_summary lists what is loaded; placelab generate makes \"synthetic\")", ErrNoDataset, dataset)
 	}

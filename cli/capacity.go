@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -34,6 +35,10 @@ func capacityCommand() *cli.Command {
 			Action: func(_ *cli.Context, s string) error { return checkSurvive(s) }},
 		&cli.StringFlag{Name: "scale", Value: analysis.ScaleMix, Usage: "mix (the zone's SKU mix scaled) or per-sku (then each SKU shrunk in turn)",
 			Action: func(_ *cli.Context, s string) error { return checkScale(s) }},
+		&cli.Int64Flag{Name: "run", Usage: "snapshot mode: the Kubernetes cluster (or any) run `ID` whose pods to ask about (with --like or --pool)"},
+		&cli.StringFlag{Name: "like", Usage: "snapshot mode: how many more pods like `POD` (its vm name, namespace/name for a Kubernetes pod) fit now"},
+		&cli.StringFlag{Name: "pool", Usage: "snapshot mode: the fewest nodes of node pool `POOL` (a SKU / instance type, or the pool of ingest k8s) the running pods need"},
+		&cli.StringFlag{Name: "at", Usage: "snapshot mode: the instant (default: the run's last placement)"},
 		durationFlag("time-limit", 30*time.Second, "stop each LP solve at the peak after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
 		formatFlag("table", "json"),
 	)
@@ -83,8 +88,22 @@ rack_failures, peak_sample_t_s, peak_sample_allocated_cores, healable_rack_failu
 and the same keys on each of probes, with met (every target in force) and met_targets
 (the targets it met).
 
+Snapshot mode, on a stored run (a Kubernetes cluster's observed run: ingest k8s prints
+its id as observed_run) at --at (default: its last placement):
+  --like POD   how many more pods like POD fit on the nodes as they are now
+               (cluster-capacity's question): each copy joins POD's tenant and obeys its
+               node affinity, tolerations, anti-affinity, topology spread and every
+               resource of its node (cpu, memory, ephemeral storage, GPUs, pod slots).
+               JSON: more, per_zone, nodes_with_room, limit.
+  --pool POOL  the fewest nodes of POOL (an instance type / SKU, or a node pool) the
+               running pods need with every other node kept: UB from a drain plan that
+               may remove only POOL's nodes, LB from the configuration LP. JSON:
+               pool_nodes, pool_nodes_in_use, lb_nodes, ub_nodes, moves.
+
 Examples:
    placelab capacity
+   placelab capacity --run 1 --like default/web-5d8f7-abcde
+   placelab capacity --run 1 --pool general --format json
    placelab capacity --policy bestfit --max-rejection 0% --format json
    placelab capacity --dataset huawei-east-1 --scale per-sku --max-rejection 0.5%
    placelab capacity --failures default --max-rejection 0.1% --max-heal-failure 1% --survive rack --buffers 0,0,2
@@ -126,6 +145,12 @@ func checkScale(s string) error {
 }
 
 func runCapacity(c *cli.Context) error {
+	if c.IsSet("run") || c.IsSet("like") || c.IsSet("pool") {
+		return runSnapshotCapacity(c)
+	}
+	if c.IsSet("at") {
+		return errors.New("--at applies to snapshot mode (--run with --like or --pool)")
+	}
 	spec := analysis.DefaultSpec(c.String("dataset"))
 	spec.Policy = c.String("policy")
 	if err := engineConfig(c, &spec.Engine, spec.Set); err != nil {
@@ -287,4 +312,58 @@ func metCell(rep *analysis.CapacityReport, p *analysis.CapacityProbe) string {
 // pct writes a share as a percentage.
 func pct(v float64) string {
 	return strconv.FormatFloat(100*v, 'g', 4, 64) + "%"
+}
+
+// runSnapshotCapacity answers --like and --pool on a stored run; the
+// replay-mode flags are refused.
+func runSnapshotCapacity(c *cli.Context) error {
+	if !c.IsSet("run") || c.IsSet("like") == c.IsSet("pool") {
+		return errors.New("snapshot mode takes --run ID and one of --like POD and --pool POOL")
+	}
+	for _, f := range c.FlagNames() {
+		switch f {
+		case "run", "like", "pool", "at", "time-limit", "format", "db", "quiet":
+		default:
+			if c.IsSet(f) {
+				return fmt.Errorf("--%s applies to the replay-mode capacity search, not to snapshot mode (--run with --like or --pool)", f)
+			}
+		}
+	}
+	at, err := timeFlag(c, "at", math.NaN())
+	if err != nil {
+		return err
+	}
+	db, err := openDB(c)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	w := c.App.Writer
+	if c.IsSet("like") {
+		rep, err := analysis.SnapshotFit(c.Context, db, c.Int64("run"), c.String("like"), at)
+		if err != nil {
+			return err
+		}
+		if c.String("format") == "json" {
+			return printJSON(w, rep)
+		}
+		zones := make([]string, 0, len(rep.PerZone))
+		for z, n := range rep.PerZone {
+			zones = append(zones, fmt.Sprintf("%s %d", z, n))
+		}
+		slices.Sort(zones)
+		fmt.Fprintf(w, "run %d (%s) at t=%.0fs: %d more pods like %s fit on %d nodes (%s); limit: %s\n",
+			rep.Run, rep.Dataset, rep.T, rep.More, rep.Like, rep.NodesWithRoom, strings.Join(zones, ", "), rep.Limit)
+		return nil
+	}
+	rep, err := analysis.PoolFewest(c.Context, db, c.Int64("run"), c.String("pool"), at, c.Duration("time-limit"))
+	if err != nil {
+		return err
+	}
+	if c.String("format") == "json" {
+		return printJSON(w, rep)
+	}
+	fmt.Fprintf(w, "run %d (%s) at t=%.0fs: pool %s has %d nodes, %d in use; the running pods need at least %.0f of them (LP) and fit on %d (a drain plan of %d moves) [%.2fs]\n",
+		rep.Run, rep.Dataset, rep.T, rep.Pool, rep.PoolNodes, rep.PoolInUse, rep.LBNodes, rep.UBNodes, rep.Moves, rep.Seconds)
+	return nil
 }

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"placelab/analysis"
 	store "placelab/sql"
 )
 
@@ -29,14 +32,24 @@ policy), and for a failure the rule that emptied the candidate set and, for a
 resource rule, which dimension was short. With --machine, compares that machine
 with the chosen one rule by rule.
 
+Without --vm, --machine NODE (a machine's name, or its machine_id) asks why that node
+cannot be drained on the run at --at (default: its last placement) — the question of a
+Kubernetes user whose consolidation left a node behind: every pod of the node is moved
+in turn onto the other nodes as they are; the first pod that has nowhere to go is named,
+with how many other nodes each reason excludes (its node affinity or selector, an
+untolerated taint, cordoned or not Ready, anti-affinity, topology spread, short of a
+resource) and the nearest node with its shortfall. A drainable node gets its moves.
+
 Examples:
    placelab explain --run 1 --vm 4711
    placelab explain --run 1 --vm 4711 --machine 212
-   placelab explain --run 1 --vm 4711 --format json`,
+   placelab explain --run 1 --vm 4711 --format json
+   placelab explain --run 1 --machine ip-10-0-3-17`,
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` (placelab sql \"SELECT * FROM run\")"},
-			&cli.Int64Flag{Name: "vm", Required: true, Usage: "vm_id `ID`"},
-			&cli.Int64Flag{Name: "machine", Value: -1, Usage: "machine_id `ID` to compare with the chosen machine"},
+			&cli.Int64Flag{Name: "vm", Usage: "vm_id `ID`"},
+			&cli.StringFlag{Name: "machine", Usage: "with --vm: machine_id `ID` to compare with the chosen machine; without: a node (name or id) to explain why it cannot be drained"},
+			&cli.StringFlag{Name: "at", Usage: "with --machine and no --vm: snapshot `TIME` (default: the run's last placement)"},
 			formatFlag("table", "json"),
 		},
 		Action: runExplain,
@@ -117,6 +130,15 @@ func runExplain(c *cli.Context) error {
 		return err
 	}
 	defer db.Close()
+	if !c.IsSet("vm") {
+		if !c.IsSet("machine") {
+			return errors.New("give --vm ID (why a VM went where it did) or --machine NODE (why a node cannot be drained)")
+		}
+		return explainNode(c, db, format)
+	}
+	if c.IsSet("at") {
+		return errors.New("--at applies to --machine without --vm (why a node cannot be drained)")
+	}
 	run, vm := c.Int64("run"), c.Int64("vm")
 	var rec explainRecord
 	var params string
@@ -168,7 +190,11 @@ func runExplain(c *cli.Context) error {
 		}
 		rec.Pick, rec.RuleOrder, rec.Top = mt.Pick, mt.RuleOrder, mt.Top
 	}
-	if other := c.Int64("machine"); other >= 0 {
+	if c.IsSet("machine") {
+		other, err := strconv.ParseInt(c.String("machine"), 10, 64)
+		if err != nil || other < 0 {
+			return fmt.Errorf("--machine %q: with --vm, give a machine_id (an integer ≥ 0)", c.String("machine"))
+		}
 		cmp, err := compareMachine(c, db, &rec, other)
 		if err != nil {
 			return err
@@ -380,4 +406,48 @@ func fmtShort(short map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s on %d%s", k, short[k], unit))
 	}
 	return "; short of " + strings.Join(parts, ", ")
+}
+
+// explainNode answers why a node cannot be drained (analysis.ExplainMachine).
+func explainNode(c *cli.Context, db *store.DB, format string) error {
+	at, err := timeFlag(c, "at", math.NaN())
+	if err != nil {
+		return err
+	}
+	run, node := c.Int64("run"), c.String("machine")
+	why, err := analysis.ExplainMachine(c.Context, db, run, node, at)
+	if err != nil {
+		// a machine_id given for a node: look its name up
+		if id, perr := strconv.ParseInt(node, 10, 32); perr == nil {
+			var name string
+			if qerr := db.SQL().QueryRowContext(c.Context, store.MustQuery("machine_by_run"), run, id).Scan(&name); qerr == nil {
+				why, err = analysis.ExplainMachine(c.Context, db, run, name, at)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if format == "json" {
+		return printJSON(c.App.Writer, why)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "run %d (%s) at t=%.0fs, node %s: %d pods that can move, %d pinned (DaemonSet/static, they go with it)\n",
+		why.Run, why.Dataset, why.T, why.Node, why.Pods, why.Pinned)
+	fmt.Fprintln(w, "  "+why.Text)
+	for _, r := range why.Reasons {
+		detail := ""
+		if r.Detail != "" {
+			detail = " (" + r.Detail + ")"
+		}
+		fmt.Fprintf(w, "  %5d nodes: %s%s\n", r.Count, r.Code, detail)
+	}
+	for i, m := range why.Moves {
+		if i == 20 {
+			fmt.Fprintf(w, "  … %d more moves (use --format json)\n", len(why.Moves)-20)
+			break
+		}
+		fmt.Fprintf(w, "  move %s -> %s\n", m.Pod, m.To)
+	}
+	return nil
 }

@@ -27,6 +27,7 @@ The same --seed gives identical tables.
 Examples:
    placelab generate
    placelab generate --machines 30000 --vms 1000000 --seed 7 --dataset big`,
+		Subcommands: []*cli.Command{generateK8sCommand()},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME`"},
 			&cli.IntFlag{Name: "machines", Value: def.Machines, Usage: "servers in the zone (1k-100k)"},

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -42,6 +44,18 @@ run (engine 'offline'), which placelab check and every view read like a replay.
 JSON per snapshot: t_s, vms, online_machines, lb_machines, ub_machines,
 emptiable_machines, online_density, lb_density, ub_density, converged, stop, seconds.
 
+A run over a Kubernetes cluster (ingest k8s: its observed kube-scheduler run, a
+replay of its pods, a drain plan) is bounded at one instant, --at (default: its last
+placement), with the pods' constraints: DaemonSet and static pods stay on their nodes
+as overhead; node types are nodes of equal free capacity that the same pods may use
+(node selector, required affinity, taints); anti-affinity and topology spread are
+relaxed, which keeps LB valid. UB is the fewest nodes of the packings found that keep
+every constraint (the run's own, a full repacking, the drain plan, the LP's integer
+packing), stored as an offline run for placelab check. JSON keys: nodes_in_use,
+lb_nodes, ub_nodes, drainable_nodes (= nodes_in_use − ub_nodes: could be drained now),
+max_drainable_nodes (= nodes_in_use − lb_nodes: no placement frees more),
+pinned_pods, pending_pods, packing_run, converged, stop, seconds.
+
 With --instance FILE: one BPPLIB .txt or .vbp instance, no database needed. JSON keys:
 lp, lower_lp, bound (LB on bins), upper (UB: bins of a packing found), columns,
 iterations, seconds, converged, stop.
@@ -50,6 +64,7 @@ Examples:
    placelab replay --policy protean && placelab lpbound --run 1 --every 6h
    placelab lpbound --run 1 --every 24h --format json
    placelab lpbound --unbounded --every 24h
+   placelab ingest k8s nodes.json pods.json --dataset prod && placelab lpbound --run 1
    placelab lpbound --instance ../shared/data/binpacking/falkenauer_u/Falkenauer_u1000_00.txt --format json`,
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "run", Usage: "bound the snapshots of stored run `ID`"},
@@ -57,6 +72,7 @@ Examples:
 			&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d), from the run's first placement"},
 			&cli.StringFlag{Name: "packings", Value: analysis.PackingsPeak, Usage: "UB packings to store as offline runs: peak (the snapshot with the most allocated cores), all or none; they replace (none: remove) those an earlier lpbound of the run stored"},
 			&cli.StringFlag{Name: "instance", Usage: "bound one bin packing instance `FILE` (.txt BPPLIB or .vbp)"},
+			&cli.StringFlag{Name: "at", Usage: "a Kubernetes run's snapshot `TIME` (s, m, h or d; default: its last placement)"},
 			durationFlag("time-limit", analysis.DefaultLPBoundTimeLimit, "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
 			floatFlag("tolerance", lpbound.DefaultTolerance, positive, "reduced-cost tolerance of column generation (the bound's validity does not depend on it)"),
 			formatFlag("table", "json"),
@@ -119,7 +135,31 @@ Examples:
 				rows.Close()
 			}
 			var reps []*analysis.LPBoundReport
+			var creps []*analysis.ClusterBoundReport
 			for _, id := range runs {
+				cluster, err := analysis.IsClusterRun(c.Context, db, id)
+				if err != nil {
+					return err
+				}
+				if cluster {
+					if c.IsSet("run") && (c.IsSet("every") || c.IsSet("packings")) {
+						return fmt.Errorf("run %d is a Kubernetes cluster's: it is bounded at one instant (--at), not every --every, and its one packing is stored", id)
+					}
+					co := analysis.DefaultClusterBoundOptions()
+					co.TimeLimit = opts.TimeLimit
+					if co.At, err = timeFlag(c, "at", math.NaN()); err != nil {
+						return err
+					}
+					rep, err := analysis.ClusterBound(c.Context, db, id, co)
+					if err != nil {
+						return err
+					}
+					creps = append(creps, rep)
+					continue
+				}
+				if c.IsSet("at") {
+					return fmt.Errorf("--at applies to a Kubernetes cluster's run; run %d is bounded every --every", id)
+				}
 				bar := newProgress(fmt.Sprintf("lpbound run %d", id), "snapshots", c.Bool("quiet"))
 				lo.Progress = bar.Update
 				rep, err := analysis.LPBoundRun(c.Context, db, id, lo)
@@ -131,14 +171,23 @@ Examples:
 			}
 			if format == "json" {
 				if c.IsSet("run") {
+					if len(creps) == 1 {
+						return printJSON(c.App.Writer, creps[0])
+					}
 					return printJSON(c.App.Writer, reps[0])
+				}
+				if len(creps) > 0 {
+					return printJSON(c.App.Writer, map[string]any{"runs": reps, "cluster_runs": creps})
 				}
 				return printJSON(c.App.Writer, reps)
 			}
 			for _, rep := range reps {
 				printLPReport(c, rep, c.IsSet("run"))
 			}
-			if len(reps) == 0 {
+			for _, rep := range creps {
+				printClusterBound(c.App.Writer, rep)
+			}
+			if len(reps)+len(creps) == 0 {
 				fmt.Fprintln(c.App.Writer, "every stored replay already has its LP bound")
 			}
 			return nil
@@ -221,4 +270,17 @@ func humanSeconds(s float64) string {
 		}
 	}
 	return fmt.Sprintf("%gs", s)
+}
+
+// printClusterBound prints a Kubernetes run's interval.
+func printClusterBound(w io.Writer, r *analysis.ClusterBoundReport) {
+	fmt.Fprintf(w, "run %d (%s, %s) at t=%.0fs: %d pods on %d of %d nodes (+%d pinned DaemonSet/static pods, %d pending)\n",
+		r.Run, r.Policy, r.Dataset, r.T, r.Pods, r.NodesInUse, r.Nodes, r.PinnedPods, r.PendingPods)
+	fmt.Fprintf(w, "  no placement of these pods needs fewer than %.0f nodes (LB, %s); one on %d nodes exists (UB, %s", r.LBNodes, r.Stop, r.UBNodes, r.UBSource)
+	if r.PackingRun > 0 {
+		fmt.Fprintf(w, ", stored as run %d: placelab check --run %d", r.PackingRun, r.PackingRun)
+	}
+	fmt.Fprintln(w, ")")
+	fmt.Fprintf(w, "  so %d nodes could be drained now, and no placement frees more than %.0f (relaxed in LB: %s) [%.2fs]\n",
+		r.DrainableNodes, r.MaxDrainableNodes, strings.Join(r.Relaxed, ", "), r.Seconds)
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/replay"
 )
 
 func whatifCommand() *cli.Command {
@@ -60,6 +62,148 @@ Example:
 				}
 				return nil
 			},
-		}},
+		}, whatifDrainCommand(), whatifPoliciesCommand()},
+	}
+}
+
+func whatifDrainCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "drain",
+		Usage: "a consolidation plan: which nodes to remove and where each of their pods goes",
+		Description: `Takes the pods a stored run held at --at (default: its last placement) — a
+Kubernetes cluster's observed run (ingest k8s), a replay of its pods or any replay — and
+plans a consolidation as Karpenter would apply it: the nodes to remove and, for each pod
+that must move, the node it goes to; every other pod stays where it is. DaemonSet and
+static pods go with their node. Every move keeps the pod's node selector, required node
+affinity, tolerations, required hostname anti-affinity and zone topology spread, and the
+target's free allocatable in every resource (cpu, memory, ephemeral storage, GPUs, pod
+slots); cordoned and not-Ready nodes take no pod.
+
+It removes as many nodes as it can within --max-moves moved pods (0: no bound), never
+fewer than Karpenter's node-by-node greedy under the same budget (greedy_nodes_removed),
+and sets the LP bound beside it: beyond_plan_max = nodes_after − lb_nodes is how many
+more nodes any placement of the same pods could still free. The placement after the
+plan is stored as an offline run (plan_run) that placelab check verifies.
+
+JSON keys: nodes_in_use, nodes_removed, removed_nodes, moves (pod, vm_id, from, to),
+nodes_after, greedy_nodes_removed, lb_nodes, ub_nodes, beyond_plan_max, plan_run,
+pinned_pods, pending_pods, seconds.
+
+Examples:
+   placelab whatif drain --run 1
+   placelab whatif drain --run 1 --max-moves 20 --format json
+   placelab explain --run 1 --machine ip-10-0-3-17   # why that node stays`,
+		Flags: []cli.Flag{
+			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` (ingest k8s prints the observed run's id as observed_run)"},
+			intFlag("max-moves", 0, 0, 0, "move at most `M` pods (0: no bound)"),
+			&cli.StringFlag{Name: "at", Usage: "snapshot `TIME` (s, m, h or d; default: the run's last placement)"},
+			durationFlag("time-limit", analysis.DefaultLPBoundTimeLimit, "stop the LP bound after `D` (it stays valid, only weaker)"),
+			&cli.BoolFlag{Name: "no-store", Usage: "do not store the placement after the plan as an offline run"},
+			formatFlag("table", "json"),
+		},
+		Action: func(c *cli.Context) error {
+			opts := analysis.DefaultDrainOptions()
+			var err error
+			if opts.At, err = timeFlag(c, "at", math.NaN()); err != nil {
+				return err
+			}
+			opts.MaxMoves, opts.TimeLimit, opts.Store = c.Int("max-moves"), c.Duration("time-limit"), !c.Bool("no-store")
+			if err := opts.Validate(); err != nil {
+				return err
+			}
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			rep, err := analysis.DrainPlan(c.Context, db, c.Int64("run"), opts)
+			if err != nil {
+				return err
+			}
+			if c.String("format") == "json" {
+				return printJSON(c.App.Writer, rep)
+			}
+			w := c.App.Writer
+			budget := "no bound on moves"
+			if rep.MaxMoves > 0 {
+				budget = fmt.Sprintf("at most %d moves", rep.MaxMoves)
+			}
+			fmt.Fprintf(w, "run %d (%s, %s) at t=%.0fs: %d pods on %d nodes in use of %d (+%d pinned, %d pending); %s\n",
+				rep.Run, rep.Policy, rep.Dataset, rep.T, rep.Pods, rep.NodesInUse, rep.Nodes, rep.PinnedPods, rep.PendingPods, budget)
+			fmt.Fprintf(w, "  remove %d nodes moving %d pods: %d nodes in use after (Karpenter-style node-by-node greedy: %d nodes)\n",
+				rep.NodesRemoved, len(rep.Moves), rep.NodesAfter, rep.GreedyRemoved)
+			fmt.Fprintf(w, "  LP bound: the pods need at least %.0f nodes, so at most %.0f more could go; a placement on %d exists\n",
+				rep.LBNodes, rep.BeyondPlan, rep.UBNodes)
+			for i, n := range rep.RemovedNodes {
+				if i == 20 {
+					fmt.Fprintf(w, "  … %d more nodes (use --format json)\n", len(rep.RemovedNodes)-20)
+					break
+				}
+				fmt.Fprintf(w, "  remove %s\n", n)
+			}
+			for i, m := range rep.Moves {
+				if i == 20 {
+					fmt.Fprintf(w, "  … %d more moves (use --format json)\n", len(rep.Moves)-20)
+					break
+				}
+				fmt.Fprintf(w, "  move %s: %s -> %s\n", m.Pod, m.From, m.To)
+			}
+			if rep.PlanRun > 0 {
+				fmt.Fprintf(w, "  placement after the plan: run %d (placelab check --run %d) [%.2fs]\n", rep.PlanRun, rep.PlanRun, rep.Seconds)
+			}
+			return nil
+		},
+	}
+}
+
+func whatifPoliciesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "policies",
+		Usage: "replay a run's pods through Protean and the baselines and set them beside the run, each with its interval",
+		Description: `Replays the dataset of --run (a Kubernetes cluster's observed kube-scheduler run, say)
+in creation order through each of --policies, every replay under the same validated
+defaults — the same validators and pod constraints (node affinity, taints, anti-affinity,
+topology spread, pod slots), the same nodes — and stores them as runs. Then it bounds
+every run, the original included, at the same instant (the last pod's arrival): nodes in
+use, the LP interval [lb_nodes, ub_nodes] on the nodes its pods need, drainable_nodes =
+nodes_in_use − ub_nodes, and what placelab check finds wrong (violations).
+
+JSON: dataset, t_s, rows (run_id, engine, policy, placed, not_placed, nodes_in_use,
+lb_nodes, ub_nodes, drainable_nodes, violations, seconds).
+
+Example:
+   placelab whatif policies --run 1 --policies protean,bestfit,worstfit`,
+		Flags: []cli.Flag{
+			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` whose dataset to replay"},
+			&cli.StringFlag{Name: "policies", Value: strings.Join(replay.Policies, ","), Usage: "comma-separated `POLICIES`"},
+			formatFlag("table", "json"),
+		},
+		Action: func(c *cli.Context) error {
+			var pols []string
+			for _, p := range strings.Split(c.String("policies"), ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					pols = append(pols, p)
+				}
+			}
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			rep, err := analysis.ClusterCompare(c.Context, db, c.Int64("run"), pols, analysis.RunOptions{Version: version})
+			if err != nil {
+				return err
+			}
+			if c.String("format") == "json" {
+				return printJSON(c.App.Writer, rep)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "dataset %s at t=%.0fs: every run bounded at the same instant\n", rep.Dataset, rep.T)
+			fmt.Fprintf(w, "%6s  %-9s %-15s %7s %10s %12s %8s %8s %10s %10s\n", "run", "engine", "policy", "placed", "not placed", "nodes in use", "LB", "UB", "drainable", "violations")
+			for _, r := range rep.Rows {
+				fmt.Fprintf(w, "%6d  %-9s %-15s %7d %10d %12d %8.0f %8d %10d %10d\n", r.Run, r.Engine, r.Policy, r.Placed, r.NotPlaced, r.NodesInUse, r.LBNodes, r.UBNodes, r.DrainableNodes, r.Violations)
+			}
+			return nil
+		},
 	}
 }

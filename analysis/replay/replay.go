@@ -307,8 +307,9 @@ func sameConstraints(a, b *TraceVM) bool {
 }
 
 // Requests groups a trace's VMs into service requests: the VMs of one
-// tenant arriving at the same time with the same placement constraints.
-// VMs alive before from arrive at from.
+// tenant arriving at the same time with the same placement constraints
+// (each VM alone when tr.OnePerRequest). VMs alive before from arrive at
+// from.
 func Requests(tr *Trace, from, to float64) []optimizer.Request {
 	var reqs []optimizer.Request
 	for i := 0; i < len(tr.VMs); {
@@ -320,8 +321,8 @@ func Requests(tr *Trace, from, to float64) []optimizer.Request {
 		r := optimizer.Request{ID: int64(len(reqs)), Tenant: v.Tenant, Time: t, Priority: v.Priority,
 			MaxPerMachine: v.MaxPerMachine, MaxSkew: v.MaxSkew}
 		j := i
-		for j < len(tr.VMs) && tr.VMs[j].Tenant == v.Tenant && tr.VMs[j].Start == v.Start && tr.VMs[j].Priority == v.Priority &&
-			sameConstraints(&tr.VMs[j], &v) {
+		for j < len(tr.VMs) && (j == i || !tr.OnePerRequest) && tr.VMs[j].Tenant == v.Tenant && tr.VMs[j].Start == v.Start &&
+			tr.VMs[j].Priority == v.Priority && sameConstraints(&tr.VMs[j], &v) {
 			w := &tr.VMs[j]
 			r.VMs = append(r.VMs, optimizer.VMRequest{ID: w.ID, Type: w.Type, Affinity: w.Affinity, Tolerated: w.Tolerated})
 			j++

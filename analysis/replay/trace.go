@@ -18,6 +18,10 @@ type Trace struct {
 	VMs        []TraceVM
 	TypeNames  []string
 	Tenants    []string
+	// OnePerRequest makes every VM its own request (Requests): a
+	// Kubernetes cluster's pods, which kube-scheduler places one by one —
+	// a Deployment's replicas are not all or nothing.
+	OnePerRequest bool
 }
 
 // TraceVM is one VM of a trace.

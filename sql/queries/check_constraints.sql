@@ -50,7 +50,7 @@ taint AS (
     WHERE l.tolerated_set IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM member x WHERE x.set_id = l.tolerated_set AND x.machine_id = l.machine_id)
 ),
-anti AS (
+anti_aff AS (
     SELECT 'anti_affinity', a.vm_id, a.machine_id, a.t0,
            count(*) || ' VMs of ' || a.tenant || ' on the machine, at most ' || a.max_per_machine
     FROM live a
@@ -96,6 +96,6 @@ spread AS (
 )
 SELECT * FROM affinity
 UNION ALL SELECT * FROM taint
-UNION ALL SELECT * FROM anti
+UNION ALL SELECT * FROM anti_aff
 UNION ALL SELECT * FROM spread
 ORDER BY 1, 2, 4;

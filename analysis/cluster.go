@@ -1,0 +1,622 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"placelab/analysis/replay"
+	"placelab/optimizer"
+	"placelab/optimizer/drain"
+	"placelab/optimizer/lpbound"
+	store "placelab/sql"
+)
+
+// ClusterSnapshot is what a run held at one instant, as the consolidation
+// questions see it (lpbound on a Kubernetes run, whatif drain, explain
+// --machine): every machine is a node, every VM the run held then a pod.
+// Pinned VMs (a DaemonSet's or a static pod, vm_constraint.pinned) stay on
+// their node: their demand is subtracted from the node's Free and they are
+// not in Problem.Pods. A VM of the dataset alive then that the run did not
+// place (a Pending pod) is counted in Pending and left out: a drain moves
+// running pods.
+type ClusterSnapshot struct {
+	Run     int64
+	Dataset string
+	Policy  string
+	Engine  string
+	T       float64 // the instant: the run's last placement unless asked
+	Problem drain.Problem
+	// PodVM is each pod's vm_id; Machines each node's database machine_id.
+	PodVM    []int64
+	Machines []int32
+	// PinnedVM and PinnedNode are the pinned VMs alive at T and their nodes.
+	PinnedVM   []int64
+	PinnedNode []int32
+	Pending    int
+	// NodesInUse counts nodes holding a pod that can move; NodesWithPods
+	// nodes holding any pod (a node with only pinned pods is empty for a
+	// drain: its DaemonSet pods go with it).
+	NodesInUse, NodesWithPods int
+	podType                   []int32
+	dims                      []optimizer.Dim
+	tr                        *replay.Trace
+	names                     map[int64]string
+}
+
+// ErrSKUDemand refuses a drain of VMs whose demand depends on the SKU (the
+// Azure packing trace gives a VM type's demand as a fraction of each
+// machine type): moving a VM would change its size.
+var ErrSKUDemand = errors.New("analysis: VM demands differ by SKU")
+
+// LoadClusterSnapshot reads run's VMs alive at at (NaN: the run's last
+// placement, when a snapshot's pods are all placed).
+func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float64) (*ClusterSnapshot, error) {
+	rep := &LPBoundReport{Run: run}
+	lr, err := loadLPRun(ctx, db, run, rep)
+	if err != nil {
+		return nil, err
+	}
+	var engine string
+	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_head"), run).Scan(new(string), new(string), &engine); err != nil {
+		return nil, err
+	}
+	t := at
+	if math.IsNaN(t) {
+		t = lr.last
+	}
+	if math.IsInf(t, 0) {
+		return nil, fmt.Errorf("analysis: snapshot time %v: want a finite time", at)
+	}
+	tr := lr.tr
+	inv := tr.Inv
+	s := &ClusterSnapshot{Run: run, Dataset: rep.Dataset, Policy: rep.Policy, Engine: engine, T: t, tr: tr}
+	pinned := map[int64]bool{}
+	names := map[int64]string{}
+	err = each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
+		var id int64
+		var name string
+		var pin bool
+		if err := r.Scan(&id, &name, &pin); err != nil {
+			return err
+		}
+		names[id] = name
+		if pin {
+			pinned[id] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Dimensions some SKU has.
+	for d := optimizer.Dim(0); d < optimizer.NumDims; d++ {
+		for _, k := range inv.SKUs {
+			if k.Capacity[d] > 0 {
+				s.dims = append(s.dims, d)
+				break
+			}
+		}
+	}
+	p := &s.Problem
+	for _, d := range s.dims {
+		p.DimNames = append(p.DimNames, d.String())
+	}
+	for _, c := range inv.Clusters {
+		p.Zones = append(p.Zones, c.Name)
+	}
+	for m := range inv.Machines {
+		mc := &inv.Machines[m]
+		p.Nodes = append(p.Nodes, drain.Node{Name: mc.Name, Free: s.vec(inv.Capacity(int32(m))), Zone: int(mc.Cluster),
+			Cost: inv.Capacity(int32(m))[optimizer.Cores], Removable: true, Schedulable: mc.Healthy})
+		s.Machines = append(s.Machines, tr.MachineIDs[m])
+	}
+	vmOf := make(map[int64]*replay.TraceVM, len(tr.VMs))
+	for i := range tr.VMs {
+		vmOf[tr.VMs[i].ID] = &tr.VMs[i]
+	}
+	placed := map[int64]bool{}
+	inUse := make([]bool, len(inv.Machines))
+	withPods := make([]bool, len(inv.Machines))
+	stays := slices.Clone(lr.stays)
+	sort.SliceStable(stays, func(i, j int) bool { return stays[i].vm < stays[j].vm })
+	for _, st := range stays {
+		if !(st.from <= t && t < st.to) {
+			continue
+		}
+		v := vmOf[st.vm]
+		m := st.machine
+		d, _ := inv.Demand(st.typ, m)
+		placed[st.vm] = true
+		withPods[m] = true
+		if pinned[st.vm] {
+			n := &p.Nodes[m]
+			for j, x := range s.vec(d) {
+				n.Free[j] -= x
+			}
+			s.PinnedVM = append(s.PinnedVM, st.vm)
+			s.PinnedNode = append(s.PinnedNode, m)
+			continue
+		}
+		if err := sameDemandEverywhere(inv, st.typ); err != nil {
+			return nil, err
+		}
+		inUse[m] = true
+		pod := drain.Pod{Name: names[st.vm], Demand: s.vec(d), Node: int(m), Group: int(v.Tenant),
+			MaxPerNode: int(v.MaxPerMachine), MaxSkew: int(v.MaxSkew)}
+		if v.Affinity != 0 {
+			pod.AffinityOK = s.allowed(v.Affinity)
+			pod.AffinityDesc = inv.NodeSets[v.Affinity-1].Name
+		}
+		if v.Tolerated != 0 {
+			pod.TolerationOK = s.allowed(v.Tolerated)
+			pod.TolerationDesc = inv.NodeSets[v.Tolerated-1].Name
+		}
+		p.Pods = append(p.Pods, pod)
+		s.PodVM = append(s.PodVM, st.vm)
+		s.podType = append(s.podType, st.typ)
+	}
+	for _, v := range tr.VMs {
+		if v.Start <= t && t < v.End && !placed[v.ID] {
+			s.Pending++
+		}
+	}
+	for m := range inUse {
+		if inUse[m] {
+			s.NodesInUse++
+		}
+		if withPods[m] {
+			s.NodesWithPods++
+		}
+	}
+	return s, nil
+}
+
+// vec projects a resource vector on the snapshot's dimensions.
+func (s *ClusterSnapshot) vec(v optimizer.Vec) []float64 {
+	out := make([]float64, len(s.dims))
+	for j, d := range s.dims {
+		out[j] = v[d]
+	}
+	return out
+}
+
+// allowed is node set k (one-based) as a per-node mask.
+func (s *ClusterSnapshot) allowed(k int32) []bool {
+	inv := s.tr.Inv
+	out := make([]bool, len(inv.Machines))
+	for m := range out {
+		out[m] = inv.InSet(k, int32(m))
+	}
+	return out
+}
+
+// sameDemandEverywhere refuses a VM type whose absolute demand differs
+// between the SKUs that can host it.
+func sameDemandEverywhere(inv *optimizer.Inventory, t int32) error {
+	ty := &inv.Types[t]
+	first := -1
+	for k := range ty.Demand {
+		if !ty.Supported[k] {
+			continue
+		}
+		if first < 0 {
+			first = k
+			continue
+		}
+		for d := range ty.Demand[k] {
+			if math.Abs(ty.Demand[k][d]-ty.Demand[first][d]) > 1e-9*math.Max(1, math.Abs(ty.Demand[first][d])) {
+				return fmt.Errorf("%w: type %s needs %g %s on %s but %g on %s; a drain moves VMs between machines, so their sizes must not depend on the machine",
+					ErrSKUDemand, ty.Name, ty.Demand[first][d], optimizer.Dim(d), inv.SKUs[first].Name, ty.Demand[k][d], inv.SKUs[k].Name)
+			}
+		}
+	}
+	return nil
+}
+
+// ClusterBoundOptions tune ClusterBound; start from DefaultClusterBoundOptions.
+type ClusterBoundOptions struct {
+	// At is the snapshot instant (NaN: the run's last placement).
+	At float64
+	// TimeLimit bounds the LP (its bound stays valid when it stops early).
+	TimeLimit time.Duration
+	// Store keeps the UB packing as an offline run (placelab check verifies it).
+	Store bool
+}
+
+// DefaultClusterBoundOptions: the last instant, DefaultLPBoundTimeLimit, the
+// packing stored.
+func DefaultClusterBoundOptions() ClusterBoundOptions {
+	return ClusterBoundOptions{At: math.NaN(), TimeLimit: DefaultLPBoundTimeLimit, Store: true}
+}
+
+// Validate refuses values out of range.
+func (o ClusterBoundOptions) Validate() error {
+	if math.IsInf(o.At, 0) {
+		return fmt.Errorf("analysis: cluster bound: at = %v, want a finite time", o.At)
+	}
+	if o.TimeLimit < 0 {
+		return fmt.Errorf("analysis: cluster bound: time limit %v < 0", o.TimeLimit)
+	}
+	return nil
+}
+
+// ClusterBoundReport is how few nodes the pods a run held at one instant
+// need: no placement of them (pinned pods on their nodes, every constraint
+// kept) uses fewer than LBNodes nodes for its movable pods, and one on
+// UBNodes exists (stored as PackingRun, checked by placelab check).
+//
+// LB is the configuration LP's rounded bound over node types — nodes
+// grouped by SKU family and by which pods' node affinity and tolerations
+// allow them, each type as large as its largest node's free capacity
+// (allocatable minus its pinned pods), pods by demand and by those sets —
+// with required anti-affinity and topology spread relaxed, and nodes
+// rounded up to their type: a relaxation keeps a lower bound valid. UB is the fewest nodes of the
+// packings found that keep every constraint: the run's own, a full
+// repacking, the drain plan and the LP's integer packing when it passes the
+// independent check.
+type ClusterBoundReport struct {
+	Run           int64   `json:"run_id"`
+	Dataset       string  `json:"dataset"`
+	Policy        string  `json:"policy"`
+	T             float64 `json:"t_s"`
+	Nodes         int     `json:"nodes"`
+	Pods          int     `json:"pods"`
+	PinnedPods    int     `json:"pinned_pods"`
+	PendingPods   int     `json:"pending_pods"`
+	NodesInUse    int     `json:"nodes_in_use"`
+	NodesWithPods int     `json:"nodes_with_pods"`
+	LBNodes       float64 `json:"lb_nodes"`
+	UBNodes       int     `json:"ub_nodes"`
+	UBSource      string  `json:"ub_source"`
+	// DrainableNodes = NodesInUse − UBNodes: nodes that could be drained
+	// now (a placement of the same pods on that many fewer nodes exists).
+	DrainableNodes int `json:"drainable_nodes"`
+	// MaxDrainableNodes = NodesInUse − LBNodes: no placement frees more.
+	MaxDrainableNodes float64  `json:"max_drainable_nodes"`
+	IntervalGapPct    float64  `json:"interval_gap_pct"`
+	Converged         bool     `json:"converged"`
+	Stop              string   `json:"stop"`
+	NodeTypes         int      `json:"node_types"`
+	PodTypes          int      `json:"pod_types"`
+	Relaxed           []string `json:"relaxed"`
+	PackingRun        int64    `json:"packing_run,omitempty"`
+	Seconds           float64  `json:"seconds"`
+}
+
+// ClusterBound bounds the nodes a run's pods need at one instant (see
+// ClusterBoundReport).
+func ClusterBound(ctx context.Context, db *store.DB, run int64, opts ClusterBoundOptions) (*ClusterBoundReport, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	s, err := LoadClusterSnapshot(ctx, db, run, opts.At)
+	if err != nil {
+		return nil, err
+	}
+	rep, assign, err := s.bound(ctx, opts.TimeLimit)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Store && assign != nil {
+		id, err := s.storePacking(ctx, db, assign, "cluster-packing", map[string]any{"lb_nodes": rep.LBNodes, "ub_nodes": rep.UBNodes, "ub_source": rep.UBSource})
+		if err != nil {
+			return nil, err
+		}
+		rep.PackingRun = id
+	}
+	// The interval as the run's LP metrics at T, as lpbound --run writes
+	// them for a replay's snapshots (the lpbound views and --unbounded read
+	// them): machines in use, LB and UB.
+	err = db.WriteTx(ctx, func(w *store.Writer) error {
+		if err := w.Exec("DELETE FROM run_metric WHERE run_id = $1 AND metric IN ('lp_online_machines', 'lp_lb_machines', 'lp_ub_machines', 'lp_emptiable_machines', 'lp_converged')", run); err != nil {
+			return err
+		}
+		for _, m := range []struct {
+			name string
+			v    float64
+		}{{"lp_online_machines", float64(rep.NodesInUse)}, {"lp_lb_machines", rep.LBNodes}, {"lp_ub_machines", float64(rep.UBNodes)},
+			{"lp_emptiable_machines", float64(rep.DrainableNodes)}, {"lp_converged", b2f(rep.Converged)}} {
+			if err := w.Append("run_metric", run, rep.T, m.name, m.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Seconds = time.Since(t0).Seconds()
+	return rep, nil
+}
+
+// bound computes the interval on the snapshot and returns the UB packing
+// (each pod's node).
+func (s *ClusterSnapshot) bound(ctx context.Context, limit time.Duration) (*ClusterBoundReport, []int, error) {
+	p := &s.Problem
+	rep := &ClusterBoundReport{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Nodes: len(p.Nodes), Pods: len(p.Pods),
+		PinnedPods: len(s.PinnedVM), PendingPods: s.Pending, NodesInUse: s.NodesInUse, NodesWithPods: s.NodesWithPods,
+		Relaxed: []string{"required pod anti-affinity (at most N per node)", "topology spread", "each node rounded up to the largest free capacity of its SKU family and node-set signature"}}
+	if len(p.Pods) == 0 {
+		rep.UBSource = "empty"
+		rep.Converged, rep.Stop = true, "no pods"
+		return rep, []int{}, nil
+	}
+	prob, nodeTypes, podTypes := s.lpProblem()
+	rep.NodeTypes, rep.PodTypes = len(prob.Bins), len(prob.Items)
+	res, err := lpbound.Solve(ctx, prob, lpbound.Options{Objective: lpbound.MinCount, TimeLimit: limit})
+	if err != nil && res == nil {
+		return nil, nil, fmt.Errorf("analysis: cluster bound: %w", err)
+	}
+	rep.LBNodes, rep.Converged, rep.Stop = res.Bound, res.Converged, res.Stop.String()
+	// UB: the fewest nodes among the feasible packings found.
+	type cand struct {
+		src    string
+		assign []int
+	}
+	var cands []cand
+	own := make([]int, len(p.Pods))
+	for i := range p.Pods {
+		own[i] = p.Pods[i].Node
+	}
+	cands = append(cands, cand{"run", own})
+	if a, err := drain.Repack(p); err == nil {
+		cands = append(cands, cand{"repack", a})
+	}
+	if pl, err := drain.Plan(p, drain.Options{}); err == nil {
+		cands = append(cands, cand{"drain-plan", applyPlan(p, pl)})
+	}
+	if res.Packing != nil {
+		if a, ok := s.fromPatterns(res.Packing, nodeTypes, podTypes); ok {
+			cands = append(cands, cand{"lp-integer", a})
+		}
+	}
+	best := -1
+	var bestA []int
+	for _, c := range cands {
+		if drain.Check(p, c.assign, nil) != nil {
+			continue
+		}
+		n := usedNodes(c.assign, len(p.Nodes))
+		if best < 0 || n < best {
+			best, bestA, rep.UBSource = n, c.assign, c.src
+		}
+	}
+	if best < 0 {
+		return nil, nil, fmt.Errorf("analysis: cluster bound: no packing of run %d's pods keeps every constraint (the run's own breaks one: placelab check --run %d)", s.Run, s.Run)
+	}
+	rep.UBNodes = best
+	rep.DrainableNodes = s.NodesInUse - best
+	rep.MaxDrainableNodes = float64(s.NodesInUse) - rep.LBNodes
+	if rep.LBNodes > 0 {
+		rep.IntervalGapPct = 100 * (float64(best) - rep.LBNodes) / rep.LBNodes
+	}
+	return rep, bestA, nil
+}
+
+// applyPlan is the assignment a drain plan leaves.
+func applyPlan(p *drain.Problem, pl *drain.Result) []int {
+	a := make([]int, len(p.Pods))
+	for i := range p.Pods {
+		a[i] = p.Pods[i].Node
+	}
+	for _, mv := range pl.Moves {
+		a[mv.Pod] = mv.To
+	}
+	return a
+}
+
+func usedNodes(assign []int, nodes int) int {
+	used := make([]bool, nodes)
+	n := 0
+	for _, m := range assign {
+		if m >= 0 && !used[m] {
+			used[m] = true
+			n++
+		}
+	}
+	return n
+}
+
+// lpProblem is the snapshot as a configuration LP: node types (free
+// capacity and which pod classes may use them) with their counts, pod types
+// (demand and class) with theirs. nodeTypes[k] lists bin k's nodes,
+// podTypes[i] item i's pods.
+func (s *ClusterSnapshot) lpProblem() (*lpbound.Problem, [][]int, [][]int) {
+	p := &s.Problem
+	// Pod classes: distinct (affinity, tolerated) masks.
+	classOf := make([]int, len(p.Pods))
+	var classes [][2][]bool
+	key := map[string]int{}
+	maskKey := func(m []bool) string {
+		if m == nil {
+			return "*"
+		}
+		var b strings.Builder
+		for _, x := range m {
+			if x {
+				b.WriteByte('1')
+			} else {
+				b.WriteByte('0')
+			}
+		}
+		return b.String()
+	}
+	for i := range p.Pods {
+		k := maskKey(p.Pods[i].AffinityOK) + "|" + maskKey(p.Pods[i].TolerationOK)
+		c, ok := key[k]
+		if !ok {
+			c = len(classes)
+			key[k] = c
+			classes = append(classes, [2][]bool{p.Pods[i].AffinityOK, p.Pods[i].TolerationOK})
+		}
+		classOf[i] = c
+	}
+	allows := func(c, n int) bool {
+		a, t := classes[c][0], classes[c][1]
+		return (a == nil || a[n]) && (t == nil || t[n])
+	}
+	// Node types: the nodes of one SKU family (the SKU's name before "#":
+	// a Kubernetes instance type whose nodes' allocatable differ a little)
+	// that the same pod classes may use, each type as large as its largest
+	// node in every dimension (free capacity, clamped at 0). Rounding a
+	// node up relaxes the problem, so the bound stays valid, and keeps the
+	// LP to a few node types where every node of a real cluster differs.
+	inv := s.tr.Inv
+	var bins []lpbound.BinType
+	var nodeTypes [][]int
+	nkey := map[string]int{}
+	for n := range p.Nodes {
+		free := make([]float64, len(p.DimNames))
+		for j, x := range p.Nodes[n].Free {
+			free[j] = math.Max(0, x)
+		}
+		family, _, _ := strings.Cut(inv.SKUs[inv.Machines[n].SKU].Name, "#")
+		var b strings.Builder
+		b.WriteString(family + "|")
+		for c := range classes {
+			if allows(c, n) {
+				b.WriteByte('1')
+			} else {
+				b.WriteByte('0')
+			}
+		}
+		k, ok := nkey[b.String()]
+		if !ok {
+			k = len(bins)
+			nkey[b.String()] = k
+			bins = append(bins, lpbound.BinType{Name: fmt.Sprintf("n%d", k), Capacity: free})
+			nodeTypes = append(nodeTypes, nil)
+		}
+		for j, x := range free {
+			bins[k].Capacity[j] = math.Max(bins[k].Capacity[j], x)
+		}
+		bins[k].Limit++
+		nodeTypes[k] = append(nodeTypes[k], n)
+	}
+	// Pod types: demand and class.
+	var items []lpbound.ItemType
+	var podTypes [][]int
+	ikey := map[string]int{}
+	for i := range p.Pods {
+		k := fmt.Sprintf("%v|%d", p.Pods[i].Demand, classOf[i])
+		t, ok := ikey[k]
+		if !ok {
+			t = len(items)
+			ikey[k] = t
+			sizes := make([][]float64, len(bins))
+			for b := range bins {
+				if allows(classOf[i], nodeTypes[b][0]) {
+					sizes[b] = p.Pods[i].Demand
+				}
+			}
+			items = append(items, lpbound.ItemType{Name: fmt.Sprintf("p%d", t), Sizes: sizes})
+			podTypes = append(podTypes, nil)
+		}
+		items[t].Count++
+		podTypes[t] = append(podTypes[t], i)
+	}
+	return &lpbound.Problem{Bins: bins, Items: items}, nodeTypes, podTypes
+}
+
+// fromPatterns turns the LP's integer packing into an assignment, node
+// types' nodes taken in order; false when it does not map.
+func (s *ClusterSnapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes [][]int) ([]int, bool) {
+	a := make([]int, len(s.Problem.Pods))
+	nextNode := make([]int, len(nodeTypes))
+	nextPod := make([]int, len(podTypes))
+	idx := func(name string) int {
+		var k int
+		fmt.Sscanf(name[1:], "%d", &k)
+		return k
+	}
+	for _, p := range pk {
+		b := idx(p.Bin)
+		for range int(math.Round(p.X)) {
+			if nextNode[b] >= len(nodeTypes[b]) {
+				return nil, false
+			}
+			n := nodeTypes[b][nextNode[b]]
+			nextNode[b]++
+			for j, name := range p.Items {
+				t := idx(name)
+				for range p.Counts[j] {
+					if nextPod[t] >= len(podTypes[t]) {
+						return nil, false
+					}
+					a[podTypes[t][nextPod[t]]] = n
+					nextPod[t]++
+				}
+			}
+		}
+	}
+	for t := range podTypes {
+		if nextPod[t] != len(podTypes[t]) {
+			return nil, false
+		}
+	}
+	return a, true
+}
+
+// storePacking stores an assignment of the snapshot's pods (pinned pods on
+// their nodes) as an offline run placed at T, and returns its id.
+func (s *ClusterSnapshot) storePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
+	id, err := db.NextRunID(ctx)
+	if err != nil {
+		return 0, err
+	}
+	params := map[string]any{"source_run": s.Run, "t_s": s.T, "objective": "nodes"}
+	for k, v := range extra {
+		params[k] = v
+	}
+	js, err := json.Marshal(params)
+	if err != nil {
+		return 0, err
+	}
+	type row struct {
+		vm      int64
+		machine int32
+	}
+	var rows []row
+	for i, n := range assign {
+		rows = append(rows, row{s.PodVM[i], s.Machines[n]})
+	}
+	for i, vm := range s.PinnedVM {
+		rows = append(rows, row{vm, s.Machines[s.PinnedNode[i]]})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].vm < rows[j].vm })
+	err = db.WriteTx(ctx, func(w *store.Writer) error {
+		if err := w.Append("run", id, OfflineEngine, policy, string(js), int64(0), s.Dataset, "lpbound",
+			time.Now().UTC(), 0.0, "done", loadID(s.tr.LoadID)); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := w.Append("placement", id, r.vm, s.T, r.machine, int16(0), int32(0), nil, "placed", nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return id, err
+}
+
+// IsClusterRun reports whether a run's dataset is a cluster snapshot whose
+// pods carry placement constraints or pod slots (ingest k8s): lpbound bounds
+// it at one instant with its constraints (ClusterBound) rather than hourly
+// over the zone's SKUs.
+func IsClusterRun(ctx context.Context, db *store.DB, run int64) (bool, error) {
+	var n int64
+	err := db.SQL().QueryRowContext(ctx, store.MustQuery("cluster_run"), run).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("%w: %d (placelab sql --view run_summary lists the runs)", ErrNoRun, run)
+	}
+	return n > 0, err
+}

@@ -1,0 +1,96 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"placelab/analysis/replay"
+	store "placelab/sql"
+)
+
+// ClusterCompareRow is one run of a cluster's pods: the observed placement
+// or a replay, with its interval at the comparison's instant.
+type ClusterCompareRow struct {
+	Run    int64  `json:"run_id"`
+	Engine string `json:"engine"`
+	Policy string `json:"policy"`
+	// Placed counts the pods the run holds at T; NotPlaced those of the
+	// dataset alive then that it does not (Pending, or rejected).
+	Placed         int     `json:"placed"`
+	NotPlaced      int     `json:"not_placed"`
+	NodesInUse     int     `json:"nodes_in_use"`
+	LBNodes        float64 `json:"lb_nodes"`
+	UBNodes        int     `json:"ub_nodes"`
+	DrainableNodes int     `json:"drainable_nodes"`
+	// Violations counts what placelab check finds wrong with the run
+	// (capacity, constraints): 0 for a clean run.
+	Violations int     `json:"violations"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// ClusterCompareReport sets the replays of a cluster's pods — in creation
+// order, through Protean and the baselines, each under DefaultSpec's
+// validated defaults (the same validators, constraints and inventory) —
+// beside the observed placement, each with its interval at one instant T
+// (the dataset's last arrival, when every pod has arrived).
+type ClusterCompareReport struct {
+	Dataset string              `json:"dataset"`
+	T       float64             `json:"t_s"`
+	Rows    []ClusterCompareRow `json:"rows"`
+}
+
+// ClusterCompare replays run's dataset through each policy (stored as
+// runs) and bounds every run at the same instant.
+func ClusterCompare(ctx context.Context, db *store.DB, run int64, policies []string, o RunOptions) (*ClusterCompareReport, error) {
+	if len(policies) == 0 {
+		return nil, fmt.Errorf("%w: no policies to compare", ErrBadSpec)
+	}
+	for _, p := range policies {
+		if !slices.Contains(replay.Policies, p) {
+			return nil, fmt.Errorf("%w: policy %q, want one of %v", ErrBadSpec, p, replay.Policies)
+		}
+	}
+	var ds string
+	if err := db.SQL().QueryRowContext(ctx, "SELECT dataset FROM run WHERE run_id = $1", run).Scan(&ds); err != nil {
+		return nil, fmt.Errorf("%w: %d", ErrNoRun, run)
+	}
+	var t float64
+	if err := db.SQL().QueryRowContext(ctx, "SELECT max(v.start_s) FROM vm v JOIN dataset d ON d.name = v.dataset AND d.load_id = v.load_id WHERE v.dataset = $1", ds).Scan(&t); err != nil {
+		return nil, err
+	}
+	rep := &ClusterCompareReport{Dataset: ds, T: t}
+	runs := []int64{run}
+	for _, p := range policies {
+		spec := DefaultSpec(ds)
+		spec.Policy = p
+		spec.Engine.Explain = false
+		res, err := Run(ctx, db, spec, o)
+		if err != nil {
+			return nil, fmt.Errorf("analysis: compare: %s: %w", p, err)
+		}
+		runs = append(runs, res.Summary.RunID)
+	}
+	opts := DefaultClusterBoundOptions()
+	opts.At, opts.Store = t, false
+	for _, id := range runs {
+		b, err := ClusterBound(ctx, db, id, opts)
+		if err != nil {
+			return nil, err
+		}
+		chk, err := CheckRun(ctx, db, id)
+		if err != nil {
+			return nil, err
+		}
+		var engine string
+		if err := db.SQL().QueryRowContext(ctx, "SELECT engine FROM run WHERE run_id = $1", id).Scan(&engine); err != nil {
+			return nil, err
+		}
+		rep.Rows = append(rep.Rows, ClusterCompareRow{Run: id, Engine: engine, Policy: b.Policy, Placed: b.Pods + b.PinnedPods,
+			NotPlaced: b.PendingPods, NodesInUse: b.NodesInUse, LBNodes: b.LBNodes, UBNodes: b.UBNodes,
+			DrainableNodes: b.DrainableNodes, Violations: len(chk.Violations) + len(chk.Constraints) + len(chk.Avail),
+			Seconds: math.Round(b.Seconds*1000) / 1000})
+	}
+	return rep, nil
+}

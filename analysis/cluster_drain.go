@@ -1,0 +1,200 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"placelab/optimizer/drain"
+	store "placelab/sql"
+)
+
+// DrainOptions tune DrainPlan; start from DefaultDrainOptions.
+type DrainOptions struct {
+	// At is the snapshot instant (NaN: the run's last placement).
+	At float64
+	// MaxMoves bounds the pods the plan moves (0: no bound).
+	MaxMoves int
+	// TimeLimit bounds the LP bound set beside the plan.
+	TimeLimit time.Duration
+	// Store keeps the placement after the plan as an offline run.
+	Store bool
+}
+
+// DefaultDrainOptions: the last instant, no bound on moves, the LP within
+// DefaultLPBoundTimeLimit, the plan's placement stored.
+func DefaultDrainOptions() DrainOptions {
+	return DrainOptions{At: math.NaN(), TimeLimit: DefaultLPBoundTimeLimit, Store: true}
+}
+
+// Validate refuses values out of range.
+func (o DrainOptions) Validate() error {
+	if o.MaxMoves < 0 {
+		return fmt.Errorf("analysis: drain: max moves %d, want ≥ 0 (0: no bound)", o.MaxMoves)
+	}
+	return ClusterBoundOptions{At: o.At, TimeLimit: o.TimeLimit}.Validate()
+}
+
+// DrainMove is one pod a plan moves.
+type DrainMove struct {
+	Pod  string `json:"pod"`
+	VM   int64  `json:"vm_id"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// DrainReport is a consolidation plan as Karpenter would apply it: the nodes
+// to remove and, for each pod that must move, where it goes; every other pod
+// stays. Beside it: what Karpenter's single-node greedy frees under the same
+// move budget, and the LP bound on the nodes the pods need, so that
+// NodesAfter − LBNodes says how many more nodes any plan could still free.
+type DrainReport struct {
+	Run           int64   `json:"run_id"`
+	Dataset       string  `json:"dataset"`
+	Policy        string  `json:"policy"`
+	T             float64 `json:"t_s"`
+	Nodes         int     `json:"nodes"`
+	Pods          int     `json:"pods"`
+	PinnedPods    int     `json:"pinned_pods"`
+	PendingPods   int     `json:"pending_pods"`
+	MaxMoves      int     `json:"max_moves"`
+	NodesInUse    int     `json:"nodes_in_use"`
+	NodesWithPods int     `json:"nodes_with_pods"`
+	// NodesRemoved counts the nodes the plan drains (RemovedNodes), empty
+	// nodes included; NodesAfter the nodes in use after it.
+	NodesRemoved int         `json:"nodes_removed"`
+	RemovedNodes []string    `json:"removed_nodes"`
+	Moves        []DrainMove `json:"moves"`
+	NodesAfter   int         `json:"nodes_after"`
+	// GreedyRemoved is what the single-node greedy (Karpenter's
+	// node-by-node consolidation) drains under the same MaxMoves.
+	GreedyRemoved int     `json:"greedy_nodes_removed"`
+	LBNodes       float64 `json:"lb_nodes"`
+	UBNodes       int     `json:"ub_nodes"`
+	// BeyondPlan = NodesAfter − LBNodes: at most this many more nodes any
+	// placement of the same pods could free (0: the plan is optimal).
+	BeyondPlan float64 `json:"beyond_plan_max"`
+	PlanRun    int64   `json:"plan_run,omitempty"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// DrainPlan plans a consolidation of run's pods at one instant.
+func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*DrainReport, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	s, err := LoadClusterSnapshot(ctx, db, run, opts.At)
+	if err != nil {
+		return nil, err
+	}
+	p := &s.Problem
+	pl, err := drain.Plan(p, drain.Options{MaxMoves: opts.MaxMoves})
+	if err != nil {
+		return nil, fmt.Errorf("analysis: drain: %w", err)
+	}
+	rep := &DrainReport{Run: run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Nodes: len(p.Nodes), Pods: len(p.Pods),
+		PinnedPods: len(s.PinnedVM), PendingPods: s.Pending, MaxMoves: opts.MaxMoves, NodesInUse: s.NodesInUse,
+		NodesWithPods: s.NodesWithPods, GreedyRemoved: pl.Greedy, RemovedNodes: []string{}, Moves: []DrainMove{}}
+	removed := make([]bool, len(p.Nodes))
+	for _, n := range pl.Removed {
+		removed[n] = true
+		rep.RemovedNodes = append(rep.RemovedNodes, p.Nodes[n].Name)
+	}
+	rep.NodesRemoved = len(pl.Removed)
+	for _, mv := range pl.Moves {
+		rep.Moves = append(rep.Moves, DrainMove{Pod: p.Pods[mv.Pod].Name, VM: s.PodVM[mv.Pod], From: p.Nodes[mv.From].Name, To: p.Nodes[mv.To].Name})
+	}
+	after := applyPlan(p, pl)
+	if err := drain.Check(p, after, removed); err != nil {
+		return nil, fmt.Errorf("analysis: drain: the plan breaks a constraint (a bug): %w", err)
+	}
+	rep.NodesAfter = usedNodes(after, len(p.Nodes))
+	b, _, err := s.bound(ctx, opts.TimeLimit)
+	if err != nil {
+		return nil, err
+	}
+	rep.LBNodes, rep.UBNodes = b.LBNodes, b.UBNodes
+	rep.BeyondPlan = math.Max(0, float64(rep.NodesAfter)-rep.LBNodes)
+	if opts.Store {
+		id, err := s.storePacking(ctx, db, after, "drain-plan", map[string]any{"max_moves": opts.MaxMoves,
+			"nodes_removed": rep.NodesRemoved, "moves": len(rep.Moves)})
+		if err != nil {
+			return nil, err
+		}
+		rep.PlanRun = id
+	}
+	rep.Seconds = time.Since(t0).Seconds()
+	return rep, nil
+}
+
+// MachineWhy says why one node of a run cannot be drained (the question of
+// karpenter#1442): the pod with nowhere to go and, over the other nodes,
+// what excludes each.
+type MachineWhy struct {
+	Run       int64              `json:"run_id"`
+	Dataset   string             `json:"dataset"`
+	T         float64            `json:"t_s"`
+	Node      string             `json:"node"`
+	Pods      int                `json:"pods"`        // movable pods on the node
+	Pinned    int                `json:"pinned_pods"` // DaemonSet/static pods that go with it
+	Drainable bool               `json:"drainable"`
+	Moves     []DrainMove        `json:"moves"`
+	Pod       string             `json:"blocking_pod,omitempty"`
+	Reasons   []drain.Reason     `json:"reasons"`
+	Nearest   string             `json:"nearest_node,omitempty"`
+	Short     map[string]float64 `json:"nearest_short,omitempty"`
+	Text      string             `json:"text"`
+}
+
+// ExplainMachine explains why node (a machine name) of run cannot be
+// drained at the snapshot instant at (NaN: the run's last placement).
+func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, at float64) (*MachineWhy, error) {
+	s, err := LoadClusterSnapshot(ctx, db, run, at)
+	if err != nil {
+		return nil, err
+	}
+	p := &s.Problem
+	n := -1
+	for i := range p.Nodes {
+		if p.Nodes[i].Name == node {
+			n = i
+		}
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("analysis: explain: run %d's dataset %q has no machine named %q", run, s.Dataset, node)
+	}
+	why := drain.Explain(p, n)
+	out := &MachineWhy{Run: run, Dataset: s.Dataset, T: s.T, Node: node, Drainable: why.Drainable, Reasons: why.Reasons,
+		Text: why.Text, Moves: []DrainMove{}}
+	for i := range p.Pods {
+		if p.Pods[i].Node == n {
+			out.Pods++
+		}
+	}
+	for _, m := range s.PinnedNode {
+		if int(m) == n {
+			out.Pinned++
+		}
+	}
+	if out.Reasons == nil {
+		out.Reasons = []drain.Reason{}
+	}
+	for _, mv := range why.Moves {
+		out.Moves = append(out.Moves, DrainMove{Pod: p.Pods[mv.Pod].Name, VM: s.PodVM[mv.Pod], From: p.Nodes[mv.From].Name, To: p.Nodes[mv.To].Name})
+	}
+	if !why.Drainable && why.Pod >= 0 && why.Pod < len(p.Pods) {
+		out.Pod = p.Pods[why.Pod].Name
+	}
+	if why.Nearest >= 0 {
+		out.Nearest = p.Nodes[why.Nearest].Name
+		out.Short = map[string]float64{}
+		for j, x := range why.Short {
+			if x > 0 {
+				out.Short[p.DimNames[j]] = x
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,133 @@
+package k8s
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Node label keys Load reads.
+const (
+	labelHostname          = "kubernetes.io/hostname"
+	labelZone              = "topology.kubernetes.io/zone"
+	labelZoneBeta          = "failure-domain.beta.kubernetes.io/zone"
+	labelRegion            = "topology.kubernetes.io/region"
+	labelRegionBeta        = "failure-domain.beta.kubernetes.io/region"
+	labelInstanceType      = "node.kubernetes.io/instance-type"
+	labelInstanceTypeBeta  = "beta.kubernetes.io/instance-type"
+	annotationMirror       = "kubernetes.io/config.mirror"
+	labelPodTemplateHash   = "pod-template-hash"
+	ownerKindNode          = "Node"
+	ownerKindBarePod       = "Pod"
+	namespaceMetadataLabel = "kubernetes.io/metadata.name"
+)
+
+// buildNodes converts the nodes read, drops duplicates and collects the
+// distinct NoSchedule/NoExecute taints.
+func (l *loader) buildNodes() error {
+	objs, k8s := l.nodeObjs, l.nodeK8s
+	l.nodeK8s = nil
+	for i, n := range k8s {
+		o := objs[i]
+		if j, ok := l.nodeByName[n.Name]; ok {
+			first := l.nodeK8s[j]
+			if first.UID != n.UID {
+				return o.fail("metadata.uid", fmt.Errorf("%w: node %s is also in %s with UID %q, here %q",
+					ErrDuplicate, n.Name, l.nodes[j].Source, first.UID, n.UID))
+			}
+			l.warn.add(WarnDuplicate, o.source(), "Node "+n.Name,
+				"same node (UID "+string(n.UID)+") as in "+l.nodes[j].Source+"; kept the first")
+			continue
+		}
+		l.nodeByName[n.Name] = len(l.nodes)
+		l.nodes = append(l.nodes, l.convertNode(o, n))
+		l.nodeK8s = append(l.nodeK8s, n)
+	}
+	l.nodeObjs = nil
+	seen := map[string]bool{}
+	for _, n := range l.nodeK8s {
+		for _, t := range n.Spec.Taints {
+			if !placementTaint(&t) {
+				continue
+			}
+			if k := taintString(t); !seen[k] {
+				seen[k] = true
+				l.taints = append(l.taints, t)
+			}
+		}
+	}
+	l.report.Nodes = len(l.nodes)
+	return nil
+}
+
+// convertNode converts one node and warns of a missing or too large
+// allocatable.
+func (l *loader) convertNode(o *rawObject, n *corev1.Node) Node {
+	labels := n.Labels
+	node := Node{
+		Name:          n.Name,
+		Source:        o.source(),
+		Zone:          firstLabel(labels, labelZone, labelZoneBeta),
+		Region:        firstLabel(labels, labelRegion, labelRegionBeta),
+		Pool:          firstLabel(labels, PoolLabels...),
+		InstanceType:  firstLabel(labels, labelInstanceType, labelInstanceTypeBeta),
+		Labels:        labels,
+		Capacity:      toResources(n.Status.Capacity),
+		Taints:        n.Spec.Taints,
+		Unschedulable: n.Spec.Unschedulable,
+		Ready:         nodeReady(n),
+	}
+	object := "Node " + n.Name
+	if len(n.Status.Allocatable) == 0 {
+		node.Allocatable = toResources(n.Status.Capacity)
+		l.warn.add(WarnNoAllocatable, o.source(), object, "no status.allocatable; using status.capacity")
+	} else {
+		node.Allocatable = toResources(n.Status.Allocatable)
+		if over := exceedsCapacity(n.Status.Allocatable, n.Status.Capacity); over != "" {
+			l.warn.add(WarnAllocatableExceedsCapacity, o.source(), object,
+				"allocatable exceeds capacity: "+over+"; kept allocatable as stated")
+		}
+	}
+	if node.Unschedulable {
+		l.report.NodesUnschedulable++
+	}
+	if !node.Ready {
+		l.report.NodesNotReady++
+	}
+	return node
+}
+
+// nodeReady is false only when the node has a Ready condition that is not
+// True: a manifest without conditions counts as Ready.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return true
+}
+
+// firstLabel is the value of the first of keys that labels holds, or "".
+func firstLabel(labels map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v, ok := labels[k]; ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// placementTaint reports whether a taint keeps pods off its node: effect
+// NoSchedule or NoExecute (PreferNoSchedule only scores).
+func placementTaint(t *corev1.Taint) bool {
+	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+}
+
+// taintString is key=value:Effect, or key:Effect without a value.
+func taintString(t corev1.Taint) string {
+	if t.Value == "" {
+		return t.Key + ":" + string(t.Effect)
+	}
+	return t.Key + "=" + t.Value + ":" + string(t.Effect)
+}
