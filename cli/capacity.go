@@ -320,9 +320,10 @@ func runSnapshotCapacity(c *cli.Context) error {
 	if !c.IsSet("run") || c.IsSet("like") == c.IsSet("pool") {
 		return errors.New("snapshot mode takes --run ID and one of --like POD and --pool POOL")
 	}
-	for _, f := range c.FlagNames() {
+	for _, fl := range c.Command.Flags {
+		f := fl.Names()[0]
 		switch f {
-		case "run", "like", "pool", "at", "time-limit", "format", "db", "quiet":
+		case "run", "like", "pool", "at", "time-limit", "format":
 		default:
 			if c.IsSet(f) {
 				return fmt.Errorf("--%s applies to the replay-mode capacity search, not to snapshot mode (--run with --like or --pool)", f)

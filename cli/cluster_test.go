@@ -1,0 +1,267 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"placelab/analysis"
+	"placelab/datasets/k8sgen"
+)
+
+// mustJSON runs a command with --format json and decodes its output.
+func mustJSON[T any](t *testing.T, db string, args ...string) T {
+	t.Helper()
+	out := mustRun(t, db, append(args, "--format", "json")...)
+	var v T
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("placelab %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return v
+}
+
+type ingestJSON struct {
+	ObservedRun int64 `json:"observed_run"`
+	RowsLoaded  int64 `json:"rows_loaded"`
+	Report      struct {
+		Nodes         int `json:"nodes"`
+		PodsRunning   int `json:"pods_running"`
+		PodsPending   int `json:"pods_pending"`
+		PodsSucceeded int `json:"pods_succeeded"`
+		PodsFailed    int `json:"pods_failed"`
+		PodsBound     int `json:"pods_bound"`
+		PodsPinned    int `json:"pods_pinned"`
+		NodesNotReady int `json:"nodes_not_ready"`
+		NodesCordoned int `json:"nodes_unschedulable"`
+	} `json:"report"`
+}
+
+// checkClean asserts placelab check passes on a run.
+func checkClean(t *testing.T, db string, run int64) {
+	t.Helper()
+	rep := mustJSON[analysis.CheckReport](t, db, "check", "--run", strconv.FormatInt(run, 10))
+	if !rep.OK() {
+		t.Fatalf("check --run %d: %+v %+v", run, rep.Violations, rep.Constraints)
+	}
+}
+
+// TestClusterEndToEnd: a generated cluster as kubectl prints it loads with
+// every count of the report equal to a count made here from the JSON, the
+// observed run and every packing made from it pass placelab check, LB ≤ UB
+// ≤ nodes in use, the drain plan removes at least as many nodes as the
+// node-by-node greedy, and the replays of the same pods keep every
+// constraint.
+func TestClusterEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	o := k8sgen.DefaultOptions()
+	nodes, pods, err := k8sgen.Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k8sgen.WriteDir(dir, nodes, pods); err != nil {
+		t.Fatal(err)
+	}
+	// Independent counts from the JSON.
+	var nl corev1.NodeList
+	var pl corev1.PodList
+	if err := json.Unmarshal(nodes, &nl); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(pods, &pl); err != nil {
+		t.Fatal(err)
+	}
+	phase := map[corev1.PodPhase]int{}
+	bound, pinned := 0, 0
+	for _, p := range pl.Items {
+		phase[p.Status.Phase]++
+		if (p.Status.Phase == corev1.PodRunning || p.Status.Phase == corev1.PodPending) && p.Spec.NodeName != "" {
+			bound++
+		}
+		for _, ow := range p.OwnerReferences {
+			if (ow.Kind == "DaemonSet" || ow.Kind == "Node") && (p.Status.Phase == corev1.PodRunning || p.Status.Phase == corev1.PodPending) {
+				pinned++
+			}
+		}
+	}
+	db := filepath.Join(t.TempDir(), "k.duckdb")
+	ing := mustJSON[ingestJSON](t, db, "ingest", "k8s", dir, "--dataset", "c")
+	r := ing.Report
+	if r.Nodes != len(nl.Items) || r.PodsRunning != phase[corev1.PodRunning] || r.PodsPending != phase[corev1.PodPending] ||
+		r.PodsSucceeded != phase[corev1.PodSucceeded] || r.PodsFailed != phase[corev1.PodFailed] || r.PodsBound != bound || r.PodsPinned != pinned {
+		t.Fatalf("report %+v; from the JSON: %d nodes, phases %v, %d bound, %d pinned", r, len(nl.Items), phase, bound, pinned)
+	}
+	if ing.RowsLoaded != int64(phase[corev1.PodRunning]+phase[corev1.PodPending]) || ing.ObservedRun == 0 {
+		t.Fatalf("loaded %d, observed run %d", ing.RowsLoaded, ing.ObservedRun)
+	}
+	obs := strconv.FormatInt(ing.ObservedRun, 10)
+	checkClean(t, db, ing.ObservedRun)
+
+	b := mustJSON[analysis.ClusterBoundReport](t, db, "lpbound", "--run", obs)
+	if !(b.LBNodes <= float64(b.UBNodes) && b.UBNodes <= b.NodesInUse && b.LBNodes >= 1) || b.PackingRun == 0 {
+		t.Fatalf("interval [%v, %d] of %d nodes in use, packing run %d", b.LBNodes, b.UBNodes, b.NodesInUse, b.PackingRun)
+	}
+	checkClean(t, db, b.PackingRun)
+
+	d := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs)
+	if d.NodesRemoved < d.GreedyRemoved || float64(d.NodesAfter) < d.LBNodes || d.PlanRun == 0 || d.NodesAfter != d.NodesInUse-d.NodesRemoved+countEmptyRemoved(d, b) {
+		t.Fatalf("drain %+v", d)
+	}
+	checkClean(t, db, d.PlanRun)
+	limited := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs, "--max-moves", "3")
+	if len(limited.Moves) > 3 || limited.NodesRemoved < limited.GreedyRemoved {
+		t.Fatalf("--max-moves 3: %d moves, removed %d, greedy %d", len(limited.Moves), limited.NodesRemoved, limited.GreedyRemoved)
+	}
+	checkClean(t, db, limited.PlanRun)
+
+	if len(d.RemovedNodes) > 0 {
+		why := mustJSON[analysis.MachineWhy](t, db, "explain", "--run", obs, "--machine", d.RemovedNodes[0])
+		if why.Node != d.RemovedNodes[0] || why.Text == "" {
+			t.Fatalf("explain: %+v", why)
+		}
+	}
+
+	cmp := mustJSON[analysis.ClusterCompareReport](t, db, "whatif", "policies", "--run", obs, "--policies", "protean,bestfit")
+	if len(cmp.Rows) != 3 {
+		t.Fatalf("compare rows: %+v", cmp.Rows)
+	}
+	for _, row := range cmp.Rows {
+		if row.Violations != 0 || row.LBNodes > float64(row.UBNodes) || row.UBNodes > row.NodesInUse {
+			t.Errorf("compare row %+v", row)
+		}
+	}
+	fit := mustJSON[analysis.FitReport](t, db, "capacity", "--run", obs, "--like", firstPodName(pl))
+	if fit.More < 0 {
+		t.Fatalf("fit %+v", fit)
+	}
+}
+
+// countEmptyRemoved is how many removed nodes held no movable pod.
+func countEmptyRemoved(d analysis.DrainReport, b analysis.ClusterBoundReport) int {
+	moved := map[string]bool{}
+	for _, m := range d.Moves {
+		moved[m.From] = true
+	}
+	n := 0
+	for _, r := range d.RemovedNodes {
+		if !moved[r] {
+			n++
+		}
+	}
+	return n
+}
+
+func firstPodName(pl corev1.PodList) string {
+	for _, p := range pl.Items {
+		if p.Status.Phase == corev1.PodRunning && len(p.OwnerReferences) > 0 && p.OwnerReferences[0].Kind == "ReplicaSet" {
+			return p.Namespace + "/" + p.Name
+		}
+	}
+	return ""
+}
+
+// kNode is a Ready node of cpu cores and mem GiB in zone, labelled pool.
+func kNode(name, zone, pool string, cpu, mem int) corev1.Node {
+	q := corev1.ResourceList{corev1.ResourceCPU: *resource.NewQuantity(int64(cpu), resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(int64(mem)<<30, resource.BinarySI),
+		corev1.ResourcePods:   *resource.NewQuantity(110, resource.DecimalSI)}
+	return corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"topology.kubernetes.io/zone": zone, "pool": pool,
+			"kubernetes.io/hostname": name, "node.kubernetes.io/instance-type": "m.xlarge"}},
+		Status: corev1.NodeStatus{Capacity: q, Allocatable: q,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+}
+
+// kPod is a Running pod of an owner bound to node with cpu millicores.
+func kPod(name, owner, node string, milli int64, created int) corev1.Pod {
+	return corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": owner},
+			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, created, 0, time.UTC)),
+			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: owner}}},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(milli, resource.DecimalSI),
+				corev1.ResourceMemory: *resource.NewQuantity(1<<30, resource.BinarySI)}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+}
+
+func writeList(t *testing.T, path string, items any) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClusterKnownOptimum: six 4-core nodes in two zones each hold one
+// 2-core pod (and a pinned DaemonSet pod of no cpu), so by construction the
+// six pods need exactly three nodes: two of them must use pool b (a node
+// selector), two of the others may not share a node (hostname
+// anti-affinity). The interval is [3, 3], the plan drains three nodes, and
+// a pod pinned by a hostname selector to its own node makes that node
+// undrainable, with affinity named as the reason.
+func TestClusterKnownOptimum(t *testing.T) {
+	dir := t.TempDir()
+	var nodes []corev1.Node
+	var pods []corev1.Pod
+	for i := range 6 {
+		pool := "a"
+		if i >= 4 {
+			pool = "b"
+		}
+		name := "n" + strconv.Itoa(i)
+		nodes = append(nodes, kNode(name, "z"+strconv.Itoa(i%2), pool, 4, 16))
+		ds := kPod("ds-"+name, "ds", name, 0, 0)
+		ds.OwnerReferences[0].Kind = "DaemonSet"
+		pods = append(pods, ds)
+	}
+	for i := range 6 {
+		owner := "misc"
+		p := kPod("p"+strconv.Itoa(i), owner, "n"+strconv.Itoa(i), 2000, 10+i)
+		switch {
+		case i >= 4:
+			p.Spec.NodeSelector = map[string]string{"pool": "b"}
+			p.Labels["app"], p.OwnerReferences[0].Name = "bee", "bee"
+		case i < 2:
+			p.Labels["app"], p.OwnerReferences[0].Name = "web", "web"
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, TopologyKey: "kubernetes.io/hostname"}}}}
+		}
+		pods = append(pods, p)
+	}
+	writeList(t, filepath.Join(dir, "nodes.json"), nodes)
+	writeList(t, filepath.Join(dir, "pods.json"), pods)
+	db := filepath.Join(t.TempDir(), "k.duckdb")
+	ing := mustJSON[ingestJSON](t, db, "ingest", "k8s", dir, "--dataset", "opt")
+	obs := strconv.FormatInt(ing.ObservedRun, 10)
+	checkClean(t, db, ing.ObservedRun)
+	b := mustJSON[analysis.ClusterBoundReport](t, db, "lpbound", "--run", obs)
+	if b.LBNodes != 3 || b.UBNodes != 3 || b.NodesInUse != 6 || b.DrainableNodes != 3 || b.PinnedPods != 6 {
+		t.Fatalf("bound %+v, want [3, 3] of 6 in use with 6 pinned pods", b)
+	}
+	checkClean(t, db, b.PackingRun)
+	d := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs)
+	if d.NodesRemoved != 3 || d.NodesAfter != 3 || d.BeyondPlan != 0 {
+		t.Fatalf("drain %+v, want 3 nodes removed", d)
+	}
+	checkClean(t, db, d.PlanRun)
+
+	// Pin p2 to its node by hostname: n2 can no longer be drained.
+	pods[6+2].Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "n2"}
+	writeList(t, filepath.Join(dir, "pods.json"), pods)
+	ing = mustJSON[ingestJSON](t, db, "ingest", "k8s", dir, "--dataset", "opt")
+	obs = strconv.FormatInt(ing.ObservedRun, 10)
+	why := mustJSON[analysis.MachineWhy](t, db, "explain", "--run", obs, "--machine", "n2")
+	if why.Drainable || why.Pod != "default/p2" || len(why.Reasons) == 0 || why.Reasons[0].Code != "affinity" {
+		t.Fatalf("explain n2: %+v", why)
+	}
+}
