@@ -110,7 +110,7 @@ func RunClusterBench(ctx context.Context, o ClusterBenchOptions) (*ClusterBench,
 		bound = append(bound, t2.Sub(t1).Seconds())
 		dr = append(dr, t3.Sub(t2).Seconds())
 		total = append(total, t3.Sub(t0).Seconds())
-		b.Pods, b.NodesInUse, b.LBNodes, b.UBNodes = br.Pods+br.PinnedPods+br.PendingPods, br.NodesInUse, br.LBNodes, br.UBNodes
+		b.Pods, b.NodesInUse, b.LBNodes, b.UBNodes = int(counts.RowsLoaded), br.NodesInUse, br.LBNodes, br.UBNodes
 		b.PlanRemoved, b.PlanMoves, b.GreedyRemoved = dp.NodesRemoved, len(dp.Moves), len(g.Removed)
 	}
 	b.LoadSeconds, b.BoundSeconds, b.DrainSeconds, b.TotalSeconds, b.GreedySeconds = median(load), median(bound), median(dr), median(total), median(greedy)

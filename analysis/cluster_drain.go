@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"placelab/optimizer/drain"
@@ -111,7 +112,11 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 		return nil, fmt.Errorf("analysis: drain: the plan breaks a constraint (a bug): %w", err)
 	}
 	rep.NodesAfter = usedNodes(after, len(p.Nodes))
-	b, _, err := s.bound(ctx, opts.TimeLimit)
+	var unbounded *drain.Result
+	if opts.MaxMoves == 0 {
+		unbounded = pl
+	}
+	b, _, err := s.bound(ctx, opts.TimeLimit, unbounded)
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +200,59 @@ func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, a
 				out.Short[p.DimNames[j]] = x
 			}
 		}
+	}
+	return out, nil
+}
+
+// LatestRun is the newest run of dataset with engine (e.g. the observed
+// run of a cluster's latest ingest).
+func LatestRun(ctx context.Context, db *store.DB, dataset, engine string) (int64, error) {
+	var id int64
+	err := db.SQL().QueryRowContext(ctx, `SELECT r.run_id FROM run r JOIN dataset d ON d.name = r.dataset AND d.load_id = r.load_id
+		WHERE r.dataset = $1 AND r.engine = $2 ORDER BY r.run_id DESC LIMIT 1`, dataset, engine).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("%w: no %s run of dataset %q's current load", ErrNoRun, engine, dataset)
+	}
+	return id, nil
+}
+
+// KeptNodes are up to n of the nodes in use that run's unbounded drain
+// plan keeps, those holding the most movable pods first (ties by name):
+// the nodes a user asks "why not that one" about.
+func KeptNodes(ctx context.Context, db *store.DB, run int64, n int) ([]string, error) {
+	s, err := LoadClusterSnapshot(ctx, db, run, math.NaN())
+	if err != nil {
+		return nil, err
+	}
+	p := &s.Problem
+	pl, err := drain.Plan(p, drain.Options{})
+	if err != nil {
+		return nil, err
+	}
+	removed := make([]bool, len(p.Nodes))
+	for _, m := range pl.Removed {
+		removed[m] = true
+	}
+	pods := make([]int, len(p.Nodes))
+	for i := range p.Pods {
+		pods[p.Pods[i].Node]++
+	}
+	var kept []int
+	for m := range p.Nodes {
+		if !removed[m] && pods[m] > 0 {
+			kept = append(kept, m)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool {
+		a, b := kept[i], kept[j]
+		if pods[a] != pods[b] {
+			return pods[a] > pods[b]
+		}
+		return p.Nodes[a].Name < p.Nodes[b].Name
+	})
+	var out []string
+	for _, m := range kept[:min(n, len(kept))] {
+		out = append(out, p.Nodes[m].Name)
 	}
 	return out, nil
 }

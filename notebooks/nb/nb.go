@@ -25,6 +25,7 @@ import (
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	"placelab/datasets"
+	"placelab/datasets/k8sgen"
 	"placelab/datasets/synth"
 	store "placelab/sql"
 )
@@ -278,6 +279,13 @@ func sign(v float64) float64 {
 // column per exported field that JSON would write, named as JSON names it;
 // maps and slices inside are left out.
 func Rows(title string, rows any) *store.Result {
+	r := rowsResult(rows)
+	Table(title, r)
+	return r
+}
+
+// rowsResult is Rows' table, not shown.
+func rowsResult(rows any) *store.Result {
 	v := reflect.ValueOf(rows)
 	if v.Kind() != reflect.Slice {
 		Check(fmt.Errorf("Rows: want a slice of structs, got %T", rows))
@@ -310,7 +318,6 @@ func Rows(title string, rows any) *store.Result {
 		}
 		r.Rows = append(r.Rows, row)
 	}
-	Table(title, r)
 	return r
 }
 
@@ -328,4 +335,50 @@ func Experiment(db *store.DB, name string, quick bool) {
 // e.g. one chart of an experiment that nb.Experiment ran earlier.
 func ExperimentSections(db *store.DB, match ...string) {
 	Sections(Must(experiments.Page(Ctx, db)), match...)
+}
+
+// Cluster loads a Kubernetes cluster as dataset name — the folder dir of
+// kubectl's JSON (or manifests), or, when dir is "", a generated cluster
+// written as kubectl prints it (k8sgen's demo size; smaller under
+// PLACELAB_NB_SMALL) — shows the ingest report and returns the observed
+// run's id.
+func Cluster(db *store.DB, name, dir string) int64 {
+	if dir == "" {
+		o := k8sgen.DefaultOptions()
+		if Small() {
+			o.Nodes, o.Pods = 30, 200
+		}
+		nodes, pods, err := k8sgen.Generate(o)
+		Check(err)
+		dir = filepath.Join(os.TempDir(), "placelab-nb-"+name)
+		Check(k8sgen.WriteDir(dir, nodes, pods))
+	}
+	c := Must(datasets.Ingest(Ctx, db, "k8s", []string{dir}, datasets.Options{Dataset: name, Version: "notebook"}))
+	if r, ok := c.Report.(datasets.K8sReport); ok {
+		Table("What was read", &store.Result{Columns: []string{"nodes", "not ready", "cordoned", "SKUs", "running", "pending",
+			"bound", "pinned", "succeeded (left out)", "failed (left out)", "observed run"},
+			Rows: [][]any{{r.Nodes, r.NodesNotReady, r.NodesUnschedulable, r.SKUs, r.PodsRunning, r.PodsPending, r.PodsBound,
+				r.PodsPinned, r.PodsSucceeded, r.PodsFailed, c.ObservedRun}}})
+		Rows("Warnings (placement constraints not honoured are listed, never dropped)", r.Warnings)
+	}
+	return c.ObservedRun
+}
+
+// ClusterCompare shows the observed run and the replays of its pods with
+// their intervals, as a table and a chart in one unit: nodes.
+func ClusterCompare(rep *analysis.ClusterCompareReport) {
+	r := rowsResult(rep.Rows)
+	bar := charts.NewBar()
+	var names []string
+	var use, lb, ub []opts.BarData
+	for _, x := range rep.Rows {
+		names = append(names, fmt.Sprintf("%s (run %d)", x.Policy, x.Run))
+		use = append(use, opts.BarData{Value: x.NodesInUse})
+		lb = append(lb, opts.BarData{Value: x.LBNodes})
+		ub = append(ub, opts.BarData{Value: x.UBNodes})
+	}
+	bar.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "nodes"}), charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20}}))
+	bar.SetXAxis(names).AddSeries("nodes in use", use).AddSeries("LB: fewest nodes possible", lb).AddSeries("UB: a placement exists", ub)
+	Chart("Nodes in use against the interval, every run at the same instant", bar, r)
 }
