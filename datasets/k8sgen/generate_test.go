@@ -2,6 +2,7 @@ package k8sgen
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -351,5 +352,35 @@ func TestGenerateSeeds(t *testing.T) {
 				t.Errorf("Running+Pending %d, want %d", live, o.Pods)
 			}
 		})
+	}
+}
+
+// TestNamesUniqueAtScale: at 1,500 nodes a DaemonSet has 1,500 pods whose
+// five-letter generateName suffixes once clashed (ingest k8s then refused
+// the duplicate pod); every namespace/name must be unique, as the API server
+// makes it.
+func TestNamesUniqueAtScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	_, pods, err := Generate(Options{Nodes: 1500, Pods: 10000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Items []struct {
+			Metadata struct{ Namespace, Name string } `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(pods, &list); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, p := range list.Items {
+		k := p.Metadata.Namespace + "/" + p.Metadata.Name
+		if seen[k] {
+			t.Fatalf("pod %s generated twice", k)
+		}
+		seen[k] = true
 	}
 }
