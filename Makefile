@@ -85,15 +85,23 @@ build: deps-build
 # The demo: the synthetic zone and trace, replayed through Protean and a
 # baseline, and again with machine and rack failures, healing and fault /
 # update domains (checked in SQL); Huawei-East-1 too when ../shared/data is
-# present; each replay bounded by the LP; every experiment's quick grid;
-# then the report.
+# present; a generated Kubernetes cluster loaded, replayed and drained; each
+# replay bounded by the LP; every experiment's quick grid; then the report.
 DEMO_AVAIL := --failures default --fault-domains 3 --update-domains 5 --buffers 0,0,1
+# A Kubernetes cluster as kubectl prints it (generated), loaded, its pods
+# replayed beside kube-scheduler's placement, and a drain plan.
+DEMO_K8S := .demo-k8s
+DEMO_OBSERVED = $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run WHERE engine = 'observed'" --format csv | tail -1)
 demo: build
 	$(BIN) --db $(DB) generate
 	$(BIN) --db $(DB) replay --policy protean
 	$(BIN) --db $(DB) replay --policy bestfit
 	$(BIN) --db $(DB) replay --policy protean --no-explain $(DEMO_AVAIL)
 	$(BIN) --db $(DB) check --run $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run" --format csv | tail -1)
+	$(BIN) generate k8s --out $(DEMO_K8S)
+	$(BIN) --db $(DB) ingest k8s $(DEMO_K8S) --dataset cluster
+	$(BIN) --db $(DB) whatif policies --run $(DEMO_OBSERVED) --policies protean,bestfit
+	$(BIN) --db $(DB) whatif drain --run $(DEMO_OBSERVED)
 	@if [ -f $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv ]; then \
 	  $(BIN) --db $(DB) ingest huawei $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv --dataset huawei-east-1 --inventory synthetic:200 && \
 	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean && \

@@ -584,8 +584,11 @@ func (s *ClusterSnapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes
 	return a, true
 }
 
-// storePacking stores an assignment of the snapshot's pods (pinned pods on
-// their nodes) as an offline run placed at T, and returns its id.
+// storePacking stores an assignment of the snapshot's pods as an offline run
+// placed at T, and returns its id. The pinned pods stay on the nodes the
+// assignment uses; a node it leaves without a movable pod is drained, and
+// its DaemonSet and static pods go with it (no placement row), so the run's
+// nodes with pods are the nodes the packing needs.
 func (s *ClusterSnapshot) storePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
 	id, err := db.NextRunID(ctx)
 	if err != nil {
@@ -607,8 +610,14 @@ func (s *ClusterSnapshot) storePacking(ctx context.Context, db *store.DB, assign
 	for i, n := range assign {
 		rows = append(rows, row{s.PodVM[i], s.Machines[n]})
 	}
+	used := make([]bool, len(s.Problem.Nodes))
+	for _, n := range assign {
+		used[n] = true
+	}
 	for i, vm := range s.PinnedVM {
-		rows = append(rows, row{vm, s.Machines[s.PinnedNode[i]]})
+		if used[s.PinnedNode[i]] {
+			rows = append(rows, row{vm, s.Machines[s.PinnedNode[i]]})
+		}
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].vm < rows[j].vm })
 	err = db.WriteTx(ctx, func(w *store.Writer) error {

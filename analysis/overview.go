@@ -74,6 +74,10 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	if err != nil {
 		return nil, err
 	}
+	clu, cluSQL, err := view("cluster_summary")
+	if err != nil {
+		return nil, err
+	}
 	gap, gapSQL, err := view("lpbound_gap")
 	if err != nil {
 		return nil, err
@@ -146,6 +150,14 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	}
 	if len(gap.Rows) > 0 {
 		p.Sections = append(p.Sections, lpSections(gap, lpd, gapSQL+"\n\n"+lpdSQL)...)
+	}
+	if len(clu.Rows) > 0 {
+		p.Sections = append(p.Sections, report.Section{Title: "Your cluster: how many nodes could go",
+			Note: "Every run over a Kubernetes cluster (placelab ingest k8s): kube-scheduler's observed placement, replays of the same pods " +
+				"(placelab whatif policies), the interval's packing and drain plans (placelab lpbound, placelab whatif drain; engine offline). " +
+				"lb_nodes: no placement of the run's pods needs fewer nodes; ub_nodes: one on that many exists (stored, checked); " +
+				"drainable_nodes = nodes_in_use − ub_nodes. A packing or plan keeps a node's DaemonSet pods only where the node stays.",
+			Chart: clusterChart(clu), Table: clu, SQL: cluSQL})
 	}
 	if len(ovs.Rows) > 0 {
 		p.Sections = append(p.Sections,
@@ -546,3 +558,11 @@ func runLineChart(d *store.Result, value, yName string, scale float64) *charts.L
 }
 
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+// clusterChart draws each cluster run's nodes with pods beside its LB and
+// UB, in one unit: nodes.
+func clusterChart(r *store.Result) *charts.Bar {
+	bar := groupedBars(r, "policy", "run_id", []string{"nodes_with_pods", "lb_nodes", "ub_nodes"})
+	bar.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: "nodes"}))
+	return bar
+}
