@@ -6,9 +6,10 @@ const RuleHasAllowedNode = "HasAllowedNode"
 // HasAllowedNode is the cluster validator of NodeAffinity and
 // TaintToleration: cluster x is valid for a request iff, for every VM v of
 // it, x holds a machine of v's affinity set and a machine of its toleration
-// set (either ⊥ allows every cluster). Without it, cluster selection could
-// hand machine selection k clusters none of which holds the one node a
-// DaemonSet pod is pinned to.
+// set (either ⊥ allows every cluster). It prunes: machine selection then
+// never builds or searches the evaluations of clusters in which the
+// request's VMs can use no machine (a DaemonSet pod pinned to one node
+// among thousands), and the explanation counts those clusters under it.
 type HasAllowedNode struct{}
 
 var _ ClusterValidator = HasAllowedNode{}

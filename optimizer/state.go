@@ -347,6 +347,9 @@ func (s *State) CheckInvariants() error {
 	tenants := make([]map[int32]bool, len(inv.Machines))
 	lifetimes := make([][NumLifetimeBuckets]int32, len(inv.Machines))
 	for _, p := range s.vms {
+		if !inv.InSet(p.Affinity, p.Machine) || !inv.InSet(p.Tolerated, p.Machine) {
+			return fmt.Errorf("VM %d on machine %d outside its node sets (affinity %d, tolerated %d)", p.VM, p.Machine, p.Affinity, p.Tolerated)
+		}
 		used[p.Machine] = used[p.Machine].Add(p.Demand)
 		count[p.Machine]++
 		lifetimes[p.Machine][lifetimeIndex(p.LifetimeBucket)]++
