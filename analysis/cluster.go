@@ -231,10 +231,18 @@ type ClusterBoundOptions struct {
 	Store bool
 }
 
-// DefaultClusterBoundOptions: the last instant, DefaultLPBoundTimeLimit, the
+// ClusterBoundTimeLimit bounds the cluster LP by default. Its Lagrangian
+// bound rises early and then barely moves: on the Alibaba GPU cluster
+// (1,523 nodes, 5,120 pods, 27 node and 121 pod types) it is 652 after 3 s
+// and 654 after 58 s (the master LP at 677), and on a generated 1,500-node,
+// 10,000-pod cluster it is final within 1 s. The bound stays valid when the
+// limit stops it, only weaker; --time-limit raises it.
+const ClusterBoundTimeLimit = 5 * time.Second
+
+// DefaultClusterBoundOptions: the last instant, ClusterBoundTimeLimit, the
 // packing stored.
 func DefaultClusterBoundOptions() ClusterBoundOptions {
-	return ClusterBoundOptions{At: math.NaN(), TimeLimit: DefaultLPBoundTimeLimit, Store: true}
+	return ClusterBoundOptions{At: math.NaN(), TimeLimit: ClusterBoundTimeLimit, Store: true}
 }
 
 // Validate refuses values out of range.

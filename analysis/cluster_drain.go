@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"sort"
@@ -24,9 +25,9 @@ type DrainOptions struct {
 }
 
 // DefaultDrainOptions: the last instant, no bound on moves, the LP within
-// DefaultLPBoundTimeLimit, the plan's placement stored.
+// ClusterBoundTimeLimit, the plan's placement stored.
 func DefaultDrainOptions() DrainOptions {
-	return DrainOptions{At: math.NaN(), TimeLimit: DefaultLPBoundTimeLimit, Store: true}
+	return DrainOptions{At: math.NaN(), TimeLimit: ClusterBoundTimeLimit, Store: true}
 }
 
 // Validate refuses values out of range.
@@ -112,15 +113,22 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 		return nil, fmt.Errorf("analysis: drain: the plan breaks a constraint (a bug): %w", err)
 	}
 	rep.NodesAfter = usedNodes(after, len(p.Nodes))
-	var unbounded *drain.Result
-	if opts.MaxMoves == 0 {
-		unbounded = pl
+	// The interval: as lpbound stored it for this run at this instant, or
+	// computed now.
+	if lb, ub, ok := storedInterval(ctx, db, run, s.T); ok {
+		rep.LBNodes, rep.UBNodes = lb, ub
+		rep.UBNodes = min(rep.UBNodes, rep.NodesAfter)
+	} else {
+		var unbounded *drain.Result
+		if opts.MaxMoves == 0 {
+			unbounded = pl
+		}
+		b, _, err := s.bound(ctx, opts.TimeLimit, unbounded)
+		if err != nil {
+			return nil, err
+		}
+		rep.LBNodes, rep.UBNodes = b.LBNodes, b.UBNodes
 	}
-	b, _, err := s.bound(ctx, opts.TimeLimit, unbounded)
-	if err != nil {
-		return nil, err
-	}
-	rep.LBNodes, rep.UBNodes = b.LBNodes, b.UBNodes
 	rep.BeyondPlan = math.Max(0, float64(rep.NodesAfter)-rep.LBNodes)
 	if opts.Store {
 		id, err := s.storePacking(ctx, db, after, "drain-plan", map[string]any{"max_moves": opts.MaxMoves,
@@ -255,4 +263,16 @@ func KeptNodes(ctx context.Context, db *store.DB, run int64, n int) ([]string, e
 		out = append(out, p.Nodes[m].Name)
 	}
 	return out, nil
+}
+
+// storedInterval is the interval lpbound stored for run at t (run_metric
+// lp_lb_machines and lp_ub_machines), if it did.
+func storedInterval(ctx context.Context, db *store.DB, run int64, t float64) (lb float64, ub int, ok bool) {
+	var l, u sql.NullFloat64
+	err := db.SQL().QueryRowContext(ctx, `SELECT max(value) FILTER (WHERE metric = 'lp_lb_machines'), max(value) FILTER (WHERE metric = 'lp_ub_machines')
+		FROM run_metric WHERE run_id = $1 AND t_s = $2 AND metric IN ('lp_lb_machines', 'lp_ub_machines')`, run, t).Scan(&l, &u)
+	if err != nil || !l.Valid || !u.Valid {
+		return 0, 0, false
+	}
+	return l.Float64, int(u.Float64), true
 }

@@ -27,18 +27,38 @@ with node selectors, hostname anti-affinity and zone topology spread, GPU pods, 
 default profile spreads them (least allocated first), so there is room to consolidate.
 The same --seed writes the same bytes. Load it with placelab ingest k8s DIR.
 
-Example:
-   placelab generate k8s --nodes 1500 --pods 10000 --out cluster && placelab ingest k8s cluster --dataset big`,
+With --alibaba DIR (the Alibaba GPU cluster trace: openb_node_list_all_node.csv and
+openb_pod_list_default.csv), the trace's 1,523 nodes (GPU nodes tainted, labelled with
+their GPU model) and its Running and Pending pods (qos LS/LSE/LSR high priority, BE low;
+GPU-sharing pods' gpu-milli as an extended resource) are written instead, bound by the
+same kube-scheduler-like simulation in scheduled_time order.
+
+Examples:
+   placelab generate k8s --nodes 1500 --pods 10000 --out cluster && placelab ingest k8s cluster --dataset big
+   placelab generate k8s --alibaba ../shared/data/alibaba-gpu-v2023 --out alibaba`,
 		Flags: []cli.Flag{
 			intFlag("nodes", def.Nodes, k8sgen.MinNodes, 0, "nodes in the cluster (control plane included)"),
 			intFlag("pods", def.Pods, 0, 0, "Running and Pending pods (DaemonSet and static pods included)"),
 			intFlag("zones", def.Zones, 1, k8sgen.MaxZones, "availability zones"),
 			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random seed"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "folder `DIR` to write nodes.json and pods.json into"},
+			&cli.StringFlag{Name: "alibaba", Usage: "write the Alibaba GPU trace in `DIR` as a cluster instead (--nodes, --pods and --zones do not apply)"},
 		},
 		Action: func(c *cli.Context) error {
-			o := k8sgen.Options{Nodes: c.Int("nodes"), Pods: c.Int("pods"), Zones: c.Int("zones"), Seed: c.Uint64("seed")}
-			nodes, pods, err := k8sgen.Generate(o)
+			var nodes, pods []byte
+			var err error
+			if dir := c.String("alibaba"); dir != "" {
+				for _, f := range []string{"nodes", "pods", "zones"} {
+					if c.IsSet(f) {
+						return fmt.Errorf("--%s does not apply to --alibaba (the trace gives the nodes and pods)", f)
+					}
+				}
+				nodes, pods, err = k8sgen.FromAlibaba(filepath.Join(dir, "openb_node_list_all_node.csv"),
+					filepath.Join(dir, "openb_pod_list_default.csv"), k8sgen.PhaseSnapshot, c.Uint64("seed"))
+			} else {
+				o := k8sgen.Options{Nodes: c.Int("nodes"), Pods: c.Int("pods"), Zones: c.Int("zones"), Seed: c.Uint64("seed")}
+				nodes, pods, err = k8sgen.Generate(o)
+			}
 			if err != nil {
 				return err
 			}

@@ -46,7 +46,8 @@ emptiable_machines, online_density, lb_density, ub_density, converged, stop, sec
 
 A run over a Kubernetes cluster (ingest k8s: its observed kube-scheduler run, a
 replay of its pods, a drain plan) is bounded at one instant, --at (default: its last
-placement), with the pods' constraints: DaemonSet and static pods stay on their nodes
+placement; the LP stops after 5 s unless --time-limit is given, its bound still valid),
+with the pods' constraints: DaemonSet and static pods stay on their nodes
 as overhead; node types are nodes of equal free capacity that the same pods may use
 (node selector, required affinity, taints); anti-affinity and topology spread are
 relaxed, which keeps LB valid. UB is the fewest nodes of the packings found that keep
@@ -146,7 +147,9 @@ Examples:
 						return fmt.Errorf("run %d is a Kubernetes cluster's: it is bounded at one instant (--at), not every --every, and its one packing is stored", id)
 					}
 					co := analysis.DefaultClusterBoundOptions()
-					co.TimeLimit = opts.TimeLimit
+					if c.IsSet("time-limit") {
+						co.TimeLimit = opts.TimeLimit
+					}
 					if co.At, err = timeFlag(c, "at", math.NaN()); err != nil {
 						return err
 					}

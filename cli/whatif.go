@@ -97,7 +97,7 @@ Examples:
 			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` (ingest k8s prints the observed run's id as observed_run)"},
 			intFlag("max-moves", 0, 0, 0, "move at most `M` pods (0: no bound)"),
 			&cli.StringFlag{Name: "at", Usage: "snapshot `TIME` (s, m, h or d; default: the run's last placement)"},
-			durationFlag("time-limit", analysis.DefaultLPBoundTimeLimit, "stop the LP bound after `D` (it stays valid, only weaker)"),
+			durationFlag("time-limit", analysis.ClusterBoundTimeLimit, "stop the LP bound after `D` (it stays valid, only weaker); an interval lpbound stored for the run at that instant is used as it is"),
 			&cli.BoolFlag{Name: "no-store", Usage: "do not store the placement after the plan as an offline run"},
 			formatFlag("table", "json"),
 		},

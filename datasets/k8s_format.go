@@ -58,6 +58,20 @@ Bad input is an error naming file, item, object and field (an unparseable quanti
 malformed object, two different objects of one name); a node whose allocatable exceeds
 its capacity, a pod bound to a node not in the input and duplicates are named warnings.`
 
+// WarnExtendedResource names pods requesting an extended resource placelab
+// does not count.
+const WarnExtendedResource = "extended-resource-not-counted"
+
+// sortedNames are a map's keys in order.
+func sortedNames(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // K8sReport is what ingest k8s prints beside its counts (the "report" of
 // ingest --format json).
 type K8sReport struct {
@@ -232,6 +246,12 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 		}
 	}
 	last := tMax.Sub(t0).Seconds()
+	// Extended resources other than the GPU count (e.g. a GPU-sharing
+	// scheduler's gpu-milli) are not resource dimensions of placelab: a pod
+	// requesting one is placed as if it did not, so it is listed with its
+	// unhonoured constraints and warned about, per resource.
+	extPods := map[string]int{}
+	var extOrder []string
 	types := map[k8sSKU]string{}
 	var obs []observedPlacement
 	for i, p := range c.Pods {
@@ -269,10 +289,21 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 			return err
 		}
 		w.Counts.RowsLoaded++
-		if p.Affinity >= 0 || p.Tolerated >= 0 || p.Pinned || p.MaxPerNode > 0 || p.MaxSkew > 0 || len(p.Unhonoured) > 0 {
+		unhonoured := p.Unhonoured
+		for _, name := range sortedNames(r.Extended) {
+			if r.Extended[name] <= 0 {
+				continue
+			}
+			if extPods[name] == 0 {
+				extOrder = append(extOrder, name)
+			}
+			extPods[name]++
+			unhonoured = append(unhonoured, "extended resource "+name+" (not counted)")
+		}
+		if p.Affinity >= 0 || p.Tolerated >= 0 || p.Pinned || p.MaxPerNode > 0 || p.MaxSkew > 0 || len(unhonoured) > 0 {
 			var unh any
-			if len(p.Unhonoured) > 0 {
-				unh = strings.Join(p.Unhonoured, "; ")
+			if len(unhonoured) > 0 {
+				unh = strings.Join(unhonoured, "; ")
 			}
 			if err := w.Append("vm_constraint", vm, nullSet(p.Affinity), nullSet(p.Tolerated), p.Pinned,
 				nullPositive(p.MaxPerNode), nullPositive(p.MaxSkew), unh); err != nil {
@@ -290,6 +321,10 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 			node, int32(p.Priority), nullStr(p.PriorityClassName)); err != nil {
 			return err
 		}
+	}
+	for _, name := range extOrder {
+		c.Report.Warnings = append(c.Report.Warnings, k8s.Warning{Object: "resource " + name, Code: WarnExtendedResource,
+			Message: fmt.Sprintf("%d pod(s) request %s, which placelab does not count (only cpu, memory, ephemeral storage, GPUs and pod slots): they are placed as if they did not", extPods[name], name)})
 	}
 	rep := &c.Report
 	w.Counts.RowsRead = int64(rep.PodsRunning + rep.PodsPending + rep.PodsSucceeded + rep.PodsFailed)

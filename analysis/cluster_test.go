@@ -1,0 +1,173 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"placelab/datasets"
+	"placelab/datasets/k8sgen"
+	"placelab/internal/shareddata"
+	"placelab/optimizer/cbc"
+	"placelab/optimizer/drain"
+	"placelab/optimizer/lpbound"
+	"placelab/optimizer/lpbound/exact"
+	store "placelab/sql"
+)
+
+// loadCluster ingests a cluster's two kubectl files into a fresh database
+// and returns it with the observed run.
+func loadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := k8sgen.WriteDir(dir, nodes, pods); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c, err := datasets.Ingest(context.Background(), db, "k8s", []string{dir}, datasets.Options{Dataset: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ObservedRun == 0 {
+		t.Fatal("no observed run")
+	}
+	return db, c.ObservedRun
+}
+
+// exactRelaxed is the optimum of the snapshot's pods on its nodes as they
+// are — every node its own bin with its free capacity, a pod allowed where
+// its node affinity and tolerations allow it — with anti-affinity and spread
+// relaxed, on CBC's assignment formulation: LB ≤ it ≤ the true optimum ≤ UB.
+func exactRelaxed(t *testing.T, s *ClusterSnapshot) float64 {
+	t.Helper()
+	p := &s.Problem
+	var prob lpbound.Problem
+	for n := range p.Nodes {
+		free := make([]float64, len(p.DimNames))
+		for j, x := range p.Nodes[n].Free {
+			free[j] = math.Max(0, x)
+		}
+		prob.Bins = append(prob.Bins, lpbound.BinType{Name: p.Nodes[n].Name, Capacity: free, Limit: 1})
+	}
+	for i := range p.Pods {
+		pod := &p.Pods[i]
+		it := lpbound.ItemType{Name: fmt.Sprint("pod", i), Count: 1, Sizes: make([][]float64, len(p.Nodes))}
+		for n := range p.Nodes {
+			if (pod.AffinityOK == nil || pod.AffinityOK[n]) && (pod.TolerationOK == nil || pod.TolerationOK[n]) {
+				it.Sizes[n] = pod.Demand
+			}
+		}
+		prob.Items = append(prob.Items, it)
+	}
+	r, err := exact.Solve(context.Background(), &prob, lpbound.MinCount, cbc.Options{TimeLimit: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Proven {
+		t.Skipf("CBC did not prove the optimum in time (%v ≤ opt ≤ %v)", r.Bound, r.Opt)
+	}
+	return r.Opt
+}
+
+// TestClusterBoundAgainstExact: on small generated clusters (the control
+// plane, GPU, memory and general pools, DaemonSets as overhead, selectors,
+// taints, anti-affinity, spread), the interval holds the exact optimum of
+// the relaxed assignment problem — LB ≤ OPT_relaxed ≤ OPT ≤ UB — the UB
+// packing passes the independent check, and the drain plan frees at least
+// as many nodes as the node-by-node greedy.
+func TestClusterBoundAgainstExact(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			nodes, pods, err := k8sgen.Generate(k8sgen.Options{Nodes: 10, Pods: 60, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, run := loadCluster(t, nodes, pods)
+			ctx := context.Background()
+			s, err := LoadClusterSnapshot(ctx, db, run, math.NaN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, assign, err := s.bound(ctx, 30*time.Second, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := exactRelaxed(t, s)
+			if !(rep.LBNodes <= opt+1e-9 && opt <= float64(rep.UBNodes)) {
+				t.Fatalf("LB %v ≤ OPT_relaxed %v ≤ UB %d does not hold", rep.LBNodes, opt, rep.UBNodes)
+			}
+			if err := drain.Check(&s.Problem, assign, nil); err != nil {
+				t.Fatalf("UB packing: %v", err)
+			}
+			pl, err := drain.Plan(&s.Problem, drain.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := drain.Greedy(&s.Problem, drain.Options{}); len(pl.Removed) < len(g.Removed) {
+				t.Fatalf("plan removes %d nodes, greedy %d", len(pl.Removed), len(g.Removed))
+			}
+			t.Logf("in use %d, LB %v, OPT_relaxed %v, UB %d", rep.NodesInUse, rep.LBNodes, opt, rep.UBNodes)
+		})
+	}
+}
+
+// TestClusterFromAlibaba: the Alibaba GPU cluster trace's 1,523 nodes and
+// its Running and Pending pods, written as kubectl prints them and bound by
+// a kube-scheduler-like simulation (k8sgen.FromAlibaba), load with the
+// report's counts equal to the files', the observed run passes placelab
+// check, the interval holds (LB ≤ UB ≤ nodes in use) with its packing
+// checked, and the drain plan frees at least the greedy's nodes.
+func TestClusterFromAlibaba(t *testing.T) {
+	dir := shareddata.Path(t, "alibaba-gpu-v2023")
+	nodes, pods, err := k8sgen.FromAlibaba(filepath.Join(dir, "openb_node_list_all_node.csv"),
+		filepath.Join(dir, "openb_pod_list_default.csv"), k8sgen.PhaseSnapshot, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, run := loadCluster(t, nodes, pods)
+	ctx := context.Background()
+	var machines, vms, placed int64
+	q := `SELECT (SELECT count(*) FROM machine), (SELECT count(*) FROM vm), (SELECT count(*) FROM placement WHERE run_id = $1)`
+	if err := db.SQL().QueryRow(q, run).Scan(&machines, &vms, &placed); err != nil {
+		t.Fatal(err)
+	}
+	if machines != 1523 || vms == 0 || placed == 0 || placed > vms {
+		t.Fatalf("machines %d, VMs %d, observed placements %d", machines, vms, placed)
+	}
+	chk, err := CheckRun(ctx, db, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !chk.OK() {
+		t.Fatalf("observed run: %+v %+v", chk.Violations, chk.Constraints)
+	}
+	b, err := ClusterBound(ctx, db, run, DefaultClusterBoundOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(b.LBNodes >= 1 && b.LBNodes <= float64(b.UBNodes) && b.UBNodes <= b.NodesInUse) {
+		t.Fatalf("interval [%v, %d] with %d nodes in use", b.LBNodes, b.UBNodes, b.NodesInUse)
+	}
+	if chk, err := CheckRun(ctx, db, b.PackingRun); err != nil || !chk.OK() {
+		t.Fatalf("UB packing run %d: %v %+v", b.PackingRun, err, chk)
+	}
+	d, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.NodesRemoved < d.GreedyRemoved {
+		t.Fatalf("plan removes %d, greedy %d", d.NodesRemoved, d.GreedyRemoved)
+	}
+	if chk, err := CheckRun(ctx, db, d.PlanRun); err != nil || !chk.OK() {
+		t.Fatalf("plan run %d: %v %+v", d.PlanRun, err, chk)
+	}
+	t.Logf("Alibaba: %d pods placed of %d on %d nodes in use; interval [%v, %d] (%s); plan removes %d (greedy %d) in %.1fs",
+		placed, vms, b.NodesInUse, b.LBNodes, b.UBNodes, b.Stop, d.NodesRemoved, d.GreedyRemoved, d.Seconds)
+}
