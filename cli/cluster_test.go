@@ -265,3 +265,63 @@ func TestClusterKnownOptimum(t *testing.T) {
 		t.Fatalf("explain n2: %+v", why)
 	}
 }
+
+// TestClusterIngestRefusals: ingest k8s refuses --inventory and
+// --max-rejects (flags it cannot honour), and a bad quantity stops it with
+// the file, item, object and field named and nothing changed.
+func TestClusterIngestRefusals(t *testing.T) {
+	dir := t.TempDir()
+	writeList(t, filepath.Join(dir, "nodes.json"), []corev1.Node{kNode("n0", "z0", "a", 4, 16)})
+	db := filepath.Join(t.TempDir(), "k.duckdb")
+	for _, args := range [][]string{
+		{"ingest", "k8s", dir, "--inventory", "synthetic:10"},
+		{"ingest", "k8s", dir, "--max-rejects", "5"},
+	} {
+		if out, err := run(t, db, args...); err == nil {
+			t.Fatalf("%v: accepted\n%s", args, out)
+		}
+	}
+	bad := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"default"},` +
+		`"spec":{"nodeName":"n0","containers":[{"name":"c","resources":{"requests":{"cpu":"two"}}}]},"status":{"phase":"Running"}}]}`
+	if err := os.WriteFile(filepath.Join(dir, "pods.json"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, db, "ingest", "k8s", dir)
+	if err == nil || !strings.Contains(err.Error(), "pods.json: item 0 (default/web-1)") || !strings.Contains(err.Error(), "requests.cpu") ||
+		!strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("bad quantity: %v", err)
+	}
+	if out := mustRun(t, db, "sql", "SELECT count(*) AS n FROM dataset", "--format", "csv"); !strings.Contains(out, "\n0") {
+		t.Fatalf("a dataset was written: %s", out)
+	}
+}
+
+// TestNativeWorkloadObservedRun: your own fleet and workload, with where
+// each VM ran, load as an observed run that placelab check verifies and
+// lpbound, whatif drain and explain --machine read like any replay.
+func TestNativeWorkloadObservedRun(t *testing.T) {
+	dir := t.TempDir()
+	fleet := write(t, dir, "fleet.csv", "name,cluster,rack,sku,cores,memory_gb\n"+
+		"m1,c1,r1,gen5,16,64\nm2,c1,r1,gen5,16,64\nm3,c1,r2,gen5,16,64\nm4,c1,r2,gen5,16,64\n")
+	vms := write(t, dir, "vms.csv", "id,tenant,cores,memory_gb,start_s,end_s,machine\n"+
+		"a,web,4,16,0,,m1\nb,web,4,16,0,,m2\nc,db,8,32,10,,m3\nd,db,4,8,20,,m4\ne,batch,2,4,30,600,m1\n")
+	db := filepath.Join(t.TempDir(), "w.duckdb")
+	ing := mustJSON[ingestJSON](t, db, "ingest", "placelab", vms, "--inventory", fleet, "--dataset", "mine")
+	if ing.ObservedRun == 0 || ing.RowsLoaded != 5 {
+		t.Fatalf("ingest: %+v", ing)
+	}
+	checkClean(t, db, ing.ObservedRun)
+	obs := strconv.FormatInt(ing.ObservedRun, 10)
+	mustRun(t, db, "lpbound", "--run", obs, "--every", "1h")
+	// At t = 30 s the five VMs (20 cores) sit on four 16-core machines: two
+	// machines hold them all, so two can be drained.
+	d := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs, "--at", "30")
+	if d.NodesInUse != 4 || d.NodesAfter != 2 || d.LBNodes != 2 {
+		t.Fatalf("drain: %+v", d)
+	}
+	checkClean(t, db, d.PlanRun)
+	why := mustJSON[analysis.MachineWhy](t, db, "explain", "--run", obs, "--machine", "m3", "--at", "30")
+	if !why.Drainable {
+		t.Fatalf("m3 (one 8-core VM, 8 cores free elsewhere) should drain alone: %+v", why)
+	}
+}

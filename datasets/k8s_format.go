@@ -138,6 +138,9 @@ func loadK8s(ctx context.Context, w *store.Writer, paths []string, opts Options)
 	if opts.Inventory != "" {
 		return ErrK8sInventory
 	}
+	if opts.MaxRejects > 0 {
+		return fmt.Errorf("%w: ingest k8s loads a cluster whole (a bad object is an error; what it tolerates is a named warning)", ErrNoSkipping)
+	}
 	c, err := k8s.Load(paths...)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ var (
 	ErrTypeUndefined  = errors.New("VM type has no sizes on any row (give cores and memory_gb on one row of the type)")
 	ErrUnknownMachine = errors.New("no machine of that name in the inventory")
 	ErrPriority       = errors.New("priority must be 0 (high) or 1 (low, evictable)")
+	ErrNoSkipping     = errors.New("--max-rejects does not apply")
 	ErrNeedInventory  = errors.New("needs --inventory: the machines VMs run on (your fleet as FILE.csv or FILE.parquet, or synthetic:N)")
 )
 
@@ -99,6 +100,9 @@ type workloadRow struct {
 func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts Options) error {
 	if opts.Inventory == "" {
 		return fmt.Errorf("datasets: placelab: %w", ErrNeedInventory)
+	}
+	if opts.MaxRejects > 0 {
+		return fmt.Errorf("%w: ingest placelab loads a workload file whole (a bad row is an error naming file, row and field)", ErrNoSkipping)
 	}
 	if len(paths) != 1 {
 		return fmt.Errorf("datasets: placelab: one workload file, got %d", len(paths))
