@@ -24,7 +24,8 @@ import (
 // --machine): every machine is a node, every VM the run held then a pod.
 // Pinned VMs (a DaemonSet's or a static pod, vm_constraint.pinned) stay on
 // their node: their demand is subtracted from the node's Free and they are
-// not in Problem.Pods. A VM of the dataset alive then that the run did not
+// not in Problem.Pods. A node running a static pod (the control plane) is
+// not Removable. A VM of the dataset alive then that the run did not
 // place (a Pending pod) is counted in Pending and left out: a drain moves
 // running pods.
 type ClusterSnapshot struct {
@@ -79,18 +80,17 @@ func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float6
 	inv := tr.Inv
 	s := &ClusterSnapshot{Run: run, Dataset: rep.Dataset, Policy: rep.Policy, Engine: engine, T: t, tr: tr}
 	pinned := map[int64]bool{}
+	static := map[int64]bool{}
 	names := map[int64]string{}
 	err = each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
 		var id int64
 		var name string
-		var pin bool
-		if err := r.Scan(&id, &name, &pin); err != nil {
+		var pin, stat bool
+		if err := r.Scan(&id, &name, &pin, &stat); err != nil {
 			return err
 		}
 		names[id] = name
-		if pin {
-			pinned[id] = true
-		}
+		pinned[id], static[id] = pin, stat
 		return nil
 	})
 	if err != nil {
@@ -138,6 +138,12 @@ func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float6
 		withPods[m] = true
 		if pinned[st.vm] {
 			n := &p.Nodes[m]
+			if static[st.vm] {
+				// A node running static pods (the control plane's, from
+				// the kubelet's manifests) is not a consolidation
+				// candidate: removing it removes them.
+				n.Removable = false
+			}
 			for j, x := range s.vec(d) {
 				n.Free[j] -= x
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,6 +116,12 @@ func TestClusterEndToEnd(t *testing.T) {
 		t.Fatalf("drain %+v", d)
 	}
 	checkClean(t, db, d.PlanRun)
+	// The control plane runs static pods: never a consolidation candidate.
+	for _, n := range nl.Items {
+		if _, cp := n.Labels["node-role.kubernetes.io/control-plane"]; cp && slices.Contains(d.RemovedNodes, n.Name) {
+			t.Fatalf("the plan removes control-plane node %s", n.Name)
+		}
+	}
 	limited := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs, "--max-moves", "3")
 	if len(limited.Moves) > 3 || limited.NodesRemoved < limited.GreedyRemoved {
 		t.Fatalf("--max-moves 3: %d moves, removed %d, greedy %d", len(limited.Moves), limited.NodesRemoved, limited.GreedyRemoved)
