@@ -106,7 +106,7 @@ func Check(p *Problem, assign []int, removed []bool) error {
 		cnt := perZone[pod.Group]
 		low := math.MaxInt
 		for j := range p.Nodes {
-			if p.Nodes[j].Schedulable && !isRemoved(j) && pod.Allowed(j) {
+			if !isRemoved(j) && (pod.AffinityOK == nil || pod.AffinityOK[j]) {
 				low = min(low, cnt[p.Nodes[j].Zone])
 			}
 		}

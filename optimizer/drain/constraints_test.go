@@ -225,9 +225,21 @@ func TestSpreadBlocksMove(t *testing.T) {
 	if p.Nodes[assign[0]].Zone != 0 || !slices.Contains(pl.Removed, 0) {
 		t.Fatalf("replica left zone a: %+v", pl)
 	}
-	// Without B, zone a has no node left once A goes: the replica may move
-	// to zone b (Kubernetes counts only zones with an eligible node).
+	// A cordoned B still counts (Kubernetes ignores taints, the cordon's
+	// included, when it counts domains): the replica stays in zone a.
 	p.Nodes[1].Schedulable = false
+	pl, err = Plan(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, p, Options{}, pl)
+	if slices.Contains(pl.Removed, 0) {
+		t.Fatalf("A drained to C while cordoned B keeps zone a eligible: %+v", pl)
+	}
+	// With B removable (and empty) it goes first; then zone a has no node
+	// left once A goes: the replica may move to zone b (Kubernetes counts
+	// only zones with a node).
+	p.Nodes[1].Schedulable, p.Nodes[1].Removable = true, true
 	pl, err = Plan(p, Options{})
 	if err != nil {
 		t.Fatal(err)

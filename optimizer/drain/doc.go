@@ -29,9 +29,11 @@
 //
 //	cnt(zone of n) − min_{z ∈ E} cnt(z) ≤ MaxSkew
 //
-// with cnt(z) the Group's pods in zone z and E the zones holding a node the
-// pod is Allowed on that is Schedulable and not removed (zones with no pod
-// count, with 0). Check verifies exactly these for every pod. A pod moves
+// with cnt(z) the Group's pods in zone z and E the zones holding a node
+// that is not removed and that the pod's node affinity allows (AffinityOK;
+// taints and cordons ignored, as Kubernetes counts domains with its
+// defaults nodeAffinityPolicy Honor and nodeTaintsPolicy Ignore; zones with
+// no pod count, with 0). Check verifies exactly these for every pod. A pod moves
 // only onto a Schedulable node that is not removed; it may stay on a
 // cordoned one. Rules are checked on every single move of the planner
 // (rule_capacity.go, rule_per_node.go, rule_spread.go), so a snapshot that

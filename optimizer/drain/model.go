@@ -11,23 +11,27 @@ import (
 // group ids, the skew classes, the distinct Allowed vectors (signatures)
 // and a size per pod for sorting.
 type model struct {
-	p         *Problem
-	d, n, nz  int
-	scale     []float64 // per dimension: the largest Free (1 if none > 0)
-	size      []float64 // per pod: Σ_k Demand_k / scale_k
-	rank      []int     // per pod: position when sorted by size, largest first
-	gid       []int     // per pod: dense group, -1
-	limit     []int     // per group: the MaxPerNode its pods share (when !mixed)
-	mixed     []bool    // per group: its pods' MaxPerNode differ
-	gclasses  [][]int   // per group: its skew classes
-	pclass    []int     // per pod: its skew class, -1
-	classes   []skewClass
-	sigOf     []int    // per pod: its Allowed signature; 0 = every node
-	sigAll    [][]bool // per signature: allowed per node; nil = every node
-	sigList   [][]int  // per signature: the allowed nodes when few, else nil
-	eligSigs  []int    // the signatures of the skew classes, by elig id
-	count     []int    // per node: the snapshot's pods (podsOn)
-	class     []int    // per pod: pods alike in demand, signature and group rules share it
+	p        *Problem
+	d, n, nz int
+	scale    []float64 // per dimension: the largest Free (1 if none > 0)
+	size     []float64 // per pod: Σ_k Demand_k / scale_k
+	rank     []int     // per pod: position when sorted by size, largest first
+	gid      []int     // per pod: dense group, -1
+	limit    []int     // per group: the MaxPerNode its pods share (when !mixed)
+	mixed    []bool    // per group: its pods' MaxPerNode differ
+	gclasses [][]int   // per group: its skew classes
+	pclass   []int     // per pod: its skew class, -1
+	classes  []skewClass
+	sigOf    []int    // per pod: its Allowed signature; 0 = every node
+	sigAll   [][]bool // per signature: allowed per node; nil = every node
+	sigList  [][]int  // per signature: the allowed nodes when few, else nil
+	eligSigs []int    // the signatures of the skew classes, by elig id
+	// eligAff is, by elig id, the node affinity mask (AffinityOK; nil =
+	// every node) whose nodes' zones count in the spread rule's minimum:
+	// Kubernetes' nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore.
+	eligAff   [][]bool
+	count     []int // per node: the snapshot's pods (podsOn)
+	class     []int // per pod: pods alike in demand, signature and group rules share it
 	nclass    int
 	cacheable []bool // per class: no spread rule in its group (find's memory)
 }
@@ -186,9 +190,16 @@ func (m *model) buildGroups() {
 	dense := map[int]int{}
 	m.gid = make([]int, len(p.Pods))
 	m.pclass = make([]int, len(p.Pods))
-	type classKey struct{ group, sig, skew int }
+	type classKey struct {
+		group, sig, skew int
+		aff              *bool
+	}
 	classOf := map[classKey]int{}
-	eligOf := map[int]int{}
+	type eligKey struct {
+		sig int
+		aff *bool
+	}
+	eligOf := map[eligKey]int{}
 	for i := range p.Pods {
 		pod := &p.Pods[i]
 		m.gid[i], m.pclass[i] = -1, -1
@@ -210,14 +221,19 @@ func (m *model) buildGroups() {
 		if pod.MaxSkew == 0 {
 			continue
 		}
-		key := classKey{g, m.sigOf[i], pod.MaxSkew}
+		var aff *bool
+		if len(pod.AffinityOK) > 0 {
+			aff = &pod.AffinityOK[0]
+		}
+		key := classKey{g, m.sigOf[i], pod.MaxSkew, aff}
 		c, ok := classOf[key]
 		if !ok {
-			e, ok := eligOf[key.sig]
+			e, ok := eligOf[eligKey{key.sig, aff}]
 			if !ok {
 				e = len(m.eligSigs)
-				eligOf[key.sig] = e
+				eligOf[eligKey{key.sig, aff}] = e
 				m.eligSigs = append(m.eligSigs, key.sig)
+				m.eligAff = append(m.eligAff, pod.AffinityOK)
 			}
 			c = len(m.classes)
 			classOf[key] = c

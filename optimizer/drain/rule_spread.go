@@ -5,8 +5,10 @@ import "math"
 // spreadOK is topology spread over zones (Pod.MaxSkew, DoNotSchedule).
 // With cnt(z) the pods of a group in zone z and, for a skew class k of the
 // group (its pods with one MaxSkew S_k and one Allowed vector), E_k the
-// zones holding a node the class may use (Allowed, Schedulable, not
-// removed), the class's worst skew is
+// zones holding a node the class's node affinity allows (AffinityOK, not
+// removed; taints and schedulability ignored, as Kubernetes'
+// nodeAffinityPolicy Honor and nodeTaintsPolicy Ignore count domains), the
+// class's worst skew is
 //
 //	worst_k = max_{z holds a pod of k} cnt(z) − min_{z ∈ E_k} cnt(z)
 //

@@ -93,10 +93,9 @@ func (m *model) newState(targets []int, unplaced bool, budget int, ef *effort) *
 	for mode := range s.memo {
 		s.memo[mode] = make([]searchMemo, m.nclass)
 	}
-	for e, sig := range m.eligSigs {
-		al := m.sigAll[sig]
+	for e, al := range m.eligAff {
 		for j := range p.Nodes {
-			if p.Nodes[j].Schedulable && (al == nil || al[j]) {
+			if al == nil || al[j] {
 				s.elig[e*m.nz+m.zone(j)]++
 			}
 		}
@@ -258,8 +257,8 @@ func (s *state) setRemoved(t int, on bool) {
 		delta = 1
 	}
 	z := m.zone(t)
-	for e, sig := range m.eligSigs {
-		if al := m.sigAll[sig]; al == nil || al[t] {
+	for e, al := range m.eligAff {
+		if al == nil || al[t] {
 			s.elig[e*m.nz+z] += delta
 		}
 	}
