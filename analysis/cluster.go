@@ -50,6 +50,7 @@ type ClusterSnapshot struct {
 	dims                      []optimizer.Dim
 	tr                        *replay.Trace
 	names                     map[int64]string
+	masks                     map[int32][]bool
 }
 
 // ErrSKUDemand refuses a drain of VMs whose demand depends on the SKU (the
@@ -194,10 +195,18 @@ func (s *ClusterSnapshot) vec(v optimizer.Vec) []float64 {
 	return out
 }
 
-// allowed is node set k (one-based) as a per-node mask.
+// allowed is node set k (one-based) as a per-node mask, one slice per set
+// shared by its pods (the planner groups pods by it).
 func (s *ClusterSnapshot) allowed(k int32) []bool {
+	if m, ok := s.masks[k]; ok {
+		return m
+	}
+	if s.masks == nil {
+		s.masks = map[int32][]bool{}
+	}
 	inv := s.tr.Inv
 	out := make([]bool, len(inv.Machines))
+	s.masks[k] = out
 	for m := range out {
 		out[m] = inv.InSet(k, int32(m))
 	}

@@ -148,6 +148,13 @@ func TestClusterEndToEnd(t *testing.T) {
 	if fit.More < 0 {
 		t.Fatalf("fit %+v", fit)
 	}
+	pool := mustJSON[analysis.PoolReport](t, db, "capacity", "--run", obs, "--pool", "general")
+	if pool.PoolNodes == 0 || !(pool.LBNodes <= float64(pool.UBNodes) && pool.UBNodes <= pool.PoolInUse) {
+		t.Fatalf("pool %+v", pool)
+	}
+	if _, err := run(t, db, "capacity", "--run", obs, "--pool", "general", "--policy", "bestfit"); err == nil {
+		t.Fatal("capacity snapshot mode accepted a replay-mode flag")
+	}
 }
 
 // countEmptyRemoved is how many removed nodes held no movable pod.
@@ -213,8 +220,9 @@ func writeList(t *testing.T, path string, items any) {
 // 2-core pod (and a pinned DaemonSet pod of no cpu), so by construction the
 // six pods need exactly three nodes: two of them must use pool b (a node
 // selector), two of the others may not share a node (hostname
-// anti-affinity). The interval is [3, 3], the plan drains three nodes, and
-// a pod pinned by a hostname selector to its own node makes that node
+// anti-affinity). The interval is [3, 3], the plan drains three nodes, the
+// pods that still fit are counted by hand (capacity --like), and a pod
+// pinned by a hostname selector to its own node makes that node
 // undrainable, with affinity named as the reason.
 func TestClusterKnownOptimum(t *testing.T) {
 	dir := t.TempDir()
@@ -261,6 +269,16 @@ func TestClusterKnownOptimum(t *testing.T) {
 		t.Fatalf("drain %+v, want 3 nodes removed", d)
 	}
 	checkClean(t, db, d.PlanRun)
+	// Every node has 2 cores free: six more pods like p3 fit; like p0 (web,
+	// at most one per node, two nodes already hold one) four.
+	for _, c := range []struct {
+		like string
+		more int
+	}{{"default/p3", 6}, {"default/p0", 4}, {"default/p4", 2}} {
+		if fit := mustJSON[analysis.FitReport](t, db, "capacity", "--run", obs, "--like", c.like); fit.More != c.more {
+			t.Fatalf("more like %s: %+v, want %d", c.like, fit, c.more)
+		}
+	}
 
 	// Pin p2 to its node by hostname: n2 can no longer be drained.
 	pods[6+2].Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "n2"}
