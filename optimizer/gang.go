@@ -135,7 +135,7 @@ func placementFor(inv *Inventory, req *Request, v VMRequest, m int32) Placement 
 	p := Placement{VM: v.ID, Machine: m, Type: v.Type, Tenant: req.Tenant, Priority: req.Priority, Demand: d, Exclusive: req.Isolation,
 		Production: req.Production, UtilBucket: req.UtilBucket, PredUtil: PredictedCores(req.UtilBucket, d[Cores]),
 		LifetimeBucket: req.LifetimeBucket, Affinity: v.Affinity, Tolerated: v.Tolerated,
-		MaxPerRack: req.MaxPerRack, MaxPerMachine: req.MaxPerMachine, MaxSkew: req.MaxSkew}
+		MaxPerRack: req.MaxPerRack, MaxPerMachine: req.MaxPerMachine, MaxSkew: req.MaxSkew, Life: v.Life, Start: req.Time}
 	if req.hasDomains() {
 		p.FaultDomain, p.UpdateDomain = VMDomains(req, v)
 		p.SetF, p.SetU, p.SetIndex = int8(req.FaultDomains), int8(req.UpdateDomains), v.SetIndex

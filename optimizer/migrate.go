@@ -125,7 +125,8 @@ func requestOf(p Placement) *Request {
 		UtilBucket: p.UtilBucket, LifetimeBucket: p.LifetimeBucket, Kind: KindScaleOut,
 		FaultDomains: int32(p.SetF), UpdateDomains: int32(p.SetU),
 		MaxPerRack: p.MaxPerRack, MaxPerMachine: p.MaxPerMachine, MaxSkew: p.MaxSkew,
-		VMs: []VMRequest{{ID: p.VM, Type: p.Type, SetIndex: p.SetIndex, Affinity: p.Affinity, Tolerated: p.Tolerated}}}
+		LifeClass: LifeClassOf(p.Life.RemainingMedian(0)), Time: p.Start,
+		VMs: []VMRequest{{ID: p.VM, Type: p.Type, SetIndex: p.SetIndex, Affinity: p.Affinity, Tolerated: p.Tolerated, Life: p.Life}}}
 }
 
 // emptyMachine moves every VM off src (largest first, best fit among the

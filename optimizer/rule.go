@@ -13,6 +13,7 @@ const (
 	TraitProduction                  // 1 for a production VM (never oversubscribed, RC §5)
 	TraitUtilBucket                  // predicted P95 CPU bucket, 0 = no confident prediction (RC Table 3)
 	TraitLifetimeBucket              // predicted lifetime bucket, 0 = no confident prediction (RC Table 3)
+	TraitLifeClass                   // predicted life class (LifeClassOf), 0 = no prediction
 	NumTraits
 )
 
@@ -49,6 +50,10 @@ type VMRequest struct {
 	// VM fault domain SetIndex mod F and update domain SetIndex mod U
 	// (VMDomains); it means nothing when F and U are 0.
 	SetIndex int32
+	// Life is the VM's predicted lifetime distribution (none: Known false),
+	// kept on its placement so that its machine's predicted empty time is
+	// repredicted as it ages (State.Repredict).
+	Life LifetimeDist
 	// Affinity and Tolerated are the node sets the VM must be in (a
 	// Kubernetes pod's node selector, required node affinity or pin, and
 	// the nodes whose taints it tolerates): k stands for
@@ -86,6 +91,10 @@ type Request struct {
 	// It matters only to PreferAlignedLifetime (LifetimeRules), which is
 	// indifferent to a request without a prediction.
 	LifetimeBucket int8
+	// LifeClass is the request's predicted life class (LifeClassOf of its
+	// longest-lived VM's predicted lifetime; 0: none), the trait of
+	// PreferLifetimeNILAS and PreferLifetimeLAVA.
+	LifeClass int8
 	// FaultDomains (F) and UpdateDomains (U) make the tenant's VMs an
 	// availability set: VM v is in fault domain v.SetIndex mod F and update
 	// domain v.SetIndex mod U, round-robin as Azure assigns them, and
@@ -116,6 +125,9 @@ func (r *Request) traits(v VMRequest) Traits {
 	}
 	t[TraitUtilBucket] = int32(r.UtilBucket)
 	t[TraitLifetimeBucket] = int32(lifetimeIndex(r.LifetimeBucket))
+	if r.LifeClass > 0 && int(r.LifeClass) < NumLifeClasses {
+		t[TraitLifeClass] = int32(r.LifeClass)
+	}
 	return t
 }
 

@@ -166,14 +166,16 @@ func LifetimeRules() Rules {
 	return r
 }
 
-// refuseLifetime refuses a rule set with PreferAlignedLifetime for a
+// refuseLifetime refuses a rule set with a lifetime preference
+// (PreferAlignedLifetime, PreferLifetimeNILAS, PreferLifetimeLAVA) for a
 // baseline: a baseline orders machines by its policy and applies no
 // preference rule, so it cannot honour it.
 func refuseLifetime(policy Policy, r *Rules) error {
 	for _, p := range r.Preferences {
-		if _, ok := p.(PreferAlignedLifetime); ok {
+		switch p.(type) {
+		case PreferAlignedLifetime, PreferLifetimeNILAS, PreferLifetimeLAVA:
 			return fmt.Errorf("%w: policy %s cannot honour %s (a baseline orders machines by its policy, not by preference rules)",
-				ErrBadRequest, policy, RulePreferAlignedLifetime)
+				ErrBadRequest, policy, p.Name())
 		}
 	}
 	return nil

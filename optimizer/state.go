@@ -1,6 +1,9 @@
 package optimizer
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // VMID identifies a VM across a run.
 type VMID = int64
@@ -41,6 +44,11 @@ type Placement struct {
 	// held to the constraints it was placed under.
 	Affinity, Tolerated                int32
 	MaxPerRack, MaxPerMachine, MaxSkew int32
+	// Life is the VM's predicted lifetime distribution (VMRequest.Life) and
+	// Start its placement time (the request's): the machine's predicted
+	// empty time is repredicted from them (State.Repredict).
+	Life  LifetimeDist
+	Start float64
 }
 
 type tenantCount struct {
@@ -100,6 +108,15 @@ type State struct {
 	spreadP    *tenantSpread
 	spreadC    bool
 	spreadFree []*tenantSpread // entries of tenants that left, for reuse
+	// LifeEnd and LifeClass are, when EnableLifeClasses turned them on,
+	// each machine's predicted empty time (the latest repredicted end of
+	// its VMs with a lifetime distribution; NaN when none has one) and its
+	// class (LifeClassOf of LifeEnd − LifeNow; 0: none), as of LifeNow, the
+	// last Repredict, and updated by every placement and removal. Nil when
+	// off.
+	LifeEnd   []float64
+	LifeClass []int8
+	LifeNow   float64
 }
 
 // MachineTag is a machine's oversubscription class.
@@ -215,6 +232,12 @@ func (s *State) Place(p Placement) {
 	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
 		s.addSpread(p, 1)
 	}
+	if s.LifeEnd != nil && p.Life.Known {
+		if e := lifeEnd(&p, s.LifeNow); math.IsNaN(s.LifeEnd[m]) || e > s.LifeEnd[m] {
+			s.LifeEnd[m] = e
+			s.LifeClass[m] = LifeClassOf(e - s.LifeNow)
+		}
+	}
 	s.Journal.Touch(m, mc.Cluster)
 }
 
@@ -273,6 +296,9 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	}
 	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
 		s.addSpread(p, -1)
+	}
+	if s.LifeEnd != nil && p.Life.Known {
+		s.refreshLife(m)
 	}
 	s.Journal.Touch(m, mc.Cluster)
 	return p, true

@@ -450,7 +450,7 @@ func (a *avail) healRequest(t float64, group []healing) optimizer.Request {
 	}
 	for _, h := range group {
 		req.VMs = append(req.VMs, optimizer.VMRequest{ID: h.p.VM, Type: h.p.Type, SetIndex: h.p.SetIndex,
-			Affinity: h.p.Affinity, Tolerated: h.p.Tolerated})
+			Affinity: h.p.Affinity, Tolerated: h.p.Tolerated, Life: h.p.Life})
 		c := a.tr.Inv.Machines[h.from].Cluster
 		if !slices.Contains(req.Clusters, c) {
 			req.Clusters = append(req.Clusters, c)

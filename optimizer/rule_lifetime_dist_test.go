@@ -1,0 +1,111 @@
+package optimizer
+
+import (
+	"math"
+	"testing"
+)
+
+// TestLifetimeDistMath: the median remaining lifetime at age 0 is the
+// distribution's median exp(μ); it grows with age for a log-normal (a VM
+// that outlived its prediction is repredicted longer), it is exp(μ) − a for
+// a known lifetime, 0 once outlived; classes follow the grid.
+func TestLifetimeDistMath(t *testing.T) {
+	d := LifetimeDist{Mu: math.Log(600), Sigma: 1, Known: true}
+	if r := d.RemainingMedian(0); math.Abs(r-600) > 1e-6 {
+		t.Fatalf("median at age 0: %v, want 600", r)
+	}
+	// P(T > a + r | T > a) = 1/2 at the repredicted median, checked on the
+	// survival function itself.
+	for _, a := range []float64{60, 600, 3600, 86400} {
+		r := d.RemainingMedian(a)
+		if got := d.Survival(a+r) / d.Survival(a); math.Abs(got-0.5) > 1e-6 {
+			t.Errorf("age %v: S(a+r)/S(a) = %v, want 0.5", a, got)
+		}
+	}
+	if !(d.RemainingMedian(3600) > d.RemainingMedian(600) && d.RemainingMedian(600) > d.RemainingMedian(0)-600) {
+		t.Error("the log-normal's remaining median does not grow with age")
+	}
+	if r := d.RemainingMedian(1e9); !(r > 0) || math.IsInf(r, 0) {
+		t.Errorf("far beyond the prediction: %v, want a finite positive remaining life", r)
+	}
+	k := DistOf(900)
+	if math.Abs(k.RemainingMedian(300)-600) > 1e-9 || k.RemainingMedian(1000) != 0 {
+		t.Errorf("known lifetime: %v, %v", k.RemainingMedian(300), k.RemainingMedian(1000))
+	}
+	for _, c := range []struct {
+		r    float64
+		want int8
+	}{{-1, 0}, {math.NaN(), 0}, {0, 1}, {300, 1}, {301, 2}, {3600, 4}, {86400, 8}, {1e7, int8(NumLifeClasses - 1)}} {
+		if got := LifeClassOf(c.r); got != c.want {
+			t.Errorf("LifeClassOf(%v) = %d, want %d", c.r, got, c.want)
+		}
+	}
+}
+
+// TestRepredictionChangesHostClass: a VM predicted to live 10 minutes that
+// is still there after an hour makes its machine's class longer once
+// repredicted, and NILAS then sends a long-lived VM to that machine rather
+// than to one whose VMs are due to end; with the prediction a known
+// lifetime (σ = 0) the outlived VM counts as ending now instead.
+func TestRepredictionChangesHostClass(t *testing.T) {
+	inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 3, skus: []SKU{skuLarge}})
+	s := NewState(inv)
+	s.EnableLifeClasses(0)
+	a, err := NewProtean(s, DefaultConfig(), LifeClassRules(PreferLifetimeNILAS{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	place := func(id VMID, m int32, d LifetimeDist, at float64) {
+		p := placementFor(inv, &Request{ID: id, Tenant: int32(id), Time: at}, VMRequest{ID: id, Type: 0, Life: d}, m)
+		s.Place(p)
+	}
+	place(1, 0, LifetimeDist{Mu: math.Log(600), Sigma: 1, Known: true}, 0) // "10 minutes"
+	place(2, 1, DistOf(2*3600), 0)                                          // really 2 hours
+	if c := s.LifeClass[0]; c != LifeClassOf(600) {
+		t.Fatalf("machine 0 class %d at t = 0, want %d", c, LifeClassOf(600))
+	}
+	before := s.LifeClass[0]
+	rev := s.Journal.MachineRev(0)
+	s.Repredict(3600) // VM 1 outlived its prediction
+	if s.LifeClass[0] <= before {
+		t.Fatalf("machine 0 class %d after an hour, want longer than %d", s.LifeClass[0], before)
+	}
+	if s.Journal.MachineRev(0) == rev {
+		t.Fatal("the class change was not journaled: cached evaluations would not hear of it")
+	}
+	// A VM of class "1 h" now prefers machine 0 (its repredicted remaining
+	// life covers it closest) over machine 1 (due to end in an hour).
+	r := &Request{ID: 9, Tenant: 9, Time: 3600, LifeClass: s.LifeClass[0], VMs: []VMRequest{{ID: 9, Type: 0, Life: DistOf(1800)}}}
+	d := a.Allocate(r)
+	if !d.OK || d.Placements[0].Machine != 0 {
+		t.Fatalf("placed %+v, want machine 0", d.Placements)
+	}
+	// With σ = 0 an outlived VM is due now: its machine's class drops.
+	s2 := NewState(inv)
+	s2.EnableLifeClasses(0)
+	s2.Place(placementFor(inv, &Request{ID: 1, Tenant: 1}, VMRequest{ID: 1, Type: 0, Life: DistOf(600)}, 0))
+	s2.Repredict(3600)
+	if s2.LifeClass[0] != 1 {
+		t.Fatalf("known lifetime outlived: class %d, want 1", s2.LifeClass[0])
+	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLifeClassScores: NILAS and LAVA agree on the ends (no prediction,
+// empty, unknown, extending) and differ on covering machines: NILAS the
+// closest class first, LAVA the most anchored (longest) first.
+func TestLifeClassScores(t *testing.T) {
+	if NILASScore(3, 4, false) >= NILASScore(3, 8, false) {
+		t.Error("NILAS: the closest covering machine must score better")
+	}
+	if LAVAScore(3, 8, false) >= LAVAScore(3, 4, false) {
+		t.Error("LAVA: the most anchored machine must score better")
+	}
+	for _, f := range []func(b, c int8, empty bool) int64{NILASScore, LAVAScore} {
+		if f(0, 5, false) != 0 || f(3, 0, true) <= f(3, 1, false) || f(3, 0, false) <= f(3, 12, false) || f(3, 0, false) >= f(3, 2, false) {
+			t.Errorf("score order broken")
+		}
+	}
+}
