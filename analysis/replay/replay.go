@@ -234,6 +234,12 @@ type Summary struct {
 	// HealableSampleSeconds is the wall time the healable samples took,
 	// part of Seconds (placelab bench availability sets it beside it).
 	HealableSampleSeconds float64 `json:"healable_sample_seconds"`
+	// Means of the interval samples stranded_cores_pct and
+	// stranded_memory_pct: the share of the zone's cores (memory) free on
+	// healthy machines that no VM type fits because another dimension is
+	// exhausted (see stranded in sample.go for the exact definition).
+	StrandedCoresPctMean  float64 `json:"stranded_cores_pct_mean"`
+	StrandedMemoryPctMean float64 `json:"stranded_memory_pct_mean"`
 }
 
 // RuleShare is one rule's aggregate aggressiveness.

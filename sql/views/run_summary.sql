@@ -9,6 +9,10 @@
 -- failure rates by VMs per buffer (new deployment, scale-out, heal), heal
 -- requests, the capacity fulfillment rate (VMs placed / VMs requested, every
 -- kind) and VM downtime; NULL for runs written before they existed.
+-- Stranded cores and memory (LAVA, MLSys 2025): the means over the run's
+-- samples of the share of the zone's cores (memory) free on healthy
+-- machines that no VM type fits because another dimension is exhausted
+-- (analysis/replay/sample.go, stranded); NULL for runs written before.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.dataset, r.load_id, r.engine, r.policy, r.seed,
        json_extract_string(r.params, '$.buckets') AS buckets,
@@ -23,7 +27,9 @@ SELECT r.run_id, r.dataset, r.load_id, r.engine, r.policy, r.seed,
        m.new_deployment_failure_rate, m.scaleout_failure_rate,
        CAST(m.heal_requests AS BIGINT) AS heal_requests, m.heal_failure_rate, m.cfr,
        round(m.vm_downtime_hours, 2) AS vm_downtime_hours,
-       round(r.seconds, 2) AS seconds
+       round(r.seconds, 2) AS seconds,
+       round(m.stranded_cores, 2) AS stranded_cores_pct,
+       round(m.stranded_memory, 2) AS stranded_memory_pct
 FROM run r
 LEFT JOIN (
     SELECT run_id, count(*) AS vms,
@@ -44,7 +50,9 @@ LEFT JOIN (
            max(value) FILTER (WHERE metric = 'heal_requests') AS heal_requests,
            max(value) FILTER (WHERE metric = 'heal_failure_rate') AS heal_failure_rate,
            max(value) FILTER (WHERE metric = 'cfr') AS cfr,
-           max(value) FILTER (WHERE metric = 'vm_downtime_hours') AS vm_downtime_hours
+           max(value) FILTER (WHERE metric = 'vm_downtime_hours') AS vm_downtime_hours,
+           avg(value) FILTER (WHERE metric = 'stranded_cores_pct') AS stranded_cores,
+           avg(value) FILTER (WHERE metric = 'stranded_memory_pct') AS stranded_memory
     FROM run_metric GROUP BY run_id
 ) m USING (run_id)
 ORDER BY r.run_id;
