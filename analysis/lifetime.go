@@ -13,13 +13,44 @@ import (
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	"placelab/predict"
+	"placelab/predict/client"
 	store "placelab/sql"
 )
 
 // LifetimeArms are the arms of the lifetime-aware placement comparison:
-// Protean without the lifetime rule, with it on a predictor's buckets, and
-// with it on the true buckets.
-var LifetimeArms = []string{"off", "model", "oracle"}
+//
+//   - off: Protean without a lifetime rule;
+//   - model, oracle: PreferAlignedLifetime on one-shot RC buckets, from the
+//     bucket classifier or the true buckets (the baseline);
+//   - nilas, lava: PreferLifetimeNILAS or PreferLifetimeLAVA on the
+//     survival model's lifetime distributions, repredicted as VMs age;
+//   - nilas-oracle, lava-oracle: the same rules on the true lifetimes.
+var LifetimeArms = []string{"off", "model", "oracle", "nilas", "lava", "nilas-oracle", "lava-oracle"}
+
+// DefaultRepredictEvery is how often the life-class arms repredict every
+// machine's VMs (on top of every departure): hourly, the replay's sample
+// interval. A machine's class is stale by at most this much.
+const DefaultRepredictEvery = 3600.0
+
+// distArm reports whether arm uses the life-class rules, and whether on a
+// model's distributions (true) or the true lifetimes.
+func distArm(arm string) (classes, model bool) {
+	switch arm {
+	case "nilas", "lava":
+		return true, true
+	case "nilas-oracle", "lava-oracle":
+		return true, false
+	}
+	return false, false
+}
+
+// armRule is the life-class rule of a distribution arm.
+func armRule(arm string) optimizer.MachinePreferenceRule {
+	if strings.HasPrefix(arm, "lava") {
+		return optimizer.PreferLifetimeLAVA{}
+	}
+	return optimizer.PreferLifetimeNILAS{}
+}
 
 // LifetimeOptions configure LifetimeReplay; start from
 // DefaultLifetimeOptions.
@@ -30,6 +61,13 @@ type LifetimeOptions struct {
 	// or bucket 0: no prediction). The model arm requires it; the other
 	// arms refuse it.
 	Predict func(vmID int64) (bucket int8, ok bool)
+	// PredictDist is the nilas and lava arms' predictor: VM vm_id's
+	// lifetime distribution (ok false: no prediction). Those arms require
+	// it; the others refuse it.
+	PredictDist func(vmID int64) (d optimizer.LifetimeDist, ok bool)
+	// RepredictEvery is the life-class arms' reprediction cadence in
+	// seconds (> 0; DefaultRepredictEvery).
+	RepredictEvery float64
 	// Seed is the engine's seed (tie-breaks), the same for every arm.
 	Seed uint64
 	// From and To bound the replay window in seconds (±Inf: all); To must
@@ -50,6 +88,13 @@ func LifetimeArm(ctx context.Context, db *store.DB, dataset, arm, approach strin
 		return o, 0, close, fmt.Errorf("analysis: unknown lifetime arm %q: want one of %s", arm, strings.Join(LifetimeArms, ", "))
 	}
 	o.Arm = arm
+	if _, model := distArm(arm); model {
+		pred, c, cl, err := SurvivalPredictor(ctx, db, dataset)
+		if err != nil {
+			return o, 0, close, fmt.Errorf("%s arm: %w", arm, err)
+		}
+		cut, close, o.PredictDist = c, cl, pred
+	}
 	if arm == "model" {
 		pred, c, rc, err := ModelPredictor(ctx, db, dataset, predict.Lifetime, approach)
 		if err != nil {
@@ -87,7 +132,7 @@ func LifetimeRun(ctx context.Context, db *store.DB, dataset string, o LifetimeOp
 // DefaultLifetimeOptions replay the whole trace with Protean's default
 // seed, with no arm.
 func DefaultLifetimeOptions() LifetimeOptions {
-	return LifetimeOptions{Seed: optimizer.DefaultConfig().Seed, From: math.Inf(-1), To: math.Inf(1)}
+	return LifetimeOptions{Seed: optimizer.DefaultConfig().Seed, From: math.Inf(-1), To: math.Inf(1), RepredictEvery: DefaultRepredictEvery}
 }
 
 // Validate refuses options LifetimeReplay cannot run: an unknown arm, the
@@ -101,6 +146,12 @@ func (o *LifetimeOptions) Validate() error {
 		return fmt.Errorf("analysis: arm model needs a lifetime predictor (LifetimeOptions.Predict) and none was given")
 	case o.Arm != "model" && o.Predict != nil:
 		return fmt.Errorf("analysis: arm %s takes no predictor (only arm model uses LifetimeOptions.Predict)", o.Arm)
+	case (o.Arm == "nilas" || o.Arm == "lava") && o.PredictDist == nil:
+		return fmt.Errorf("analysis: arm %s needs a lifetime distribution predictor (LifetimeOptions.PredictDist) and none was given", o.Arm)
+	case o.Arm != "nilas" && o.Arm != "lava" && o.PredictDist != nil:
+		return fmt.Errorf("analysis: arm %s takes no distribution predictor (only arms nilas and lava use LifetimeOptions.PredictDist)", o.Arm)
+	case !(o.RepredictEvery > 0) || math.IsInf(o.RepredictEvery, 0):
+		return fmt.Errorf("analysis: repredict every %v s: want a finite time > 0", o.RepredictEvery)
 	case math.IsNaN(o.From) || math.IsNaN(o.To) || !(o.To > o.From):
 		return fmt.Errorf("analysis: window [%v, %v): want from < to", o.From, o.To)
 	}
@@ -130,25 +181,29 @@ func (o *LifetimeOptions) Validate() error {
 // true bucket, index 0 holding the censored VMs whose observed age does
 // not prove bucket 4 (see LifetimeReplay).
 type LifetimeResult struct {
-	RunID                 int64                             `json:"run_id,omitempty"`
-	Arm                   string                            `json:"arm"`
-	Dataset               string                            `json:"dataset"`
-	LoadID                int64                             `json:"load_id,omitempty"`
-	Machines              int                               `json:"machines"`
-	VMs                   int                               `json:"vms"`
-	Rejected              int                               `json:"rejected"`
-	RejectedBy            map[string]int                    `json:"rejected_by"`
-	RejectionRatePct      float64                           `json:"rejection_rate_pct"`
-	EmptyMachinesTimeMean float64                           `json:"empty_machines_time_mean"`
-	PackingPct            float64                           `json:"packing_density_mean_pct"`
-	WindowFrom            float64                           `json:"window_from_s"`
-	WindowTo              float64                           `json:"window_to_s"`
-	PredictedVMs          int                               `json:"predicted_vms"`
-	CorrectVMs            int                               `json:"correct_vms"`
-	CoveragePct           float64                           `json:"coverage_pct"`
-	AccuracyPct           float64                           `json:"accuracy_pct"`
-	CensoredVMs           int                               `json:"censored_vms"`
-	TrueBuckets           [optimizer.NumLifetimeBuckets]int `json:"true_buckets"`
+	RunID                 int64          `json:"run_id,omitempty"`
+	Arm                   string         `json:"arm"`
+	Dataset               string         `json:"dataset"`
+	LoadID                int64          `json:"load_id,omitempty"`
+	Machines              int            `json:"machines"`
+	VMs                   int            `json:"vms"`
+	Rejected              int            `json:"rejected"`
+	RejectedBy            map[string]int `json:"rejected_by"`
+	RejectionRatePct      float64        `json:"rejection_rate_pct"`
+	EmptyMachinesTimeMean float64        `json:"empty_machines_time_mean"`
+	// StrandedCoresPct and StrandedMemoryPct are the run's means of the
+	// replay's stranded-resource samples (replay.Summary).
+	StrandedCoresPct  float64                           `json:"stranded_cores_pct_mean"`
+	StrandedMemoryPct float64                           `json:"stranded_memory_pct_mean"`
+	PackingPct        float64                           `json:"packing_density_mean_pct"`
+	WindowFrom        float64                           `json:"window_from_s"`
+	WindowTo          float64                           `json:"window_to_s"`
+	PredictedVMs      int                               `json:"predicted_vms"`
+	CorrectVMs        int                               `json:"correct_vms"`
+	CoveragePct       float64                           `json:"coverage_pct"`
+	AccuracyPct       float64                           `json:"accuracy_pct"`
+	CensoredVMs       int                               `json:"censored_vms"`
+	TrueBuckets       [optimizer.NumLifetimeBuckets]int `json:"true_buckets"`
 	// PreferenceOrder is the machine preference rules the arm ran with.
 	PreferenceOrder []string `json:"preference_order"`
 	Evict           bool     `json:"evict"`
@@ -169,6 +224,7 @@ func (r *LifetimeResult) Figures() []replay.MetricRow {
 	out := []replay.MetricRow{f("machines", float64(r.Machines)), f("vms", float64(r.VMs)), f("rejected", float64(r.Rejected)),
 		f("rejection_rate_pct", r.RejectionRatePct), f("empty_machines_time_mean", r.EmptyMachinesTimeMean),
 		f("packing_density_mean_pct", r.PackingPct), f("window_from_s", r.WindowFrom), f("window_to_s", r.WindowTo),
+		f("stranded_cores_pct_mean", r.StrandedCoresPct), f("stranded_memory_pct_mean", r.StrandedMemoryPct),
 		f("predicted_vms", float64(r.PredictedVMs)), f("correct_vms", float64(r.CorrectVMs)),
 		f("coverage_pct", r.CoveragePct), f("accuracy_pct", r.AccuracyPct), f("censored_vms", float64(r.CensoredVMs)),
 		f("replay_seconds", r.ReplaySeconds)}
@@ -240,8 +296,20 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 	defer cancel()
 	var badPrediction error
 	var want []int8
+	classes, _ := distArm(o.Arm)
+	var state *optimizer.State
+	nextRep := math.Inf(1)
 	decorate := func(r *optimizer.Request) {
 		want = want[:0]
+		if classes {
+			// Reprediction: every machine's class as of each cadence
+			// boundary passed since the last request.
+			for ; nextRep <= r.Time; nextRep += o.RepredictEvery {
+				state.Repredict(nextRep)
+			}
+			decorateDist(r, o, tr, index, truth, observed, res, &want)
+			return
+		}
 		var bucket int8
 		all := true
 		for _, v := range r.VMs {
@@ -288,11 +356,27 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 	spec := DefaultSpec(dataset)
 	spec.From, spec.To = o.From, o.To
 	spec.Engine.Explain, spec.Engine.Seed = false, o.Seed
-	if o.Arm != "off" {
+	switch {
+	case classes:
+		rules := optimizer.LifeClassRules(armRule(o.Arm))
+		spec.Rules = &rules
+	case o.Arm != "off":
 		rules := optimizer.LifetimeRules()
 		spec.Rules = &rules
 	}
-	rep, err := RunTrace(rctx, tr, &spec, RunOptions{Progress: o.Progress, Decorate: decorate})
+	ropts := RunOptions{Progress: o.Progress, Decorate: decorate}
+	if classes {
+		ropts.Allocator = func(a optimizer.Allocator) {
+			start := o.From
+			if math.IsInf(start, -1) {
+				start = 0
+			}
+			state = a.State()
+			state.EnableLifeClasses(start)
+			nextRep = start + o.RepredictEvery
+		}
+	}
+	rep, err := RunTrace(rctx, tr, &spec, ropts)
 	if badPrediction != nil {
 		return nil, badPrediction
 	}
@@ -310,6 +394,7 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 		res.RejectionRatePct = 100 * float64(res.Rejected) / float64(res.VMs)
 	}
 	res.PackingPct = 100 * s.PackingDensityMean
+	res.StrandedCoresPct, res.StrandedMemoryPct = s.StrandedCoresPctMean, s.StrandedMemoryPctMean
 	res.LatencyP50US, res.LatencyP99US, res.ReplaySeconds = s.LatencyP50US, s.LatencyP99US, s.Seconds
 	if res.PredictedVMs > 0 {
 		res.AccuracyPct = 100 * float64(res.CorrectVMs) / float64(res.PredictedVMs)
@@ -427,4 +512,95 @@ func loadCensored(ctx context.Context, db *store.DB, dataset string) (map[int64]
 		return nil
 	})
 	return out, err
+}
+
+// decorateDist gives a request of a life-class arm its VMs' lifetime
+// distributions and its life class (the longest of its VMs' predicted
+// classes when every VM has a prediction, else none), and counts the
+// predictions as LifetimeReplay does: a VM's predicted bucket is RC
+// Table 3's bucket of its predicted median lifetime. On the oracle arms a
+// VM's distribution is its true remaining lifetime from its placement
+// (end − placement time), a censored VM's its observed age there, a lower
+// bound (the rule then sees it as at least that long).
+func decorateDist(r *optimizer.Request, o LifetimeOptions, tr *replay.Trace, index map[int64]int,
+	truth func(int, float64) int8, observed map[int64]float64, res *LifetimeResult, want *[]int8) {
+	_, model := distArm(o.Arm)
+	var class int8
+	all := true
+	for k := range r.VMs {
+		v := &r.VMs[k]
+		i := index[v.ID]
+		w := truth(i, r.Time)
+		*want = append(*want, w)
+		res.TrueBuckets[w]++
+		tv := &tr.VMs[i]
+		if math.IsInf(tv.End, 1) {
+			res.CensoredVMs++
+		}
+		var d optimizer.LifetimeDist
+		ok := false
+		switch {
+		case model:
+			d, ok = o.PredictDist(v.ID)
+			ok = ok && d.Known && !math.IsNaN(d.Mu) && !math.IsInf(d.Mu, 0) && d.Sigma >= 0
+		case !math.IsInf(tv.End, 1):
+			d, ok = optimizer.DistOf(tv.End-r.Time), true
+		default:
+			if obs, seen := observed[v.ID]; seen && obs > r.Time {
+				d, ok = optimizer.DistOf(obs-r.Time), true
+			}
+		}
+		if !ok {
+			all = false
+			continue
+		}
+		v.Life = d
+		class = max(class, optimizer.LifeClassOf(d.RemainingMedian(0)))
+		if model {
+			res.PredictedVMs++
+			if optimizer.LifetimeBucketOf(d.RemainingMedian(0)) == w {
+				res.CorrectVMs++
+			}
+		}
+	}
+	if all {
+		r.LifeClass = class
+	}
+}
+
+// SurvivalPredictor serves dataset's lifetime distribution model (metric
+// lifetime_dist, XGBoost's survival:aft) through RC's client: VM vm_id's
+// predicted log-lifetime location μ (the client's cached prediction, its
+// median exp μ) with the model's scale σ, as an optimizer.LifetimeDist. cut
+// is the model's training cut; close releases the client.
+func SurvivalPredictor(ctx context.Context, db *store.DB, dataset string) (func(int64) (optimizer.LifetimeDist, bool), float64, func(), error) {
+	name := predict.ModelName(dataset, predict.LifetimeDist, predict.AFT)
+	o := client.DefaultOptions()
+	o.Datasets = []string{dataset}
+	c, err := client.New(db, o)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if err := c.Initialize(ctx); err != nil {
+		c.Close()
+		return nil, 0, nil, err
+	}
+	m := c.Model(name)
+	if m == nil {
+		c.Close()
+		return nil, 0, nil, fmt.Errorf("%w %q (placelab predict train --dataset %s --metric %s)", predict.ErrNoModel, name, dataset, predict.LifetimeDist)
+	}
+	_, sigma, ok := m.Survival()
+	if !ok {
+		c.Close()
+		return nil, 0, nil, fmt.Errorf("analysis: model %q is not a lifetime distribution", name)
+	}
+	pred := func(vm int64) (optimizer.LifetimeDist, bool) {
+		r, err := c.Predict(name, client.Input{VM: vm})
+		if err != nil || !(r.Time > 0) {
+			return optimizer.LifetimeDist{}, false
+		}
+		return optimizer.LifetimeDist{Mu: math.Log(r.Time), Sigma: sigma, Known: true}, true
+	}
+	return pred, m.TrainTo, func() { c.Close() }, nil
 }

@@ -164,7 +164,13 @@ func TestLifetimeOptionsValidate(t *testing.T) {
 		edit func(*LifetimeOptions)
 		want string
 	}{
-		{"unknown arm", func(o *LifetimeOptions) { o.Arm = "on" }, `arm "on": want one of [off model oracle]`},
+		{"unknown arm", func(o *LifetimeOptions) { o.Arm = "on" }, `arm "on": want one of [off model oracle nilas lava nilas-oracle lava-oracle]`},
+		{"nilas without distributions", func(o *LifetimeOptions) { o.Arm = "nilas" }, "arm nilas needs a lifetime distribution predictor"},
+		{"lava-oracle with distributions", func(o *LifetimeOptions) {
+			o.Arm, o.PredictDist = "lava-oracle", func(int64) (optimizer.LifetimeDist, bool) { return optimizer.LifetimeDist{}, false }
+		}, "arm lava-oracle takes no distribution predictor"},
+		{"zero cadence", func(o *LifetimeOptions) { o.Arm, o.RepredictEvery = "nilas-oracle", 0 }, "repredict every 0 s"},
+		{"NaN cadence", func(o *LifetimeOptions) { o.Arm, o.RepredictEvery = "nilas-oracle", math.NaN() }, "repredict every NaN s"},
 		{"no arm", func(o *LifetimeOptions) { o.Arm = "" }, `arm "": want one of`},
 		{"model without predictor", func(o *LifetimeOptions) { o.Arm = "model" }, "arm model needs a lifetime predictor"},
 		{"oracle with predictor", func(o *LifetimeOptions) { o.Arm, o.Predict = "oracle", pred }, "arm oracle takes no predictor"},
@@ -185,7 +191,7 @@ func TestLifetimeOptionsValidate(t *testing.T) {
 			t.Errorf("%s: LifetimeReplay ran", c.name)
 		}
 	}
-	for _, arm := range []string{"off", "oracle"} {
+	for _, arm := range []string{"off", "oracle", "nilas-oracle", "lava-oracle"} {
 		o := DefaultLifetimeOptions()
 		o.Arm = arm
 		if err := o.Validate(); err != nil {

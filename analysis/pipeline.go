@@ -245,6 +245,10 @@ type RunOptions struct {
 	Engine string
 	// NoWrite runs without storing (Summary.RunID stays 0).
 	NoWrite bool
+	// Allocator, when set, is called with the one agent's allocator before
+	// the replay starts (its state is the replay's): the lifetime arms turn
+	// on its machines' life classes. Agents refuse it.
+	Allocator func(a optimizer.Allocator)
 }
 
 // Run validates spec, loads its dataset (pinning the load), replays it and
@@ -313,7 +317,7 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions) (
 		Refresh: cfg.Cache, Seed: cfg.Seed, Decorate: o.Decorate, Avail: av, Buffers: cfg.Buffers}
 	var res *replay.Result
 	if spec.Agents != nil {
-		if o.Decorate != nil {
+		if o.Decorate != nil || o.Allocator != nil {
 			return nil, fmt.Errorf("%w: request decoration is not supported with agents", ErrBadSpec)
 		}
 		a := *spec.Agents
@@ -324,6 +328,9 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions) (
 		var alloc optimizer.Allocator
 		if alloc, err = replay.NewAllocatorWith(spec.Policy, tr, *cfg, spec.Rules); err != nil {
 			return nil, err
+		}
+		if o.Allocator != nil {
+			o.Allocator(alloc)
 		}
 		res, err = replay.Replay(ctx, tr, alloc, ropt)
 	}

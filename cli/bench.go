@@ -258,13 +258,19 @@ Examples:
 			Usage: "Resource Central's client: prediction latency cached and uncached, beside the model's batch prediction",
 			Description: `Generates a synthetic zone in memory (--machines, --vms over --days), trains and stores its
 lifetime model (gradient-boosted trees, the binding's defaults: 100 rounds × 4 classes, depth 6,
-over rc_features), initializes RC's client and asks it --requests predictions over the zone's VMs
-in turn on two paths: uncached (result cache off: each request executes the model on the VM's
-cached feature data) and cached (result cache on and warm: each request is a hit). Per path:
-p50 and p99 latency, mean per request and predictions/s; the baseline in the same run is the
-model's batch prediction of every VM's row (no client, no per-request work), per row.
+over rc_features) and its lifetime_dist survival model (XGBoost's AFT objective, 100 rounds of
+one tree; the client returns the predicted median lifetime and the most probable bucket),
+initializes RC's client and asks it --requests predictions over the zone's VMs in turn, per
+model on two paths: uncached (result cache off: each request executes the model on the VM's
+cached feature data) and cached (result cache on and warm: each request is a hit); the
+survival model's paths are prefixed "aft ". Per path: p50 and p99 latency, mean per request
+and predictions/s; the baseline in the same run is each model's batch prediction of every VM's
+row (no client, no per-request work), per row.
 Resource Central §6.1 (2-core VM): result-cache hits 1.3 µs at p99; model executions 95–147 µs
-median. placelab's goals: ≤ 5 µs cached, ≤ 50 µs uncached.
+median. placelab's goals: ≤ 5 µs cached, ≤ 50 µs uncached (survival model: ≤ 2 µs p50 cached).
+JSON: model, trees, features, train_seconds, initialize_seconds, survival_model,
+survival_trees, survival_sigma, paths and survival_paths [{path, requests, p50_us, p99_us,
+mean_us, predictions_per_s, cache_hits}].
 
 Examples:
    placelab bench predict
@@ -294,9 +300,10 @@ Examples:
 				w := c.App.Writer
 				fmt.Fprintf(w, "model %s: %d trees over %d features, trained in %.1fs on a zone of %d machines, %d VMs; client initialized in %.2fs\n",
 					r.Model, r.Trees, r.Features, r.TrainSeconds, r.Machines, r.VMs, r.InitSeconds)
-				fmt.Fprintf(w, "%-18s %10s %10s %10s %10s %14s\n", "path", "requests", "p50_µs", "p99_µs", "mean_µs", "predictions/s")
-				for _, p := range r.Paths {
-					fmt.Fprintf(w, "%-18s %10d %10.2f %10.2f %10.2f %14.0f\n", p.Path, p.Requests, p.P50US, p.P99US, p.MeanUS, p.PerSecond)
+				fmt.Fprintf(w, "survival model %s: %d trees, sigma %g\n", r.SurvivalModel, r.SurvivalTrees, r.SurvivalSigma)
+				fmt.Fprintf(w, "%-22s %10s %10s %10s %10s %14s\n", "path", "requests", "p50_µs", "p99_µs", "mean_µs", "predictions/s")
+				for _, p := range append(r.Paths, r.SurvivalPaths...) {
+					fmt.Fprintf(w, "%-22s %10d %10.2f %10.2f %10.2f %14.0f\n", p.Path, p.Requests, p.P50US, p.P99US, p.MeanUS, p.PerSecond)
 				}
 				return nil
 			},

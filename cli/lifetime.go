@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,10 +13,9 @@ import (
 )
 
 func lifetimeCommand() *cli.Command {
-	def := analysis.DefaultLifetimeOptions()
 	return &cli.Command{
 		Name:  "lifetime",
-		Usage: "lifetime-aware placement (after Google's LAVA): replay with and without PreferAlignedLifetime, count empty machines",
+		Usage: "lifetime-aware placement: Protean with and without lifetime rules (RC buckets, NILAS and LAVA on repredicted distributions), empty machines out of sample",
 		Description: `Replays --dataset through Protean once per arm and compares how many machines stay empty.
 The lifetime rule, PreferAlignedLifetime, puts a VM where its neighbours' predicted lifetimes
 match its own, so that machines drain together and empty machines appear (in the spirit of
@@ -31,43 +31,72 @@ The rule comes after PreferNonEmptyMachines (empty machines stay the reserve) an
 BestFit (packing breaks ties within a class).
 
 Arms (--arms, comma-separated):
-   off      Protean's default rules, without the lifetime rule
-   oracle   the lifetime rule on the true buckets: a VM's remaining lifetime when placed;
-            a censored VM (no end) is bucket 4 if it was seen alive more than 24 h after
-            placement (vm_censor, else the dataset's last event), else unpredicted
-   model    the lifetime rule on the buckets of the dataset's trained lifetime model
-            (placelab predict train --dataset D --metric lifetime), served by Resource
-            Central's client; a prediction scoring under 0.6 is none. Predictions for VMs
-            created before the model's training cut (printed) are in-sample: give --from
-            the cut for an out-of-sample comparison
-Every arm runs under the same terms: the dataset's inventory, Protean's default settings,
-validators and eviction setting, --seed, the --from/--to window; only the rule set and the
-buckets differ. A request of several VMs carries one bucket, the longest of its VMs'.
+   off           Protean's default rules, without a lifetime rule
+   oracle        PreferAlignedLifetime on the true buckets: a VM's remaining lifetime when placed;
+                 a censored VM (no end) is bucket 4 if it was seen alive more than 24 h after
+                 placement (vm_censor, else the dataset's last event), else unpredicted
+   model         PreferAlignedLifetime on the buckets of the dataset's trained lifetime
+                 classifier (placelab predict train --metric lifetime), one-shot, served by
+                 Resource Central's client; a prediction scoring under 0.6 is none
+   nilas         PreferLifetimeNILAS on the survival model's lifetime distributions
+                 (placelab predict train --metric lifetime_dist: XGBoost survival:aft),
+                 repredicted as VMs age: a machine's class is the class of its predicted empty
+                 time, the latest repredicted median end of its VMs (refreshed on every
+                 departure and every --repredict-every); a VM goes to the non-empty machine
+                 whose class covers its own closest (it ends before the machine would empty),
+                 else where it extends the machine's life least
+   lava          PreferLifetimeLAVA on the same distributions: a short-lived VM goes to the
+                 machine anchored by the longest-lived VMs (LAVA), machines that will empty
+                 soon are left to drain; a machine's class is revised when its VMs outlive
+                 their prediction
+   nilas-oracle, lava-oracle   the same rules on the true lifetimes
+Life classes (NILAS, LAVA) are a log grid: 5, 15, 30 min, 1, 2, 4, 8, 24 h, 2, 4, 8 days.
+Every lifetime rule comes after PreferNonEmptyMachines (empty machines stay the reserve) and
+before BestFit (packing breaks ties). Barbalho et al.'s algorithm (MLSys 2023) is not an arm:
+its text was not available here to implement it as published.
 
-Figures per arm (each stored as a run, engine "lifetime"):
+Every arm runs under the same terms: the dataset's inventory, Protean's default settings,
+validators and eviction setting, the window; only the rule set and the predictions differ.
+Each arm runs once per --seeds seed (engine tie-breaks), the figures are medians with their
+ranges. Out of sample, always: with a model arm (model, nilas, lava) the window starts at
+the models' training cut (the latest of them); a --from before it is refused unless
+--in-sample, and the output then says in_sample.
+
+Figures per arm (each run stored, engine "lifetime"):
    empty_machines_time_mean  machines with no VM, time-weighted mean over the window
-                             (its start, or 0, to the last arrival or --to), exact from
-                             the run's placements; empty_% is it over the machines
-   packing_density_mean_pct  the run's packing_density_mean (allocated cores / cores of
-                             non-empty machines, Protean §6.3), in percent
-   rejected, rejection_rate_pct   VMs rejected, and their share of the VMs replayed
-   coverage_pct, accuracy_pct     VMs whose request carried a bucket; those whose own true
-                             bucket is that bucket, as a share of them
-JSON (--format json, an array with one object per arm) adds true_buckets (VMs per true
-bucket, index 0: censored and unproven), censored_vms, preference_order, latency_p50_us,
-latency_p99_us, replay_seconds and seconds.
+   packing_density_mean_pct  allocated cores / cores of non-empty machines (Protean §6.3)
+   stranded_cores_pct_mean, stranded_memory_pct_mean   free cores (memory) that no VM type
+                             could use because another resource is exhausted (the replay
+                             sampler's definition), mean of the samples
+   rejected                  VMs rejected
+   empty_gain_vs_off         empty machines minus off's, per seed
+   oracle_gain_share         that gain over the gain of the same rule on true lifetimes
+                             (model: oracle, nilas: nilas-oracle, lava: lava-oracle), per
+                             seed: the share of what true lifetimes buy the rule that the
+                             learned arm captures
+   best_oracle_gain_share    that gain over the best oracle arm's gain, per seed
+   coverage_pct, accuracy_pct   VMs whose request carried a prediction; those whose own
+                             true bucket is the predicted one (for distributions: the bucket
+                             of the predicted median), as a share of them
+JSON (--format json): dataset, from_s, to_s, training_cut_s, in_sample, seeds, arms (per arm
+each figure as {median, min, max}, run_ids, seeds_losing_to_off_beyond_spread) and results
+(every run's figures).
 
 Examples:
    placelab ingest huawei ../shared/data/huawei-east-1/Huawei-East-1-lt.csv --inventory synthetic:1500
    placelab lifetime --dataset huawei --arms off,oracle
+   placelab predict train --dataset huawei --metric lifetime_dist
+   placelab lifetime --dataset huawei --arms off,oracle,nilas,lava,nilas-oracle --seeds 1,2,3,4,5
    placelab lifetime --dataset synthetic --arms oracle --from 1d --to 3d --format json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` to replay (it needs machines)"},
 			&cli.StringFlag{Name: "arms", Value: "off,oracle", Usage: "comma-separated `ARMS`: " + strings.Join(analysis.LifetimeArms, ", ")},
 			&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 2d; default: the trace's start)"},
 			&cli.StringFlag{Name: "to", Usage: "end of the window (default: the last arrival)"},
-			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "engine `SEED` (tie-breaks), the same for every arm"},
 			&cli.StringFlag{Name: "approach", Usage: "model arm: the lifetime model's `APPROACH`, xgboost or random-forest (default: RC Table 1's xgboost)"},
+			&cli.StringFlag{Name: "seeds", Value: "1,2,3,4,5", Usage: "comma-separated engine `SEEDS`; figures are medians over them"},
+			&cli.BoolFlag{Name: "in-sample", Usage: "allow a window before the models' training cut (labelled in-sample)"},
+			durationFlag("repredict-every", 0, "nilas and lava: repredict every machine's VMs every `D` of trace time (default 1h)"),
 			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
@@ -75,60 +104,71 @@ Examples:
 			if err != nil {
 				return err
 			}
+			var arms []string
+			for _, arm := range strings.Split(c.String("arms"), ",") {
+				arm = strings.TrimSpace(arm)
+				if !slices.Contains(analysis.LifetimeArms, arm) {
+					return fmt.Errorf("--arms: unknown arm %q: want %s", arm, orList(analysis.LifetimeArms))
+				}
+				arms = append(arms, arm)
+			}
+			var seeds []uint64
+			for _, f := range strings.Split(c.String("seeds"), ",") {
+				v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+				if err != nil {
+					return fmt.Errorf("--seeds %q: want comma-separated non-negative integers", c.String("seeds"))
+				}
+				seeds = append(seeds, v)
+			}
 			db, err := openDB(c)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			dataset := c.String("dataset")
-			// Every arm is checked before any runs.
-			var opts []analysis.LifetimeOptions
-			for _, arm := range strings.Split(c.String("arms"), ",") {
-				arm = strings.TrimSpace(arm)
-				switch {
-				case !slices.Contains(analysis.LifetimeArms, arm):
-					return fmt.Errorf("--arms: unknown arm %q: want %s", arm, orList(analysis.LifetimeArms))
-				}
-				for _, o := range opts {
-					if o.Arm == arm {
-						return fmt.Errorf("--arms: arm %s given twice", arm)
-					}
-				}
-				base := def
-				base.Seed, base.From, base.To = c.Uint64("seed"), from, to
-				o, cut, closeArm, err := analysis.LifetimeArm(c.Context, db, dataset, arm, c.String("approach"), base)
-				if err != nil {
-					return fmt.Errorf("--arms %s: %w", arm, err)
-				}
-				defer closeArm()
-				if arm == "model" && !c.Bool("quiet") {
-					fmt.Fprintf(os.Stderr, "lifetime: model arm: %s trained on VMs created before %.0f s; their predictions are in-sample\n",
-						dataset+"/lifetime", cut)
-				}
-				opts = append(opts, o)
-			}
-			out := []*analysis.LifetimeResult{}
-			for _, o := range opts {
-				bar := newProgress("lifetime "+o.Arm, "requests", c.Bool("quiet"))
-				o.Progress = bar.Update
-				r, err := analysis.LifetimeRun(c.Context, db, dataset, o, version)
+			o := analysis.LifetimeCompareOptions{Arms: arms, Seeds: seeds, From: from, To: to, InSample: c.Bool("in-sample"),
+				Approach: c.String("approach"), RepredictEvery: c.Duration("repredict-every").Seconds(), Version: version}
+			var bar *progressBar
+			o.Progress = func(arm string, seed uint64) func(done, total int64) {
 				bar.Done()
-				if err != nil {
-					return err
-				}
-				out = append(out, r)
+				bar = newProgress(fmt.Sprintf("lifetime %s seed %d", arm, seed), "requests", c.Bool("quiet"))
+				return bar.Update
+			}
+			cmp, err := analysis.LifetimeCompare(c.Context, db, c.String("dataset"), o)
+			bar.Done()
+			if err != nil {
+				return err
 			}
 			if c.String("format") == "json" {
-				return printJSON(c.App.Writer, out)
+				return printJSON(c.App.Writer, cmp)
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "%6s %-7s %8s %8s %8s %7s %11s %8s %10s %11s %11s %9s\n", "run", "arm", "machines", "vms", "rejected", "rej_%",
-				"empty_mean", "empty_%", "density_%", "coverage_%", "accuracy_%", "seconds")
-			for _, r := range out {
-				fmt.Fprintf(w, "%6d %-7s %8d %8d %8d %7.3f %11.2f %8.2f %10.2f %11.2f %11.2f %9.1f\n", r.RunID, r.Arm, r.Machines, r.VMs, r.Rejected,
-					r.RejectionRatePct, r.EmptyMachinesTimeMean, 100*r.EmptyMachinesTimeMean/float64(r.Machines), r.PackingPct, r.CoveragePct, r.AccuracyPct, r.Seconds)
+			sample := "no model arm"
+			switch {
+			case cmp.InSample:
+				sample = "IN SAMPLE"
+			case cmp.Cut > 0:
+				sample = "out of sample"
+			}
+			cut := ""
+			if cmp.Cut > 0 {
+				cut = fmt.Sprintf(", models trained before %.0f s", cmp.Cut)
+			}
+			fmt.Fprintf(w, "%s from %.0f s (%s%s), seeds %v: medians [min, max]\n", cmp.Dataset, cmp.From, sample, cut, cmp.Seeds)
+			fmt.Fprintf(w, "%-13s %24s %20s %20s %20s %20s %22s %18s\n", "arm", "empty machines", "gain vs off", "own-oracle share", "best-oracle share", "density %", "stranded cores/mem %", "rejected")
+			for _, a := range cmp.Arms {
+				fmt.Fprintf(w, "%-13s %24s %20s %20s %20s %20s %10.2f / %-9.2f %18s\n", a.Arm, fmtRange(a.EmptyMachines, 1), fmtRange(a.GainVsOff, 1),
+					fmtRange(a.OracleGainShare, 2), fmtRange(a.BestOracleGainShare, 2), fmtRange(a.PackingPct, 2), a.StrandedCores.Median, a.StrandedMem.Median, fmtRange(a.Rejected, 0))
 			}
 			return nil
 		},
 	}
+}
+
+// fmtRange writes a median with its range.
+func fmtRange(r analysis.Range, prec int) string {
+	if math.IsNaN(r.Median) {
+		return "-"
+	}
+	f := "%." + strconv.Itoa(prec) + "f"
+	return fmt.Sprintf(f+" ["+f+", "+f+"]", r.Median, r.Min, r.Max)
 }

@@ -5,7 +5,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,14 +32,21 @@ created in the first two thirds of the dataset's span of creation times and are 
 the last third, never on shuffled rows. Labels are as known at the cut: a VM still running
 then (or right-censored in the trace) is only "longer than its age", never finished.
 
-Subcommands: train, evaluate, models. Models are stored in the database (table model) as
-DATASET/METRIC/APPROACH; evaluations are runs (engine "predict"; view rc_table4 sets them
-beside the paper's Table 4; placelab report shows them).
+Beyond Table 4, lifetime_dist models the lifetime as a distribution: XGBoost's survival:aft
+objective (log-normal, ln T = mu(x) + sigma Z) learns from every training VM, a VM still
+running at the cut censored at its age rather than dropped; placelab predict survival tests it.
+
+Subcommands: train, evaluate, survival, models. Models are stored in the database (table
+model) as DATASET/METRIC/APPROACH (lifetime_dist: DATASET/lifetime_dist/xgboost-aft);
+evaluations are runs (engine "predict"; view rc_table4 sets Table 4's beside the paper;
+placelab report shows them).
 
 Examples:
    placelab predict train --dataset huawei-east-1 --metric lifetime
    placelab predict train --dataset synthetic --metric all
    placelab predict evaluate --dataset synthetic --format json
+   placelab predict train --dataset huawei-east-1 --metric lifetime_dist
+   placelab predict survival --dataset huawei-east-1
    placelab sql --view rc_table4`,
 		Subcommands: []*cli.Command{
 			{
@@ -47,17 +56,23 @@ Examples:
 and stores them (replacing models of the same name). With --metric all, a metric the dataset
 has no labels for (e.g. CPU without utilization data) is skipped and said so; a metric named
 explicitly must have labels. Training is seeded (--seed): the same seed gives the same model.
+lifetime_dist (not part of "all") trains the survival model on the same VMs: its sigma is
+chosen from --sigma by the mean log-likelihood on the VMs created in the last fifth of the
+training span, models fitted on the first four fifths (labels as known at that inner cut);
+--rounds and --max-depth apply to it too.
 JSON: dataset, split {From, Cut, To}, models [{name, metric, approach, train_rows,
-importance [{feature, gain}], ...}], skipped {metric: why}.`,
+importance [{feature, gain}], params, ...; lifetime_dist also train_censored, sigma_grid
+[{sigma, validation_loglik, validation_c_index}]}], skipped {metric: why}.`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Required: true, Usage: "dataset `NAME`"},
-					&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "all", Usage: "`METRICS`: all or a comma-separated list of avg_cpu, p95_cpu, deploy_vms, deploy_cores, lifetime, workload_class"},
+					&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "all", Usage: "`METRICS`: all or a comma-separated list of avg_cpu, p95_cpu, deploy_vms, deploy_cores, lifetime, workload_class, lifetime_dist"},
 					&cli.StringFlag{Name: "approach", Usage: "`APPROACH` for every metric: xgboost or random-forest (default: RC Table 1's per metric)"},
 					&cli.StringFlag{Name: "from", Usage: "start the span of creation times at `T` (e.g. 100d; default: the first creation)"},
 					floatFlag("train-share", def.TrainShare, interval{lo: 0, hi: 1, openLo: true, openHi: true}, "share of the span of creation times to train on (RC: two months of three)"),
 					intFlag("rounds", def.Boosted.Rounds, 1, 10000, "boosting rounds of the gradient-boosted trees"),
 					intFlag("trees", def.Forest.NumParallelTree, 1, 10000, "trees of a random forest"),
-					intFlag("max-depth", def.Boosted.MaxDepth, 1, 64, "maximum tree depth (both approaches)"),
+					intFlag("max-depth", def.Boosted.MaxDepth, 1, 64, "maximum tree depth (every approach)"),
+					&cli.StringFlag{Name: "sigma", Value: formatFloats(def.Sigmas), Usage: "lifetime_dist: comma-separated `SIGMAS` to choose the log-normal sigma from (one value: no search)"},
 					&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random `SEED` (row and column subsampling)"},
 					formatFlag("table", "json"),
 				},
@@ -74,7 +89,11 @@ importance [{feature, gain}], ...}], skipped {metric: why}.`,
 							return err
 						}
 					}
+					if o.Sigmas, err = parseSigmas(c.String("sigma")); err != nil {
+						return err
+					}
 					o.Boosted.Rounds, o.Forest.NumParallelTree = c.Int("rounds"), c.Int("trees")
+					o.Survival.Rounds, o.Survival.MaxDepth = c.Int("rounds"), c.Int("max-depth")
 					o.Boosted.MaxDepth, o.Forest.MaxDepth = c.Int("max-depth"), c.Int("max-depth")
 					if !c.IsSet("max-depth") {
 						o.Forest.MaxDepth = def.Forest.MaxDepth
@@ -106,8 +125,15 @@ importance [{feature, gain}], ...}], skipped {metric: why}.`,
 							top = append(top, fmt.Sprintf("%s %.2f", f.Feature, f.Gain))
 						}
 						fmt.Fprintf(w, "%-40s %-15s %10d %8.2f  %s\n", m.Name, m.Metric, m.TrainRows, m.Seconds, strings.Join(top, ", "))
+						if _, sigma, ok := m.Survival(); ok {
+							fmt.Fprintf(w, "  %d of the training VMs censored at the cut; sigma %g", m.TrainCensored, sigma)
+							for _, g := range m.SigmaGrid {
+								fmt.Fprintf(w, "; sigma %g: log-likelihood %.4f, C %.4f", g.Sigma, g.LogLik, float64(g.CIndex))
+							}
+							fmt.Fprintln(w)
+						}
 					}
-					for _, m := range predict.Metrics {
+					for _, m := range append(predict.Metrics, predict.LifetimeDist) {
 						if why, ok := res.Skipped[m]; ok {
 							fmt.Fprintf(w, "skipped %s: %s\n", m, why)
 						}
@@ -157,6 +183,48 @@ tests [{metric, model, from_s, to_s, created, known, censored_unknown, train_row
 						return printJSON(c.App.Writer, ev)
 					}
 					printTable4(c.App.Writer, ev)
+					return nil
+				},
+			},
+			{
+				Name:  "survival",
+				Usage: "test the lifetime_dist model: concordance, calibration and bucket accuracy beside baselines",
+				Description: `Tests --dataset's stored lifetime_dist model (placelab predict train --metric lifetime_dist)
+on the VMs created after its training cut, with lifetimes as the whole trace knows them (a VM
+still running at the end censored at its observed age):
+   c_index             Harrell's concordance of the predicted median exp(mu) with the true
+                       lifetimes (censored pairs compared only where the order is known)
+   c_index_km_by_type  the same for the features-free baseline: each VM's type's Kaplan-Meier
+                       median lifetime, fitted on the training VMs
+   calibration         at 15 min, 1 h and 24 h: the mean predicted P(T > h) beside the test
+                       VMs' Kaplan-Meier estimate
+   bucket_accuracy     the most probable Table 3 lifetime bucket of the distribution against
+                       the true bucket (VMs whose bucket is known), beside the stored lifetime
+                       bucket classifier on the same VMs (null without one) and the majority
+                       training bucket
+The evaluation is a run (engine "predict", policy "survival"; its params hold the JSON).
+JSON: run_id, dataset, model, distribution, sigma, train_from_s, cut_s, train_vms, test_vms,
+censored_test_vms, comparable_pairs, c_index, c_index_km_by_type, km_types, calibration
+[{horizon_s, predicted, kaplan_meier}], bucket_test_vms, bucket_accuracy, classifier,
+bucket_accuracy_classifier, majority_bucket, bucket_accuracy_majority, seconds.`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Required: true, Usage: "dataset `NAME`"},
+					formatFlag("table", "json"),
+				},
+				Action: func(c *cli.Context) error {
+					db, err := openDB(c)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					ev, err := predict.EvaluateSurvival(c.Context, db, predict.SurvivalEvalOptions{Dataset: c.String("dataset"), Version: version, Progress: say(c)})
+					if err != nil {
+						return err
+					}
+					if c.String("format") == "json" {
+						return printJSON(c.App.Writer, ev)
+					}
+					printSurvival(c.App.Writer, ev)
 					return nil
 				},
 			},
@@ -230,5 +298,48 @@ func printTable4(w io.Writer, ev *predict.Evaluation) {
 			}
 		}
 		fmt.Fprintf(w, " | %5s %5s\n", f(r.PTheta), f(r.RTheta))
+	}
+}
+
+// parseSigmas reads --sigma's comma-separated list of positive values.
+func parseSigmas(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 1) {
+			return nil, fmt.Errorf("--sigma %q: want comma-separated finite values > 0", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func formatFloats(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
+func printSurvival(w io.Writer, ev *predict.SurvivalEvaluation) {
+	f := func(x predict.Frac) string {
+		if math.IsNaN(float64(x)) {
+			return "-"
+		}
+		return fmt.Sprintf("%.3f", float64(x))
+	}
+	fmt.Fprintf(w, "run %d: %s, model %s (%s, sigma %g), trained on %d VMs created in [%.0f, %.0f) s\n",
+		ev.RunID, ev.Dataset, ev.Model, ev.Distribution, ev.Sigma, ev.TrainVMs, ev.TrainFrom, ev.Cut)
+	fmt.Fprintf(w, "test: %d VMs created at or after %.0f s, %d censored; %d comparable pairs\n", ev.TestVMs, ev.Cut, ev.CensoredTestVMs, ev.ComparablePairs)
+	fmt.Fprintf(w, "C-index  model %s   per-type Kaplan-Meier median (%d types) %s\n", f(ev.CIndex), ev.KMTypes, f(ev.CIndexKMByType))
+	fmt.Fprintf(w, "%-10s %10s %14s\n", "horizon", "predicted", "Kaplan-Meier")
+	for _, p := range ev.Calibration {
+		fmt.Fprintf(w, "%-10s %10s %14s\n", (time.Duration(p.HorizonS) * time.Second).String(), f(p.Predicted), f(p.KaplanMeier))
+	}
+	fmt.Fprintf(w, "bucket accuracy on %d VMs with a known bucket: model %s, classifier %s, majority (bucket %d) %s\n",
+		ev.BucketTestVMs, f(ev.BucketAccuracy), f(ev.BucketAccuracyClassifier), ev.MajorityBucket, f(ev.BucketAccuracyMajority))
+	if ev.ClassifierNote != "" {
+		fmt.Fprintf(w, "classifier: %s\n", ev.ClassifierNote)
 	}
 }

@@ -69,3 +69,78 @@ func TestPredictCommands(t *testing.T) {
 		}
 	}
 }
+
+// predict train --metric lifetime_dist stores the survival model with its
+// σ chosen from --sigma; predict survival prints its C-index beside the
+// per-type Kaplan–Meier baseline, the calibration at 15 min, 1 h and 24 h
+// and the bucket accuracies under snake_case JSON keys; a bad --sigma and
+// a dataset without the model are refused, naming them.
+func TestPredictSurvivalCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.duckdb")
+	mustRun(t, db, "--quiet", "generate", "--machines", "1000", "--vms", "6000", "--days", "4", "--load", "0.1", "--series", "0", "--dataset", "z")
+	out := mustRun(t, db, "--quiet", "predict", "train", "--dataset", "z", "--metric", "lifetime,lifetime_dist", "--rounds", "10", "--sigma", "1,2", "--format", "json")
+	var tr struct {
+		Models []struct {
+			Name   string `json:"name"`
+			Params struct {
+				Objective string  `json:"objective"`
+				Dist      string  `json:"aft_loss_distribution"`
+				Scale     float64 `json:"aft_loss_distribution_scale"`
+			} `json:"params"`
+			Censored int `json:"train_censored"`
+			Grid     []struct {
+				Sigma  float64 `json:"sigma"`
+				LogLik float64 `json:"validation_loglik"`
+			} `json:"sigma_grid"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(out), &tr); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(tr.Models) != 2 {
+		t.Fatalf("%s", out)
+	}
+	m := tr.Models[1]
+	if m.Name != "z/lifetime_dist/xgboost-aft" || m.Params.Objective != "survival:aft" || m.Params.Dist != "normal" ||
+		(m.Params.Scale != 1 && m.Params.Scale != 2) || len(m.Grid) != 2 || m.Censored == 0 {
+		t.Fatalf("%s", out)
+	}
+	if out := mustRun(t, db, "predict", "models"); !strings.Contains(out, "z/lifetime_dist/xgboost-aft") || !strings.Contains(out, "xgboost-aft") {
+		t.Errorf("models:\n%s", out)
+	}
+	out = mustRun(t, db, "--quiet", "predict", "survival", "--dataset", "z", "--format", "json")
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(out), &ev); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, k := range []string{"c_index", "c_index_km_by_type", "calibration", "bucket_accuracy", "bucket_accuracy_classifier",
+		"bucket_accuracy_majority", "test_vms", "censored_test_vms", "sigma", "run_id"} {
+		if _, ok := ev[k]; !ok {
+			t.Errorf("survival JSON lacks %s:\n%s", k, out)
+		}
+	}
+	cal, _ := ev["calibration"].([]any)
+	if len(cal) != 3 || cal[0].(map[string]any)["horizon_s"] != 900.0 || cal[0].(map[string]any)["kaplan_meier"] == nil {
+		t.Errorf("calibration: %v", ev["calibration"])
+	}
+	if c, _ := ev["c_index"].(float64); !(c > 0.5) || ev["bucket_accuracy_classifier"] == nil {
+		t.Errorf("c_index %v, classifier accuracy %v", ev["c_index"], ev["bucket_accuracy_classifier"])
+	}
+	if out := mustRun(t, db, "--quiet", "predict", "survival", "--dataset", "z"); !strings.Contains(out, "C-index") || !strings.Contains(out, "Kaplan-Meier") {
+		t.Errorf("table:\n%s", out)
+	}
+	mustRun(t, db, "--quiet", "generate", "--machines", "100", "--vms", "1000", "--days", "2", "--load", "0.1", "--series", "0", "--dataset", "y")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "train", "--dataset", "z", "--metric", "lifetime_dist", "--sigma", "1,0"}, "--sigma"},
+		{[]string{"predict", "train", "--dataset", "z", "--metric", "lifetime", "--approach", "xgboost-aft"}, "xgboost-aft"},
+		{[]string{"predict", "survival", "--dataset", "y"}, "y/lifetime_dist/xgboost-aft"},
+		{[]string{"predict", "evaluate", "--dataset", "z", "--metric", "lifetime_dist"}, "predict survival"},
+	} {
+		if _, err := run(t, db, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error naming %s", tc.args, err, tc.want)
+		}
+	}
+}

@@ -96,6 +96,11 @@ func Evaluate(ctx context.Context, db *store.DB, o EvalOptions) (*Evaluation, er
 			return nil, fmt.Errorf("%w for dataset %q (placelab predict train --dataset %s first)", ErrNoModel, o.Dataset, o.Dataset)
 		}
 	}
+	for _, m := range metrics {
+		if m == LifetimeDist {
+			return nil, fmt.Errorf("predict: %s is a distribution, not a Table 4 bucket classifier: placelab predict survival evaluates it", m)
+		}
+	}
 	progress("features")
 	f, err := LoadFrame(ctx, db, o.Dataset)
 	if err != nil {

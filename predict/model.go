@@ -29,8 +29,9 @@ type Importance struct {
 	Gain    float64 `json:"gain"`
 }
 
-// Model is a stored bucket classifier: what it predicts, how it was
-// trained and on what, and its XGBoost booster.
+// Model is a stored bucket classifier, or the lifetime_dist survival model
+// (Metric LifetimeDist, Approach AFT; Survival says its σ): what it
+// predicts, how it was trained and on what, and its XGBoost booster.
 type Model struct {
 	ID         int64            `json:"model_id"`
 	Name       string           `json:"name"`
@@ -48,6 +49,11 @@ type Model struct {
 	TrainedAt  time.Time        `json:"trained_at"`
 	Seconds    float64          `json:"seconds"`
 	Booster    *xgboost.Booster `json:"-"`
+	// TrainCensored and SigmaGrid describe a lifetime_dist model's
+	// training (not stored; 0 and nil once loaded): the training VMs still
+	// running at the cut, and the σ grid's validation scores.
+	TrainCensored int          `json:"train_censored,omitempty"`
+	SigmaGrid     []SigmaScore `json:"sigma_grid,omitempty"`
 }
 
 // ModelName is the name placelab stores a model under.
@@ -63,8 +69,20 @@ func (m *Model) Close() {
 }
 
 // PredictRows returns the predicted bucket and score of each row of a
-// row-major matrix of the model's features.
+// row-major matrix of the model's features. For the lifetime_dist model
+// that is the most probable bucket of BucketProbs and its probability.
 func (m *Model) PredictRows(x []float32, rows int) ([]Prediction, error) {
+	if _, sigma, ok := m.Survival(); ok {
+		mu, err := m.PredictMu(x, rows)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Prediction, rows)
+		for i, v := range mu {
+			out[i] = SurvivalPrediction(v, sigma)
+		}
+		return out, nil
+	}
 	cols := len(m.Features.Columns)
 	probs, err := m.Booster.Predict(x, rows, cols)
 	if err != nil {
@@ -91,6 +109,17 @@ func Argmax(probs []float32, rows, k int) []Prediction {
 	return out
 }
 
+// storedApproach is the approach column of the model table: schema 0007
+// allows only xgboost and random-forest, so an AFT model (gradient-boosted
+// XGBoost trees too) is stored as xgboost and told apart on loading by its
+// params' objective (scanModel).
+func storedApproach(approach string) string {
+	if approach == AFT {
+		return Boosted
+	}
+	return approach
+}
+
 // save replaces any model of the same name, in one transaction.
 func (m *Model) save(ctx context.Context, db *store.DB) error {
 	buf, err := m.Booster.Save()
@@ -114,7 +143,7 @@ func (m *Model) save(ctx context.Context, db *store.DB) error {
 	_, err = tx.ExecContext(ctx, `INSERT INTO model (model_id, name, metric, approach, dataset, load_id, features, params,
 		classes, train_from_s, train_to_s, train_rows, booster, importance, trained_at, seconds)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.ID, m.Name, string(m.Metric), m.Approach, m.Dataset, m.LoadID, string(spec), string(params),
+		m.ID, m.Name, string(m.Metric), storedApproach(m.Approach), m.Dataset, m.LoadID, string(spec), string(params),
 		m.Classes, m.TrainFrom, m.TrainTo, m.TrainRows, buf, string(imp), m.TrainedAt.UTC(), m.Seconds)
 	if err != nil {
 		return fmt.Errorf("predict: store model %s: %w", m.Name, err)
@@ -145,6 +174,9 @@ func scanModel(sc interface{ Scan(...any) error }, withBooster bool) (*Model, []
 	}
 	if err := json.Unmarshal([]byte(params), &m.Params); err != nil {
 		return nil, nil, fmt.Errorf("predict: model %s: params: %w", m.Name, err)
+	}
+	if m.Params.Survival() {
+		m.Approach = AFT
 	}
 	if imp.Valid {
 		if err := json.Unmarshal([]byte(imp.String), &m.Importance); err != nil {

@@ -19,8 +19,9 @@ type TrainOptions struct {
 	// unless AllMetrics (then it is skipped and reported).
 	Metrics    []Metric
 	AllMetrics bool
-	// Approach overrides RC Table 1's choice per metric ("" keeps it):
-	// Boosted or Forest.
+	// Approach overrides RC Table 1's choice per bucket classifier (""
+	// keeps it): Boosted or Forest. LifetimeDist is always AFT; Approach
+	// AFT is accepted only when LifetimeDist is the one metric.
 	Approach string
 	// TrainShare of the span of creation times to learn from (RC: 2/3).
 	TrainShare float64
@@ -30,19 +31,31 @@ type TrainOptions struct {
 	// Boosted and Forest are the XGBoost settings of each approach; their
 	// NumClass is set per metric.
 	Boosted, Forest xgboost.Params
-	Seed            uint64
-	Progress        func(msg string)
+	// Survival is the lifetime_dist model's settings (AFT, normal); its
+	// AFTScale is the σ used when the grid cannot be searched.
+	Survival xgboost.Params
+	// Sigmas is the lifetime_dist model's σ grid (each > 0); one value is
+	// taken without a search.
+	Sigmas []float64
+	// ValidShare is the last share of the training span that validates σ,
+	// in (0, 1).
+	ValidShare float64
+	Seed       uint64
+	Progress   func(msg string)
 }
 
 // MinTrainVMs is the fewest training VMs with a known bucket a model is
 // trained on; fewer is an error (or, for every metric, a skip).
 const MinTrainVMs = 100
 
-// DefaultTrainOptions: every metric, Table 1's approaches, RC's split, the
-// binding's defaults.
+// DefaultTrainOptions: every metric of Table 4, Table 1's approaches, RC's
+// split, the binding's defaults; for lifetime_dist (when asked for) a
+// log-normal AFT model with σ chosen from DefaultSigmas.
 func DefaultTrainOptions(dataset string) TrainOptions {
 	return TrainOptions{Dataset: dataset, Metrics: append([]Metric(nil), Metrics...), AllMetrics: true,
-		TrainShare: DefaultTrainShare, Boosted: xgboost.DefaultBoosted(4), Forest: xgboost.DefaultForest(4), Seed: 1}
+		TrainShare: DefaultTrainShare, Boosted: xgboost.DefaultBoosted(4), Forest: xgboost.DefaultForest(4),
+		Survival: xgboost.DefaultSurvival(xgboost.AFTNormal, xgboost.DefaultAFTScale),
+		Sigmas:   append([]float64(nil), DefaultSigmas...), ValidShare: DefaultValidShare, Seed: 1}
 }
 
 // Validate refuses options Train cannot honour.
@@ -53,13 +66,37 @@ func (o *TrainOptions) Validate() error {
 	if len(o.Metrics) == 0 {
 		return fmt.Errorf("predict: no metric")
 	}
+	survival := false
 	for _, m := range o.Metrics {
 		if !m.valid() {
 			return fmt.Errorf("predict: metric %q: want one of %s", m, metricList())
 		}
+		survival = survival || m == LifetimeDist
 	}
-	if o.Approach != "" && o.Approach != Boosted && o.Approach != Forest {
-		return fmt.Errorf("predict: approach %q: want %s or %s", o.Approach, Boosted, Forest)
+	switch o.Approach {
+	case "", Boosted, Forest:
+	case AFT:
+		if len(o.Metrics) != 1 || o.Metrics[0] != LifetimeDist {
+			return fmt.Errorf("predict: approach %s fits only %s", AFT, LifetimeDist)
+		}
+	default:
+		return fmt.Errorf("predict: approach %q: want %s or %s (%s for %s)", o.Approach, Boosted, Forest, AFT, LifetimeDist)
+	}
+	if survival {
+		if err := checkSurvivalParams(o.Survival); err != nil {
+			return err
+		}
+		if len(o.Sigmas) == 0 {
+			return fmt.Errorf("predict: no σ for %s", LifetimeDist)
+		}
+		for _, s := range o.Sigmas {
+			if !(s > 0) || math.IsInf(s, 1) {
+				return fmt.Errorf("predict: σ %v: want a finite value > 0", s)
+			}
+		}
+		if !(o.ValidShare > 0 && o.ValidShare < 1) {
+			return fmt.Errorf("predict: validation share %v: want 0 < share < 1", o.ValidShare)
+		}
 	}
 	if !(o.TrainShare > 0 && o.TrainShare < 1) {
 		return fmt.Errorf("predict: train share %v: want 0 < share < 1", o.TrainShare)
@@ -97,6 +134,8 @@ func (r *TrainResult) Close() {
 // rc_features rows created in the first TrainShare of its span, with labels
 // as known at the cut (a VM still running then is censored there), and
 // stores each in the model table under ModelName, replacing an older one.
+// LifetimeDist is a survival model instead (trainSurvival): the same rows
+// and cut, each VM's lifetime known exactly or censored at its age.
 func Train(ctx context.Context, db *store.DB, o TrainOptions) (*TrainResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -128,6 +167,22 @@ func Train(ctx context.Context, db *store.DB, o TrainOptions) (*TrainResult, err
 		if err := ctx.Err(); err != nil {
 			res.Close()
 			return nil, err
+		}
+		if m == LifetimeDist {
+			model, why, err := trainSurvival(ctx, db, o, f, split, loadID, progress)
+			switch {
+			case err != nil:
+				res.Close()
+				return nil, err
+			case why != "" && !o.AllMetrics:
+				res.Close()
+				return nil, fmt.Errorf("%w: dataset %q: %s", ErrNoData, o.Dataset, why)
+			case why != "":
+				res.Skipped[m] = why
+			default:
+				res.Models = append(res.Models, model)
+			}
+			continue
 		}
 		var rows []int
 		var y []float32

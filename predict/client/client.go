@@ -60,10 +60,16 @@ type Input struct {
 // Result is one prediction: the bucket (1-based) and its score, OK when
 // the score reaches θ (a no-prediction otherwise, Bucket then still the
 // top-scored bucket when there was one), Cached when the result cache
-// answered.
+// answered. From a lifetime_dist model (predict.LifetimeDist) Time is the
+// predicted median lifetime exp(μ) in seconds, set whether or not OK, and
+// Bucket and Score are the most probable lifetime bucket of
+// predict.BucketProbs(μ, σ) and its probability; ln Time with the model's
+// σ (Model(name).Survival()) gives the whole distribution. Time is 0 from
+// a bucket classifier.
 type Result struct {
 	Bucket int8
 	Score  float64
+	Time   float64
 	OK     bool
 	Cached bool
 	// Reason says why there is no prediction ("" when OK).
@@ -88,6 +94,7 @@ type Client struct {
 	models   map[string]*predict.Model
 	features map[string]*featureData // by dataset
 	cols     map[string][]int        // by model: its features' columns in the feature data
+	sigma    map[string]float64      // by survival model: its σ
 	results  sync.Map                // uint64 → Result
 
 	requests, hits, executions, none atomic.Int64
@@ -117,6 +124,7 @@ func (c *Client) Initialize(ctx context.Context) error {
 	models := map[string]*predict.Model{}
 	features := map[string]*featureData{}
 	cols := map[string][]int{}
+	sigma := map[string]float64{}
 	fail := func(err error) error {
 		for _, m := range models {
 			m.Close()
@@ -132,6 +140,9 @@ func (c *Client) Initialize(ctx context.Context) error {
 			return fail(err)
 		}
 		models[m.Name] = m
+		if _, s, ok := m.Survival(); ok {
+			sigma[m.Name] = s
+		}
 		if _, ok := features[m.Dataset]; !ok {
 			f, err := predict.LoadFrame(ctx, c.db, m.Dataset)
 			if err != nil {
@@ -154,7 +165,7 @@ func (c *Client) Initialize(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	old := c.models
-	c.models, c.features, c.cols = models, features, cols
+	c.models, c.features, c.cols, c.sigma = models, features, cols, sigma
 	c.results.Clear()
 	c.mu.Unlock()
 	for _, m := range old {
@@ -183,7 +194,7 @@ func (c *Client) Close() {
 	for _, m := range c.models {
 		m.Close()
 	}
-	c.models, c.features, c.cols = nil, nil, nil
+	c.models, c.features, c.cols, c.sigma = nil, nil, nil, nil
 }
 
 // AvailableModels lists the cached models' names (Table 2's
@@ -222,6 +233,7 @@ func (c *Client) Predict(model string, in Input) (Result, error) {
 	m := c.models[model]
 	var fd *featureData
 	var idx []int
+	sigma, survival := c.sigma[model]
 	if m != nil {
 		fd, idx = c.features[m.Dataset], c.cols[model]
 	}
@@ -258,13 +270,23 @@ func (c *Client) Predict(model string, in Input) (Result, error) {
 			return res, nil
 		}
 	}
-	probs := make([]float32, m.Classes)
-	if err := m.Booster.PredictRow(x, probs); err != nil {
-		return Result{}, fmt.Errorf("client: model %s: %w", model, err)
+	var res Result
+	if survival {
+		var mu [1]float32
+		if err := m.Booster.PredictRowMargin(x, mu[:]); err != nil {
+			return Result{}, fmt.Errorf("client: model %s: %w", model, err)
+		}
+		top := predict.SurvivalPrediction(float64(mu[0]), sigma)
+		res = Result{Bucket: top.Bucket, Score: top.Score, Time: math.Exp(float64(mu[0]))}
+	} else {
+		probs := make([]float32, m.Classes)
+		if err := m.Booster.PredictRow(x, probs); err != nil {
+			return Result{}, fmt.Errorf("client: model %s: %w", model, err)
+		}
+		top := predict.Argmax(probs, 1, m.Classes)[0]
+		res = Result{Bucket: top.Bucket, Score: top.Score}
 	}
 	c.executions.Add(1)
-	top := predict.Argmax(probs, 1, m.Classes)[0]
-	res := Result{Bucket: top.Bucket, Score: top.Score}
 	res.OK = res.Score >= c.opts.Theta
 	if !res.OK {
 		res.Reason = fmt.Sprintf("score %.2f under θ %.2f", res.Score, c.opts.Theta)

@@ -8,21 +8,26 @@ package xgboost
 #include <string.h>
 #include <xgboost/c_api.h>
 
-// Settings of every prediction: transformed output (probabilities), all
-// trees, the (rows, classes) shape, NaN for a missing value.
+// Settings of every prediction: transformed output (probabilities, or an
+// AFT model's times), all trees, the (rows, outputs) shape, NaN for a
+// missing value; and the same for the margin (type 1: the trees' raw sum,
+// an AFT model's μ).
 static const char xgbl_predict_config[] =
     "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":0,"
+    "\"strict_shape\":true,\"cache_id\":0,\"missing\":NaN}";
+static const char xgbl_margin_config[] =
+    "{\"type\":1,\"training\":false,\"iteration_begin\":0,\"iteration_end\":0,"
     "\"strict_shape\":true,\"cache_id\":0,\"missing\":NaN}";
 
 // xgbl_predict_dense runs XGBoost's in-place prediction on the row-major
 // rows × cols matrix x through the proxy DMatrix and copies the rows × want
-// probabilities into out. XGBoost returns its result in a thread-local
-// buffer and its error text in thread-local storage; reading both inside
-// this one call, on the thread that produced them, is what makes the result
-// safe to use from Go. It returns NULL, or a copy of the error text that the
-// caller frees.
+// outputs into out (the margin when margin is not 0). XGBoost returns its
+// result in a thread-local buffer and its error text in thread-local
+// storage; reading both inside this one call, on the thread that produced
+// them, is what makes the result safe to use from Go. It returns NULL, or a
+// copy of the error text that the caller frees.
 static char *xgbl_predict_dense(BoosterHandle h, DMatrixHandle proxy, const float *x,
-                                bst_ulong rows, bst_ulong cols, float *out, bst_ulong want) {
+                                bst_ulong rows, bst_ulong cols, float *out, bst_ulong want, int margin) {
 	char iface[192];
 	snprintf(iface, sizeof iface,
 	         "{\"data\":[%llu,true],\"shape\":[%llu,%llu],\"typestr\":\"<f4\",\"version\":3}",
@@ -30,11 +35,12 @@ static char *xgbl_predict_dense(BoosterHandle h, DMatrixHandle proxy, const floa
 	const bst_ulong *shape;
 	bst_ulong dim;
 	const float *res;
-	if (XGBoosterPredictFromDense(h, iface, xgbl_predict_config, proxy, &shape, &dim, &res) != 0) {
+	if (XGBoosterPredictFromDense(h, iface, margin ? xgbl_margin_config : xgbl_predict_config, proxy,
+	                              &shape, &dim, &res) != 0) {
 		return strdup(XGBGetLastError());
 	}
 	if (dim != 2 || shape[0] != rows || shape[0] * shape[1] != want) {
-		return strdup("prediction shape is not (rows, classes)");
+		return strdup("prediction shape is not (rows, outputs)");
 	}
 	memcpy(out, res, want * sizeof(float));
 	return NULL;
@@ -85,7 +91,8 @@ const (
 // several goroutines instead.
 const predictThreads = 1
 
-// Booster is a trained multi-class tree model. Predict and PredictRow may
+// Booster is a trained tree model: a multi-class classifier (SoftProb) or
+// an AFT survival model (AFT). Predict and PredictRow may
 // be called from many goroutines at once: XGBoost documents prediction with
 // tree models as thread safe since 1.4 "but the safety is only guaranteed
 // with prediction" (doc/prediction.rst, Thread Safety), and the Booster
@@ -95,8 +102,11 @@ const predictThreads = 1
 type Booster struct {
 	mu         sync.RWMutex // read: predictions; write: everything else
 	hs         *handles     // hs.booster nil once closed
-	numClass   int
+	numClass   int          // outputs per row: the classes, 1 for AFT
 	numFeature int
+	objective  string
+	aftDist    string  // AFT only
+	aftScale   float64 // AFT only
 	cleanup    runtime.Cleanup
 }
 
@@ -178,17 +188,18 @@ func check(rc C.int, what string) error {
 	return nil
 }
 
-// newBooster wraps a configured handle whose class and feature counts are
-// known: it sets the prediction threads, lets XGBoost finish configuring
-// (so that concurrent predictions find nothing left to configure) and
-// registers the garbage collector's safety net. The OS thread is locked by
-// the caller. On error h is left to the caller.
-func newBooster(h C.BoosterHandle, numClass, numFeature int) (*Booster, error) {
+// newBooster wraps a configured handle whose objective, output and feature
+// counts are known (with the AFT distribution and σ for AFT): it sets the
+// prediction threads, lets XGBoost finish configuring (so that concurrent
+// predictions find nothing left to configure) and registers the garbage
+// collector's safety net. The OS thread is locked by the caller. On error h
+// is left to the caller.
+func newBooster(h C.BoosterHandle, objective string, numClass, numFeature int, aftDist string, aftScale float64) (*Booster, error) {
 	if err := setThreads(h, predictThreads); err != nil {
 		return nil, err
 	}
 	hs := &handles{booster: h}
-	b := &Booster{hs: hs, numClass: numClass, numFeature: numFeature}
+	b := &Booster{hs: hs, numClass: numClass, numFeature: numFeature, objective: objective, aftDist: aftDist, aftScale: aftScale}
 	b.cleanup = runtime.AddCleanup(b, func(hs *handles) { hs.free() }, hs)
 	return b, nil
 }
@@ -205,8 +216,18 @@ func (b *Booster) Close() error {
 	return b.hs.free()
 }
 
-// NumClass is the number of classes, the length of a PredictRow result.
+// NumClass is the number of values Predict returns per row, the length of
+// a PredictRow result: the classes of a SoftProb model, 1 for an AFT model.
 func (b *Booster) NumClass() int { return b.numClass }
+
+// Objective is the model's objective, SoftProb or AFT.
+func (b *Booster) Objective() string { return b.objective }
+
+// Survival returns an AFT model's distribution of Z and its σ, with ok
+// false for a SoftProb model.
+func (b *Booster) Survival() (dist string, scale float64, ok bool) {
+	return b.aftDist, b.aftScale, b.objective == AFT
+}
 
 // NumFeatures is the number of features (columns) the model takes.
 func (b *Booster) NumFeatures() int { return b.numFeature }
@@ -240,11 +261,12 @@ func checkMatrix(x []float32, rows, cols int) error {
 	return nil
 }
 
-// Train fits a model to the row-major rows × cols matrix x (NaN marks a
-// missing value) with class labels y (0 … p.NumClass-1, one per row) and
-// optional per-row weights (nil weighs rows equally; otherwise finite,
-// non-negative and not all zero). It runs p.Rounds boosting rounds and
-// returns ctx's error, wrapped, if ctx ends between two rounds.
+// Train fits a classifier (Objective SoftProb) to the row-major rows × cols
+// matrix x (NaN marks a missing value) with class labels y (0 …
+// p.NumClass-1, one per row) and optional per-row weights (nil weighs rows
+// equally; otherwise finite, non-negative and not all zero). It runs
+// p.Rounds boosting rounds and returns ctx's error, wrapped, if ctx ends
+// between two rounds. An AFT model is trained by TrainSurvival.
 //
 // Training is deterministic: the same data and Params give a model whose
 // Save bytes are identical. XGBoost keeps its random generator per OS
@@ -253,6 +275,9 @@ func checkMatrix(x []float32, rows, cols int) error {
 func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float32, p Params) (*Booster, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	if p.Objective != SoftProb {
+		return nil, fmt.Errorf("%w: objective %q: Train fits %q (TrainSurvival fits %q)", ErrInvalid, p.Objective, SoftProb, AFT)
 	}
 	if err := checkMatrix(x, rows, cols); err != nil {
 		return nil, err
@@ -283,6 +308,66 @@ func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float3
 			return nil, fmt.Errorf("%w: every weight is 0", ErrInvalid)
 		}
 	}
+	return fit(ctx, x, rows, cols, p, func(dm C.DMatrixHandle) error {
+		if err := setFloatInfo(dm, "label", y); err != nil {
+			return err
+		}
+		if weights != nil {
+			return setFloatInfo(dm, "weight", weights)
+		}
+		return nil
+	})
+}
+
+// TrainSurvival fits an AFT model (Objective AFT) to the row-major rows ×
+// cols matrix x (NaN marks a missing value) with interval-censored
+// survival times: row i's time T lies in [lower[i], upper[i]]. lower[i]
+// must be finite and > 0 (the model is of ln T; a caller with zero times
+// floors them at a small positive value); upper[i] ≥ lower[i], +Inf for a
+// right-censored row; lower[i] = upper[i] for an observed time. NaN is
+// refused. With p.BaseScore 0 the model starts from the geometric mean of
+// the lower bounds. Rounds, context and determinism are as for Train.
+func TrainSurvival(ctx context.Context, x []float32, rows, cols int, lower, upper []float32, p Params) (*Booster, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Objective != AFT {
+		return nil, fmt.Errorf("%w: objective %q: TrainSurvival fits %q (Train fits %q)", ErrInvalid, p.Objective, AFT, SoftProb)
+	}
+	if err := checkMatrix(x, rows, cols); err != nil {
+		return nil, err
+	}
+	if rows == 0 {
+		return nil, fmt.Errorf("%w: no training rows", ErrInvalid)
+	}
+	if len(lower) != rows || len(upper) != rows {
+		return nil, fmt.Errorf("%w: %d lower and %d upper bounds for %d rows", ErrInvalid, len(lower), len(upper), rows)
+	}
+	var logSum float64
+	for i := range lower {
+		lo, hi := float64(lower[i]), float64(upper[i])
+		switch {
+		case !(lo > 0) || math.IsInf(lo, 1):
+			return nil, fmt.Errorf("%w: row %d: lower bound %v: want a finite time > 0", ErrInvalid, i, lower[i])
+		case math.IsNaN(hi) || hi < lo:
+			return nil, fmt.Errorf("%w: row %d: upper bound %v: want ≥ the lower bound %v (+Inf: censored)", ErrInvalid, i, upper[i], lower[i])
+		}
+		logSum += math.Log(lo)
+	}
+	if p.BaseScore == 0 {
+		p.BaseScore = math.Exp(logSum / float64(rows))
+	}
+	return fit(ctx, x, rows, cols, p, func(dm C.DMatrixHandle) error {
+		if err := setFloatInfo(dm, "label_lower_bound", lower); err != nil {
+			return err
+		}
+		return setFloatInfo(dm, "label_upper_bound", upper)
+	})
+}
+
+// fit runs p.Rounds rounds on x with the labels that info sets on the
+// DMatrix. x and p are checked by the caller.
+func fit(ctx context.Context, x []float32, rows, cols int, p Params, info func(C.DMatrixHandle) error) (*Booster, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("xgboost: train: %w", err)
 	}
@@ -296,13 +381,8 @@ func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float3
 		return nil, err
 	}
 	defer C.XGDMatrixFree(dm)
-	if err := setFloatInfo(dm, "label", y); err != nil {
+	if err := info(dm); err != nil {
 		return nil, err
-	}
-	if weights != nil {
-		if err := setFloatInfo(dm, "weight", weights); err != nil {
-			return nil, err
-		}
 	}
 
 	var h C.BoosterHandle
@@ -328,7 +408,7 @@ func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float3
 			return nil, err
 		}
 	}
-	b, err := newBooster(h, p.NumClass, cols)
+	b, err := newBooster(h, p.Objective, p.Outputs(), cols, p.AFTDistribution, p.AFTScale)
 	if err != nil {
 		return nil, err
 	}
@@ -340,10 +420,20 @@ func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float3
 func (p Params) xgbParams() [][2]string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	i := strconv.Itoa
-	return [][2]string{
+	out := [][2]string{
 		{"booster", "gbtree"},
 		{"objective", p.Objective},
-		{"num_class", i(p.NumClass)},
+	}
+	if p.Survival() {
+		out = append(out, [][2]string{
+			{"aft_loss_distribution", p.AFTDistribution},
+			{"aft_loss_distribution_scale", f(p.AFTScale)},
+			{"base_score", f(p.BaseScore)},
+		}...)
+	} else {
+		out = append(out, [2]string{"num_class", i(p.NumClass)})
+	}
+	return append(out, [][2]string{
 		{"max_depth", i(p.MaxDepth)},
 		{"eta", f(p.Eta)},
 		{"subsample", f(p.Subsample)},
@@ -358,7 +448,7 @@ func (p Params) xgbParams() [][2]string {
 		// Warnings and errors only (XGBoost's default); errors also
 		// reach the caller through XGBGetLastError.
 		{"verbosity", "1"},
-	}
+	}...)
 }
 
 // setThreads sets the OpenMP threads of h's predictions and lets XGBoost
@@ -387,9 +477,22 @@ func setFloatInfo(dm C.DMatrixHandle, field string, v []float32) error {
 }
 
 // Predict returns, for each row of the row-major rows × cols matrix x (NaN
-// marks a missing value; cols must be NumFeatures), the probability of
-// each class: a rows × NumClass row-major slice whose rows sum to 1.
+// marks a missing value; cols must be NumFeatures), the model's output: a
+// SoftProb model's probability of each class (a rows × NumClass row-major
+// slice whose rows sum to 1), an AFT model's predicted time exp(μ) (one
+// value per row).
 func (b *Booster) Predict(x []float32, rows, cols int) ([]float32, error) {
+	return b.predictMatrix(x, rows, cols, false)
+}
+
+// PredictMargin is Predict before the objective's transformation: an AFT
+// model's μ = ln of the predicted time (the mean of ln T), a SoftProb
+// model's raw per-class scores.
+func (b *Booster) PredictMargin(x []float32, rows, cols int) ([]float32, error) {
+	return b.predictMatrix(x, rows, cols, true)
+}
+
+func (b *Booster) predictMatrix(x []float32, rows, cols int, margin bool) ([]float32, error) {
 	if cols != b.numFeature {
 		return nil, fmt.Errorf("%w: %d columns, the model takes %d features", ErrInvalid, cols, b.numFeature)
 	}
@@ -397,16 +500,22 @@ func (b *Booster) Predict(x []float32, rows, cols int) ([]float32, error) {
 		return nil, err
 	}
 	out := make([]float32, rows*b.numClass)
-	if err := b.predict(x, rows, out); err != nil {
+	if err := b.predict(x, rows, out, margin); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// PredictRow writes the class probabilities of one row x (NumFeatures
-// values, NaN for missing) into out (NumClass values). It allocates
-// nothing and is the serving path.
-func (b *Booster) PredictRow(x, out []float32) error {
+// PredictRow writes the output of one row x (NumFeatures values, NaN for
+// missing) into out (NumClass values): the class probabilities, or an AFT
+// model's time. It allocates nothing and is the serving path.
+func (b *Booster) PredictRow(x, out []float32) error { return b.predictRow(x, out, false) }
+
+// PredictRowMargin is PredictRow before the objective's transformation (an
+// AFT model's μ).
+func (b *Booster) PredictRowMargin(x, out []float32) error { return b.predictRow(x, out, true) }
+
+func (b *Booster) predictRow(x, out []float32, margin bool) error {
 	if len(x) != b.numFeature {
 		return fmt.Errorf("%w: row has %d values, the model takes %d features", ErrInvalid, len(x), b.numFeature)
 	}
@@ -418,12 +527,12 @@ func (b *Booster) PredictRow(x, out []float32) error {
 			return fmt.Errorf("%w: column %d is %v (use NaN for a missing value)", ErrInvalid, j, v)
 		}
 	}
-	return b.predict(x, 1, out)
+	return b.predict(x, 1, out, margin)
 }
 
 // predict runs in-place prediction of rows rows of x into out, which has
 // rows × NumClass room. Shapes are checked by the caller.
-func (b *Booster) predict(x []float32, rows int, out []float32) error {
+func (b *Booster) predict(x []float32, rows int, out []float32, margin bool) error {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.hs.booster == nil {
@@ -437,8 +546,12 @@ func (b *Booster) predict(x []float32, rows int, out []float32) error {
 		return err
 	}
 	defer b.hs.release(proxy)
+	m := C.int(0)
+	if margin {
+		m = 1
+	}
 	if msg := C.xgbl_predict_dense(b.hs.booster, proxy, (*C.float)(unsafe.Pointer(&x[0])), C.bst_ulong(rows),
-		C.bst_ulong(b.numFeature), (*C.float)(unsafe.Pointer(&out[0])), C.bst_ulong(len(out))); msg != nil {
+		C.bst_ulong(b.numFeature), (*C.float)(unsafe.Pointer(&out[0])), C.bst_ulong(len(out)), m); msg != nil {
 		defer C.free(unsafe.Pointer(msg))
 		return xgbError("predict", C.GoString(msg))
 	}
@@ -471,7 +584,8 @@ func (b *Booster) save(format string) ([]byte, error) {
 
 // Load reads a model written by Save (or any XGBoost 1.x model buffer in
 // UBJSON or JSON) and returns it ready to predict. It refuses a model that
-// is not a tree model (gbtree) with objective SoftProb.
+// is not a tree model (gbtree) with objective SoftProb or AFT; a loaded AFT
+// model has one output (NumClass 1) and knows its distribution and σ.
 func Load(buf []byte) (*Booster, error) {
 	if len(buf) == 0 {
 		return nil, fmt.Errorf("%w: empty model buffer", ErrInvalid)
@@ -507,6 +621,10 @@ func Load(buf []byte) (*Booster, error) {
 			} `json:"learner_model_param"`
 			Objective struct {
 				Name string `json:"name"`
+				AFT  struct {
+					Distribution string `json:"aft_loss_distribution"`
+					Scale        string `json:"aft_loss_distribution_scale"`
+				} `json:"aft_loss_param"`
 			} `json:"objective"`
 			GradientBooster struct {
 				Name string `json:"name"`
@@ -519,17 +637,39 @@ func Load(buf []byte) (*Booster, error) {
 	if g := cfg.Learner.GradientBooster.Name; g != "gbtree" {
 		return nil, fmt.Errorf("%w: model booster %q, want %q (trees)", ErrInvalid, g, "gbtree")
 	}
-	if cfg.Learner.Objective.Name != SoftProb {
-		return nil, fmt.Errorf("%w: model objective %q, want %q", ErrInvalid, cfg.Learner.Objective.Name, SoftProb)
-	}
-	k, err := strconv.Atoi(cfg.Learner.ModelParam.NumClass)
-	if err != nil || k < 2 {
-		return nil, fmt.Errorf("%w: model num_class %q, want an integer ≥ 2", ErrInvalid, cfg.Learner.ModelParam.NumClass)
+	obj := cfg.Learner.Objective.Name
+	var k int
+	var dist string
+	var scale float64
+	switch obj {
+	case SoftProb:
+		var err error
+		k, err = strconv.Atoi(cfg.Learner.ModelParam.NumClass)
+		if err != nil || k < 2 {
+			return nil, fmt.Errorf("%w: model num_class %q, want an integer ≥ 2", ErrInvalid, cfg.Learner.ModelParam.NumClass)
+		}
+	case AFT:
+		k, dist = 1, cfg.Learner.Objective.AFT.Distribution
+		var err error
+		// XGBoost keeps σ as a float32 and prints it with 9 digits
+		// ("0.699999988"); its shortest float32 decimal is what was set.
+		scale, err = strconv.ParseFloat(cfg.Learner.Objective.AFT.Scale, 32)
+		if err == nil {
+			scale, err = strconv.ParseFloat(strconv.FormatFloat(scale, 'g', -1, 32), 64)
+		}
+		if err != nil || !(scale > 0) {
+			return nil, fmt.Errorf("%w: model aft_loss_distribution_scale %q, want a number > 0", ErrInvalid, cfg.Learner.Objective.AFT.Scale)
+		}
+		if dist != AFTNormal && dist != AFTLogistic && dist != AFTExtreme {
+			return nil, fmt.Errorf("%w: model aft_loss_distribution %q", ErrInvalid, dist)
+		}
+	default:
+		return nil, fmt.Errorf("%w: model objective %q, want %q or %q", ErrInvalid, obj, SoftProb, AFT)
 	}
 	if nf < 1 {
 		return nil, fmt.Errorf("%w: model has no features", ErrInvalid)
 	}
-	b, err := newBooster(h, k, int(nf))
+	b, err := newBooster(h, obj, k, int(nf), dist, scale)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,9 @@
 // Package xgboost is placelab's binding to XGBoost's C API (Debian's
 // libxgboost-dev, XGBoost 1.7, found with pkg-config): it trains
-// multi-class tree models, predicts class probabilities, saves and loads
-// models and reports feature importance. XGBoost does the learning; the
-// package checks inputs, owns the handles and copies results out.
+// multi-class tree models and accelerated-failure-time survival models,
+// predicts class probabilities or survival times, saves and loads models
+// and reports feature importance. XGBoost does the learning; the package
+// checks inputs, owns the handles and copies results out.
 //
 // # Resource Central's models
 //
@@ -27,6 +28,27 @@
 // learning rate 1, which XGBoost spreads over the round's trees so that the
 // forest averages them. RC gives no settings for either; the defaults are
 // XGBoost's own and its random-forest tutorial's.
+//
+// # Survival: lifetimes with censoring
+//
+// Beyond RC's buckets, TrainSurvival fits XGBoost's own survival:aft
+// objective (AFT): ln T = μ(x) + σ·Z with Z normal, logistic or extreme
+// (Params.AFTDistribution) and a fixed σ (Params.AFTScale), learned from
+// interval labels — XGBoost's label_lower_bound and label_upper_bound
+// float fields: lower = upper for an observed lifetime, upper = +Inf for a
+// right-censored one (a VM still running, known only to outlive its age).
+// Lower bounds must be > 0 (the model is of ln T); callers floor zero
+// times. An AFT model has one output per row (NumClass 1): Predict returns
+// XGBoost's prediction exp(μ), the median time for the symmetric
+// distributions, and PredictMargin μ itself. XGBoost 1.7 starts every model
+// at base_score, 0.5 by default — far below lifetimes in seconds — so
+// TrainSurvival starts from the geometric mean of the lower bounds unless
+// Params.BaseScore says otherwise; the start is saved with the model. A
+// loaded model knows its objective, distribution and σ (Booster.Survival).
+//
+//	p := xgboost.DefaultSurvival(xgboost.AFTNormal, 1.5)
+//	b, err := xgboost.TrainSurvival(ctx, x, rows, cols, lower, upper, p)
+//	mu, err := b.PredictMargin(x, rows, cols) // μ per row; Predict gives exp(μ)
 //
 // # Use
 //

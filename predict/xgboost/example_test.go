@@ -3,6 +3,7 @@ package xgboost_test
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"placelab/predict/xgboost"
 )
@@ -63,4 +64,40 @@ func ExampleParams_Validate() {
 	fmt.Println(p.Validate())
 	// Output:
 	// xgboost: invalid input: subsample 0: want 0 < value ≤ 1
+}
+
+// Train an AFT survival model on lifetimes that the first feature
+// lengthens tenfold, observed until 500 s: a life still running then is
+// right-censored there (known only to exceed it), and predict each group's
+// median lifetime. Every life of the long group outlasts 500 s, so
+// dropping the censored rows would have left that group out entirely.
+func ExampleTrainSurvival() {
+	var x, lower, upper []float32
+	inf := float32(math.Inf(1))
+	for g := range 2 {
+		for i := range 50 {
+			t := float32(math.Pow(10, float64(g)) * 100 * math.Exp(0.5*math.Sin(float64(i)))) // median 100 or 1000 s
+			x = append(x, float32(g))
+			if t > 500 {
+				lower, upper = append(lower, 500), append(upper, inf) // still running at 500 s
+			} else {
+				lower, upper = append(lower, t), append(upper, t)
+			}
+		}
+	}
+	p := xgboost.DefaultSurvival(xgboost.AFTNormal, 0.5)
+	b, err := xgboost.TrainSurvival(context.Background(), x, len(lower), 1, lower, upper, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer b.Close()
+	median, err := b.Predict([]float32{0, 1}, 2, 1) // exp(μ) per row
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("group 0: %.0f s, group 1: over 500 s: %v\n", median[0], median[1] > 500)
+	// Output:
+	// group 0: 100 s, group 1: over 500 s: true
 }

@@ -5,11 +5,33 @@ import (
 	"math"
 )
 
-// SoftProb is the one objective the binding trains: multi-class softmax
-// with one probability per class and row, the shape Predict returns and
-// RC's score is read from (RC's client returns "a predicted value and a
-// score").
-const SoftProb = "multi:softprob"
+// The objectives the binding trains.
+const (
+	// SoftProb is multi-class softmax with one probability per class and
+	// row, the shape Predict returns and RC's score is read from (RC's
+	// client returns "a predicted value and a score"). Train fits it.
+	SoftProb = "multi:softprob"
+	// AFT is XGBoost's accelerated failure time model for interval-censored
+	// survival times T > 0 (Barnwal, Cho and Hocking, "Survival regression
+	// with accelerated failure time model in XGBoost", 2022):
+	//
+	//	ln T = μ(x) + σ·Z
+	//
+	// where μ(x) is the trees' sum (the margin), σ is Params.AFTScale and Z
+	// follows Params.AFTDistribution. Each row's label is an interval
+	// [lower, upper] that holds T: lower = upper for an observed time,
+	// upper = +Inf for a right-censored one. TrainSurvival fits it; a row's
+	// prediction is one value, exp(μ) (the median of T for the symmetric
+	// distributions), or μ itself from PredictMargin.
+	AFT = "survival:aft"
+)
+
+// Distributions of Z in the AFT model (XGBoost's aft_loss_distribution).
+const (
+	AFTNormal   = "normal"   // Z ~ N(0, 1): T is log-normal
+	AFTLogistic = "logistic" // Z logistic: T is log-logistic
+	AFTExtreme  = "extreme"  // Z a (minimum) Gumbel: T is Weibull
+)
 
 // Tree methods the binding accepts. Both are deterministic for a given
 // seed and thread count (see Params.NThread).
@@ -41,6 +63,8 @@ const (
 	DefaultForestColsample = 0.8
 	// DefaultSeed seeds both defaults.
 	DefaultSeed = 1
+	// DefaultAFTScale is DefaultSurvival's σ, XGBoost's own default.
+	DefaultAFTScale = 1.0
 	// DefaultNThread is the OpenMP threads of both defaults. It is fixed,
 	// not the machine's core count, because a trained model's bytes could
 	// depend on it (Params.NThread), and it is 1 because on this shared
@@ -59,11 +83,23 @@ const MaxSeed = math.MaxUint32
 // XGBoost's parameter names (Rounds, which is not a booster parameter,
 // excepted), so a stored Params reads like the XGBoost configuration.
 type Params struct {
-	// Objective must be SoftProb.
+	// Objective is SoftProb (trained by Train) or AFT (by TrainSurvival).
 	Objective string `json:"objective"`
-	// NumClass is the number of classes (buckets), at least 2; labels are
-	// 0 … NumClass-1.
+	// NumClass is the number of classes (buckets) of SoftProb, at least 2;
+	// labels are 0 … NumClass-1. An AFT model has one output per row:
+	// NumClass is 0 (or 1, meaning the same).
 	NumClass int `json:"num_class"`
+	// AFTDistribution is the distribution of Z in the AFT model: AFTNormal,
+	// AFTLogistic or AFTExtreme; empty with SoftProb.
+	AFTDistribution string `json:"aft_loss_distribution,omitempty"`
+	// AFTScale is σ of the AFT model, finite and > 0; 0 with SoftProb.
+	AFTScale float64 `json:"aft_loss_distribution_scale,omitempty"`
+	// BaseScore is the AFT model's starting prediction, a time > 0 (its
+	// margin starts at ln BaseScore; XGBoost 1.7 does not estimate it and
+	// defaults to 0.5, far below lifetimes in seconds). 0: TrainSurvival
+	// takes the geometric mean of the rows' lower bounds. Must be 0 with
+	// SoftProb.
+	BaseScore float64 `json:"base_score,omitempty"`
 	// Rounds is the number of boosting rounds (1 for a random forest).
 	Rounds int `json:"rounds"`
 	// MaxDepth bounds each tree's depth, at least 1.
@@ -145,8 +181,32 @@ func DefaultForest(numClass int) Params {
 	}
 }
 
+// DefaultSurvival returns gradient-boosted trees with the AFT objective:
+// DefaultBoosted's settings (one tree per round, since the model has one
+// output), distribution dist and σ = scale. BaseScore is left 0
+// (TrainSurvival's default).
+func DefaultSurvival(dist string, scale float64) Params {
+	p := DefaultBoosted(0)
+	p.Objective, p.AFTDistribution, p.AFTScale = AFT, dist, scale
+	return p
+}
+
+// Survival reports whether p is an AFT model's settings.
+func (p Params) Survival() bool { return p.Objective == AFT }
+
+// Outputs is the number of values a model trained with p predicts per row:
+// NumClass for SoftProb, 1 for AFT.
+func (p Params) Outputs() int {
+	if p.Survival() {
+		return 1
+	}
+	return p.NumClass
+}
+
 // Validate returns an error wrapping ErrInvalid naming the first field out
-// of range.
+// of range. It accepts either objective's set: SoftProb with NumClass ≥ 2
+// and no AFT field set, or AFT with NumClass 0 or 1, a known distribution,
+// a finite σ > 0 and a finite BaseScore ≥ 0.
 func (p Params) Validate() error {
 	bad := func(field string, v any, want string) error {
 		return fmt.Errorf("%w: %s %v: want %s", ErrInvalid, field, v, want)
@@ -163,11 +223,33 @@ func (p Params) Validate() error {
 		}
 		return nil
 	}
+	switch p.Objective {
+	case SoftProb:
+		switch {
+		case p.NumClass < 2:
+			return bad("num_class", p.NumClass, "at least 2")
+		case p.AFTDistribution != "":
+			return bad("aft_loss_distribution", fmt.Sprintf("%q", p.AFTDistribution), fmt.Sprintf("none with %q", SoftProb))
+		case p.AFTScale != 0:
+			return bad("aft_loss_distribution_scale", p.AFTScale, fmt.Sprintf("0 with %q", SoftProb))
+		case p.BaseScore != 0:
+			return bad("base_score", p.BaseScore, fmt.Sprintf("0 (XGBoost's default) with %q", SoftProb))
+		}
+	case AFT:
+		switch {
+		case p.NumClass != 0 && p.NumClass != 1:
+			return bad("num_class", p.NumClass, fmt.Sprintf("0 or 1 with %q (one output per row)", AFT))
+		case p.AFTDistribution != AFTNormal && p.AFTDistribution != AFTLogistic && p.AFTDistribution != AFTExtreme:
+			return bad("aft_loss_distribution", fmt.Sprintf("%q", p.AFTDistribution), fmt.Sprintf("%q, %q or %q", AFTNormal, AFTLogistic, AFTExtreme))
+		case !(p.AFTScale > 0) || math.IsInf(p.AFTScale, 1):
+			return bad("aft_loss_distribution_scale", p.AFTScale, "a finite σ > 0")
+		case !(p.BaseScore >= 0) || math.IsInf(p.BaseScore, 1):
+			return bad("base_score", p.BaseScore, "a finite time > 0, or 0 for the lower bounds' geometric mean")
+		}
+	default:
+		return bad("objective", fmt.Sprintf("%q", p.Objective), fmt.Sprintf("%q or %q", SoftProb, AFT))
+	}
 	switch {
-	case p.Objective != SoftProb:
-		return bad("objective", fmt.Sprintf("%q", p.Objective), fmt.Sprintf("%q", SoftProb))
-	case p.NumClass < 2:
-		return bad("num_class", p.NumClass, "at least 2")
 	case p.Rounds < 1:
 		return bad("rounds", p.Rounds, "at least 1")
 	case p.MaxDepth < 1:

@@ -1,0 +1,234 @@
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	store "placelab/sql"
+)
+
+// DefaultLifetimeSeeds are the engine seeds a lifetime comparison runs
+// every arm with: figures are medians over them, with their ranges.
+var DefaultLifetimeSeeds = []uint64{1, 2, 3, 4, 5}
+
+// LifetimeCompareOptions configure LifetimeCompare.
+type LifetimeCompareOptions struct {
+	Arms  []string
+	Seeds []uint64
+	// From and To bound the window (From −Inf: the latest training cut of
+	// the arms with a model, or the trace's start when none has one).
+	From, To float64
+	// InSample allows a window that starts before a model arm's training
+	// cut; the comparison is then labelled in-sample.
+	InSample bool
+	// Approach is the bucket classifier's approach for the model arm.
+	Approach       string
+	RepredictEvery float64
+	Version        string
+	Progress       func(arm string, seed uint64) func(done, total int64)
+}
+
+// Range is a median over seeds with its range.
+type Range struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+func rangeOf(xs []float64) Range {
+	if len(xs) == 0 {
+		return Range{math.NaN(), math.NaN(), math.NaN()}
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	return Range{Median: median(s), Min: s[0], Max: s[len(s)-1]}
+}
+
+// LifetimeArmSummary is one arm over the seeds.
+type LifetimeArmSummary struct {
+	Arm           string  `json:"arm"`
+	Runs          []int64 `json:"run_ids"`
+	EmptyMachines Range   `json:"empty_machines_time_mean"`
+	PackingPct    Range   `json:"packing_density_mean_pct"`
+	Rejected      Range   `json:"rejected"`
+	StrandedCores Range   `json:"stranded_cores_pct_mean"`
+	StrandedMem   Range   `json:"stranded_memory_pct_mean"`
+	CoveragePct   Range   `json:"coverage_pct"`
+	AccuracyPct   Range   `json:"accuracy_pct"`
+	// GainVsOff is, per seed, empty machines minus the off arm's.
+	// OracleGainShare is that gain over the gain of the arm's own oracle on
+	// the same seed — the same rule on true lifetimes: oracle for model,
+	// nilas-oracle for nilas, lava-oracle for lava (1 for an oracle arm) —
+	// and BestOracleGainShare over the best oracle arm's gain on that seed.
+	// Both need off and the oracle among the arms (null without).
+	GainVsOff           Range `json:"empty_gain_vs_off"`
+	OracleGainShare     Range `json:"oracle_gain_share"`
+	BestOracleGainShare Range `json:"best_oracle_gain_share"`
+	// LosesToOff counts the seeds on which the arm had fewer empty machines
+	// than off by more than off's own spread over the seeds (max − min).
+	LosesToOff int `json:"seeds_losing_to_off_beyond_spread"`
+}
+
+// LifetimeComparison is placelab lifetime's result.
+type LifetimeComparison struct {
+	Dataset  string               `json:"dataset"`
+	From     float64              `json:"from_s"`
+	To       float64              `json:"to_s"`
+	Cut      float64              `json:"training_cut_s"`
+	InSample bool                 `json:"in_sample"`
+	Seeds    []uint64             `json:"seeds"`
+	Arms     []LifetimeArmSummary `json:"arms"`
+	Results  []*LifetimeResult    `json:"results"`
+}
+
+// LifetimeCompare runs every arm on every seed under one window and sums
+// them up. Model arms (model, nilas, lava) are evaluated out of sample: the
+// window starts at or after their training cut unless InSample.
+func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o LifetimeCompareOptions) (*LifetimeComparison, error) {
+	if len(o.Arms) == 0 {
+		return nil, fmt.Errorf("%w: no arms", ErrBadSpec)
+	}
+	if len(o.Seeds) == 0 {
+		return nil, fmt.Errorf("%w: no seeds (want at least one)", ErrBadSpec)
+	}
+	for i, a := range o.Arms {
+		if slices.Contains(o.Arms[:i], a) {
+			return nil, fmt.Errorf("%w: arm %s given twice", ErrBadSpec, a)
+		}
+	}
+	cmp := &LifetimeComparison{Dataset: dataset, Seeds: o.Seeds, InSample: o.InSample}
+	base := DefaultLifetimeOptions()
+	if o.RepredictEvery > 0 {
+		base.RepredictEvery = o.RepredictEvery
+	}
+	base.From, base.To = o.From, o.To
+	// Resolve every arm (predictors, cuts) before any runs.
+	type armOpts struct {
+		o     LifetimeOptions
+		close func()
+	}
+	var arms []armOpts
+	defer func() {
+		for _, a := range arms {
+			a.close()
+		}
+	}()
+	cut := math.Inf(-1)
+	for _, arm := range o.Arms {
+		ao, c, closeArm, err := LifetimeArm(ctx, db, dataset, arm, o.Approach, base)
+		if err != nil {
+			return nil, fmt.Errorf("arm %s: %w", arm, err)
+		}
+		arms = append(arms, armOpts{ao, closeArm})
+		if c > 0 {
+			cut = math.Max(cut, c)
+		}
+	}
+	from := o.From
+	if !math.IsInf(cut, -1) {
+		cmp.Cut = cut
+		switch {
+		case math.IsInf(from, -1) && !o.InSample:
+			from = cut
+		case from < cut && !o.InSample:
+			return nil, fmt.Errorf("%w: the window starts at %.0f s, before the models' training cut %.0f s: their predictions would be in sample (give --in-sample to run it anyway, labelled so)", ErrBadSpec, from, cut)
+		}
+		cmp.InSample = o.InSample && from < cut
+	}
+	cmp.From, cmp.To = from, o.To
+	byArm := map[string][]*LifetimeResult{}
+	for _, a := range arms {
+		for _, seed := range o.Seeds {
+			lo := a.o
+			lo.Seed, lo.From = seed, from
+			if err := lo.Validate(); err != nil {
+				return nil, err
+			}
+			if o.Progress != nil {
+				lo.Progress = o.Progress(lo.Arm, seed)
+			}
+			r, err := LifetimeRun(ctx, db, dataset, lo, o.Version)
+			if err != nil {
+				return nil, fmt.Errorf("arm %s, seed %d: %w", lo.Arm, seed, err)
+			}
+			cmp.Results = append(cmp.Results, r)
+			byArm[lo.Arm] = append(byArm[lo.Arm], r)
+		}
+	}
+	if len(cmp.Results) > 0 {
+		cmp.From = cmp.Results[0].WindowFrom
+	}
+	off := byArm["off"]
+	oracleOf := map[string]string{"model": "oracle", "oracle": "oracle", "nilas": "nilas-oracle", "nilas-oracle": "nilas-oracle",
+		"lava": "lava-oracle", "lava-oracle": "lava-oracle"}
+	offSpread := 0.0
+	if len(off) > 0 {
+		r := rangeOf(collect(off, func(r *LifetimeResult) float64 { return r.EmptyMachinesTimeMean }))
+		offSpread = r.Max - r.Min
+	}
+	for _, a := range arms {
+		rs := byArm[a.o.Arm]
+		s := LifetimeArmSummary{Arm: a.o.Arm}
+		for _, r := range rs {
+			s.Runs = append(s.Runs, r.RunID)
+		}
+		s.EmptyMachines = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.EmptyMachinesTimeMean }))
+		s.PackingPct = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.PackingPct }))
+		s.Rejected = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return float64(r.Rejected) }))
+		s.StrandedCores = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedCoresPct }))
+		s.StrandedMem = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedMemoryPct }))
+		s.CoveragePct = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.CoveragePct }))
+		s.AccuracyPct = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.AccuracyPct }))
+		oracle := byArm[oracleOf[a.o.Arm]]
+		var gain, share, best []float64
+		for i, r := range rs {
+			if i >= len(off) {
+				break
+			}
+			g := r.EmptyMachinesTimeMean - off[i].EmptyMachinesTimeMean
+			gain = append(gain, g)
+			if g < -offSpread {
+				s.LosesToOff++
+			}
+			if i < len(oracle) {
+				if og := oracle[i].EmptyMachinesTimeMean - off[i].EmptyMachinesTimeMean; og != 0 {
+					share = append(share, g/og)
+				}
+			}
+			bg := math.Inf(-1)
+			for _, name := range []string{"oracle", "nilas-oracle", "lava-oracle"} {
+				if o := byArm[name]; i < len(o) {
+					bg = math.Max(bg, o[i].EmptyMachinesTimeMean-off[i].EmptyMachinesTimeMean)
+				}
+			}
+			if bg > 0 {
+				best = append(best, g/bg)
+			}
+		}
+		s.GainVsOff, s.OracleGainShare, s.BestOracleGainShare = rangeOf(gain), rangeOf(share), rangeOf(best)
+		cmp.Arms = append(cmp.Arms, s)
+	}
+	return cmp, nil
+}
+
+func collect(rs []*LifetimeResult, f func(*LifetimeResult) float64) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = f(r)
+	}
+	return out
+}
+
+// MarshalJSON writes a range without values (no seeds, or no oracle gain
+// to share) as null.
+func (r Range) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(r.Median) {
+		return []byte("null"), nil
+	}
+	type plain Range
+	return json.Marshal(plain(r))
+}
