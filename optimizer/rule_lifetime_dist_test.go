@@ -60,7 +60,7 @@ func TestRepredictionChangesHostClass(t *testing.T) {
 		s.Place(p)
 	}
 	place(1, 0, LifetimeDist{Mu: math.Log(600), Sigma: 1, Known: true}, 0) // "10 minutes"
-	place(2, 1, DistOf(2*3600), 0)                                          // really 2 hours
+	place(2, 1, DistOf(2*3600), 0)                                         // really 2 hours
 	if c := s.LifeClass[0]; c != LifeClassOf(600) {
 		t.Fatalf("machine 0 class %d at t = 0, want %d", c, LifeClassOf(600))
 	}
