@@ -160,7 +160,8 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		}
 	}
 	if len(cmp.Results) > 0 {
-		cmp.From = cmp.Results[0].WindowFrom
+		// The window the runs covered (an open end is the last arrival).
+		cmp.From, cmp.To = cmp.Results[0].WindowFrom, cmp.Results[0].WindowTo
 	}
 	off := byArm["off"]
 	oracleOf := map[string]string{"model": "oracle", "oracle": "oracle", "nilas": "nilas-oracle", "nilas-oracle": "nilas-oracle",

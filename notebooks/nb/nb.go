@@ -382,3 +382,35 @@ func ClusterCompare(rep *analysis.ClusterCompareReport) {
 	bar.SetXAxis(names).AddSeries("nodes in use", use).AddSeries("LB: fewest nodes possible", lb).AddSeries("UB: a placement exists", ub)
 	Chart("Nodes in use against the interval, every run at the same instant", bar, r)
 }
+
+// LifetimeShares shows a lifetime comparison (analysis.LifetimeCompare):
+// per arm the medians over the seeds, and a chart in one unit — the share
+// of its own oracle's gain in empty machines each arm captures.
+func LifetimeShares(cmp *analysis.LifetimeComparison) {
+	r := &store.Result{Columns: []string{"arm", "empty_machines", "gain_vs_off", "oracle_gain_share", "best_oracle_gain_share",
+		"packing_density_pct", "stranded_cores_pct", "stranded_memory_pct", "rejected", "seeds"}}
+	bar := charts.NewBar()
+	var names []string
+	var share []opts.BarData
+	nan := func(v float64) any {
+		if v != v {
+			return nil
+		}
+		return round(v)
+	}
+	for _, a := range cmp.Arms {
+		r.Rows = append(r.Rows, []any{a.Arm, nan(a.EmptyMachines.Median), nan(a.GainVsOff.Median), nan(a.OracleGainShare.Median),
+			nan(a.BestOracleGainShare.Median), nan(a.PackingPct.Median), nan(a.StrandedCores.Median), nan(a.StrandedMem.Median),
+			nan(a.Rejected.Median), int64(len(cmp.Seeds))})
+		names = append(names, a.Arm)
+		share = append(share, opts.BarData{Value: nan(a.OracleGainShare.Median)})
+	}
+	bar.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: "share of the oracle's gain"}),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20}}))
+	bar.SetXAxis(names).AddSeries("oracle gain share (median over seeds)", share)
+	sample := "out of sample"
+	if cmp.InSample {
+		sample = "IN SAMPLE"
+	}
+	Chart(fmt.Sprintf("%s from %.0f s (%s): the share of the oracle's gain in empty machines per arm", cmp.Dataset, cmp.From, sample), bar, r)
+}
