@@ -164,39 +164,14 @@ func readInventoryFile(w *store.Writer, path string) ([]invSKU, []synth.Machine,
 	if err != nil {
 		return nil, nil, err
 	}
-	var found []string
-	have := map[string]string{}
-	err = w.QueryRows("DESCRIBE SELECT * FROM "+src, func(row []driver.Value) error {
-		c, _ := row[0].(string)
-		found = append(found, c)
-		k := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")))
-		for _, col := range inventoryColumns {
-			if k == col.name {
-				have[k] = c
-			}
-		}
-		return nil
-	})
+	sel, _, err := selectColumns(w, path, src, headerRows, dbErr, inventoryColumns,
+		"an inventory file has name, cluster, rack, sku, cores, memory_gb and optional zone, datacenter, update_domain, ssd_gb, hdd_gb, nic_gbps, gpus, health")
 	if err != nil {
-		return nil, nil, dbErr(err)
-	}
-	var sel []string
-	for _, c := range inventoryColumns {
-		name, ok := have[c.name]
-		switch {
-		case ok:
-			sel = append(sel, "CAST("+quoteIdent(name)+" AS VARCHAR)")
-		case !c.required:
-			sel = append(sel, "NULL::VARCHAR")
-		default:
-			return nil, nil, &RowError{File: path, Row: int64(headerRows), Field: c.name,
-				Err: fmt.Errorf("%w: no column %q (an inventory file has name, cluster, rack, sku, cores, memory_gb and optional zone, datacenter, update_domain, ssd_gb, hdd_gb, nic_gbps, gpus, health; this one has %s)",
-					ErrMissingField, c.name, strings.Join(found, ", "))}
-		}
+		return nil, nil, err
 	}
 	chk := newInventoryCheck(path)
 	n := headerRows
-	err = w.QueryRows("SELECT "+strings.Join(sel, ", ")+" FROM "+src, func(row []driver.Value) error {
+	err = w.QueryRows("SELECT "+sel+" FROM "+src, func(row []driver.Value) error {
 		n++
 		if len(chk.machines) >= synth.MaxMachines {
 			return &RowError{File: path, Row: int64(n), Err: fmt.Errorf("%w: more than %d machines", ErrMalformed, synth.MaxMachines)}
@@ -339,4 +314,45 @@ func checkNewSKUs(w *store.Writer, path string, skus []invSKU) error {
 		}
 	}
 	return nil
+}
+
+// selectColumns matches a table file's header (src, read through DuckDB)
+// against the columns of a format, names case-insensitive and any order: it
+// returns the SELECT list that reads them as text in the format's order (an
+// absent optional column as NULL) and the columns found. A missing required
+// column is a *RowError on the header row naming it, what the format has
+// (has) and what the file has.
+func selectColumns(w *store.Writer, path, src string, headerRows int, dbErr func(error) error, cols []inventoryColumn, has string) (sel string, present map[string]bool, err error) {
+	var found []string
+	have := map[string]string{}
+	err = w.QueryRows("DESCRIBE SELECT * FROM "+src, func(row []driver.Value) error {
+		c, _ := row[0].(string)
+		found = append(found, c)
+		k := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")))
+		for _, col := range cols {
+			if k == col.name {
+				have[k] = c
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, dbErr(err)
+	}
+	var list []string
+	present = map[string]bool{}
+	for _, c := range cols {
+		name, ok := have[c.name]
+		switch {
+		case ok:
+			list = append(list, "CAST("+quoteIdent(name)+" AS VARCHAR)")
+			present[c.name] = true
+		case !c.required:
+			list = append(list, "NULL::VARCHAR")
+		default:
+			return "", nil, &RowError{File: path, Row: int64(headerRows), Field: c.name,
+				Err: fmt.Errorf("%w: no column %q (%s; this one has %s)", ErrMissingField, c.name, has, strings.Join(found, ", "))}
+		}
+	}
+	return strings.Join(list, ", "), present, nil
 }

@@ -212,38 +212,13 @@ func readWorkloadFile(ctx context.Context, w *store.Writer, path string) ([]work
 	if err != nil {
 		return nil, err
 	}
-	var found []string
-	have := map[string]string{}
-	err = w.QueryRows("DESCRIBE SELECT * FROM "+src, func(row []driver.Value) error {
-		c, _ := row[0].(string)
-		found = append(found, c)
-		k := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")))
-		for _, col := range workloadColumns {
-			if k == col.name {
-				have[k] = c
-			}
-		}
-		return nil
-	})
+	sel, have, err := selectColumns(w, path, src, headerRows, dbErr, workloadColumns,
+		"a workload file has id, tenant, start_s and optional type, cores, memory_gb, ssd_gb, hdd_gb, nic_gbps, gpus, priority, end_s, machine")
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, err
 	}
-	var sel []string
-	for _, c := range workloadColumns {
-		name, ok := have[c.name]
-		switch {
-		case ok:
-			sel = append(sel, "CAST("+quoteIdent(name)+" AS VARCHAR)")
-		case !c.required:
-			sel = append(sel, "NULL::VARCHAR")
-		default:
-			return nil, &RowError{File: path, Row: int64(headerRows), Field: c.name,
-				Err: fmt.Errorf("%w: no column %q (a workload file has id, tenant, start_s and optional type, cores, memory_gb, ssd_gb, hdd_gb, nic_gbps, gpus, priority, end_s, machine; this one has %s)",
-					ErrMissingField, c.name, strings.Join(found, ", "))}
-		}
-	}
-	if _, ok := have["cores"]; !ok {
-		if _, ok := have["type"]; !ok {
+	if !have["cores"] {
+		if !have["type"] {
 			return nil, &RowError{File: path, Row: int64(headerRows), Field: "cores",
 				Err: fmt.Errorf("%w: neither a type nor a cores column: a VM's demand is unknown", ErrMissingField)}
 		}
@@ -251,7 +226,7 @@ func readWorkloadFile(ctx context.Context, w *store.Writer, path string) ([]work
 	var out []workloadRow
 	ids := map[string]int{}
 	n := headerRows
-	err = w.QueryRows("SELECT "+strings.Join(sel, ", ")+" FROM "+src, func(row []driver.Value) error {
+	err = w.QueryRows("SELECT "+sel+" FROM "+src, func(row []driver.Value) error {
 		n++
 		if n%65536 == 0 {
 			if err := ctx.Err(); err != nil {
