@@ -362,7 +362,7 @@ func readCSV(path string, required ...string) (*csvTable, error) {
 			break
 		}
 		if err != nil {
-			return nil, &RowError{File: t.file, Row: row, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+			return nil, &RowError{File: t.file, Row: int64(row), Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
 		}
 		t.rows = append(t.rows, rec)
 	}
@@ -379,7 +379,7 @@ func (t *csvTable) field(i int, col string) string {
 }
 
 func (t *csvTable) bad(i int, col, value, why string) error {
-	return &RowError{File: t.file, Row: i + 2, Field: col, Value: value, Err: fmt.Errorf("%w: %s", ErrMalformed, why)}
+	return &RowError{File: t.file, Row: int64(i + 2), Field: col, Value: value, Err: fmt.Errorf("%w: %s", ErrMalformed, why)}
 }
 
 // integer reads a non-negative whole number (a float with no fraction is
@@ -431,7 +431,7 @@ func readAlibabaNodes(path string) ([]*traceNode, error) {
 			return nil, t.bad(i, "sn", "", "empty")
 		}
 		if seen[n.sn] {
-			return nil, &RowError{File: t.file, Row: i + 2, Field: "sn", Value: n.sn, Err: ErrDuplicate}
+			return nil, &RowError{File: t.file, Row: int64(i + 2), Field: "sn", Value: n.sn, Err: ErrDuplicate}
 		}
 		seen[n.sn] = true
 		if noModel(n.model) {
@@ -465,7 +465,7 @@ func readAlibabaPods(path string) ([]*tracePod, error) {
 			return nil, t.bad(i, "name", "", "empty")
 		}
 		if seen[p.name] {
-			return nil, &RowError{File: t.file, Row: i + 2, Field: "name", Value: p.name, Err: ErrDuplicate}
+			return nil, &RowError{File: t.file, Row: int64(i + 2), Field: "name", Value: p.name, Err: ErrDuplicate}
 		}
 		seen[p.name] = true
 		if _, ok := qosPriority[p.qos]; !ok {

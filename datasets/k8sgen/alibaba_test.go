@@ -219,7 +219,7 @@ func TestFromAlibabaErrors(t *testing.T) {
 			dir := t.TempDir()
 			_, _, err := FromAlibaba(writeFile(t, dir, "n.csv", c.nodes), writeFile(t, dir, "p.csv", c.pods), PhaseSnapshot, 1)
 			var re *RowError
-			if !errors.As(err, &re) || re.Row != c.row || re.Field != c.field || !errors.Is(err, c.sentinel) {
+			if !errors.As(err, &re) || re.Row != int64(c.row) || re.Field != c.field || !errors.Is(err, c.sentinel) {
 				t.Fatalf("err = %v, want a RowError at row %d field %s wrapping %v", err, c.row, c.field, c.sentinel)
 			}
 		})
