@@ -49,7 +49,8 @@ type CalibrationPoint struct {
 //     bucket is known (ended, or censored past 24 h) and equals the argmax
 //     of BucketProbs; beside it the stored lifetime bucket classifier's
 //     accuracy on the same VMs (NaN, JSON null, without one) and the
-//     majority training bucket's.
+//     majority training bucket's; BucketAccuracyMedian scores the bucket of
+//     the predicted median instead.
 type SurvivalEvaluation struct {
 	RunID           int64   `json:"run_id"`
 	Dataset         string  `json:"dataset"`
@@ -71,7 +72,11 @@ type SurvivalEvaluation struct {
 	Calibration          []CalibrationPoint `json:"calibration"`
 	BucketTestVMs        int                `json:"bucket_test_vms"`
 	BucketAccuracy       Frac               `json:"bucket_accuracy"`
-	Classifier           string             `json:"classifier,omitempty"`
+	// BucketAccuracyMedian is the same share for the bucket of the
+	// predicted median exp(μ) (the life-class arms' point estimate), beside
+	// the argmax of BucketProbs.
+	BucketAccuracyMedian Frac   `json:"bucket_accuracy_median"`
+	Classifier           string `json:"classifier,omitempty"`
 	// ClassifierNote says why there is no classifier accuracy.
 	ClassifierNote           string  `json:"classifier_note,omitempty"`
 	BucketAccuracyClassifier Frac    `json:"bucket_accuracy_classifier"`
@@ -259,7 +264,7 @@ func (ev *SurvivalEvaluation) buckets(ctx context.Context, db *store.DB, f *Fram
 		}
 	}
 	var known []int
-	hit, hitMaj := 0, 0
+	hit, hitMaj, hitMed := 0, 0, 0
 	for i, r := range test {
 		b := truth.Bucket[Lifetime][r]
 		if b == 0 {
@@ -269,12 +274,16 @@ func (ev *SurvivalEvaluation) buckets(ctx context.Context, db *store.DB, f *Fram
 		if SurvivalPrediction(mu[i], ev.Sigma).Bucket == b {
 			hit++
 		}
+		if optimizer.LifetimeBucketOf(math.Exp(mu[i])) == b {
+			hitMed++
+		}
 		if int(b) == ev.MajorityBucket {
 			hitMaj++
 		}
 	}
 	ev.BucketTestVMs = len(known)
 	ev.BucketAccuracy, ev.BucketAccuracyMajority = ratio(hit, len(known)), ratio(hitMaj, len(known))
+	ev.BucketAccuracyMedian = ratio(hitMed, len(known))
 	ev.BucketAccuracyClassifier = Frac(math.NaN())
 	name := ModelName(f.Dataset, Lifetime, Lifetime.Approach())
 	cl, err := LoadModel(ctx, db, name)
