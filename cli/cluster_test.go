@@ -350,3 +350,54 @@ func TestNativeWorkloadObservedRun(t *testing.T) {
 		t.Fatalf("m3 (one 8-core VM, 8 cores free elsewhere) should drain alone: %+v", why)
 	}
 }
+
+// TestCheckFindsConstraintViolations: placelab check reports, from SQL
+// alone, an observed placement that breaks each kind of constraint — a pod
+// on a node its selector excludes, one on a node whose taint it does not
+// tolerate, two replicas of an anti-affinity tenant on one node, and a
+// zone spread over its skew — and nothing on a clean one.
+func TestCheckFindsConstraintViolations(t *testing.T) {
+	dir := t.TempDir()
+	nodes := []corev1.Node{kNode("a0", "za", "a", 8, 32), kNode("a1", "za", "a", 8, 32), kNode("b0", "zb", "b", 8, 32)}
+	nodes[2].Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}}
+	sel := kPod("sel", "sel", "a0", 500, 1)
+	sel.Spec.NodeSelector = map[string]string{"pool": "b"} // on a0, pool a
+	tol := kPod("tol", "tol", "b0", 500, 2)               // on tainted b0 without a toleration
+	sel.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
+	anti := func(name string) corev1.Pod {
+		p := kPod(name, "web", "a1", 500, 3)
+		p.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
+		p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, TopologyKey: "kubernetes.io/hostname"}}}}
+		return p
+	}
+	spread := func(name, node string, at int) corev1.Pod {
+		p := kPod(name, "spr", node, 500, at)
+		p.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone",
+			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "spr"}}}}
+		return p
+	}
+	pods := []corev1.Pod{sel, tol, anti("web-0"), anti("web-1"), spread("spr-0", "a0", 4), spread("spr-1", "a1", 5)}
+	writeList(t, filepath.Join(dir, "nodes.json"), nodes)
+	writeList(t, filepath.Join(dir, "pods.json"), pods)
+	db := filepath.Join(t.TempDir(), "k.duckdb")
+	ing := mustJSON[ingestJSON](t, db, "ingest", "k8s", dir, "--dataset", "bad")
+	out, err := run(t, db, "check", "--run", strconv.FormatInt(ing.ObservedRun, 10), "--format", "json")
+	if err == nil {
+		t.Fatalf("check passed a run that breaks every constraint:\n%s", out)
+	}
+	var rep analysis.CheckReport
+	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]int{}
+	for _, v := range rep.Constraints {
+		got[v.Problem]++
+	}
+	for _, p := range []string{"affinity", "taint", "anti_affinity", "topology_spread"} {
+		if got[p] == 0 {
+			t.Errorf("check missed %s: %+v", p, rep.Constraints)
+		}
+	}
+}
