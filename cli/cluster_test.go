@@ -362,7 +362,7 @@ func TestCheckFindsConstraintViolations(t *testing.T) {
 	nodes[2].Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}}
 	sel := kPod("sel", "sel", "a0", 500, 1)
 	sel.Spec.NodeSelector = map[string]string{"pool": "b"} // on a0, pool a
-	tol := kPod("tol", "tol", "b0", 500, 2)               // on tainted b0 without a toleration
+	tol := kPod("tol", "tol", "b0", 500, 2)                // on tainted b0 without a toleration
 	sel.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
 	anti := func(name string) corev1.Pod {
 		p := kPod(name, "web", "a1", 500, 3)
