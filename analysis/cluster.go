@@ -286,19 +286,10 @@ func (o ClusterBoundOptions) Validate() error {
 // repacking, the drain plan and the LP's integer packing when it passes the
 // independent check.
 type ClusterBoundReport struct {
-	Run           int64   `json:"run_id"`
-	Dataset       string  `json:"dataset"`
-	Policy        string  `json:"policy"`
-	T             float64 `json:"t_s"`
-	Nodes         int     `json:"nodes"`
-	Pods          int     `json:"pods"`
-	PinnedPods    int     `json:"pinned_pods"`
-	PendingPods   int     `json:"pending_pods"`
-	NodesInUse    int     `json:"nodes_in_use"`
-	NodesWithPods int     `json:"nodes_with_pods"`
-	LBNodes       float64 `json:"lb_nodes"`
-	UBNodes       int     `json:"ub_nodes"`
-	UBSource      string  `json:"ub_source"`
+	SnapshotHead
+	LBNodes  float64 `json:"lb_nodes"`
+	UBNodes  int     `json:"ub_nodes"`
+	UBSource string  `json:"ub_source"`
 	// DrainableNodes = NodesInUse − UBNodes: nodes that could be drained
 	// now (a placement of the same pods on that many fewer nodes exists).
 	DrainableNodes int `json:"drainable_nodes"`
@@ -312,6 +303,28 @@ type ClusterBoundReport struct {
 	Relaxed           []string `json:"relaxed"`
 	PackingRun        int64    `json:"packing_run,omitempty"`
 	Seconds           float64  `json:"seconds"`
+}
+
+// SnapshotHead is what every answer on a snapshot says of it first: the
+// run, the instant, its nodes and pods (movable, pinned, pending) and the
+// nodes in use.
+type SnapshotHead struct {
+	Run           int64   `json:"run_id"`
+	Dataset       string  `json:"dataset"`
+	Policy        string  `json:"policy"`
+	T             float64 `json:"t_s"`
+	Nodes         int     `json:"nodes"`
+	Pods          int     `json:"pods"`
+	PinnedPods    int     `json:"pinned_pods"`
+	PendingPods   int     `json:"pending_pods"`
+	NodesInUse    int     `json:"nodes_in_use"`
+	NodesWithPods int     `json:"nodes_with_pods"`
+}
+
+// head is the snapshot's SnapshotHead.
+func (s *ClusterSnapshot) head() SnapshotHead {
+	return SnapshotHead{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Nodes: len(s.Problem.Nodes), Pods: len(s.Problem.Pods),
+		PinnedPods: len(s.PinnedVM), PendingPods: s.Pending, NodesInUse: s.NodesInUse, NodesWithPods: s.NodesWithPods}
 }
 
 // ClusterPricingNodeLimit bounds the branch-and-bound nodes of one pricing
@@ -374,8 +387,7 @@ func ClusterBound(ctx context.Context, db *store.DB, run int64, opts ClusterBoun
 // already made on the snapshot (a candidate for UB), else bound makes it.
 func (s *ClusterSnapshot) bound(ctx context.Context, limit time.Duration, plan *drain.Result) (*ClusterBoundReport, []int, error) {
 	p := &s.Problem
-	rep := &ClusterBoundReport{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Nodes: len(p.Nodes), Pods: len(p.Pods),
-		PinnedPods: len(s.PinnedVM), PendingPods: s.Pending, NodesInUse: s.NodesInUse, NodesWithPods: s.NodesWithPods,
+	rep := &ClusterBoundReport{SnapshotHead: s.head(),
 		Relaxed: []string{"required pod anti-affinity (at most N per node)", "topology spread", "each node rounded up to the largest free capacity of its SKU family and node-set signature"}}
 	if len(p.Pods) == 0 {
 		rep.UBSource = "empty"

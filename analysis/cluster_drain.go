@@ -52,17 +52,8 @@ type DrainMove struct {
 // move budget, and the LP bound on the nodes the pods need, so that
 // NodesAfter − LBNodes says how many more nodes any plan could still free.
 type DrainReport struct {
-	Run           int64   `json:"run_id"`
-	Dataset       string  `json:"dataset"`
-	Policy        string  `json:"policy"`
-	T             float64 `json:"t_s"`
-	Nodes         int     `json:"nodes"`
-	Pods          int     `json:"pods"`
-	PinnedPods    int     `json:"pinned_pods"`
-	PendingPods   int     `json:"pending_pods"`
-	MaxMoves      int     `json:"max_moves"`
-	NodesInUse    int     `json:"nodes_in_use"`
-	NodesWithPods int     `json:"nodes_with_pods"`
+	SnapshotHead
+	MaxMoves int `json:"max_moves"`
 	// NodesRemoved counts the nodes the plan drains (RemovedNodes), empty
 	// nodes included; NodesAfter the nodes in use after it.
 	NodesRemoved int         `json:"nodes_removed"`
@@ -96,9 +87,7 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 	if err != nil {
 		return nil, fmt.Errorf("analysis: drain: %w", err)
 	}
-	rep := &DrainReport{Run: run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Nodes: len(p.Nodes), Pods: len(p.Pods),
-		PinnedPods: len(s.PinnedVM), PendingPods: s.Pending, MaxMoves: opts.MaxMoves, NodesInUse: s.NodesInUse,
-		NodesWithPods: s.NodesWithPods, GreedyRemoved: pl.Greedy, RemovedNodes: []string{}, Moves: []DrainMove{}}
+	rep := &DrainReport{SnapshotHead: s.head(), MaxMoves: opts.MaxMoves, GreedyRemoved: pl.Greedy, RemovedNodes: []string{}, Moves: []DrainMove{}}
 	removed := make([]bool, len(p.Nodes))
 	for _, n := range pl.Removed {
 		removed[n] = true

@@ -291,34 +291,48 @@ func rowsResult(rows any) *store.Result {
 		Check(fmt.Errorf("Rows: want a slice of structs, got %T", rows))
 	}
 	r := &store.Result{}
-	var fields []int
+	var fields [][]int // index paths: embedded structs are flattened
 	for i := 0; i < v.Len(); i++ {
 		e := reflect.Indirect(v.Index(i))
 		if e.Kind() != reflect.Struct {
 			Check(fmt.Errorf("Rows: want a slice of structs, got %T", rows))
 		}
 		if i == 0 {
-			for j := 0; j < e.NumField(); j++ {
-				f := e.Type().Field(j)
-				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-				k := f.Type.Kind()
-				if !f.IsExported() || name == "-" || k == reflect.Map || k == reflect.Slice || k == reflect.Array || k == reflect.Struct || k == reflect.Pointer {
-					continue
-				}
-				if name == "" {
-					name = f.Name
-				}
-				fields = append(fields, j)
-				r.Columns = append(r.Columns, name)
-			}
+			fields, r.Columns = columnsOf(e.Type(), nil)
 		}
 		row := make([]any, len(fields))
-		for k, j := range fields {
-			row[k] = e.Field(j).Interface()
+		for k, path := range fields {
+			row[k] = e.FieldByIndex(path).Interface()
 		}
 		r.Rows = append(r.Rows, row)
 	}
 	return r
+}
+
+// columnsOf lists the columns of struct type t as Rows shows them: each
+// exported field that JSON would write, named as JSON names it, with the
+// fields of an embedded struct in its place; maps, slices and other nested
+// values left out.
+func columnsOf(t reflect.Type, prefix []int) (paths [][]int, names []string) {
+	for j := 0; j < t.NumField(); j++ {
+		f := t.Field(j)
+		path := append(append([]int(nil), prefix...), j)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			p, n := columnsOf(f.Type, path)
+			paths, names = append(paths, p...), append(names, n...)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		k := f.Type.Kind()
+		if !f.IsExported() || name == "-" || k == reflect.Map || k == reflect.Slice || k == reflect.Array || k == reflect.Struct || k == reflect.Pointer {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		paths, names = append(paths, path), append(names, name)
+	}
+	return paths, names
 }
 
 // Experiment runs a named experiment's grid (the reduced one when quick)
