@@ -22,17 +22,7 @@ const RulePreferLifetimeLAVA = "PreferLifetimeLAVA"
 // revised when its VMs outlive their prediction: Repredict recomputes it
 // from their repredicted remaining lifetimes.
 func LAVAScore(b, c int8, empty bool) int64 {
-	switch {
-	case b <= 0:
-		return 0
-	case empty:
-		return lifeEmptyScore
-	case c <= 0:
-		return lifeUnknownScore
-	case c >= b:
-		return lifeK - 1 - int64(c-b)
-	}
-	return lifeK + int64(b-c)
+	return lifeClassScore(b, c, empty, func(b, c int8) int64 { return lifeK - 1 - int64(c-b) })
 }
 
 // PreferLifetimeLAVA is the machine preference of LAVAScore (the request's

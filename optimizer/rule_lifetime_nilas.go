@@ -28,6 +28,14 @@ const (
 // that hosts drain on time; the classes keep the score a function of the
 // machine's state, which the journal tracks (see Repredict).
 func NILASScore(b, c int8, empty bool) int64 {
+	return lifeClassScore(b, c, empty, func(b, c int8) int64 { return int64(c - b) })
+}
+
+// lifeClassScore is the score both life-class rules share — indifferent
+// without a prediction, empty machines last, unknown machines between the
+// covering ones (c ≥ b ≥ 1, ranked 0..K−1 by cover) and the ones the VM
+// would extend (K + b − c: the least extension first).
+func lifeClassScore(b, c int8, empty bool, cover func(b, c int8) int64) int64 {
 	switch {
 	case b <= 0:
 		return 0
@@ -36,7 +44,7 @@ func NILASScore(b, c int8, empty bool) int64 {
 	case c <= 0:
 		return lifeUnknownScore
 	case c >= b:
-		return int64(c - b)
+		return cover(b, c)
 	}
 	return lifeK + int64(b-c)
 }
