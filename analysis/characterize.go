@@ -52,71 +52,71 @@ func charViews() []charView {
 			"Machines per generation; the paper's zone is the translucent series.",
 			"Protean Table 1", "Protean Table 1's machine counts per generation",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return barWithPaper(r, series, "generation", "pct_machines", "% of machines", "paper: Protean Table 1", paperTable1)
+				return barWithPaper(r, series, "generation", "pct_machines", "share of machines (%)", "paper: Protean Table 1", paperTable1)
 			}},
 		{"vm_type_share", "VM type mix (Protean Table 2)",
 			"Share of VMs per type; the paper leaves out types under 2% in both zones (column below_2pct).",
 			"", "the shape of Protean Table 2 (two dominant types, 23.5% and 21.3%, and a long tail)",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return barWithPaper(topPerDataset(r, 10), series, "vm_type", "pct", "% of VMs", "", nil)
+				return barWithPaper(topPerDataset(r, 10), series, "vm_type", "pct", "share of VMs (%)", "", nil)
 			}},
 		{"cores_mix", "VM cores mix (Protean Table 3)",
 			"Share of VMs by cores, beside the paper's two zones.",
 			"Protean Table 3", "Protean Table 3 Zone1's cores mix (exact in the type shares)",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return barWithPaper(r, series, "cores", "pct", "% of VMs", "paper: Protean Table 3 zone 1", paperTable3Zone1,
+				return barWithPaper(r, series, "cores", "pct", "share of VMs (%)", "paper: Protean Table 3 zone 1", paperTable3Zone1,
 					"paper: Protean Table 3 zone 2", paperTable3Zone2)
 			}},
 		{"reuse_distance", "Reuse distance (Protean Fig 2)",
 			"CDF over VM requests of the distinct VM types requested since the last request of the same type (the paper: over 80% zero).",
 			"Protean Fig 2", "Protean Fig 2 (runs of repeated requests, over 80% zero reuse distance)",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return lineSeries(r, series, "distance", "cdf_pct", "value", "CDF %")
+				return lineSeries(r, series, "distance", "reuse distance (VM types)", "cdf_pct", "value", "CDF (% of requests)")
 			}},
 		{"requests_by_hour_of_week", "Requests per hour of the week (Protean Fig 3)",
 			"Mean over the trace's weeks (hour 0 = the trace's first hour).",
 			"", "the diurnal and weekly shape of Protean Fig 3",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return lineSeries(r, series, "hour_of_week", "mean_requests", "value", "requests")
+				return lineSeries(r, series, "hour_of_week", "hour of the week (h)", "mean_requests", "value", "mean requests (requests per hour)")
 			}},
 		{"max_requests_per_second", "Peak requests per second (Protean Fig 4)",
 			"Maximum of per-second requests in each 5-minute interval.",
 			"", "the bursts of Protean Fig 4",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return lineSeries(r, series, "interval_start_s", "max_requests_per_s", "value", "requests/s")
+				return lineSeries(r, series, "interval_start_s", "interval start (s)", "max_requests_per_s", "value", "peak requests (per s)")
 			}},
 		{"lifetime_cdf", "VM lifetime (Protean Fig 5, Resource Central Fig 5)",
 			"CDF of completed VMs' lifetimes; censored VMs are counted apart.",
 			"", "the lifetimes of Resource Central Fig 5 and Protean §2.2",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return lineSeries(r, series, "label", "cdf_pct", "category", "CDF %")
+				return lineSeries(r, series, "label", "lifetime", "cdf_pct", "category", "CDF (% of completed VMs)")
 			}},
 		{"tenant_size", "Service request sizes (Protean §2.2)",
 			"CDF of VMs per request (a tenant's VMs arriving together); the paper: 94% single-VM, 99% ≤ 5.",
 			"Protean §2.2", "Protean §2.2's request sizes (94% single-VM, 99% ≤ 5)",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return lineSeries(r, series, "size", "cdf_pct", "value", "CDF %")
+				return lineSeries(r, series, "size", "request size (VMs)", "cdf_pct", "value", "CDF (% of requests)")
 			}},
 		{"vm_category", "VM categories (Resource Central §3.1)", "Share of VMs and of core-hours by category.", "", "",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return barWithPaper(r, series, "category", "pct_core_hours", "% of core-hours", "", nil)
+				return barWithPaper(r, series, "category", "pct_core_hours", "share of core-hours (%)", "", nil)
 			}},
 		{"cpu_utilization_cdf", "CPU utilization (Resource Central Fig 1)",
 			"CDFs over VMs of average and P95-max CPU utilization (the paper: 60% of VMs average under 20%, 40% have P95-max under 50%).",
 			"Resource Central Fig 1", "Resource Central Fig 1's CDFs",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return lineSeries(r, series, "util_pct", "avg_cdf_pct", "value", "CDF % (average)")
+				return lineSeries(r, series, "util_pct", "average CPU utilization (%)", "avg_cdf_pct", "value", "CDF of average utilization (% of VMs)")
 			}},
 		{"vm_size_distribution", "VM sizes (Resource Central Figs 2–3)", "Distribution of cores and memory per VM.", "", "", nil},
 		{"deployment_size", "Deployment sizes (Resource Central Fig 4)",
 			"Per subscription and day, the largest deployment created; CDF.", "", "",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return lineSeries(r, series, "max_size", "cdf_pct", "value", "CDF %")
+				return lineSeries(r, series, "max_size", "largest deployment (VMs)", "cdf_pct", "value", "CDF (% of subscription-days)")
 			}},
 		{"long_lived_core_hours", "Long-lived VMs (Resource Central Fig 5)", "Share of VMs and core-hours of VMs living beyond 1, 3 and 7 days.",
 			"", "the lifetimes of Resource Central Fig 5",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return barWithPaper(r, series, "lifetime", "pct_core_hours", "% of core-hours", "", nil)
+				return barWithPaper(r, series, "lifetime", "pct_core_hours", "share of core-hours (%)", "", nil)
 			}},
 		{"rc_buckets", "Prediction buckets (Resource Central Tables 3–4)",
 			"Share of VMs in each of the buckets RC predicts, beside the shares RC's trace had (Table 4, column %).",
@@ -126,7 +126,7 @@ func charViews() []charView {
 			"Potentially interactive (periodic at 24 h) vs delay-insensitive, from placelab classify.",
 			"", "Resource Central Fig 6 (about 28% of core-hours interactive)",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return barWithPaper(r, series, "class", "pct_core_hours", "% of core-hours", "", nil)
+				return barWithPaper(r, series, "class", "pct_core_hours", "share of core-hours (%)", "", nil)
 			}},
 		{"periodicity_accuracy", "Periodicity detection against labels (Resource Central §3.6)",
 			"For datasets whose VMs carry a period label: labelled VMs with a significant period at their label (recall), and unlabelled VMs flagged periodic.",
@@ -134,14 +134,14 @@ func charViews() []charView {
 		{"arrivals_per_hour", "Arrivals per hour (Resource Central Fig 7)", "VM arrivals per hour.",
 			"", "the diurnal arrivals of Resource Central Fig 7 and Protean Fig 3",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return lineSeries(r, series, "hour", "arrivals", "value", "arrivals")
+				return lineSeries(r, series, "hour", "hour of the trace (h)", "arrivals", "value", "arrivals (VMs)")
 			}},
 		{"interarrival", "Inter-arrival times (Resource Central Fig 7)", "Gaps between arrivals with a least-squares Weibull fit.", "", "", nil},
 		{"subscription_cov", "Per-subscription consistency (Resource Central §3)",
 			"Share of subscriptions whose VMs vary little (CoV < 1) in each metric.",
 			"", "Resource Central §3 (subscriptions' VMs vary little: CoV < 1)",
 			func(r *store.Result, series func(string) string) report.Chart {
-				return barWithPaper(r, series, "metric", "pct_cov_below_1", "% of subscriptions with CoV < 1", "", nil)
+				return barWithPaper(r, series, "metric", "pct_cov_below_1", "subscriptions with CoV < 1 (%)", "", nil)
 			}},
 		{"metric_correlation", "Correlation between metrics (Resource Central Fig 8)", "Spearman rank correlation between per-VM metrics.",
 			"", "Resource Central Fig 8 (average and maximum CPU strongly correlated)",
@@ -470,7 +470,7 @@ func bucketBars(r *store.Result, series func(string) string) *charts.Bar {
 	sort.SliceStable(xs, func(i, j int) bool { return xs[i] < xs[j] })
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: "% of VMs"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: "share of VMs (%)"}),
 		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 40, Interval: "0"}}), charts.WithAnimation(false))
 	bar.SetXAxis(xs)
 	for _, d := range order {
@@ -488,13 +488,14 @@ func bucketBars(r *store.Result, series func(string) string) *charts.Bar {
 	return bar
 }
 
-// lineSeries draws y against x, one line per dataset (named by name).
-func lineSeries(r *store.Result, name func(string) string, xc, yc, xtype, yname string) *charts.Line {
+// lineSeries draws y against x, one line per dataset (named by name), the
+// axes named xname and yname ("what (unit)").
+func lineSeries(r *store.Result, name func(string) string, xc, xname, yc, xtype, yname string) *charts.Line {
 	ds, xi, yi := col(r, "dataset"), col(r, xc), col(r, yc)
 	line := charts.NewLine()
 	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: yname}),
-		charts.WithXAxisOpts(opts.XAxis{Type: xtype, Name: xc}), charts.WithAnimation(false))
+		charts.WithXAxisOpts(opts.XAxis{Type: xtype, Name: xname}), charts.WithAnimation(false))
 	byDS := map[string][]opts.LineData{}
 	var order, cats []string
 	seen := map[string]bool{}

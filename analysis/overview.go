@@ -146,7 +146,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 				Table: avail, SQL: availSQL},
 			report.Section{Title: "Healable rack failures over time",
 				Note:  "One line per run (the latest " + fmt.Sprint(maxRunLines) + "): the percent of racks whose failure, at that sample, could be healed in their cluster. Utilization alone does not tell it (the slides: 66% utilization with 0 empty nodes cannot heal a third of single-node failures).",
-				Chart: runLineChart(heal, "healable_rack_failures_pct", "healable rack failures %", 1), SQL: healSQL})
+				Chart: runLineChart(heal, "healable_rack_failures_pct", "healable rack failures (%)", 1), SQL: healSQL})
 	}
 	if len(gap.Rows) > 0 {
 		p.Sections = append(p.Sections, lpSections(gap, lpd, gapSQL+"\n\n"+lpdSQL)...)
@@ -226,8 +226,8 @@ func violationChart(r *store.Result) *charts.Line {
 	line := charts.NewLine()
 	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "tenant density", Scale: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "violations"}), charts.WithAnimation(false))
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "tenant density (over-subscription ratio)", Scale: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "mean violations (violations)"}), charts.WithAnimation(false))
 	for _, p := range pols {
 		var pts []opts.LineData
 		for _, d := range ds {
@@ -241,7 +241,7 @@ func violationChart(r *store.Result) *charts.Line {
 }
 
 // groupedBars draws, for each row (labelled "x (run id)"), one bar per
-// listed column.
+// listed column, each unit on its own axis (report.UnitAxes: at most two).
 func groupedBars(r *store.Result, xc, idc string, ycols []string) *charts.Bar {
 	xi, ii := col(r, xc), col(r, idc)
 	var xs []string
@@ -252,6 +252,9 @@ func groupedBars(r *store.Result, xc, idc string, ycols []string) *charts.Bar {
 	bar.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}), charts.WithAnimation(false))
+	axes, axis := report.UnitAxes(ycols)
+	bar.SetGlobalOptions(charts.WithYAxisOpts(axes[0]))
+	bar.ExtendYAxis(axes[1:]...)
 	bar.SetXAxis(xs)
 	for _, y := range ycols {
 		yi := col(r, y)
@@ -259,7 +262,7 @@ func groupedBars(r *store.Result, xc, idc string, ycols []string) *charts.Bar {
 		for i, row := range r.Rows {
 			items[i] = opts.BarData{Value: num(row[yi])}
 		}
-		bar.AddSeries(y, items)
+		bar.AddSeries(y, items, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: axis[y]}))
 	}
 	return bar
 }
@@ -371,7 +374,7 @@ func lpDensityChart(d *store.Result, run float64) *charts.Line {
 	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Data: []string{lpOnline, lpLB, lpUB}}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "hour"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "packing density %", Scale: opts.Bool(true)}), charts.WithAnimation(false))
+		charts.WithYAxisOpts(opts.YAxis{Name: "packing density (%)", Scale: opts.Bool(true)}), charts.WithAnimation(false))
 	line.SetXAxis(hours)
 	style := func(color string, dashed bool) []charts.SeriesOpts {
 		ls := opts.LineStyle{Color: color, Width: 1.5}
@@ -460,7 +463,7 @@ func typeMixChart(mix *store.Result) *charts.Bar {
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "% of VMs"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "share of VMs (%)"}),
 		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 45, Interval: "0"}}),
 		charts.WithAnimation(false),
 	)
@@ -496,8 +499,8 @@ func arrivalsChart(arr *store.Result) *charts.Line {
 	line.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour", Max: maxHour}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "arrivals"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour of the trace (h)", Max: maxHour}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "arrivals (VMs per hour)"}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside"}, opts.DataZoom{Type: "slider"}),
 		charts.WithAnimation(false),
 	)
@@ -516,7 +519,7 @@ const maxRunLines = 12
 
 // densityChart draws packing density per run over time.
 func densityChart(d *store.Result) *charts.Line {
-	return runLineChart(d, "packing_density", "packing density %", 100)
+	return runLineChart(d, "packing_density", "packing density (%)", 100)
 }
 
 // runLineChart draws column value (× scale) of d against its hour, one
@@ -546,7 +549,7 @@ func runLineChart(d *store.Result, value, yName string, scale float64) *charts.L
 	line.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "hour of the trace (h)"}),
 		charts.WithYAxisOpts(opts.YAxis{Name: yName}),
 		charts.WithAnimation(false),
 	)
@@ -562,7 +565,5 @@ func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
 // clusterChart draws each cluster run's nodes with pods beside its LB and
 // UB, in one unit: nodes.
 func clusterChart(r *store.Result) *charts.Bar {
-	bar := groupedBars(r, "policy", "run_id", []string{"nodes_with_pods", "lb_nodes", "ub_nodes"})
-	bar.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: "nodes"}))
-	return bar
+	return groupedBars(r, "policy", "run_id", []string{"nodes_with_pods", "lb_nodes", "ub_nodes"})
 }

@@ -31,9 +31,9 @@ func loadID(id int64) any {
 	return id
 }
 
-// WriteRun stores a replay's run, placement, explain and run_metric rows —
-// and, for a run with availability, its outage, vm_move and
-// placement_domain rows — in one transaction and returns the run id.
+// WriteRun stores a replay's run, placement, explain, gang_vm and
+// run_metric rows — and, for a run with availability, its outage, vm_move
+// and placement_domain rows — in one transaction and returns the run id.
 func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *replay.Result) (int64, error) {
 	id, err := db.NextRunID(ctx)
 	if err != nil {
@@ -84,6 +84,15 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *replay.Resul
 				rack = o.Rack
 			}
 			if err := w.Append("outage", id, o.Machine, o.T, o.Duration, o.Kind, rack, o.Source); err != nil {
+				return err
+			}
+		}
+		for _, g := range res.Gangs {
+			var machine any
+			if g.Machine >= 0 {
+				machine = g.Machine
+			}
+			if err := w.Append("gang_vm", id, g.Request, g.VM, int32(g.Position), g.Role, machine); err != nil {
 				return err
 			}
 		}

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"placelab/bench"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
-
-	"placelab/analysis"
 )
 
 func benchCommand() *cli.Command {
@@ -67,6 +66,7 @@ Example:
 				&cli.IntFlag{Name: "reps", Value: benchDefaults.Reps, Usage: "repetitions (≥ 1); figures are medians with their range"},
 				&cli.Uint64Flag{Name: "seed", Value: benchDefaults.Seed, Usage: "seed of the zone and tie-breaks"},
 				&cli.BoolFlag{Name: "no-explain", Usage: "time decisions without building their explanations"},
+				productionFlag, productionMachinesFlag, productionVMsFlag,
 				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
@@ -74,12 +74,24 @@ Example:
 				if err != nil {
 					return err
 				}
+				po, err := productionOptions(c, o.Reps, o.Seed)
+				if err != nil {
+					return err
+				}
 				if !c.Bool("quiet") {
 					fmt.Fprintf(c.App.ErrWriter, "bench allocator: generating a %d-machine zone, then %d reps of cache on and off...\n", o.Machines, o.Reps)
 				}
-				r, err := analysis.CompareCache(c.Context, o)
+				r, err := bench.CompareCache(c.Context, o)
 				if err != nil {
 					return err
+				}
+				if po != nil {
+					if !c.Bool("quiet") {
+						fmt.Fprintf(c.App.ErrWriter, "bench allocator: the production point: %d machines, a %d-VM trace, %d reps...\n", po.Machines, po.VMs, po.Reps)
+					}
+					if r.Production, err = bench.RunProduction(c.Context, *po); err != nil {
+						return err
+					}
 				}
 				if format == "json" {
 					return printJSON(c.App.Writer, r)
@@ -100,12 +112,17 @@ Example:
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "quick", Usage: "smaller sizes (seconds rather than minutes)"},
 				&cli.StringFlag{Name: "shared", Value: "../shared/data", Usage: "the shared data `DIR`"},
+				productionFlag, productionMachinesFlag, productionVMsFlag,
 				formatFlag("json", "table"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
+				po, err := productionOptions(c, 1, 1)
+				if err != nil {
+					return err
+				}
 				bar := newProgress("bench all", "engines", c.Bool("quiet"))
-				r, err := analysis.RunBenchAll(c.Context, c.Bool("quick"), c.String("shared"), bar.Update)
+				r, err := bench.RunBenchAll(c.Context, c.Bool("quick"), c.String("shared"), po, bar.Update)
 				bar.Done()
 				if err != nil {
 					return err
@@ -118,6 +135,9 @@ Example:
 				fmt.Fprintf(w, "allocator (%d machines, %d VMs timed, median of %d reps): cache on %.1f µs per placement incl. upkeep (decision p99 %.1f µs); cache off %.1f µs (decision p99 %.1f µs); cache speedup %.1fx\n",
 					a.Machines, a.VMs, a.Reps, a.CacheOn.CostPerPlacementUS.Median, a.CacheOn.DecisionLatencyP99US.Median,
 					a.CacheOff.CostPerPlacementUS.Median, a.CacheOff.DecisionLatencyP99US.Median, a.CacheSpeedup.Median)
+				if a.Production != nil {
+					printProduction(w, a.Production)
+				}
 				fmt.Fprintf(w, "replay (%d VMs, no eviction, no explanations): Protean %.2fs (%.0f placements/s), best fit %.2fs (%.0f placements/s)\n",
 					r.Replay.VMs, r.Replay.ProteanSeconds, r.Replay.ProteanPlacementsPS, r.Replay.BestFitSeconds, r.Replay.BestFitPlacementsPS)
 				fmt.Fprintf(w, "views (%d VMs): %.2fs\n", r.Views.VMs, r.Views.Seconds)
@@ -142,8 +162,8 @@ Examples:
    placelab bench lp --vms 115000      # about 31,000 VMs alive on 5,000 machines`,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "quick", Usage: "a 600-machine, 2-day zone"},
-				&cli.IntFlag{Name: "machines", Value: analysis.DefaultBenchLPOptions().Machines, Usage: "machines in the zone"},
-				&cli.IntFlag{Name: "vms", Value: analysis.DefaultBenchLPOptions().VMs, Usage: "VMs over the zone's 14 days (more VMs, more alive per snapshot)"},
+				&cli.IntFlag{Name: "machines", Value: bench.DefaultBenchLPOptions().Machines, Usage: "machines in the zone"},
+				&cli.IntFlag{Name: "vms", Value: bench.DefaultBenchLPOptions().VMs, Usage: "VMs over the zone's 14 days (more VMs, more alive per snapshot)"},
 				&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d)"},
 				formatFlag("table", "json"),
 			},
@@ -155,13 +175,13 @@ Examples:
 				if !positive.contains(every) {
 					return fmt.Errorf("--every %q: want a finite time > 0", c.String("every"))
 				}
-				o := analysis.DefaultBenchLPOptions()
+				o := bench.DefaultBenchLPOptions()
 				o.Quick, o.Machines, o.VMs, o.Every = c.Bool("quick"), c.Int("machines"), c.Int("vms"), every
 				if o.Quick && (c.IsSet("machines") || c.IsSet("vms")) {
 					return errors.New("--quick sets the zone's size: give it or --machines/--vms, not both")
 				}
 				bar := newProgress("bench lp", "runs", c.Bool("quiet"))
-				r, err := analysis.RunBenchLP(c.Context, o, bar.Update)
+				r, err := bench.RunBenchLP(c.Context, o, bar.Update)
 				bar.Done()
 				if err != nil {
 					return err
@@ -215,16 +235,16 @@ Examples:
    placelab bench views --vms 1000000 --reps 5 --format json
    placelab bench views --pandas off`,
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "vms", Value: intsString(analysis.DefaultBenchViewsOptions().Sizes), Usage: "sizes of the generated traces in VMs, comma-separated (each ≥ 1000)"},
-				intFlag("reps", analysis.DefaultBenchViewsOptions().Reps, 1, 1000, "repetitions of every view and of pandas; figures are medians"),
-				&cli.Uint64Flag{Name: "seed", Value: analysis.DefaultBenchViewsOptions().Seed, Usage: "generator seed"},
+				&cli.StringFlag{Name: "vms", Value: intsString(bench.DefaultBenchViewsOptions().Sizes), Usage: "sizes of the generated traces in VMs, comma-separated (each ≥ 1000)"},
+				intFlag("reps", bench.DefaultBenchViewsOptions().Reps, 1, 1000, "repetitions of every view and of pandas; figures are medians"),
+				&cli.Uint64Flag{Name: "seed", Value: bench.DefaultBenchViewsOptions().Seed, Usage: "generator seed"},
 				&cli.StringFlag{Name: "pandas", Value: "auto", Usage: "the pandas comparison: auto (when python has pandas), off, require"},
-				&cli.StringFlag{Name: "python", Value: analysis.DefaultBenchViewsOptions().Python, Usage: "the Python interpreter for bench/pandas_views.py"},
+				&cli.StringFlag{Name: "python", Value: bench.DefaultBenchViewsOptions().Python, Usage: "the Python interpreter for bench/pandas_views.py"},
 				&cli.StringFlag{Name: "dir", Usage: "keep the work files in `DIR` (default: a temporary folder, removed)"},
 				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
-				o := analysis.DefaultBenchViewsOptions()
+				o := bench.DefaultBenchViewsOptions()
 				sizes, err := parseInts(c.String("vms"))
 				if err != nil {
 					return fmt.Errorf("--vms %q: %w", c.String("vms"), err)
@@ -236,7 +256,7 @@ Examples:
 				if !c.Bool("quiet") {
 					o.Progress = func(s string) { fmt.Fprintln(os.Stderr, "bench views:", s) }
 				}
-				r, err := analysis.RunBenchViews(c.Context, o)
+				r, err := bench.RunBenchViews(c.Context, o)
 				if err != nil {
 					return err
 				}
@@ -276,21 +296,21 @@ Examples:
    placelab bench predict
    placelab bench predict --requests 1000000 --format json`,
 			Flags: []cli.Flag{
-				intFlag("machines", analysis.DefaultPredictBenchOptions().Machines, 1, 1<<20, "machines in the zone"),
-				intFlag("vms", analysis.DefaultPredictBenchOptions().VMs, 1000, 1<<26, "VMs in the zone (the model's data)"),
-				intFlag("days", analysis.DefaultPredictBenchOptions().Days, 1, 365, "days the zone's VMs arrive over"),
-				intFlag("requests", analysis.DefaultPredictBenchOptions().Requests, 1, 1<<30, "predictions timed per path"),
-				&cli.Uint64Flag{Name: "seed", Value: analysis.DefaultPredictBenchOptions().Seed, Usage: "seed of the zone and the model"},
+				intFlag("machines", bench.DefaultPredictBenchOptions().Machines, 1, 1<<20, "machines in the zone"),
+				intFlag("vms", bench.DefaultPredictBenchOptions().VMs, 1000, 1<<26, "VMs in the zone (the model's data)"),
+				intFlag("days", bench.DefaultPredictBenchOptions().Days, 1, 365, "days the zone's VMs arrive over"),
+				intFlag("requests", bench.DefaultPredictBenchOptions().Requests, 1, 1<<30, "predictions timed per path"),
+				&cli.Uint64Flag{Name: "seed", Value: bench.DefaultPredictBenchOptions().Seed, Usage: "seed of the zone and the model"},
 				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
-				o := analysis.DefaultPredictBenchOptions()
+				o := bench.DefaultPredictBenchOptions()
 				o.Machines, o.VMs, o.Days, o.Requests, o.Seed = c.Int("machines"), c.Int("vms"), c.Int("days"), c.Int("requests"), c.Uint64("seed")
 				var progress func(string)
 				if !c.Bool("quiet") {
 					progress = func(s string) { fmt.Fprintln(os.Stderr, "bench predict:", s) }
 				}
-				r, err := analysis.RunBenchPredict(c.Context, o, progress)
+				r, err := bench.RunBenchPredict(c.Context, o, progress)
 				if err != nil {
 					return err
 				}
@@ -311,12 +331,37 @@ Examples:
 	}
 }
 
-var benchDefaults = analysis.DefaultAllocatorBenchOptions()
+var benchDefaults = bench.DefaultAllocatorBenchOptions()
+
+// The production-size point's flags (bench allocator and bench all).
+var (
+	productionDefaults     = bench.DefaultProductionOptions()
+	productionFlag         = &cli.BoolFlag{Name: "production", Usage: "add the production-size point: a zone of --production-machines machines with the arrivals of a --production-vms-VM trace, every arrival timed with the cache on (departures, refresh, decisions), the cache off on the first 2,000 of them; memory reported (minutes)"}
+	productionMachinesFlag = &cli.IntFlag{Name: "production-machines", Value: productionDefaults.Machines, Usage: "machines of the production point (with --production)"}
+	productionVMsFlag      = &cli.IntFlag{Name: "production-vms", Value: productionDefaults.VMs, Usage: "VMs in the production point's trace, those alive at the start included (with --production)"}
+)
+
+// productionOptions reads the production point's flags: nil without
+// --production.
+func productionOptions(c *cli.Context, reps int, seed uint64) (*bench.ProductionOptions, error) {
+	if !c.Bool("production") {
+		return nil, nil
+	}
+	o := bench.DefaultProductionOptions()
+	o.Machines, o.VMs, o.Reps, o.Seed = c.Int("production-machines"), c.Int("production-vms"), reps, seed
+	switch {
+	case o.Machines < 1:
+		return nil, fmt.Errorf("--production-machines %d: need at least 1 machine", o.Machines)
+	case o.VMs < 1:
+		return nil, fmt.Errorf("--production-vms %d: need at least 1 VM", o.VMs)
+	}
+	return &o, nil
+}
 
 // benchAllocatorOptions reads bench allocator's flags; out-of-range values
 // are refused with the flag named.
-func benchAllocatorOptions(c *cli.Context) (analysis.AllocatorBenchOptions, string, error) {
-	o := analysis.AllocatorBenchOptions{Machines: c.Int("machines"), VMs: c.Int("vms"), Reps: c.Int("reps"),
+func benchAllocatorOptions(c *cli.Context) (bench.AllocatorBenchOptions, string, error) {
+	o := bench.AllocatorBenchOptions{Machines: c.Int("machines"), VMs: c.Int("vms"), Reps: c.Int("reps"),
 		Seed: c.Uint64("seed"), Explain: !c.Bool("no-explain")}
 	format := c.String("format")
 	switch {
@@ -334,7 +379,7 @@ func benchAllocatorOptions(c *cli.Context) (analysis.AllocatorBenchOptions, stri
 
 // printAllocatorComparison writes the table of bench allocator: each
 // figure's median over the reps with its range.
-func printAllocatorComparison(w io.Writer, r analysis.AllocatorComparison) error {
+func printAllocatorComparison(w io.Writer, r bench.AllocatorComparison) error {
 	explain := "with"
 	if !r.Explain {
 		explain = "without"
@@ -343,7 +388,7 @@ func printAllocatorComparison(w io.Writer, r analysis.AllocatorComparison) error
 	fmt.Fprintf(w, "timed set: %s\n", r.TimedSet)
 	fmt.Fprintf(w, "timed: departures, background cache refresh in idle gaps, and decisions; figures are median [min–max] over the reps\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	sp := func(s analysis.Spread, f string) string {
+	sp := func(s bench.Spread, f string) string {
 		if r.Reps == 1 {
 			return fmt.Sprintf(f, s.Median)
 		}
@@ -373,10 +418,26 @@ func printAllocatorComparison(w io.Writer, r analysis.AllocatorComparison) error
 	if !r.SameDecisions {
 		fmt.Fprintln(w, "warning: cache on and off took different decisions on the same requests")
 	}
+	if p := r.Production; p != nil {
+		printProduction(w, p)
+	}
 	return nil
 }
 
-func printBenchViews(w io.Writer, r *analysis.BenchViews) error {
+// printProduction writes the production-size point under bench
+// allocator's table.
+func printProduction(w io.Writer, p *bench.ProductionPoint) {
+	fmt.Fprintf(w, "\nproduction point: %d machines, %d-VM trace (%d alive at t=0, placed in %.1fs; %d arriving), explanations off, %d reps\n",
+		p.Machines, p.TraceVMs, p.WarmupVMs, p.WarmupSeconds.Median, p.ArrivingVMs, p.Reps)
+	fmt.Fprintf(w, "  cache on, every arrival: %.2f µs per placement incl. upkeep, %.0f placements per wall second (%.1fs; refresh %.2fs, departures %.2fs), decision p50 %.1f µs, p99 %.1f µs\n",
+		p.CacheOn.CostPerPlacementUS.Median, p.CacheOn.PlacementsPerWallSec.Median, p.CacheOn.WallSeconds.Median, p.CacheOn.RefreshSeconds.Median,
+		p.CacheOn.ReleaseSeconds.Median, p.CacheOn.DecisionLatencyP50US.Median, p.CacheOn.DecisionLatencyP99US.Median)
+	fmt.Fprintf(w, "  cache off, first %d arriving VMs: %.1f µs per placement (speedup %.0f×), same decisions: %v\n",
+		p.OffVMs, p.CacheOff.CostPerPlacementUS.Median, p.CacheSpeedup.Median, p.SameDecisions)
+	fmt.Fprintf(w, "  memory: engine %.0f MB held after the pass; process peak RSS %.0f MB (trace and DuckDB included)\n", p.CacheOn.MemoryMB.Median, p.PeakRSSMB)
+}
+
+func printBenchViews(w io.Writer, r *bench.BenchViews) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if r.Pandas != nil {
 		fmt.Fprintf(w, "DuckDB %s; pandas %s, NumPy %s, Python %s; medians of %d reps\n", r.DuckDB, r.Pandas.Version, r.Pandas.NumPy, r.Pandas.Python, r.Reps)
@@ -392,7 +453,7 @@ func printBenchViews(w io.Writer, r *analysis.BenchViews) error {
 				fmt.Fprintf(tw, "%s\t%.3f\t\t\t\t\t\t\n", v.View, v.Seconds.Median)
 				continue
 			}
-			for k, p := range []*analysis.PandasView{v.Pandas, v.PandasNumPy} {
+			for k, p := range []*bench.PandasView{v.Pandas, v.PandasNumPy} {
 				if p == nil {
 					continue
 				}
@@ -439,7 +500,7 @@ func intsString(ns []int) string {
 }
 
 func clusterBenchCommand() *cli.Command {
-	def := analysis.DefaultClusterBenchOptions()
+	def := bench.DefaultClusterBenchOptions()
 	return &cli.Command{
 		Name:  "cluster",
 		Usage: "a Kubernetes snapshot loaded, bounded and drained, end to end, beside the node-by-node greedy",
@@ -462,8 +523,8 @@ Example:
 			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
-			o := analysis.ClusterBenchOptions{Nodes: c.Int("nodes"), Pods: c.Int("pods"), Reps: c.Int("reps"), Seed: c.Uint64("seed")}
-			r, err := analysis.RunClusterBench(c.Context, o)
+			o := bench.ClusterBenchOptions{Nodes: c.Int("nodes"), Pods: c.Int("pods"), Reps: c.Int("reps"), Seed: c.Uint64("seed")}
+			r, err := bench.RunClusterBench(c.Context, o)
 			if err != nil {
 				return err
 			}

@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
+	"placelab/bench"
 
 	"github.com/urfave/cli/v2"
-
-	"placelab/analysis"
 )
 
 func availabilityBenchCommand() *cli.Command {
-	def := analysis.DefaultAvailabilityBenchOptions()
+	def := bench.DefaultAvailabilityBenchOptions()
 	return &cli.Command{
 		Name:  "availability",
 		Usage: "the cost of failures, healing and fault/update domains in a replay, beside the same replay without them",
@@ -44,7 +43,7 @@ Example:
 				return err
 			}
 			defer db.Close()
-			r, err := analysis.RunAvailabilityBench(c.Context, db, o)
+			r, err := bench.RunAvailabilityBench(c.Context, db, o)
 			if err != nil {
 				return err
 			}

@@ -207,7 +207,7 @@ func readOnlyDB(c *cli.Context) (*store.DB, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--db %s does not exist: shards read the database but cannot create it (many run at once); create it first, e.g. placelab --db %s generate", path, path)
 	}
-	return db, err
+	return db, inUse(err)
 }
 
 // experimentShard runs one static shard of each experiment into a scratch

@@ -32,6 +32,13 @@ policy), and for a failure the rule that emptied the candidate set and, for a
 resource rule, which dimension was short. With --machine, compares that machine
 with the chosen one rule by rule.
 
+A request of several VMs is placed all or none (gang allocation). For a VM of such a
+request that was rejected, explain tells the request as it happened (JSON: "gang"):
+how many VMs it had, which VM found no machine and why (the rule that emptied its
+candidate set, the short dimension), which VMs were placed and rolled back (with the
+machine each held) and which were never tried; this VM's own record, if any, is its
+selection before the rollback. This is recorded with or without --no-explain.
+
 Without --vm, --machine NODE (a machine's name, or its machine_id) asks why that node
 cannot be drained on the run at --at (default: its last placement) — the question of a
 Kubernetes user whose consolidation left a node behind: every pod of the node is moved
@@ -79,6 +86,82 @@ type explainRecord struct {
 	Top             []topMachine    `json:"top"`
 	FailedRule      string          `json:"failed_rule,omitempty"`
 	Compare         *machineCompare `json:"compare,omitempty"`
+	// Gang: the VM belonged to a rejected request of several VMs.
+	Gang *gangRecord `json:"gang,omitempty"`
+}
+
+// gangRecord is what happened to a rejected request of several VMs (gang
+// allocation: all or none), from table gang_vm: the VM that found no
+// machine and why, the VMs placed before it and rolled back, those never
+// tried, and this VM's part. Positions count from 1 in the order the
+// allocator tried the VMs.
+type gangRecord struct {
+	Request        int64          `json:"request_id"`
+	VMs            int            `json:"vms"`
+	Role           string         `json:"role"`
+	Position       int            `json:"position"`
+	HeldMachine    *int64         `json:"held_machine_id,omitempty"`
+	FailedVM       int64          `json:"failed_vm_id"`
+	FailedPosition int            `json:"failed_position"`
+	FailedRule     string         `json:"failed_rule"`
+	FailedShort    map[string]int `json:"failed_short,omitempty"`
+	RolledBack     []gangVM       `json:"rolled_back"`
+	NotTried       []int64        `json:"not_tried"`
+}
+
+// gangVM is a VM placed and then rolled back, with the machine it held.
+type gangVM struct {
+	VM      int64 `json:"vm_id"`
+	Machine int64 `json:"machine_id"`
+}
+
+// loadGang reads VM vm's rejected request of several VMs; nil when its
+// request was not one.
+func loadGang(c *cli.Context, db *store.DB, run, vm int64) (*gangRecord, error) {
+	rows, err := db.SQL().QueryContext(c.Context, store.MustQuery("explain_gang"), run, vm)
+	if err != nil {
+		return nil, fmt.Errorf("explain: run %d, VM %d: its request: %w", run, vm, err)
+	}
+	defer rows.Close()
+	var g *gangRecord
+	for rows.Next() {
+		var id, pos int64
+		var req int64
+		var role string
+		var machine sql.NullInt64
+		var reason, rej sql.NullString
+		if err := rows.Scan(&req, &id, &pos, &role, &machine, &reason, &rej); err != nil {
+			return nil, err
+		}
+		if g == nil {
+			g = &gangRecord{Request: req, RolledBack: []gangVM{}, NotTried: []int64{}}
+		}
+		g.VMs++
+		if id == vm {
+			g.Role, g.Position = role, int(pos)+1
+			if machine.Valid {
+				g.HeldMachine = &machine.Int64
+			}
+		}
+		switch role {
+		case "rolled_back":
+			g.RolledBack = append(g.RolledBack, gangVM{id, machine.Int64})
+		case "failed":
+			g.FailedVM, g.FailedPosition, g.FailedRule = id, int(pos)+1, reason.String
+			if rej.Valid {
+				var mr struct {
+					Short map[string]int `json:"short"`
+				}
+				if err := json.Unmarshal([]byte(rej.String), &mr); err != nil {
+					return nil, fmt.Errorf("explain: run %d, VM %d: stored rejections: %w", run, id, err)
+				}
+				g.FailedShort = mr.Short
+			}
+		case "not_tried":
+			g.NotTried = append(g.NotTried, id)
+		}
+	}
+	return g, rows.Err()
 }
 
 // topMachine is a stored top machine. Scores are {rule, score} pairs in
@@ -125,7 +208,7 @@ type machineCompare struct {
 
 func runExplain(c *cli.Context) error {
 	format := c.String("format")
-	db, err := openDB(c)
+	db, err := openReadDB(c)
 	if err != nil {
 		return err
 	}
@@ -189,6 +272,11 @@ func runExplain(c *cli.Context) error {
 			return fmt.Errorf("explain: run %d, VM %d: stored top machines: %w", run, vm, err)
 		}
 		rec.Pick, rec.RuleOrder, rec.Top = mt.Pick, mt.RuleOrder, mt.Top
+	}
+	if rec.Outcome == "rejected" {
+		if rec.Gang, err = loadGang(c, db, run, vm); err != nil {
+			return err
+		}
 	}
 	if c.IsSet("machine") {
 		other, err := strconv.ParseInt(c.String("machine"), 10, 64)
@@ -322,12 +410,30 @@ func printExplain(w io.Writer, r *explainRecord) {
 	if r.Machine != nil {
 		fmt.Fprintf(w, " on machine %d", *r.Machine)
 	}
-	if r.Reason != "" {
+	g := r.Gang
+	switch {
+	case g != nil && g.Role == "rolled_back":
+		held := ""
+		if g.HeldMachine != nil {
+			held = fmt.Sprintf(" on machine %d", *g.HeldMachine)
+		}
+		fmt.Fprintf(w, " with its request: this VM was placed%s, then rolled back when VM %d of the request found no machine", held, g.FailedVM)
+	case g != nil && g.Role == "not_tried":
+		fmt.Fprintf(w, " with its request: this VM was never tried (VM %d of the request found no machine before its turn)", g.FailedVM)
+	case r.Reason != "":
 		fmt.Fprintf(w, " (%s)", r.Reason)
 	}
 	fmt.Fprintf(w, ", decided in %.1f µs\n", r.LatencyUS)
-	if r.Clusters == 0 && r.Machines == 0 {
+	if g != nil {
+		printGang(w, g)
+	}
+	switch {
+	case g != nil && g.Role == "not_tried":
+		// nothing was decided for this VM
+	case r.Clusters == 0 && r.Machines == 0:
 		fmt.Fprintln(w, "  no explanation recorded for this VM (the run recorded none: --no-explain, or agents)")
+	case g != nil && g.Role == "rolled_back":
+		fmt.Fprintln(w, "  its own machine selection, before the rollback:")
 	}
 	if r.Clusters > 0 {
 		passed := strings.Join(r.Selected, ", ")
@@ -376,6 +482,45 @@ func printExplain(w io.Writer, r *explainRecord) {
 	if r.Compare != nil {
 		fmt.Fprintf(w, "  machine %d (%s, cluster %s): %s\n", r.Compare.Machine, r.Compare.Name, r.Compare.Cluster, r.Compare.Verdict)
 	}
+}
+
+// printGang tells a rejected request of several VMs as it happened.
+func printGang(w io.Writer, g *gangRecord) {
+	fmt.Fprintf(w, "  request %d: %d VMs, placed all or none; this VM is %s in the order the allocator took them\n", g.Request, g.VMs, ordinal(g.Position))
+	fmt.Fprintf(w, "  failed: VM %d, %s tried, found no machine: %s emptied its candidate set%s\n",
+		g.FailedVM, ordinal(g.FailedPosition), g.FailedRule, fmtShort(g.FailedShort))
+	ids := make([]string, len(g.RolledBack))
+	for i, v := range g.RolledBack {
+		ids[i] = strconv.FormatInt(v.VM, 10)
+	}
+	fmt.Fprintf(w, "  placed, then rolled back: %d VMs%s\n", len(g.RolledBack), listIDs(ids))
+	ids = ids[:0]
+	for _, v := range g.NotTried {
+		ids = append(ids, strconv.FormatInt(v, 10))
+	}
+	fmt.Fprintf(w, "  never tried: %d VMs%s\n", len(g.NotTried), listIDs(ids))
+}
+
+func listIDs(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(ids, ", ") + ")"
+}
+
+// ordinal is 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st, ….
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 // fmtShort names the short dimensions: " (short of cores on 3 machines,

@@ -27,7 +27,10 @@ func ingestCommand() *cli.Command {
 format's name). Re-ingesting a dataset name replaces it. The whole ingest is one
 transaction: a bad row stops it with an error naming file, row and field, and the
 database is left exactly as it was (--max-rejects N skips up to N bad rows and
-counts them by reason instead).
+counts them by reason instead). A row with more fields than the header names is a
+bad row. What loads but should be known is a named warning, printed and kept in
+table ingest_warning: a file with a header and no rows ("0 rows"), a column a
+format with a fixed column list does not define.
 
 Formats:
 ` + formats.String() + `
@@ -107,6 +110,9 @@ type ingestSummary struct {
 	// Report is the loader's account of what it read (ingest k8s: objects,
 	// pods by phase, warnings).
 	Report any `json:"report,omitempty"`
+	// Warnings are what loaded but should be known (a file of 0 rows, a
+	// column the format does not define), also in table ingest_warning.
+	Warnings []store.Warning `json:"warnings"`
 }
 
 func runIngest(c *cli.Context) error {
@@ -156,9 +162,12 @@ func runIngest(c *cli.Context) error {
 func summarize(name, format string, files []string, counts store.Counts, el time.Duration) ingestSummary {
 	s := ingestSummary{Dataset: name, Format: format, Files: files, RowsRead: counts.RowsRead,
 		RowsLoaded: counts.RowsLoaded, RowsRejected: counts.RowsRejected, Rejected: counts.Rejected,
-		Tables: counts.Tables, Seconds: el.Seconds(), ObservedRun: counts.ObservedRun, Report: counts.Report}
+		Tables: counts.Tables, Seconds: el.Seconds(), ObservedRun: counts.ObservedRun, Report: counts.Report, Warnings: counts.Warnings}
 	if s.Rejected == nil {
 		s.Rejected = map[string]int64{}
+	}
+	if s.Warnings == nil {
+		s.Warnings = []store.Warning{}
 	}
 	if s.Seconds > 0 {
 		s.RowsPerSec = float64(s.RowsLoaded) / s.Seconds
@@ -177,6 +186,13 @@ func printIngest(w io.Writer, s ingestSummary, format string) error {
 	}
 	for _, k := range sortedKeys(s.Tables) {
 		fmt.Fprintf(w, "  %-16s %d rows\n", k, s.Tables[k])
+	}
+	for _, wa := range s.Warnings {
+		where := wa.Source
+		if wa.Object != "" {
+			where += ": " + wa.Object
+		}
+		fmt.Fprintf(w, "  warning %s: %s: %s\n", wa.Code, where, wa.Message)
 	}
 	if r, ok := s.Report.(interface{ Lines() []string }); ok {
 		for _, l := range r.Lines() {

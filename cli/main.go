@@ -110,7 +110,34 @@ Typical session:
 	}
 }
 
-// openDB opens the --db database, migrating it if it is older.
+// openDB opens the --db database read-write, migrating it if it is older.
 func openDB(c *cli.Context) (*store.DB, error) {
-	return store.Open(c.Context, c.String("db"))
+	db, err := store.Open(c.Context, c.String("db"))
+	return db, inUse(err)
+}
+
+// openReadDB opens the --db database for a command that only reads it:
+// read-only when the file exists at this build's schema, so that any
+// number of such commands run beside each other (DuckDB allows many
+// read-only processes or one writer); else as openDB does (creating or
+// migrating the file, which needs write access once).
+func openReadDB(c *cli.Context) (*store.DB, error) {
+	path := c.String("db")
+	if path == "" || path == ":memory:" {
+		return openDB(c)
+	}
+	db, err := store.OpenReadOnly(c.Context, path)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, store.ErrReadOnlyStale) {
+		return openDB(c)
+	}
+	return db, inUse(err)
+}
+
+// inUse adds what to do to a store.ErrLocked (another process holds the
+// file), on the same line.
+func inUse(err error) error {
+	if !errors.Is(err, store.ErrLocked) {
+		return err
+	}
+	return fmt.Errorf("%w; wait for it to finish, or give this command another file with --db FILE", err)
 }

@@ -24,7 +24,7 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "buffers", Value: "0,0,0", Usage: "cluster buffers as empty machines: `NEW,SCALEOUT,HEAL`"},
 		&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "seed of the random tie-breaks"},
 		&cli.BoolFlag{Name: "no-evict", Usage: "never evict low-priority VMs for high-priority ones (every policy evicts alike by default)"},
-		&cli.BoolFlag{Name: "no-explain", Usage: "record no explanations (faster; placelab explain then has nothing to show)"},
+		&cli.BoolFlag{Name: "no-explain", Usage: "record no explanations (faster; placelab explain then tells only a rejected request's story, not each VM's selection)"},
 		&cli.StringFlag{Name: "safety", Value: "off", Usage: "place low-priority VMs by the slides' safety score: on or off (Protean only)"},
 		&cli.Float64Flag{Name: "top-pct", Value: optimizer.DefaultTopPct, Usage: "share X of best-packing candidates among which eviction cost (or safety) decides"},
 	}
@@ -236,8 +236,12 @@ func printSummary(c *cli.Context, s replay.Summary, format string) error {
 	fmt.Fprintf(w, "run %d: %s on %q — %d VMs in %d requests, %d accepted, %d rejected, %d evicted\n",
 		s.RunID, s.Policy, s.Dataset, s.VMs, s.Requests, s.Accepted, s.Rejected, s.Evicted)
 	fmt.Fprintf(w, "  load %.2fs  replay %.2fs  write %.2fs\n", s.LoadSeconds, s.Seconds, s.WriteSeconds)
-	fmt.Fprintf(w, "  packing density %.2f%%  utilization %.2f%% (low priority %.2f%%, eviction rate %.4f)  post-BestFit candidates %.1f%%\n",
-		100*s.PackingDensityMean, 100*s.UtilizationMean, 100*s.LowPriorityUtilizationMean, s.EvictionRate, s.PostBestFitPct)
+	postBF := "NULL (not measured: no BestFit rule ranked a VM)"
+	if s.PostBestFitPct != nil {
+		postBF = fmt.Sprintf("%.1f%%", *s.PostBestFitPct)
+	}
+	fmt.Fprintf(w, "  packing density %.2f%%  utilization %.2f%% (low priority %.2f%%, eviction rate %.4f)  post-BestFit candidates %s\n",
+		100*s.PackingDensityMean, 100*s.UtilizationMean, 100*s.LowPriorityUtilizationMean, s.EvictionRate, postBF)
 	fmt.Fprintf(w, "  decision latency p50 %.1f µs  p99 %.1f µs  %.0f placements per wall-clock second  cache hit rate %.1f%%\n",
 		s.LatencyP50US, s.LatencyP99US, s.PlacementsPerSec, 100*s.CacheHitRate)
 	if s.Agents > 0 {

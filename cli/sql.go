@@ -49,7 +49,12 @@ Examples:
 			if !c.Bool("list") && view == "" && c.NArg() != 1 {
 				return cli.Exit(`usage: placelab sql "SELECT ..." | --view NAME | --list (see placelab sql --help)`, 2)
 			}
-			db, err := openDB(c)
+			// A view or the list only reads; a statement may write.
+			open := openDB
+			if c.Bool("list") || view != "" {
+				open = openReadDB
+			}
+			db, err := open(c)
 			if err != nil {
 				return err
 			}
@@ -98,7 +103,7 @@ Examples:
 			if c.NArg() != 1 {
 				return cli.Exit("usage: placelab export TABLE --to FILE.parquet|FILE.csv", 2)
 			}
-			db, err := openDB(c)
+			db, err := openReadDB(c)
 			if err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ var (
 	ErrUnknownType    = errors.New("unknown VM type")
 	ErrDuplicateID    = errors.New("duplicate id")
 	ErrMissingField   = errors.New("missing field")
+	ErrExtraField     = errors.New("extra field")
 	ErrUnknownFormat  = errors.New("datasets: unknown format")
 	ErrTooManyRejects = errors.New("datasets: too many rejected rows")
 	ErrNoInventory    = errors.New("datasets: no inventory")

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -73,6 +74,8 @@ func openTableFile(path string) (src string, headerRows int, dbErr func(error) e
 	if parquet {
 		src = "read_parquet(" + store.QuoteString(path) + ")"
 		headerRows = 0
+	} else if err := checkCSVWidth(path); err != nil {
+		return "", 0, nil, err
 	}
 	dbErr = func(err error) error {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -82,6 +85,32 @@ func openTableFile(path string) (src string, headerRows int, dbErr func(error) e
 		return &RowError{File: path, Err: fmt.Errorf("%w: duckdb: %s", ErrMalformed, strings.TrimSpace(msg))}
 	}
 	return src, headerRows, dbErr, nil
+}
+
+// checkCSVWidth refuses a CSV file with a row wider than its header
+// (ErrExtraField, naming the row and the first extra field): DuckDB's
+// sniffer would otherwise guess the dialect from the wider row and report
+// the header's columns missing.
+func checkCSVWidth(path string) error {
+	src, err := openSource(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	c, err := newCSV(src, ',', true)
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := c.next(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if err := c.extra(); err != nil {
+			return err
+		}
+	}
 }
 
 // ReadFailureFile reads a failure file (CSV with a header, or Parquet: a

@@ -195,7 +195,9 @@ func TestReadFailureFileNotAFile(t *testing.T) {
 }
 
 // TestReadFailureFileRaggedCSV: a CSV DuckDB cannot make sense of is one
-// line naming the file, or a missing-column error that lists what DuckDB saw.
+// line naming the file, or a missing-column error that lists what DuckDB saw;
+// a row wider than the header names its row and first extra field (it
+// was a missing-column error listing the wide row as the header, issue 32).
 func TestReadFailureFileRaggedCSV(t *testing.T) {
 	db := openDB(t)
 	for _, content := range []string{
@@ -207,6 +209,12 @@ func TestReadFailureFileRaggedCSV(t *testing.T) {
 		var re *RowError
 		if !errors.As(err, &re) || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), p) {
 			t.Fatalf("%q: error %q, want one line starting with the file", content, err)
+		}
+		if strings.HasSuffix(content, ",extra\n") {
+			if !errors.Is(err, ErrExtraField) || re.Row != 3 || re.Field != "column 6" || re.Value != "extra" {
+				t.Fatalf("%q: error %q, want row 3: field column 6: extra field", content, err)
+			}
+			continue
 		}
 		if re.Field != "" && !strings.Contains(err.Error(), "this one has ") {
 			t.Fatalf("%q: error %q does not list the columns found", content, err)

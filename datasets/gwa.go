@@ -128,6 +128,9 @@ func (g *gwaFile) next() error {
 func (g *gwaFile) parse(r *gwaRow) (string, error) {
 	c := g.c
 	vm := g.vm
+	if err := c.extra(); err != nil {
+		return "", err
+	}
 	if g.vmCol >= 0 {
 		var err error
 		if vm, err = c.str(g.vmCol, "vm_id"); err != nil {
@@ -327,6 +330,7 @@ func loadGWA(ctx context.Context, w *store.Writer, paths []string, opts Options)
 				if it.fatal {
 					return it.err
 				}
+				g.c.rows++
 				w.Counts.RowsRead++
 				if w.Counts.RowsRead%65536 == 0 {
 					if err := ctx.Err(); err != nil {
@@ -387,7 +391,7 @@ func loadGWA(ctx context.Context, w *store.Writer, paths []string, opts Options)
 			}
 			b.release()
 		}
-		return nil
+		return g.c.warnIfEmpty(w)
 	})
 	if err != nil {
 		return err

@@ -14,7 +14,10 @@ func init() {
 lt (lifetime, s). Every VM is its own tenant, priority 0; VM types are the distinct
 (cpu, mem) flavors, named like c4m16. VMs still alive at the end are absent from the
 source (right-censored). An arrival or end (at + lt) beyond ±30 years
-(MaxTraceSeconds) is rejected. The trace has no servers: give --inventory.`,
+(MaxTraceSeconds) is rejected. A row with more fields than the header is rejected; a
+header column other than these five is not read (a warning names it), and a file with
+a header and no rows loads as 0 rows with a warning. The trace has no servers: give
+--inventory.`,
 		Load: loadHuawei,
 	})
 }
@@ -30,10 +33,14 @@ func loadHuawei(ctx context.Context, w *store.Writer, paths []string, opts Optio
 			return err
 		}
 		var idx [5]int
-		for i, name := range []string{"vmid", "cpu", "mem", "at", "lt"} {
+		cols := []string{"vmid", "cpu", "mem", "at", "lt"}
+		for i, name := range cols {
 			if idx[i], err = c.col(name); err != nil {
 				return err
 			}
+		}
+		if err := c.known(w, "huawei", cols...); err != nil {
+			return err
 		}
 		return c.each(ctx, rej, func() error {
 			id, err := c.str(idx[0], "vmid")

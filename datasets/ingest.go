@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,8 +91,20 @@ func Ingest(ctx context.Context, db *store.DB, format string, paths []string, op
 	params, _ := json.Marshal(map[string]any{"inventory": opts.Inventory, "seed": opts.Seed, "max_rejects": opts.MaxRejects})
 	info := store.IngestInfo{Dataset: opts.Dataset, Format: format, Source: strings.Join(paths, ","), Params: string(params)}
 	return db.Ingest(ctx, info, func(w *store.Writer) error {
-		return f.Load(ctx, w, paths, opts)
+		if err := f.Load(ctx, w, paths, opts); err != nil {
+			return err
+		}
+		return warnNoRows(w, paths)
 	})
+}
+
+// warnNoRows records WarnNoRows for an ingest that read no row, unless a
+// loader already named the files that held none.
+func warnNoRows(w *store.Writer, paths []string) error {
+	if w.Counts.RowsRead > 0 || slices.ContainsFunc(w.Counts.Warnings, func(wa store.Warning) bool { return wa.Code == WarnNoRows }) {
+		return nil
+	}
+	return w.Warn(store.Warning{Source: strings.Join(paths, ","), Code: WarnNoRows, Message: "0 rows: the input holds no data rows"})
 }
 
 // rejecter applies Options.MaxRejects: a row error is either counted as a

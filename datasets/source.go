@@ -10,10 +10,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	store "placelab/sql"
 )
 
 // Progress receives bytes read so far and the total (0 if unknown).
@@ -112,6 +115,13 @@ type csvFile struct {
 	row    int64
 	rec    []string
 	header map[string]int
+	// headerNames is the header as written.
+	headerNames []string
+	// width is the number of fields the format defines for a row: the
+	// header's (0: not checked, a header-less file whose loader checks).
+	width int
+	// rows counts the data records read.
+	rows int64
 }
 
 // newCSV wraps a source. comma is the separator; header says whether the
@@ -135,8 +145,56 @@ func newCSV(src *source, comma rune, header bool) (*csvFile, error) {
 		for i, h := range rec {
 			c.header[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
 		}
+		c.width = len(rec)
+		c.headerNames = append([]string(nil), rec...)
 	}
 	return c, nil
+}
+
+// extra refuses a record with more fields than the format defines (the
+// header's columns): the first extra field is named by its position.
+func (c *csvFile) extra() error {
+	if c.width == 0 || len(c.rec) <= c.width {
+		return nil
+	}
+	return c.errf(fmt.Sprintf("column %d", c.width+1), c.rec[c.width],
+		fmt.Errorf("%w: the header names %d columns", ErrExtraField, c.width))
+}
+
+// WarnNoRows names an input file that held no data rows (only a header, or
+// nothing): it loads, as 0 rows, and the ingest says so.
+const WarnNoRows = "no-rows"
+
+// WarnUnknownColumn names a header column that the format does not define
+// (the column is not read).
+const WarnUnknownColumn = "unknown-column"
+
+// warnIfEmpty records WarnNoRows when the file held no data rows.
+func (c *csvFile) warnIfEmpty(w *store.Writer) error {
+	if c.rows > 0 {
+		return nil
+	}
+	msg := "0 rows: the file is empty"
+	if c.header != nil {
+		msg = "0 rows: the file has a header and no data rows"
+	}
+	return w.Warn(store.Warning{Source: c.src.name, Code: WarnNoRows, Message: msg})
+}
+
+// known warns (WarnUnknownColumn) about each header column not in cols,
+// the columns a format with a closed list defines.
+func (c *csvFile) known(w *store.Writer, format string, cols ...string) error {
+	for i, h := range c.headerNames {
+		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if slices.Contains(cols, name) {
+			continue
+		}
+		if err := w.Warn(store.Warning{Source: c.src.name, Object: fmt.Sprintf("column %d %q", i+1, h), Code: WarnUnknownColumn,
+			Message: fmt.Sprintf("the %s format defines %s; this column is not read", format, strings.Join(cols, ", "))}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // next returns the next record; io.EOF at the end.
@@ -262,10 +320,13 @@ func (c *csvFile) nonNegative(i int, field string) (float64, error) {
 
 // each calls row for every record: it counts rows read, checks ctx every
 // 65,536 records, and hands row errors to rej (skip and count, or stop).
+//
+// A record with more fields than the header is a row error (ErrExtraField);
+// a file without data rows loads as 0 rows with a WarnNoRows warning.
 func (c *csvFile) each(ctx context.Context, rej rejecter, row func() error) error {
 	for {
 		if _, err := c.next(); err == io.EOF {
-			return nil
+			return c.warnIfEmpty(rej.w)
 		} else if err != nil {
 			return err
 		}
@@ -275,7 +336,12 @@ func (c *csvFile) each(ctx context.Context, rej rejecter, row func() error) erro
 			}
 		}
 		rej.w.Counts.RowsRead++
-		if err := row(); err != nil {
+		c.rows++
+		err := c.extra()
+		if err == nil {
+			err = row()
+		}
+		if err != nil {
 			if err := rej.handle(err); err != nil {
 				return err
 			}

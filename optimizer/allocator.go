@@ -26,9 +26,26 @@ type Decision struct {
 	Reason   string
 	// Explain holds one explanation per VM tried, when enabled.
 	Explain []Explanation
+	// Gang says, for a request that failed after ORDER (Algorithm 1),
+	// what became of each of its VMs; nil on success or when it failed
+	// before any VM was tried.
+	Gang *GangFailure
 	// Avoided: at least one VM was placed by the conflict-avoidance scheme
 	// (a random pick among the top N0 machines) rather than among the best.
 	Avoided bool
+}
+
+// GangFailure is the story of a failed request (gang allocation: all of
+// its VMs or none). Order is every VM of the request in the order Algorithm
+// 1 tried them (ORDER: largest first, or by fault domain); Order[:Tried-1]
+// were placed and then rolled back (on the machines in RolledBack, in the
+// same order), Order[Tried-1] is the VM that found no machine
+// (Decision.FailedVM, for the rule Decision.Reason), and Order[Tried:] were
+// never tried.
+type GangFailure struct {
+	Order      []VMID
+	Tried      int
+	RolledBack []int32
 }
 
 // Reasons reported when no rule is to blame.

@@ -137,3 +137,67 @@ func TestRefreshKeepsDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshSkipsIdleEvaluations: background refresh leaves alone an
+// evaluation no request used within RefreshAge requests (its cells stay
+// behind the journal), and that evaluation catches up when it is used
+// again: the decision is the uncached engine's.
+func TestRefreshSkipsIdleEvaluations(t *testing.T) {
+	zone := zoneSpec{clusters: 2, racks: 2, perRack: 4, skus: []SKU{skuSmall, skuLarge}}
+	on := newProteanT(t, buildZone(t, zone), nil)
+	off := newProteanT(t, buildZone(t, zone), func(c *Config) { c.Cache = false })
+	const idleType, busyType = 5, 0 // G4 (large SKU only), D1
+	id := VMID(0)
+	next := func(typ int32) *Request {
+		id++
+		return &Request{ID: int64(id), Tenant: int32(id), VMs: []VMRequest{{ID: id, Type: typ}}}
+	}
+	both := func(r *Request) {
+		t.Helper()
+		a, b := on.Allocate(r), off.Allocate(r)
+		if a.OK != b.OK || len(a.Placements) != len(b.Placements) || a.OK && a.Placements[0].Machine != b.Placements[0].Machine {
+			t.Fatalf("request %d: cache on %+v, off %+v", r.ID, a.Placements, b.Placements)
+		}
+		if err := on.State().CheckInvariants(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	both(next(idleType))
+	idle := on.evaluation(Traits{TraitType: idleType})
+	for i := 0; i < RefreshAge+8; i++ {
+		both(next(busyType))
+		if i%3 == 0 {
+			on.Refresh(0)
+		}
+	}
+	behind := 0
+	for c, cl := range idle.cells {
+		if cl != nil && on.env.State.Journal.Pending(int32(c), cl.cursor) > 0 {
+			behind++
+		}
+	}
+	if behind == 0 {
+		t.Fatal("the idle evaluation was refreshed: idle evaluations must cost nothing per placement")
+	}
+	for i := 0; i < 4; i++ {
+		both(next(idleType))
+	}
+}
+
+// TestJournalMemoryBounded: however long the trace, a cluster's log holds
+// at most its limit of entries (and its backing array stays near it), so
+// the journal's memory follows the inventory, not the number of changes.
+func TestJournalMemoryBounded(t *testing.T) {
+	inv := buildZone(t, zoneSpec{clusters: 2, racks: 2, perRack: 3, skus: []SKU{skuSmall}})
+	j := NewJournal(inv)
+	for i := 0; i < 50*minLogLimit; i++ {
+		m := int32(i % len(inv.Machines))
+		j.Touch(m, inv.Machines[m].Cluster)
+	}
+	for c := range j.logs {
+		l := &j.logs[c]
+		if len(l.entries) > l.limit || cap(l.entries) > 2*l.limit+1 {
+			t.Fatalf("cluster %d: %d entries (cap %d) after %d changes, limit %d", c, len(l.entries), cap(l.entries), 50*minLogLimit, l.limit)
+		}
+	}
+}

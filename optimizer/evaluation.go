@@ -81,13 +81,18 @@ type cell struct {
 	// prefix[n-1] counts valid machines by their first n scores, so an
 	// explanation can say how many candidates each preference rule left
 	// without scanning the racks.
-	prefix []map[key]int32
+	prefix []prefixCounts
 	// heads holds each rack's best machine key and global (rack) score;
 	// heap orders the racks by them, so the best rack of the cell is found
 	// in O(1) and kept in O(log racks) per change.
 	heads []rackHead
 	heap  []int32
 	hpos  []int32
+	// dirty lists the racks whose head changed during a catch-up (marked
+	// in isDirty): their heads are recomputed once, after the journal's
+	// changes are applied, however many of their machines changed.
+	dirty   []int32
+	isDirty []bool
 }
 
 type rackHead struct {
@@ -163,6 +168,23 @@ func (cl *cell) setHead(env *Env, e *evaluation, rl int) {
 	cl.down(int(cl.hpos[rl]))
 }
 
+// markHead records that rack rl's head or global score may have changed.
+func (cl *cell) markHead(rl int) {
+	if !cl.isDirty[rl] {
+		cl.isDirty[rl] = true
+		cl.dirty = append(cl.dirty, int32(rl))
+	}
+}
+
+// flushHeads recomputes the heads of the racks marked since the last flush.
+func (cl *cell) flushHeads(env *Env, e *evaluation) {
+	for _, rl := range cl.dirty {
+		cl.isDirty[rl] = false
+		cl.setHead(env, e, int(rl))
+	}
+	cl.dirty = cl.dirty[:0]
+}
+
 // best returns the cell's best rack, or -1.
 func (cl *cell) best() int32 {
 	if len(cl.heap) == 0 || !cl.heads[cl.heap[0]].ok {
@@ -210,12 +232,74 @@ func (cl *cell) count(k *key, d int32) {
 
 // bump adds d to the count of k's first n+1 scores.
 func (cl *cell) bump(n int, k *key, d int32) {
-	t := truncated(*k, n+1)
-	if c := cl.prefix[n][t] + d; c == 0 {
-		delete(cl.prefix[n], t)
-	} else {
-		cl.prefix[n][t] = c
+	cl.prefix[n].add(truncated(*k, n+1), d)
+}
+
+// prefixListMax bounds the distinct truncated keys a prefixCounts scans
+// linearly before it spills into a map: quantized scores (§3.3) leave a
+// handful, and a scan of a few 16-byte keys is several times faster than
+// hashing one.
+const prefixListMax = 32
+
+// prefixCounts counts valid machines by truncated key: a short list, or a
+// map once it holds more than prefixListMax distinct keys (unquantized
+// scores). A key whose count drops to zero is removed.
+type prefixCounts struct {
+	list []prefixCount
+	m    map[key]int32
+}
+
+type prefixCount struct {
+	k key
+	n int32
+}
+
+// get is the count of k.
+func (pc *prefixCounts) get(k key) int32 {
+	if pc.m != nil {
+		return pc.m[k]
 	}
+	for i := range pc.list {
+		if pc.list[i].k == k {
+			return pc.list[i].n
+		}
+	}
+	return 0
+}
+
+// add adds d to the count of k.
+func (pc *prefixCounts) add(k key, d int32) {
+	if pc.m != nil {
+		if c := pc.m[k] + d; c == 0 {
+			delete(pc.m, k)
+		} else {
+			pc.m[k] = c
+		}
+		return
+	}
+	for i := range pc.list {
+		if pc.list[i].k == k {
+			if pc.list[i].n += d; pc.list[i].n == 0 {
+				last := len(pc.list) - 1
+				pc.list[i] = pc.list[last]
+				pc.list = pc.list[:last]
+			}
+			return
+		}
+	}
+	if d == 0 {
+		return
+	}
+	if len(pc.list) < prefixListMax {
+		pc.list = append(pc.list, prefixCount{k, d})
+		return
+	}
+	pc.m = make(map[key]int32, 2*len(pc.list))
+	for _, e := range pc.list {
+		pc.m[e.k] = e.n
+	}
+	pc.m[k] = d
+	pc.list = nil
 }
 
 // evaluation is a RuleEvaluation object (§5.2.2): the evaluation result
@@ -231,8 +315,11 @@ type evaluation struct {
 	// scratch (new, or fallen behind the journal).
 	Updates, Rebuilds int64
 	// fresh is the agent clock when the evaluation was last used or
-	// refreshed: background refresh serves the stalest first.
-	fresh uint64
+	// refreshed: background refresh serves the stalest first. used is the
+	// clock when a request last used it: background refresh skips an
+	// evaluation unused for longer than RefreshAge requests (it catches up
+	// from the journal, or rebuilds, when next used).
+	fresh, used uint64
 }
 
 func newEvaluation(t Traits, validators []MachineValidator, prefs []MachinePreference, global GlobalRule, clusters int) *evaluation {
@@ -264,6 +351,7 @@ func (e *evaluation) cell(env *Env, c int32) (*cell, bool) {
 		return cl, false
 	}
 	ok := j.Changed(c, &cl.cursor, func(m int32) { e.update(env, cl, m) })
+	cl.flushHeads(env, e)
 	if !ok {
 		cl = e.build(env, c)
 		e.cells[c] = cl
@@ -279,10 +367,7 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 	ci := &inv.Clusters[c]
 	cl := &cell{cluster: c, cursor: env.State.Journal.Head(c), status: make([]mstatus, len(ci.Machines)),
 		racks: make([][]entry, len(ci.Racks)), runs: make([]int32, len(ci.Racks)), rejected: make([]int32, len(e.validators)),
-		prefix: make([]map[key]int32, len(e.prefs))}
-	for n := range cl.prefix {
-		cl.prefix[n] = map[key]int32{}
-	}
+		prefix: make([]prefixCounts, len(e.prefs))}
 	for _, m := range ci.Machines {
 		st := e.eval(m)
 		mc := &inv.Machines[m]
@@ -295,6 +380,7 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 			cl.rejected[st.failed]++
 		}
 	}
+	cl.isDirty = make([]bool, len(ci.Racks))
 	cl.heads = make([]rackHead, len(ci.Racks))
 	cl.heap = make([]int32, len(ci.Racks))
 	cl.hpos = make([]int32, len(ci.Racks))
@@ -315,7 +401,9 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 	return cl
 }
 
-// update re-evaluates machine m: remove its old entry, insert the new one.
+// update re-evaluates machine m: remove its old entry, insert the new one
+// (a binary search and a shift within its rack, never a re-sort), and mark
+// its rack's head for the flush that ends the catch-up (flushHeads).
 func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	e.Updates++
 	mc := &env.Inv.Machines[m]
@@ -324,13 +412,13 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	st := e.eval(m)
 	switch {
 	case old.valid && st.valid && old.k == st.k:
-		cl.setHead(env, e, rl) // the rack's global score may have changed
+		cl.markHead(rl) // the rack's global score may have changed
 		return
 	case !old.valid && !st.valid:
 		cl.rejected[old.failed]--
 		cl.rejected[st.failed]++
 		cl.status[mc.Local] = st
-		cl.setHead(env, e, rl)
+		cl.markHead(rl)
 		return
 	}
 	rack := cl.racks[rl]
@@ -368,7 +456,7 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	cl.racks[rl] = rack
 	cl.runs[rl] = -1
 	cl.status[mc.Local] = st
-	cl.setHead(env, e, rl)
+	cl.markHead(rl)
 }
 
 // searchEntry is the position of (k, m) in a sorted rack (binary search).

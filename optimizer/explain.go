@@ -117,6 +117,57 @@ func SumRuleStats(a, b []RuleStats) []RuleStats {
 	return out
 }
 
+// PostBestFit accumulates Protean Table 5's "Post-BestFit": per ranked VM,
+// the share of its valid candidates left after the BestFit rule,
+//
+//	f = after(BestFit) / (valid − Σ removed by request validators other than TenantAntiColocation)
+//
+// where valid counts the machines of the selected clusters that pass every
+// machine validator and after(BestFit) those also tied with the best machine
+// on every preference rule up to BestFit. A VM counts when the preference
+// rules ranked its candidates (as for RuleStats: not when it was placed by
+// conflict avoidance, the safety score or eviction, nor when it failed) and
+// the rule set has BestFit; an agent whose commit conflicted counts its
+// retry again, as RuleStats does. It is kept whether or not explanations
+// are on, so the figure does not depend on that flag; N = 0 means not
+// measured.
+type PostBestFit struct {
+	Sum float64 // Σ f
+	N   int64   // VMs counted
+}
+
+// Add adds b's shares to a's (the engines of several agents).
+func (a PostBestFit) Add(b PostBestFit) PostBestFit { return PostBestFit{a.Sum + b.Sum, a.N + b.N} }
+
+// Pct is the mean share in percent; ok is false when no VM was counted.
+func (a PostBestFit) Pct() (pct float64, ok bool) {
+	if a.N == 0 {
+		return 0, false
+	}
+	return 100 * a.Sum / float64(a.N), true
+}
+
+// PostBestFitOf is the post-BestFit share of one explanation (the
+// definition of PostBestFit, read from the record); ok is false when the
+// explanation has no BestFit count or no valid candidate.
+func PostBestFitOf(ex *Explanation) (float64, bool) {
+	valid := ex.Machines
+	for _, r := range ex.Rejected {
+		if r.Rule != RuleTenantAntiColocation {
+			valid -= r.Count
+		}
+	}
+	if valid <= 0 {
+		return 0, false
+	}
+	for _, a := range ex.AfterPrefs {
+		if a.Rule == RuleBestFit {
+			return float64(a.Count) / float64(valid), true
+		}
+	}
+	return 0, false
+}
+
 // Positions of the rule levels in Protean.stats, in Rules.Names order.
 type statIndex struct {
 	clusterValidators, clusterPrefs, machineValidators, request, prefs, global int
@@ -375,16 +426,20 @@ func (p *Protean) explainPrefs(sel []*cell, best *key, tied int, ex *Explanation
 	for _, cl := range sel {
 		valid += int(cl.valid)
 		for n := 0; n < npref; n++ {
-			after[n] += int(cl.prefix[n][truncated(*best, n+1)])
+			after[n] += int(cl.prefix[n].get(truncated(*best, n+1)))
 		}
 	}
 	prev := valid
+	bfValid := valid
 	for i, rv := range p.rules.Request {
 		if ex != nil {
 			ex.Rejected = append(ex.Rejected, RuleCount{rv.Name(), reqRej[i]})
 		}
 		p.stat(p.statAt.request+i, prev, reqRej[i])
 		prev -= reqRej[i]
+		if rv.Name() != RuleTenantAntiColocation {
+			bfValid -= reqRej[i]
+		}
 	}
 	for i, r := range p.rules.Preferences {
 		if ex != nil {
@@ -392,6 +447,10 @@ func (p *Protean) explainPrefs(sel []*cell, best *key, tied int, ex *Explanation
 		}
 		p.stat(p.statAt.prefs+i, prev, prev-after[i])
 		prev = after[i]
+		if !p.muteStats && bfValid > 0 && r.Name() == RuleBestFit {
+			p.postBF.Sum += float64(after[i]) / float64(bfValid)
+			p.postBF.N++
+		}
 	}
 	if p.rules.Global != nil {
 		if ex != nil {

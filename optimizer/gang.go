@@ -48,6 +48,7 @@ func allocateGang(s *State, req *Request, cfg *Config, e vmEngine) Decision {
 		}
 		v := vms[i]
 		if v.Type < 0 || int(v.Type) >= len(s.Inv.Types) {
+			gangFailure(&d, vms, i)
 			rollback(s, &d)
 			d.FailedVM, d.Reason = v.ID, ReasonBadType
 			return d
@@ -62,6 +63,7 @@ func allocateGang(s *State, req *Request, cfg *Config, e vmEngine) Decision {
 		}
 		m, reason := e.placeVM(req, kind, v, ex, &d)
 		if m < 0 {
+			gangFailure(&d, vms, i)
 			rollback(s, &d)
 			d.FailedVM, d.Reason = v.ID, reason
 			return d
@@ -93,6 +95,19 @@ func evictFallback(env *Env, rules *Rules, req *Request, kind RequestKind, v VMR
 		ex.Pick, ex.Evicted = PickEviction, len(evicted)
 	}
 	return m
+}
+
+// gangFailure records, before the rollback, that VM i of vms (in the order
+// tried) found no machine: the VMs before it held d.Placements.
+func gangFailure(d *Decision, vms []VMRequest, i int) {
+	g := &GangFailure{Order: make([]VMID, len(vms)), Tried: i + 1, RolledBack: make([]int32, len(d.Placements))}
+	for k, v := range vms {
+		g.Order[k] = v.ID
+	}
+	for k, p := range d.Placements {
+		g.RolledBack[k] = p.Machine
+	}
+	d.Gang = g
 }
 
 // rollback undoes the tentative placements of a failed request; evicted

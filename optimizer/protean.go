@@ -40,6 +40,7 @@ type Protean struct {
 	rng       *rand.Rand
 	stats     []RuleStats
 	statAt    statIndex
+	postBF    PostBestFit
 	bg        int64
 	// scratch buffers reused across requests
 	evalTraits []Trait
@@ -128,6 +129,10 @@ func (p *Protean) Config() Config { return p.cfg }
 // RuleStats returns per-rule aggressiveness so far.
 func (p *Protean) RuleStats() []RuleStats { return slices.Clone(p.stats) }
 
+// PostBestFit returns the post-BestFit shares recorded so far (whether or
+// not explanations are on; see PostBestFit).
+func (p *Protean) PostBestFit() PostBestFit { return p.postBF }
+
 // CacheStats returns hits and misses per cache class: "RuleEvaluation",
 // "Cell" (a RuleEvaluation's per-cluster state), and one entry per rule type.
 func (p *Protean) CacheStats() map[string]CacheStats {
@@ -141,10 +146,16 @@ func (p *Protean) CacheStats() map[string]CacheStats {
 // BackgroundUpdates is how many cells Refresh brought up to date.
 func (p *Protean) BackgroundUpdates() int64 { return p.bg }
 
-// Refresh brings up to maxEvals cached evaluations (0: all) up to date
-// from the journal, the stalest first, as an idle agent does
-// (§5.2.4 background updates), and drops objects past their age. It
-// returns the cells updated.
+// RefreshAge is how many requests after its last use an evaluation stays
+// in the background refresh (§5.2.4): past it, Refresh skips the
+// evaluation, which catches up from the journal (or rebuilds, when the
+// journal dropped what it missed) when a request next uses it.
+const RefreshAge = 64
+
+// Refresh brings up to maxEvals cached evaluations (0: all) used within
+// the last RefreshAge requests up to date from the journal, the stalest
+// first, as an idle agent does (§5.2.4 background updates), and drops
+// objects past their age. It returns the cells updated.
 func (p *Protean) Refresh(maxEvals int) int {
 	if !p.cfg.Cache {
 		return 0
@@ -152,7 +163,15 @@ func (p *Protean) Refresh(maxEvals int) int {
 	p.rulePool.expire(p.clock)
 	p.evalPool.expire(p.clock)
 	evals := p.stale[:0]
-	p.evalPool.each(func(e *evaluation) { evals = append(evals, e) })
+	p.evalPool.each(func(e *evaluation) {
+		// An evaluation no request used within RefreshAge requests is
+		// left alone: it catches up from the journal (or rebuilds) when a
+		// request uses it again, so idle evaluations cost nothing per
+		// placement.
+		if p.clock-e.used <= RefreshAge {
+			evals = append(evals, e)
+		}
+	})
 	// Stalest first: the most recently used evaluations are fresh already.
 	slices.SortStableFunc(evals, func(a, b *evaluation) int { return cmp.Compare(a.fresh, b.fresh) })
 	if maxEvals > 0 && len(evals) > maxEvals {
@@ -209,7 +228,7 @@ func (p *Protean) evaluation(t Traits) *evaluation {
 		return mk()
 	}
 	e, _ := p.evalPool.get(pt, p.clock, mk)
-	e.fresh = p.clock
+	e.fresh, e.used = p.clock, p.clock
 	return e
 }
 

@@ -38,6 +38,31 @@ type Counts struct {
 	// loader's object counts and warnings), printed with the counts; nil
 	// for most formats.
 	Report any
+	// Warnings are what the ingest loaded but a user should know (Writer.Warn).
+	Warnings []Warning
+}
+
+// Warning is one named warning of an ingest, stored in ingest_warning with
+// the load.
+type Warning struct {
+	Source  string `json:"source"` // the file it is about ("" for the whole ingest)
+	Object  string `json:"object,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Warn records a warning: a row of ingest_warning in the ingest's
+// transaction, and in Counts.Warnings for the caller to print.
+func (w *Writer) Warn(wa Warning) error {
+	w.Counts.Warnings = append(w.Counts.Warnings, wa)
+	return w.Append("ingest_warning", nullString(wa.Source), nullString(wa.Object), wa.Code, wa.Message)
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // Reject records one rejected row under reason.

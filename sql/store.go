@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,14 +62,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 }
 
 // ErrReadOnlyStale is returned by OpenReadOnly for a database whose schema
-// or views are older than this build (a read-only open cannot migrate).
+// is older than this build (a read-only open cannot migrate).
 var ErrReadOnlyStale = errors.New("store: database needs a migration")
 
 // OpenReadOnly opens an existing database file without writing to it, so
 // that many processes can read it at once (DuckDB allows any number of
 // read-only processes, or one writer). The file must exist and be at this
 // build's schema version: open it once read-write (any placelab command)
-// to migrate it first.
+// to migrate it first. Each connection shadows the file's views with this
+// build's as TEMP views. Another process writing the file is a
+// *LockError (ErrLocked).
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("store: open read-only: an in-memory database cannot be shared; give a file")
@@ -76,7 +79,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("store: open read-only %s: %w", path, err)
 	}
-	db, err := connect(ctx, path, path+"?access_mode=read_only")
+	db, err := connect(ctx, path, path+"?access_mode=read_only", tempViews()...)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +100,23 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// connect opens a connector on dsn with the session settings.
-func connect(ctx context.Context, path, dsn string) (*DB, error) {
+// tempViews is this build's views as TEMP views, which a read-only
+// connection creates for itself: they shadow the file's views, which the
+// last read-write open installed and may be another build's.
+func tempViews() []string {
+	var out []string
+	for _, name := range ViewNames() {
+		q, _ := ViewSQL(name)
+		out = append(out, strings.Replace(q, "CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW", 1))
+	}
+	return out
+}
+
+// connect opens a connector on dsn with the session settings, then the
+// statements of init on every connection.
+func connect(ctx context.Context, path, dsn string, init ...string) (*DB, error) {
 	connector, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
-		for _, s := range connSettings {
+		for _, s := range append(slices.Clip(connSettings), init...) {
 			if _, err := ex.ExecContext(ctx, s, nil); err != nil {
 				return fmt.Errorf("store: %s: %w", s, err)
 			}
@@ -108,6 +124,9 @@ func connect(ctx context.Context, path, dsn string) (*DB, error) {
 		return nil
 	})
 	if err != nil {
+		if le := asLockError(path, strings.Contains(dsn, "access_mode=read_only"), err); le != err {
+			return nil, le
+		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	return &DB{sql: sql.OpenDB(connector), connector: connector, path: path}, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"placelab/analysis/replay"
+	"placelab/bench"
 	"sync"
 	"time"
 
@@ -81,12 +82,12 @@ func init() {
 			// Cache on and off on the same requests, one rep per seed; the
 			// latencies are decision-only (as Figs 11–12 plot), the cost
 			// per placement and the speedup include the cache upkeep.
-			o := analysis.DefaultAllocatorBenchOptions()
+			o := bench.DefaultAllocatorBenchOptions()
 			o.Machines, o.Seed, o.Explain, o.Reps, o.VMs = p.Params["machines"].(int), p.Seed, false, 1, 5000
 			if quick {
 				o.VMs = 1000
 			}
-			c, err := analysis.CompareCache(ctx, o)
+			c, err := bench.CompareCache(ctx, o)
 			if err != nil {
 				return nil, err
 			}
@@ -130,8 +131,8 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay
 	if err != nil {
 		return nil, err
 	}
-	// Explanations on (the default): candidates left after BestFit come
-	// from them.
+	// Candidates left after BestFit are counted by the engine, explanations
+	// on or off.
 	spec := analysis.DefaultSpec("zone")
 	spec.Engine.Buckets, spec.Engine.Seed = p.Params["buckets"].(int), p.Seed
 	res, err := analysis.Run(ctx, zdb, spec, analysis.RunOptions{Version: "experiment"})
@@ -139,6 +140,9 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay
 		return nil, err
 	}
 	storedReplay(ctx, zdb, res.Summary.RunID)
+	if res.Summary.PostBestFitPct == nil {
+		return nil, fmt.Errorf("experiments: buckets: run %d ranked no VM by BestFit: post_bestfit_pct not measured", res.Summary.RunID)
+	}
 	lo := analysis.DefaultLPBoundOptions()
 	lo.Every, lo.Packings, lo.Solve.TimeLimit = lpEvery(quick), analysis.PackingsNone, lpTimeLimit(quick)
 	lp, err := analysis.LPBoundRun(ctx, zdb, res.Summary.RunID, lo)
@@ -159,7 +163,7 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay
 		return nil, err
 	}
 	return []replay.MetricRow{
-		fig("pd_pct", 100*res.Summary.PackingDensityMean), fig("post_bestfit_pct", res.Summary.PostBestFitPct),
+		fig("pd_pct", 100*res.Summary.PackingDensityMean), fig("post_bestfit_pct", *res.Summary.PostBestFitPct),
 		fig("rejected", float64(res.Summary.Rejected)), fig("lp_lb_density_pct", 100*lp.MeanLBDensity), fig("lp_ub_density_pct", 100*lp.MeanUBDensity),
 		fig("lp_online_density_pct", 100*lp.MeanOnlineDensity), fig("conflicts_p99_per_min", ag.Summary.ConflictsP99PerMin),
 		fig("conflicts", float64(ag.Summary.Conflicts)), fig("avoidance_activations", float64(ag.Summary.AvoidanceActivations)),

@@ -404,6 +404,9 @@ func experimentNote(e *Experiment, pts []*pointResult) string {
 // grid), the paper's as translucent bars; nil if no headline figure is
 // stored.
 func experimentChart(e *Experiment, pts []*pointResult) *charts.Bar {
+	if len(headline[e.Name]) == 0 {
+		return nil
+	}
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
@@ -423,8 +426,14 @@ func experimentChart(e *Experiment, pts []*pointResult) *charts.Bar {
 		xs = append(xs, x)
 	}
 	bar.SetXAxis(xs)
+	// One axis per unit: Table 5's densities (%) on the left, its conflicts
+	// per minute on the right, never on one axis.
+	axes, axis := report.UnitAxes(headline[e.Name])
+	bar.SetGlobalOptions(charts.WithYAxisOpts(axes[0]), charts.WithGridOpts(opts.Grid{Top: "90"})) // room for a legend of two lines above the axis names
+	bar.ExtendYAxis(axes[1:]...)
 	series := 0
 	for _, m := range headline[e.Name] {
+		onAxis := charts.WithBarChartOpts(opts.BarChart{YAxisIndex: axis[m]})
 		items := make([]opts.BarData, len(pts))
 		var pitems []opts.BarData
 		stored, hasPaper := false, false
@@ -443,10 +452,10 @@ func experimentChart(e *Experiment, pts []*pointResult) *charts.Bar {
 		if !stored {
 			continue
 		}
-		bar.AddSeries(m, items)
+		bar.AddSeries(m, items, onAxis)
 		series++
 		if hasPaper {
-			bar.AddSeries(m+" (paper)", pitems, charts.WithItemStyleOpts(opts.ItemStyle{Opacity: opts.Float(0.4)}))
+			bar.AddSeries(m+" (paper)", pitems, onAxis, charts.WithItemStyleOpts(opts.ItemStyle{Opacity: opts.Float(0.4)}))
 		}
 	}
 	if series == 0 {

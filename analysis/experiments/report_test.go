@@ -373,3 +373,43 @@ func TestBucketsPageShowsLPInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentChartsOneUnitPerAxis: every headline figure has a known
+// unit, a chart holds at most two (one axis each, left and right), and
+// each experiment's chart, its paper's bars included, passes
+// report.CheckUnits. Issue 32: the buckets chart (Table 5) drew conflicts
+// per minute on the axis of its percentages.
+func TestExperimentChartsOneUnitPerAxis(t *testing.T) {
+	for name, figs := range headline {
+		units := map[string]bool{}
+		for _, f := range figs {
+			u, ok := report.MetricUnit(f)
+			if !ok {
+				t.Errorf("%s: headline figure %q has no known unit (report.MetricUnit)", name, f)
+			}
+			units[u] = true
+		}
+		if len(units) > 2 {
+			t.Errorf("%s: headline figures in %d units, want at most two (one axis each)", name, len(units))
+		}
+		e := &Experiment{Name: name}
+		pr := &pointResult{grid: GridQuick, label: "k=1", figs: map[string]float64{}}
+		for i, f := range figs {
+			pr.figs[f] = float64(i + 1)
+			e.Paper = append(e.Paper, PaperValue{Figure: f, Point: "k=1", Value: float64(i)})
+		}
+		ch := experimentChart(e, []*pointResult{pr})
+		if ch == nil {
+			t.Errorf("%s: no chart", name)
+			continue
+		}
+		if err := report.CheckUnits(ch); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// buckets: the densities on one axis, conflicts per minute on the other.
+	_, axis := report.UnitAxes(headline["buckets"])
+	if axis["pd_pct"] != axis["post_bestfit_pct"] || axis["pd_pct"] == axis["conflicts_p99_per_min"] {
+		t.Errorf("buckets axes %v: want the densities together and conflicts per minute apart", axis)
+	}
+}

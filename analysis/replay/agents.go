@@ -115,9 +115,10 @@ type outcome struct {
 	conflictAt        []float64
 	avoided           int
 	evicted           []optimizer.Placement
-	evalUS            float64               // decision time per VM of the resolving attempt (wall clock)
-	kind              optimizer.RequestKind // the buffer of the resolving attempt, on the agent's view
-	heal              bool                  // a heal request (not an arrival of the trace)
+	evalUS            float64                // decision time per VM of the resolving attempt (wall clock)
+	kind              optimizer.RequestKind  // the buffer of the resolving attempt, on the agent's view
+	heal              bool                   // a heal request (not an arrival of the trace)
+	gang              *optimizer.GangFailure // a rejected request: what became of its VMs
 }
 
 // ReplayAgents replays a trace with opt.Agents agents deciding on stale
@@ -442,7 +443,7 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 			o := &outs[e.req]
 			req := &reqs[e.req]
 			if !e.d.OK { // no machine on the agent's view: rejected, nothing to commit
-				o.reason, o.at, o.atTrace = e.d.Reason, e.t, toTrace(e.t)
+				o.reason, o.at, o.atTrace, o.gang = e.d.Reason, e.t, toTrace(e.t), e.d.Gang
 				o.resolve(smp, req)
 				resolved++
 				lastResolution = math.Max(lastResolution, e.t)
@@ -571,7 +572,7 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 					}
 					if !d.OK {
 						mu.Lock()
-						o.reason, o.at, o.atTrace = d.Reason, now(), traceNow
+						o.reason, o.at, o.atTrace, o.gang = d.Reason, now(), traceNow, d.Gang
 						o.resolve(smp, req)
 						finish(j, false, nil)
 						mu.Unlock()
@@ -817,6 +818,9 @@ func summarizeAgents(tr *Trace, agents []*optimizer.Agent, reqs []optimizer.Requ
 			}
 			rowOf[v.ID] = len(res.Placements)
 			res.Placements = append(res.Placements, row)
+		}
+		if !o.ok {
+			res.Gangs = append(res.Gangs, gangRows(tr, req.ID, o.gang)...)
 		}
 	}
 	for i := range outs {

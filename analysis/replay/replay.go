@@ -144,7 +144,11 @@ type MetricRow struct {
 //     (`seconds`), everything the run did included (cache upkeep, departures,
 //     sampling; for simulated agents the simulator too);
 //   - response_*_s, queue_delay_*_s, conflicts_*, throughput_*: multi-agent
-//     runs only, on the run's clock (simulated or wall seconds).
+//     runs only, on the run's clock (simulated or wall seconds);
+//   - post_bestfit_pct: Protean Table 5's "Post-BestFit", the mean share of
+//     valid candidates left after the BestFit rule (optimizer.PostBestFit),
+//     counted by the engines whether or not explanations are on; null when
+//     not measured (a baseline, a rule set without BestFit, no VM ranked).
 type Summary struct {
 	RunID              int64          `json:"run_id"`
 	Policy             string         `json:"policy"`
@@ -166,7 +170,7 @@ type Summary struct {
 	LatencyP99US               float64            `json:"latency_p99_us"`
 	PlacementsPerSec           float64            `json:"placements_per_sec"`
 	CacheHitRate               float64            `json:"cache_hit_rate"`
-	PostBestFitPct             float64            `json:"post_bestfit_pct"`
+	PostBestFitPct             *float64           `json:"post_bestfit_pct"`
 	Seconds                    float64            `json:"seconds"`
 	LoadSeconds                float64            `json:"load_seconds"`
 	WriteSeconds               float64            `json:"write_seconds"`
@@ -266,6 +270,9 @@ type Result struct {
 	// outage and vm_move).
 	Outages []OutageRow
 	Moves   []MoveRow
+	// Gangs is what became of each VM of the rejected requests of several
+	// VMs (table gang_vm).
+	Gangs []GangVM
 }
 
 // Departures is a queue of VM departures by time (ties: VM id), as a
@@ -378,7 +385,6 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	protean, _ := alloc.(*optimizer.Protean)
 
 	var lat []float64
-	var postBF []float64
 	next := opt.From
 	if len(reqs) > 0 {
 		next = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
@@ -479,10 +485,8 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			if i, ok := rowOf[ex.VM]; ok {
 				res.Placements[i].Explain = ex
 			}
-			if f, ok := postBestFit(ex); ok {
-				postBF = append(postBF, f)
-			}
 		}
+		res.Gangs = append(res.Gangs, gangRows(tr, r.ID, d.Gang)...)
 		for _, p := range d.Placements {
 			row := &res.Placements[rowOf[p.VM]]
 			row.Machine = tr.MachineIDs[p.Machine]
@@ -524,7 +528,6 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	av.summarize(s)
 	res.Metrics = append(res.Metrics, availabilityFigures(s, last)...)
 	res.Outages, res.Moves = av.rows, av.moves
-	s.PostBestFitPct = 100 * mean(postBF)
 	if protean != nil {
 		engineStats(res, last, protean)
 	}
@@ -538,7 +541,9 @@ func engineStats(res *Result, last float64, engines ...*optimizer.Protean) {
 	caches := map[string]optimizer.CacheStats{}
 	var rules []optimizer.RuleStats
 	idx := map[string]int{}
+	var postBF optimizer.PostBestFit
 	for _, e := range engines {
+		postBF = postBF.Add(e.PostBestFit())
 		for k, v := range e.CacheStats() {
 			c := caches[k]
 			c.Hits += v.Hits
@@ -557,6 +562,10 @@ func engineStats(res *Result, last float64, engines ...*optimizer.Protean) {
 			rules[i].Removed += r.Removed
 		}
 		s.BackgroundRefreshes += e.BackgroundUpdates()
+	}
+	if pct, ok := postBF.Pct(); ok {
+		s.PostBestFitPct = &pct
+		res.Metrics = append(res.Metrics, MetricRow{last, MetricPostBestFitPct, pct})
 	}
 	s.CacheHitRate = caches["RuleEvaluation"].HitRate()
 	s.Caches = map[string]float64{}
@@ -577,25 +586,10 @@ func engineStats(res *Result, last float64, engines ...*optimizer.Protean) {
 	}
 }
 
-// postBestFit is the share of valid candidates left after the BestFit rule
-// (Protean Table 5's "Post-BestFit"), from one explanation.
-func postBestFit(ex *optimizer.Explanation) (float64, bool) {
-	valid := ex.Machines
-	for _, r := range ex.Rejected {
-		if r.Rule != "TenantAntiColocation" {
-			valid -= r.Count
-		}
-	}
-	if valid <= 0 {
-		return 0, false
-	}
-	for _, a := range ex.AfterPrefs {
-		if a.Rule == "BestFit" {
-			return float64(a.Count) / float64(valid), true
-		}
-	}
-	return 0, false
-}
+// MetricPostBestFitPct is the run_metric row (at the run's last instant)
+// that stores Summary.PostBestFitPct; a run that did not measure it has
+// none, so SQL reads NULL.
+const MetricPostBestFitPct = "post_bestfit_pct"
 
 func mean(xs []float64) float64 {
 	if len(xs) == 0 {

@@ -120,8 +120,9 @@ setTimeout(function () {
 // jupyter nbconvert --to html writes) in headless Chromium and reports its
 // charts: how many, which drew a canvas, their non-blank pixels and the
 // console's errors. The page is checked as a copy beside it, with the
-// self-check scripts added, so relative paths (placelab-assets/) resolve
-// as they do for the page itself.
+// self-check scripts added, so relative paths resolve as they do for the
+// page itself (a page checked alone in its folder shows whether it needs
+// anything beside it).
 func CheckNotebookPage(ctx context.Context, page string) (*CheckResult, error) {
 	b, err := os.ReadFile(page)
 	if err != nil {

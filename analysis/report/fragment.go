@@ -2,13 +2,14 @@ package report
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"html"
-	"os"
-	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	store "placelab/sql"
@@ -16,69 +17,72 @@ import (
 
 var fragmentSeq atomic.Int64
 
-// NotebookAssets is the folder, beside a notebook (or a page exported from
-// it), that holds ECharts for the notebook's charts.
-const NotebookAssets = "placelab-assets"
+// libraryClass marks the script that carries ECharts on a page of
+// fragments, so a test can count the copies (one per notebook).
+const libraryClass = "placelab-echarts"
 
-// WriteNotebookAssets writes ECharts and its license into
-// dir/placelab-assets, unless the same file is there already.
-func WriteNotebookAssets(dir string) error {
-	ad := filepath.Join(dir, NotebookAssets)
-	js := filepath.Join(ad, "echarts.min.js")
-	if b, err := os.ReadFile(js); err == nil && bytes.Equal(b, echartsJS) {
-		return nil
-	}
-	if err := os.MkdirAll(ad, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(ad, "ECHARTS-LICENSE"), echartsLicense, 0o644); err != nil {
-		return err
-	}
-	tmp := js + ".partial"
-	if err := os.WriteFile(tmp, echartsJS, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, js)
+var library struct {
+	once sync.Once
+	html string
 }
 
-// chartLoader draws a fragment's chart. ECharts is loaded once per page,
-// whichever cell asks first, from placelab-assets/echarts.min.js beside the
-// notebook: through the Jupyter server's /files/ route when the page is a
-// live notebook, beside the page when it is an exported HTML file. Where
-// RequireJS is on the page (the classic Notebook, nbconvert's HTML) it loads
-// ECharts as the AMD module it declares itself to be; elsewhere as a plain
-// script that sets the global echarts. A chart that cannot be drawn says
-// why in its place and on the console.
+// LibraryFragment is ECharts for a page of notebook fragments, to show
+// once before its first chart: the library gzipped and base64-encoded
+// (about 450 KB rather than 1 MB), unpacked in the browser
+// (DecompressionStream) and run with RequireJS's define hidden, so that it
+// sets window.echarts whether the page has RequireJS (the classic
+// Notebook, nbconvert's HTML) or not (JupyterLab). The page needs nothing
+// beside it: an exported notebook draws wherever it is copied.
+func LibraryFragment() string {
+	library.once.Do(func() {
+		var z bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression) // the level is valid: no error
+		w.Write(echartsJS)
+		w.Close()
+		library.html = fmt.Sprintf("<script class=%q data-version=%q>\n/* ECharts %s, Apache-2.0 (https://echarts.apache.org), gzipped and base64-encoded by placelab */\n%s(%q);\n</script>\n",
+			libraryClass, EChartsVersion, EChartsVersion, libraryLoader, base64.StdEncoding.EncodeToString(z.Bytes()))
+	})
+	return library.html
+}
+
+// libraryLoader unpacks the library once per page into the promise
+// window.placelabECharts that every chart waits on.
+const libraryLoader = `(function (b64) {
+  var w = window;
+  if (w.placelabECharts) return;
+  w.placelabECharts = (function () {
+    if (w.echarts && w.echarts.init) return Promise.resolve(w.echarts);
+    if (typeof DecompressionStream !== 'function') return Promise.reject(new Error('this browser cannot unpack the chart library (no DecompressionStream)'));
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(function (src) {
+      new Function('define', 'module', 'exports', src).call(w, undefined, undefined, undefined);
+      if (!w.echarts || !w.echarts.init) throw new Error('the chart library did not define echarts');
+      return w.echarts;
+    });
+  })();
+})`
+
+// chartLoader draws a fragment's chart with the ECharts that
+// LibraryFragment put on the page (or a global echarts the page has). A
+// chart that cannot be drawn says why in its place and on the console.
 const chartLoader = `(function (id, option) {
   var w = window, el = document.getElementById(id);
-  if (!w.placelabECharts) w.placelabECharts = new Promise(function (ok, fail) {
-    if (w.echarts && w.echarts.init) return ok(w.echarts);
-    var l = w.location, m = l.pathname.match(/^(.*?)\/(?:notebooks|tree|lab\/tree|lab\/workspaces\/[^\/]+\/tree|doc\/tree)\/((?:[^\/]*\/)*)[^\/]*$/);
-    var url = (l.protocol !== 'file:' && m ? m[1] + '/files/' + m[2] : '') + 'placelab-assets/echarts.min.js';
-    if (typeof w.define === 'function' && w.define.amd && typeof w.require === 'function') {
-      w.require.config({ paths: { 'placelab-echarts': url.replace(/\.js$/, '') } });
-      w.require(['placelab-echarts'], ok, function (e) { fail(new Error('RequireJS could not load ' + url + ': ' + e)); });
-    } else {
-      var s = document.createElement('script');
-      s.src = url;
-      s.onload = function () { w.echarts ? ok(w.echarts) : fail(new Error(url + ' did not define echarts')); };
-      s.onerror = function () { fail(new Error('could not load ' + url)); };
-      document.head.appendChild(s);
-    }
-  });
-  w.placelabECharts.then(function (ec) { ec.init(el, null, { renderer: 'canvas' }).setOption(option); }, function (e) {
+  var lib = w.placelabECharts || (w.echarts && w.echarts.init ? Promise.resolve(w.echarts) :
+    Promise.reject(new Error('ECharts is not on this page (a notebook shows it with its first chart: run the notebook from the top)')));
+  lib.then(function (ec) { ec.init(el, null, { renderer: 'canvas' }).setOption(option); }, function (e) {
     el.style.height = 'auto';
-    el.textContent = 'Chart not drawn: ' + e.message + ' (placelab-assets/ must sit beside the notebook or the exported page)';
+    el.textContent = 'Chart not drawn: ' + e.message;
     console.error('placelab: ' + e.message);
   });
 })`
 
 // Fragment renders one chart (and optionally a table of at most maxRows
 // rows) as an HTML fragment for a notebook cell's output. The chart's
-// options are inlined and ECharts is loaded once per page (see
-// chartLoader), so a notebook carries a few KB per chart rather than the
-// library; call WriteNotebookAssets for the notebook's folder. Trace
-// strings are escaped as in pages.
+// options are inlined and drawn with the ECharts that LibraryFragment put
+// on the page once, so a chart costs a notebook a few KB. Trace strings are
+// escaped as in pages. A chart that mixes units on an axis is an error
+// (CheckUnits).
 func Fragment(title string, ch Chart, table *store.Result, maxRows int) (string, error) {
 	var b strings.Builder
 	if title != "" {
@@ -86,6 +90,9 @@ func Fragment(title string, ch Chart, table *store.Result, maxRows int) (string,
 	}
 	if ch != nil {
 		ch.Validate()
+		if err := CheckUnits(ch); err != nil {
+			return "", fmt.Errorf("report: fragment %q: %w", title, err)
+		}
 		opts, err := json.Marshal(ch.JSON()) // escapes <, >, & for safe inlining
 		if err != nil {
 			return "", fmt.Errorf("report: fragment %q: %w", title, err)

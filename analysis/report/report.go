@@ -109,6 +109,9 @@ func (p *Page) Render() ([]byte, error) {
 		used[v.ID]++
 		if s.Chart != nil {
 			s.Chart.Validate()
+			if err := CheckUnits(s.Chart); err != nil {
+				return nil, fmt.Errorf("report: section %q: %w", s.Title, err)
+			}
 			opts := s.Chart.JSON()
 			b, err := json.Marshal(opts) // escapes <, >, & for safe inlining
 			if err != nil {

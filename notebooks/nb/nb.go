@@ -139,7 +139,7 @@ func Ingest(db *store.DB, name, format, rel string, o datasets.Options) bool {
 
 // Table shows a result as a table under title.
 func Table(title string, r *store.Result) {
-	Check(show(report.Fragment(title, nil, r, MaxRows)))
+	show(Must(report.Fragment(title, nil, r, MaxRows)), false)
 }
 
 // Chart shows a go-echarts chart (and, if given, the rows beneath it).
@@ -148,18 +148,44 @@ func Chart(title string, ch report.Chart, rows ...*store.Result) {
 	if len(rows) > 0 {
 		r = rows[0]
 	}
-	Check(show(report.Fragment(title, ch, r, MaxRows)))
+	show(Must(report.Fragment(title, ch, r, MaxRows)), ch != nil)
 }
 
-func show(h string, err error) error {
-	if err != nil {
-		return err
-	}
-	if err := report.WriteNotebookAssets(Dir()); err != nil {
-		return fmt.Errorf("writing the chart library beside the notebook: %w", err)
+// show displays a fragment; the first with a chart in a kernel session
+// carries the chart library before it (report.LibraryFragment), so a
+// notebook holds ECharts once and its exported page draws on its own.
+func show(h string, chart bool) {
+	if chart && !libraryShown() {
+		h = report.LibraryFragment() + h
+		markLibraryShown()
 	}
 	Display(h)
-	return nil
+}
+
+// libraryMarker is the file, in the kernel's temporary folder, that says
+// this kernel session has shown the chart library: GoNB runs every cell as
+// a new process and gives the session a fresh $GONB_TMP_DIR when the
+// kernel (re)starts, so "Restart & Run All" shows it again, once.
+const libraryMarker = "placelab-echarts-shown"
+
+// libraryShownHere stands for the marker outside GoNB (one process).
+var libraryShownHere bool
+
+func libraryShown() bool {
+	if d := os.Getenv("GONB_TMP_DIR"); d != "" {
+		_, err := os.Stat(filepath.Join(d, libraryMarker))
+		return err == nil
+	}
+	return libraryShownHere
+}
+
+func markLibraryShown() {
+	libraryShownHere = true
+	if d := os.Getenv("GONB_TMP_DIR"); d != "" {
+		// Failing to write it shows the library again with the next
+		// chart: a larger notebook, never a chart that cannot draw.
+		_ = os.WriteFile(filepath.Join(d, libraryMarker), nil, 0o644)
+	}
 }
 
 // View runs a view (for one dataset, or all with "") and shows it.
@@ -188,7 +214,7 @@ func Sections(p *report.Page, match ...string) {
 				if s.MaxRows <= 0 || s.MaxRows > MaxSectionRows {
 					s.MaxRows = MaxSectionRows // a notebook stays small; the report has every row
 				}
-				Check(show(report.SectionFragment(s)))
+				show(Must(report.SectionFragment(s)), s.Chart != nil)
 			}
 		}
 		if !found {
@@ -248,25 +274,47 @@ func Compare(title string, names []string, runs ...replay.Summary) {
 	}
 	r := &store.Result{Columns: []string{"setting", "run", "accepted", "rejected", "packing_density_pct", "decision_p50_us", "decision_p99_us",
 		"post_bestfit_pct", "agents", "conflicts", "agents_response_p99_s"}}
-	bar := charts.NewBar()
-	var dens, rej []opts.BarData
 	for i, s := range runs {
 		resp := any(nil)
 		if s.Agents > 1 {
 			resp = s.ResponseP99S
 		}
 		r.Rows = append(r.Rows, []any{names[i], s.RunID, int64(s.Accepted), int64(s.Rejected), round(100 * s.PackingDensityMean), round(s.LatencyP50US),
-			round(s.LatencyP99US), round(s.PostBestFitPct), int64(max(1, s.Agents)), int64(s.Conflicts), resp})
+			round(s.LatencyP99US), roundOrNil(s.PostBestFitPct), int64(max(1, s.Agents)), int64(s.Conflicts), resp})
+	}
+	Chart(title, compareChart(names, runs), r)
+}
+
+// compareChart draws runs' packing density and rejections: two units, two
+// axes, packing density (%) on the left and rejected VMs on the right.
+func compareChart(names []string, runs []replay.Summary) *charts.Bar {
+	bar := charts.NewBar()
+	var dens, rej []opts.BarData
+	for _, s := range runs {
 		dens = append(dens, opts.BarData{Value: round(100 * s.PackingDensityMean)})
 		rej = append(rej, opts.BarData{Value: s.Rejected})
 	}
-	bar.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
+	axes, axis := report.UnitAxes([]string{"packing_density_pct", "rejected"})
+	axes[0].Name, axes[1].Name = report.AxisName("packing density", report.UnitPct), report.AxisName("rejected", "VMs")
+	bar.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(axes[0]),
 		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20}}))
-	bar.SetXAxis(names).AddSeries("packing density %", dens).AddSeries("rejected VMs", rej)
-	Chart(title, bar, r)
+	bar.ExtendYAxis(axes[1:]...)
+	bar.SetXAxis(names).
+		AddSeries("packing_density_pct", dens, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: axis["packing_density_pct"]})).
+		AddSeries("rejected", rej, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: axis["rejected"]}))
+	return bar
 }
 
 func round(v float64) float64 { return float64(int64(v*100+0.5*sign(v))) / 100 }
+
+// roundOrNil rounds a figure that may not have been measured (nil: an
+// empty cell, never 0).
+func roundOrNil(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return round(*v)
+}
 
 func sign(v float64) float64 {
 	if v < 0 {
@@ -392,7 +440,7 @@ func ClusterCompare(rep *analysis.ClusterCompareReport) {
 		ub = append(ub, opts.BarData{Value: x.UBNodes})
 	}
 	bar.SetGlobalOptions(charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "nodes"}), charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20}}))
+		charts.WithYAxisOpts(opts.YAxis{Name: report.AxisName("nodes", "nodes")}), charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20}}))
 	bar.SetXAxis(names).AddSeries("nodes in use", use).AddSeries("LB: fewest nodes possible", lb).AddSeries("UB: a placement exists", ub)
 	Chart("Nodes in use against the interval, every run at the same instant", bar, r)
 }
@@ -419,9 +467,9 @@ func LifetimeShares(cmp *analysis.LifetimeComparison) {
 		names = append(names, a.Arm)
 		share = append(share, opts.BarData{Value: nan(a.OracleGainShare.Median)})
 	}
-	bar.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: "share of the oracle's gain"}),
+	bar.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Name: report.AxisName("oracle gain", "share of the oracle's gain")}),
 		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20}}))
-	bar.SetXAxis(names).AddSeries("oracle gain share (median over seeds)", share)
+	bar.SetXAxis(names).AddSeries("oracle_gain_share (median over seeds)", share)
 	sample := "out of sample"
 	if cmp.InSample {
 		sample = "IN SAMPLE"

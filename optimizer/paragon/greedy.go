@@ -42,9 +42,10 @@ type GreedyOptions struct {
 	// IgnoreConfig drops the preference for the best configuration: the
 	// heterogeneity-oblivious scheduler (NH) of §4.
 	IgnoreConfig bool
-	// PaperTolerance uses §3.2's server tolerance, the minimum t over its
-	// residents, for D1 instead of Server.Headroom.
-	PaperTolerance bool
+	// Headroom uses Server.Headroom for t_server in D1 (D1Headroom)
+	// instead of §3.2's server tolerance, the minimum t over its residents
+	// (D1MinTolerated, the default).
+	Headroom bool
 	RelaxStep      float64
 	MaxRelax       float64
 	ConfigBucket   float64
@@ -133,11 +134,12 @@ func levels(req *Request) []level {
 
 // D1 is §3.2's D1 = t_server − c_new at one SoI: how much more
 // interference the server's residents tolerate than the new application
-// causes. tolerance is Server.Headroom or, with paper set, Server.Tolerated.
-func D1(s *Server, req *Request, soi int, paper bool) float64 {
-	t := s.Headroom[soi]
-	if paper {
-		t = s.Tolerated[soi]
+// causes. t_server is Server.Tolerated, the minimum over the residents
+// (§3.2), or with headroom set Server.Headroom (D1Headroom).
+func D1(s *Server, req *Request, soi int, headroom bool) float64 {
+	t := s.Tolerated[soi]
+	if headroom {
+		t = s.Headroom[soi]
 	}
 	return t - req.Class.Caused[soi]
 }
@@ -207,7 +209,7 @@ func SelectGreedy(c *Cluster, req *Request, o GreedyOptions) Decision {
 		if l.d2 {
 			d = D2(&c.Servers[s], req, l.soi)
 		} else {
-			d = D1(&c.Servers[s], req, l.soi, o.PaperTolerance)
+			d = D1(&c.Servers[s], req, l.soi, o.Headroom)
 		}
 		return math.Max(0, -d)
 	}
@@ -287,7 +289,7 @@ func SelectGreedy(c *Cluster, req *Request, o GreedyOptions) Decision {
 		}
 	}
 	dec.Server = pickBest(c, req, final, o)
-	dec.NegativeSoIs = negativeSoIs(&c.Servers[dec.Server], req, o.PaperTolerance)
+	dec.NegativeSoIs = negativeSoIs(&c.Servers[dec.Server], req, o.Headroom)
 	return dec
 }
 
@@ -304,7 +306,7 @@ func pickBest(c *Cluster, req *Request, cands []int, o GreedyOptions) int {
 		}
 		l1 := 0.0
 		for soi := range req.Class.Caused {
-			l1 += math.Abs(D1(srv, req, soi, o.PaperTolerance) + D2(srv, req, soi))
+			l1 += math.Abs(D1(srv, req, soi, o.Headroom) + D2(srv, req, soi))
 		}
 		q := int64(math.Round(l1 / l1Quantum))
 		switch {
@@ -321,10 +323,10 @@ func pickBest(c *Cluster, req *Request, cands []int, o GreedyOptions) int {
 }
 
 // negativeSoIs counts the SoIs where D1 or D2 is negative.
-func negativeSoIs(s *Server, req *Request, paper bool) int {
+func negativeSoIs(s *Server, req *Request, headroom bool) int {
 	n := 0
 	for soi := range req.Class.Caused {
-		if D1(s, req, soi, paper) < 0 || D2(s, req, soi) < 0 {
+		if D1(s, req, soi, headroom) < 0 || D2(s, req, soi) < 0 {
 			n++
 		}
 	}

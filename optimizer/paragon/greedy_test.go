@@ -127,10 +127,10 @@ func TestSelectGreedyTolerance(t *testing.T) {
 		return c
 	}
 	req := &Request{ID: 4, Cores: 1, Class: Class{Perf: []float64{1}, Tolerated: []float64{1}, Caused: []float64{0.45}}}
-	if d := SelectGreedy(build(), req, GreedyOptions{PaperTolerance: true}); d.Server != 0 {
-		t.Errorf("paper tolerance: server %d, want 0 (both pass; ‖D1+D2‖₁ 0.65 against 1.02)", d.Server)
+	if d := SelectGreedy(build(), req, GreedyOptions{}); d.Server != 0 {
+		t.Errorf("paper tolerance (the default): server %d, want 0 (both pass; ‖D1+D2‖₁ 0.65 against 1.02)", d.Server)
 	}
-	if d := SelectGreedy(build(), req, GreedyOptions{}); d.Server != 1 || d.RejectedD1[0] != 1 {
+	if d := SelectGreedy(build(), req, GreedyOptions{Headroom: true}); d.Server != 1 || d.RejectedD1[0] != 1 {
 		t.Errorf("headroom: %+v, want server 1 with server 0 rejected", d)
 	}
 }

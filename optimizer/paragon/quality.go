@@ -79,8 +79,9 @@ type SampleOptions struct {
 	Candidates int
 	// IgnoreConfig drops the preference for the best configuration.
 	IgnoreConfig bool
-	// PaperTolerance uses Server.Tolerated for t instead of Headroom.
-	PaperTolerance bool
+	// Headroom uses Server.Headroom for t instead of §3.2's
+	// Server.Tolerated (the minimum over the residents).
+	Headroom bool
 	ConfigBucket   float64
 	Seed           uint64
 }
@@ -93,7 +94,7 @@ type SampleOptions struct {
 // re-hashing the digest names the next, until R distinct servers are
 // found. Among those with room for its cores (all of them if none has),
 // it takes the best configuration bucket, then the highest Quality with
-// t = the server's headroom, then the first drawn.
+// t = the server's tolerance (Headroom: its headroom), then the first drawn.
 func SelectSampled(c *Cluster, req *Request, o SampleOptions) Decision {
 	if o.Candidates <= 0 {
 		o.Candidates = DefaultSampleCandidates
@@ -152,9 +153,9 @@ func SelectSampled(c *Cluster, req *Request, o SampleOptions) Decision {
 	t := make([]float64, c.sois)
 	for i, s := range room {
 		srv := &c.Servers[s]
-		copy(t, srv.Headroom)
-		if o.PaperTolerance {
-			copy(t, srv.Tolerated)
+		copy(t, srv.Tolerated)
+		if o.Headroom {
+			copy(t, srv.Headroom)
 		}
 		qs[i] = Quality(t, req.Class.Caused)
 		dec.Checks += c.sois
@@ -174,6 +175,6 @@ func SelectSampled(c *Cluster, req *Request, o SampleOptions) Decision {
 	dec.Server = room[best]
 	dec.Survivors = len(room)
 	dec.Quality = NormalizeQuality(qs[best], lo, hi)
-	dec.NegativeSoIs = negativeSoIs(&c.Servers[dec.Server], req, o.PaperTolerance)
+	dec.NegativeSoIs = negativeSoIs(&c.Servers[dec.Server], req, o.Headroom)
 	return dec
 }

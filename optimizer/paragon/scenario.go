@@ -1,17 +1,47 @@
 package paragon
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
-// Scenario names, as the CLI's --scenario takes them (§4's large-scale
-// scenarios).
+// Scenario names, as the CLI's --scenario takes them: §4's large-scale
+// (EC2) scenarios, and the small-scale high-load scenario with its burst.
 const (
 	ScenarioLow            = "low"
 	ScenarioHigh           = "high"
 	ScenarioOversubscribed = "oversubscribed"
+	ScenarioBurst          = "burst"
 )
 
-// Scenarios lists the scenario names in increasing load.
-var Scenarios = []string{ScenarioLow, ScenarioHigh, ScenarioOversubscribed}
+// Scenarios lists the scenario names: the EC2 ones in increasing load,
+// then the small-scale burst.
+var Scenarios = []string{ScenarioLow, ScenarioHigh, ScenarioOversubscribed, ScenarioBurst}
+
+// D1 rules (ScenarioConfig.D1, the CLI's --d1): what t_server is in
+// §3.2's D1 = t_server − c_new.
+const (
+	// D1MinTolerated is §3.2's definition, the default: "the sensitivity
+	// to tolerated interference is the minimum of these values" over the
+	// server's applications (Server.Tolerated).
+	D1MinTolerated = "min-tolerated"
+	// D1Headroom is a more lenient-to-residents rule (Server.Headroom):
+	// each resident's tolerance less the pressure the other residents
+	// already put on it. Not the paper's; kept to measure what it changes.
+	D1Headroom = "headroom"
+)
+
+// Interference models (ScenarioConfig.Interference, --interference): how
+// the slowdowns of the ten SoIs combine into one.
+const (
+	// InterferenceCompound, the default, multiplies them: contention on
+	// several resources compounds.
+	InterferenceCompound = "compound"
+	// InterferenceWorst takes the worst SoI alone, a lenient model under
+	// which a server within every tolerance keeps QoS whatever the number
+	// of contended resources.
+	InterferenceWorst = "worst"
+)
 
 // Scenario defaults (§4).
 const (
@@ -20,21 +50,45 @@ const (
 	// DefaultOffline is §2.2's offline training set for a 1,000-server
 	// cluster: 50 workloads profiled on every configuration and SoI.
 	DefaultOffline = 50
-	// defaultInterval is §4's inter-arrival time, 1 s; burstInterval its
-	// "less than 0.1 sec".
+	// defaultInterval is §4's EC2 inter-arrival time, 1 s; burstInterval
+	// its "less than 0.1 sec".
 	defaultInterval = 1.0
 	burstInterval   = 0.05
-	// defaultNoise and defaultMeasureNoise: 3% of each true score is
-	// idiosyncratic, and a one-minute profile is off by 2%.
+	// defaultNoise and defaultMeasureNoise: 3% of each true interference
+	// score is idiosyncratic, and a one-minute microbenchmark run is off
+	// by 2% (platform scores use DefaultPlatformNoise and
+	// DefaultPlatformMeasureNoise, the Table 1 calibration).
 	defaultNoise        = 0.03
 	defaultMeasureNoise = 0.02
+	// Loads against usable capacity (ScenarioConfig.Load), §4: low is
+	// "significantly lower than the available processor resources", high
+	// "approaches the load the system can support but does not surpass
+	// it", oversubscribed "often exceeds the system's capabilities".
+	loadLow            = 0.5
+	loadHigh           = 0.9
+	loadOversubscribed = 1.0
+	// The small-scale cluster of §4 (Table 3): 40 servers of 10
+	// configurations, 20 offline workloads (§2.2), 178 applications at
+	// 10 s, 50 memory-bound ones in a burst after the first 64.
+	smallServers, smallConfigs, smallOffline = 40, 10, 20
+	smallApps, smallInterval                 = 178, 10.0
+	smallBurst, smallBurstAfter              = 50, 64
+	// maxConfigs bounds the configurations: usable capacity looks at every
+	// set of them (2^Configs).
+	maxConfigs = 20
 )
 
-// ScenarioConfig describes one simulated workload scenario (§4). Load is
-// the steady-state core demand over the cluster's cores that the mean
-// application duration is set to: an application needs on average
-// Load × cores × Interval / (mean cores per application) seconds alone on
-// its best configuration (×U(0.5, 1.5)).
+// ScenarioConfig describes one simulated workload scenario (§4).
+//
+// Load is stated against usable capacity, not all cores: Load × usable
+// capacity is the mean core demand the arrivals offer at full speed (an
+// application needs on average Load × U × Interval / (mean cores per
+// application) seconds alone on its best configuration, × U(0.5, 1.5)),
+// where U (Result.UsableCores) is the largest steady core demand of the
+// arrival mix that the cluster can run with every application on a
+// configuration within 5% of its best (see UsableCapacity). The server mix
+// is left as drawn: cores on configurations that are near-best for few
+// applications simply do not count in U.
 type ScenarioConfig struct {
 	Name    string `json:"name"`
 	Servers int    `json:"servers"`
@@ -55,56 +109,60 @@ type ScenarioConfig struct {
 	Pool    int `json:"pool"`
 	Offline int `json:"offline"`
 	Known   int `json:"known"`
-	// Noise and MeasureNoise are SynthOptions'.
-	Noise        float64 `json:"noise"`
-	MeasureNoise float64 `json:"measure_noise"`
-	// Compound multiplies the slowdowns of all SoIs instead of taking the
-	// worst (see Simulate).
-	Compound bool `json:"compound"`
-	// PaperTolerance uses §3.2's min-t server tolerance in Paragon and NH.
-	PaperTolerance bool `json:"paper_tolerance"`
-	// Oracle gives the policies the true scores instead of the classified
-	// ones: the bound that perfect classification would reach.
-	Oracle bool   `json:"oracle"`
-	Seed   uint64 `json:"seed"`
+	// Noise and MeasureNoise are the interference scores' (SynthOptions);
+	// PlatformNoise and PlatformMeasureNoise the platform scores'.
+	Noise                float64 `json:"noise"`
+	MeasureNoise         float64 `json:"measure_noise"`
+	PlatformNoise        float64 `json:"platform_noise"`
+	PlatformMeasureNoise float64 `json:"platform_measure_noise"`
+	// D1 is the D1 rule of the greedy policies (D1MinTolerated or
+	// D1Headroom) and Interference the simulator's interference model
+	// (InterferenceCompound or InterferenceWorst).
+	D1           string `json:"d1"`
+	Interference string `json:"interference"`
+	Seed         uint64 `json:"seed"`
 	// Outcomes keeps one Outcome per application in the Result.
 	Outcomes bool `json:"-"`
 }
 
-// Scenario returns the default configuration of a named scenario, on
-// DefaultServers servers of 14 configurations (about 6 cores each, near
-// §4's EC2 cluster). Load is the demand at full speed; slowdowns stretch
-// the applications and raise the demand actually seen (Result.PeakDemand:
-// about 0.45, 0.9 and 2.1 with Paragon):
+// Scenario returns the default configuration of a named scenario. The EC2
+// ones run on DefaultServers servers of 14 configurations with §4's
+// arrivals and no burst except where §4 has one; Load is against usable
+// capacity (see ScenarioConfig):
 //
-//   - low: 2,500 applications at 1 s, load 0.4 (§4: "significantly lower
-//     than the available processor resources");
-//   - high: 5,000 at 1 s, load 0.6, and a burst of 500 memory-bound
-//     applications at 0.05 s after the first 2,000 (the small-scale high
-//     scenario's "50 memory-bound workloads arrive in a burst"); demand
-//     "approaches the load the system can support";
-//   - oversubscribed: 7,500 at 1 s, load 0.9, and a burst of 1,000 after
-//     the first 3,750 (§4's EC2 oversubscribed scenario); demand exceeds
-//     the cores.
+//   - low: 2,500 applications at 1 s, load 0.5;
+//   - high: 5,000 at 1 s, load 0.9, no burst (§4's EC2 high-load scenario
+//     has none);
+//   - oversubscribed: 7,500 at 1 s, load 1.0, and a burst of 1,000 after
+//     the first 3,750 (§4): demand sits at usable capacity and the burst
+//     and the slowdowns push it above, intermittently;
+//   - burst: §4's small-scale high-load scenario, 40 servers of 10
+//     configurations (20 offline workloads), 178 applications at 10 s,
+//     load 0.9, 50 memory-bound ones in a burst after the first 64.
 func Scenario(name string) (ScenarioConfig, error) {
 	c := ScenarioConfig{
 		Name: name, Servers: DefaultServers, Configs: DefaultConfigs,
 		Interval: defaultInterval, BurstInterval: burstInterval,
 		Pool: DefaultApps, Offline: DefaultOffline, Known: DefaultKnown,
-		Noise: defaultNoise, MeasureNoise: defaultMeasureNoise, Seed: 1,
+		Noise: defaultNoise, MeasureNoise: defaultMeasureNoise,
+		PlatformNoise: DefaultPlatformNoise, PlatformMeasureNoise: DefaultPlatformMeasureNoise,
+		D1: D1MinTolerated, Interference: InterferenceCompound, Seed: 1,
 	}
 	switch name {
 	case ScenarioLow:
-		c.Apps, c.Load = 2500, 0.4
+		c.Apps, c.Load = 2500, loadLow
 	case ScenarioHigh:
-		c.Apps, c.Load = 5000, 0.6
-		c.Burst, c.BurstAfter, c.BurstMemoryBound = 500, 2000, true
+		c.Apps, c.Load = 5000, loadHigh
 	case ScenarioOversubscribed:
-		c.Apps, c.Load = 7500, 0.9
+		c.Apps, c.Load = 7500, loadOversubscribed
 		c.Burst, c.BurstAfter = 1000, 3750
+	case ScenarioBurst:
+		c.Servers, c.Configs, c.Offline = smallServers, smallConfigs, smallOffline
+		c.Apps, c.Interval, c.Load = smallApps, smallInterval, loadHigh
+		c.Burst, c.BurstAfter, c.BurstMemoryBound = smallBurst, smallBurstAfter, true
 	default:
-		return c, fmt.Errorf("%w: scenario %q (want %s, %s or %s)", ErrUnknownName, name,
-			ScenarioLow, ScenarioHigh, ScenarioOversubscribed)
+		return c, fmt.Errorf("%w: scenario %q (want %s, %s, %s or %s)", ErrUnknownName, name,
+			ScenarioLow, ScenarioHigh, ScenarioOversubscribed, ScenarioBurst)
 	}
 	return c, nil
 }
@@ -122,15 +180,23 @@ func (c ScenarioConfig) Scaled(f float64) ScenarioConfig {
 }
 
 func (c ScenarioConfig) validate() error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
 	case c.Servers <= 0 || c.Apps <= 0:
 		return fmt.Errorf("%w: scenario %q: %d servers, %d applications", ErrEmpty, c.Name, c.Servers, c.Apps)
-	case c.Configs <= 0 || c.Pool <= 0 || c.Offline <= 0 || c.Offline > c.Pool:
-		return fmt.Errorf("%w: scenario %q: %d configurations, pool %d, offline %d", ErrBadOptions, c.Name, c.Configs, c.Pool, c.Offline)
+	case c.Configs <= 0 || c.Configs > maxConfigs || c.Pool <= 0 || c.Offline <= 0 || c.Offline > c.Pool:
+		return fmt.Errorf("%w: scenario %q: %d configurations (want 1 to %d), pool %d, offline %d", ErrBadOptions, c.Name, c.Configs, maxConfigs, c.Pool, c.Offline)
 	case c.Known < 1 || c.Known >= c.Configs || c.Known > DefaultSoIs:
 		return fmt.Errorf("%w: scenario %q: known %d", ErrBadOptions, c.Name, c.Known)
-	case !(c.Interval > 0) || !(c.Load > 0) || c.Burst < 0 || c.BurstAfter < 0 || (c.Burst > 0 && !(c.BurstInterval > 0)):
+	case !(c.Interval > 0) || !(c.Load > 0) || !finite(c.Load) || c.Burst < 0 || c.BurstAfter < 0 || (c.Burst > 0 && !(c.BurstInterval > 0)):
 		return fmt.Errorf("%w: scenario %q: interval %v, load %v, burst %d after %d at %v", ErrBadOptions, c.Name, c.Interval, c.Load, c.Burst, c.BurstAfter, c.BurstInterval)
+	case !(c.Noise >= 0) || !(c.MeasureNoise >= 0) || !(c.PlatformNoise >= 0) || !(c.PlatformMeasureNoise >= 0) ||
+		!finite(c.Noise+c.MeasureNoise+c.PlatformNoise+c.PlatformMeasureNoise):
+		return fmt.Errorf("%w: scenario %q: noises %v, %v, %v, %v", ErrBadOptions, c.Name, c.Noise, c.MeasureNoise, c.PlatformNoise, c.PlatformMeasureNoise)
+	case c.D1 != D1MinTolerated && c.D1 != D1Headroom:
+		return fmt.Errorf("%w: scenario %q: D1 rule %q (want %s or %s)", ErrUnknownName, c.Name, c.D1, D1MinTolerated, D1Headroom)
+	case c.Interference != InterferenceCompound && c.Interference != InterferenceWorst:
+		return fmt.Errorf("%w: scenario %q: interference model %q (want %s or %s)", ErrUnknownName, c.Name, c.Interference, InterferenceCompound, InterferenceWorst)
 	}
 	return nil
 }

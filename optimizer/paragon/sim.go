@@ -124,10 +124,20 @@ type Outcome struct {
 type Result struct {
 	Scenario string `json:"scenario"`
 	Policy   string `json:"policy"`
-	Seed     uint64 `json:"seed"`
-	Servers  int    `json:"servers"`
-	Cores    int    `json:"cores"`
-	Apps     int    `json:"apps"`
+	// Knows says which true scores the policy was given (the oracle).
+	Knows   Knowledge `json:"knows"`
+	Seed    uint64    `json:"seed"`
+	Servers int       `json:"servers"`
+	Cores   int       `json:"cores"`
+	// UsableCores is the usable capacity (UsableCapacity) and Load the
+	// offered core demand at full speed over it (ScenarioConfig.Load).
+	UsableCores float64 `json:"usable_cores"`
+	Load        float64 `json:"load"`
+	// D1 and InterferenceModel are the run's D1 rule and interference
+	// model.
+	D1                string `json:"d1"`
+	InterferenceModel string `json:"interference_model"`
+	Apps              int    `json:"apps"`
 	// QoSShare: applications at ≥ QoSFraction of their performance alone
 	// on their best configuration.
 	QoSShare float64 `json:"qos_share"`
@@ -136,17 +146,29 @@ type Result struct {
 	// Within10Share: Perf ≥ 0.9; Degraded20Share: Perf < 0.8.
 	Within10Share   float64 `json:"within_10pct_share"`
 	Degraded20Share float64 `json:"degraded_20pct_share"`
+	// Why QoS was missed: MissPlatform is the share of applications placed
+	// on a configuration whose true score is below QoSFraction (no
+	// co-runner could help); MissInterference the share on a near-best
+	// configuration that still fell below QoS (interference and shared
+	// cores). QoSShare + MissPlatform + MissInterference = 1.
+	MissPlatform     float64 `json:"qos_miss_platform"`
+	MissInterference float64 `json:"qos_miss_interference"`
 	// Heterogeneity and Interference are Figs. 5 and 10's decision-quality
 	// breakdowns: bands of 1 − Platform and of 1 − Interference.
 	Heterogeneity Breakdown        `json:"heterogeneity_quality"`
 	Interference  Breakdown        `json:"interference_quality"`
 	Placement     PlacementSummary `json:"placement"`
 	// PeakDemand is the largest core demand over the cluster's cores seen
-	// at an arrival; Makespan the last finish time.
-	PeakDemand     float64               `json:"peak_demand"`
-	Makespan       float64               `json:"makespan_s"`
-	Classification ClassificationSummary `json:"classification"`
-	Outcomes       []Outcome             `json:"outcomes,omitempty"`
+	// at an arrival, PeakDemandUsable the same over UsableCores, and
+	// AboveUsableShare the share of arrivals that found the core demand of
+	// the running applications above UsableCores; Makespan the last finish
+	// time.
+	PeakDemand       float64               `json:"peak_demand"`
+	PeakDemandUsable float64               `json:"peak_demand_usable"`
+	AboveUsableShare float64               `json:"above_usable_share"`
+	Makespan         float64               `json:"makespan_s"`
+	Classification   ClassificationSummary `json:"classification"`
+	Outcomes         []Outcome             `json:"outcomes,omitempty"`
 }
 
 // SortedPerf returns the applications' normalized performance from worst
@@ -176,7 +198,8 @@ func slowdown(p, t float64) float64 {
 type arrival struct {
 	time, work float64
 	typ        int
-	req        Request
+	req        Request // classified
+	truth      Class   // the true scores
 }
 
 // workload is everything about a scenario that does not depend on the
@@ -186,6 +209,7 @@ type workload struct {
 	syn      *Synth
 	specs    []ServerSpec
 	cores    int
+	usable   float64
 	arrivals []arrival
 	class    ClassificationSummary
 }
@@ -204,8 +228,12 @@ func prepare(ctx context.Context, cfg ScenarioConfig) (*workload, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	pn := cfg.PlatformNoise
+	if pn == 0 {
+		pn = -1 // none: Synthesize's zero is its default
+	}
 	syn, err := Synthesize(SynthOptions{Apps: cfg.Pool, Configs: cfg.Configs, Noise: cfg.Noise,
-		MeasureNoise: cfg.MeasureNoise, Seed: subSeed(cfg.Seed, 1)})
+		MeasureNoise: cfg.MeasureNoise, PlatformNoise: pn, Seed: subSeed(cfg.Seed, 1)})
 	if err != nil {
 		return nil, fmt.Errorf("paragon: scenario %q: %w", cfg.Name, err)
 	}
@@ -215,17 +243,19 @@ func prepare(ctx context.Context, cfg ScenarioConfig) (*workload, error) {
 		w.specs = append(w.specs, ServerSpec{Config: c, Cores: syn.Configs[c].Cores})
 		w.cores += syn.Configs[c].Cores
 	}
+	w.usable = UsableCapacity(syn.Apps, w.specs, cfg.Configs)
 
 	// Offline training: the first Offline workloads, every entry profiled.
 	rng := rand.New(rand.NewPCG(subSeed(cfg.Seed, 2), 0))
 	noisy := func(v float64) float64 { return v * (1 + cfg.MeasureNoise*rng.NormFloat64()) }
+	noisyPerf := func(v float64) float64 { return v * (1 + cfg.PlatformMeasureNoise*rng.NormFloat64()) }
 	perf := NewSparse(cfg.Offline, cfg.Configs)
 	tol := NewSparse(cfg.Offline, DefaultSoIs)
 	cau := NewSparse(cfg.Offline, DefaultSoIs)
 	for i := 0; i < cfg.Offline; i++ {
 		a := &syn.Apps[i]
 		for c, v := range a.Perf {
-			perf.Set(i, c, noisy(v))
+			perf.Set(i, c, noisyPerf(v))
 		}
 		for s := range a.Tolerated {
 			tol.Set(i, s, clamp01(noisy(a.Tolerated[s])))
@@ -258,7 +288,10 @@ func prepare(ctx context.Context, cfg ScenarioConfig) (*workload, error) {
 		}
 	}
 	meanCores /= float64(len(syn.Apps))
-	duration := cfg.Load * float64(w.cores) * cfg.Interval / meanCores
+	if !(w.usable > 0) {
+		return nil, fmt.Errorf("%w: scenario %q: no usable capacity", ErrEmpty, cfg.Name)
+	}
+	duration := cfg.Load * w.usable * cfg.Interval / meanCores
 	total := cfg.Apps + cfg.Burst
 	t, burstT := 0.0, 0.0
 	var hp, tp, cp []Prediction
@@ -294,7 +327,7 @@ func prepare(ctx context.Context, cfg ScenarioConfig) (*workload, error) {
 		kt := pick(rng, DefaultSoIs, cfg.Known)
 		kc := pick(rng, DefaultSoIs, cfg.Known)
 		for _, c := range kp {
-			prof.Perf[c] = math.Max(1e-9, noisy(a.Perf[c]*a.Scale))
+			prof.Perf[c] = math.Max(1e-9, noisyPerf(a.Perf[c]*a.Scale))
 		}
 		for _, s := range kt {
 			prof.Tolerated[s] = clamp01(noisy(a.Tolerated[s]))
@@ -303,10 +336,8 @@ func prepare(ctx context.Context, cfg ScenarioConfig) (*workload, error) {
 			prof.Caused[s] = clamp01(noisy(a.Caused[s]))
 		}
 		ar.req = Request{ID: n, Cores: a.Cores, Class: cl.Classify(prof)}
-		if cfg.Oracle {
-			ar.req.Class = Class{Perf: a.Perf, PerfPick: argmax(a.Perf), Tolerated: a.Tolerated, Caused: a.Caused,
-				ToleratedConfidence: 1, CausedConfidence: 1}
-		}
+		ar.truth = Class{Perf: a.Perf, PerfPick: argmax(a.Perf), Tolerated: a.Tolerated, Caused: a.Caused,
+			ToleratedConfidence: 1, CausedConfidence: 1}
 		hp = append(hp, Prediction{Predicted: ar.req.Class.Perf, Truth: a.Perf, Known: kp, Pick: ar.req.Class.PerfPick, Picked: true})
 		tp = append(tp, Prediction{Predicted: ar.req.Class.Tolerated, Truth: a.Tolerated, Known: kt})
 		cp = append(cp, Prediction{Predicted: ar.req.Class.Caused, Truth: a.Caused, Known: kc})
@@ -343,8 +374,9 @@ func Simulate(ctx context.Context, cfg ScenarioConfig, policy string) (*Result, 
 // The model (§4): servers of cfg.Configs configurations in equal numbers;
 // applications arrive, are profiled on cfg.Known configurations and
 // microbenchmarks, classified by folding in (§2), placed by the policy on
-// its view of the cluster (classified scores of the residents), and run
-// until their work is done. An application b on a server runs at rate
+// its view of the cluster (classified scores of the residents; the true
+// ones for what an Informed policy knows: the oracle), and run until their
+// work is done. An application b on a server runs at rate
 //
 //	platform_b(SC) × interference_b × share
 //
@@ -354,20 +386,21 @@ func Simulate(ctx context.Context, cfg ScenarioConfig, policy string) (*Result, 
 //
 //	g_s = 1 / (1 + δ (p_s / t_s)^γ),  δ = 1/0.95 − 1,
 //	γ = 6 for p_s ≤ t_s (a knee), 2 above (no collapse)
-//	interference_b = min_s g_s        (Compound: Π_s g_s)
+//	interference_b = Π_s g_s          (InterferenceWorst: min_s g_s)
 //	share = min(1, cores/demand) / min(1, cores/cores_b)
 //
-// so pressure at the tolerance costs exactly 5% (§2.3's definition), the
-// most contended resource sets the pace (a server within every tolerance
-// keeps QoS, as §3.2 assumes; Compound is the harsher alternative), and
-// oversubscribed cores are time-shared. Rates change at every arrival and
+// so pressure at the tolerance costs exactly 5% (§2.3's definition),
+// contention on several resources compounds (InterferenceWorst, the
+// lenient alternative, lets the most contended resource alone set the
+// pace), and oversubscribed cores are time-shared. Rates change at every arrival and
 // departure on the server; Perf is work over time taken.
 func SimulateAll(ctx context.Context, cfg ScenarioConfig, policies []string) ([]*Result, error) {
 	ps := make([]Policy, len(policies))
 	for i, name := range policies {
+		headroom := cfg.D1 == D1Headroom
 		p, err := NewPolicy(name, PolicyOptions{Seed: subSeed(cfg.Seed, 4),
-			Greedy: GreedyOptions{PaperTolerance: cfg.PaperTolerance},
-			Sample: SampleOptions{PaperTolerance: cfg.PaperTolerance}})
+			Greedy: GreedyOptions{Headroom: headroom},
+			Sample: SampleOptions{Headroom: headroom}})
 		if err != nil {
 			return nil, err
 		}
@@ -437,8 +470,23 @@ func (w *workload) run(ctx context.Context, p Policy) (*Result, error) {
 	onServer := make([][]int, len(w.specs))
 	demand := 0
 	var events completions
-	res := &Result{Scenario: cfg.Name, Policy: p.Name(), Seed: cfg.Seed, Servers: len(w.specs),
-		Cores: w.cores, Apps: len(w.arrivals), Classification: w.class}
+	knows := KnowledgeOf(p)
+	res := &Result{Scenario: cfg.Name, Policy: p.Name(), Knows: knows, Seed: cfg.Seed, Servers: len(w.specs),
+		Cores: w.cores, UsableCores: w.usable, Load: cfg.Load, D1: cfg.D1, InterferenceModel: cfg.Interference,
+		Apps: len(w.arrivals), Classification: w.class}
+	// The requests as this policy sees them.
+	reqs := make([]Request, len(w.arrivals))
+	for i := range w.arrivals {
+		ar := &w.arrivals[i]
+		reqs[i] = ar.req
+		if knows.TruePlatform {
+			reqs[i].Class.Perf, reqs[i].Class.PerfPick = ar.truth.Perf, ar.truth.PerfPick
+		}
+		if knows.TrueInterference {
+			reqs[i].Class.Tolerated, reqs[i].Class.Caused = ar.truth.Tolerated, ar.truth.Caused
+			reqs[i].Class.ToleratedConfidence, reqs[i].Class.CausedConfidence = 1, 1
+		}
+	}
 	res.Placement.RejectedD1 = make([]int, DefaultSoIs)
 	res.Placement.RejectedD2 = make([]int, DefaultSoIs)
 
@@ -471,7 +519,7 @@ func (w *workload) run(ctx context.Context, p Policy) (*Result, error) {
 			interf := 1.0
 			for k, tol := range t.Tolerated {
 				g := slowdown(pressure[k]-t.Caused[k], tol)
-				if cfg.Compound {
+				if cfg.Interference == InterferenceCompound {
 					interf *= g
 				} else {
 					interf = math.Min(interf, g)
@@ -503,7 +551,8 @@ func (w *workload) run(ctx context.Context, p Policy) (*Result, error) {
 			ar := &w.arrivals[next]
 			id := next
 			next++
-			dec := p.Place(cluster, &ar.req)
+			req := &reqs[id]
+			dec := p.Place(cluster, req)
 			if dec.Server < 0 {
 				return nil, fmt.Errorf("%w: application %d", ErrNoServer, id)
 			}
@@ -512,10 +561,14 @@ func (w *workload) run(ctx context.Context, p Policy) (*Result, error) {
 			advance(s, ar.time)
 			apps[id] = running{arr: ar, server: s, platform: typ.Perf[w.specs[s].Config],
 				remaining: ar.work, last: ar.time, dec: dec}
-			cluster.Add(s, Resident{ID: id, Cores: ar.req.Cores, Tolerated: ar.req.Class.Tolerated, Caused: ar.req.Class.Caused})
+			cluster.Add(s, Resident{ID: id, Cores: req.Cores, Tolerated: req.Class.Tolerated, Caused: req.Class.Caused})
 			onServer[s] = append(onServer[s], id)
+			if float64(demand) > w.usable {
+				res.AboveUsableShare++
+			}
 			demand += typ.Cores
 			res.PeakDemand = math.Max(res.PeakDemand, float64(demand)/float64(w.cores))
+			res.PeakDemandUsable = math.Max(res.PeakDemandUsable, float64(demand)/w.usable)
 			reschedule(s, ar.time)
 			continue
 		}
@@ -548,8 +601,13 @@ func (w *workload) run(ctx context.Context, p Policy) (*Result, error) {
 			factor = a.factorInt / span
 		}
 		qos := perf >= QoSFraction
-		if qos {
+		switch {
+		case qos:
 			res.QoSShare++
+		case a.platform < QoSFraction:
+			res.MissPlatform++
+		default:
+			res.MissInterference++
 		}
 		res.MeanNormalizedPerf += perf
 		if perf >= 0.9 {
@@ -593,6 +651,9 @@ func (w *workload) run(ctx context.Context, p Policy) (*Result, error) {
 		}
 	}
 	res.QoSShare /= n
+	res.MissPlatform /= n
+	res.MissInterference /= n
+	res.AboveUsableShare /= n
 	res.MeanNormalizedPerf /= n
 	res.Within10Share /= n
 	res.Degraded20Share /= n

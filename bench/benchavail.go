@@ -1,9 +1,11 @@
-package analysis
+package bench
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"placelab/analysis"
+	"slices"
 
 	"placelab/datasets/synth"
 	store "placelab/sql"
@@ -65,10 +67,10 @@ type AvailabilityBench struct {
 // or on a generated zone in memory.
 func RunAvailabilityBench(ctx context.Context, db *store.DB, o AvailabilityBenchOptions) (*AvailabilityBench, error) {
 	if o.Reps < 1 {
-		return nil, fmt.Errorf("%w: reps = %d, want ≥ 1", ErrBadSpec, o.Reps)
+		return nil, fmt.Errorf("%w: reps = %d, want ≥ 1", analysis.ErrBadSpec, o.Reps)
 	}
 	ds := o.Dataset
-	if _, err := LoadTrace(ctx, db, ds, math.Inf(-1), math.Inf(1)); err != nil || ds == "" {
+	if _, err := analysis.LoadTrace(ctx, db, ds, math.Inf(-1), math.Inf(1)); err != nil || ds == "" {
 		cfg := synth.DefaultConfig()
 		cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = o.Machines, o.VMs, o.Days, 0
 		mem, err := store.Open(ctx, ":memory:")
@@ -81,7 +83,7 @@ func RunAvailabilityBench(ctx context.Context, db *store.DB, o AvailabilityBench
 		}
 		db, ds = mem, "zone"
 	}
-	tr, err := LoadTrace(ctx, db, ds, math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, ds, math.Inf(-1), math.Inf(1))
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +92,12 @@ func RunAvailabilityBench(ctx context.Context, db *store.DB, o AvailabilityBench
 	var plain, avail, cost, share, heal []float64
 	for rep := 0; rep < o.Reps; rep++ {
 		for _, on := range []bool{false, true} {
-			spec := DefaultSpec(ds)
+			spec := analysis.DefaultSpec(ds)
 			spec.Engine.Explain = false
 			if on {
 				spec.Failures, spec.FaultDomains, spec.UpdateDomains = o.Failures, o.FaultDomains, o.UpdateDomains
 			}
-			res, err := RunTrace(ctx, tr, &spec, RunOptions{NoWrite: true})
+			res, err := analysis.RunTrace(ctx, tr, &spec, analysis.RunOptions{NoWrite: true})
 			if err != nil {
 				return nil, err
 			}
@@ -120,4 +122,14 @@ func RunAvailabilityBench(ctx context.Context, db *store.DB, o AvailabilityBench
 	b.PlainSeconds, b.AvailSeconds, b.CostX = median(plain), median(avail), median(cost)
 	b.HealableShare, b.HealableSeconds = median(share), median(heal)
 	return b, nil
+}
+
+// median is the middle value (the upper one of an even count) of xs.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

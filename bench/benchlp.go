@@ -1,8 +1,9 @@
-package analysis
+package bench
 
 import (
 	"context"
 	"fmt"
+	"placelab/analysis"
 	"slices"
 	"time"
 
@@ -63,10 +64,10 @@ func DefaultBenchLPOptions() BenchLPOptions {
 // seconds.
 func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total int64)) (*BenchLP, error) {
 	if !(o.Every > 0) || o.Every > 1e12 {
-		return nil, fmt.Errorf("analysis: bench lp: every = %v s, want a finite time > 0", o.Every)
+		return nil, fmt.Errorf("bench: lp: every = %v s, want a finite time > 0", o.Every)
 	}
 	if !o.Quick && (o.Machines < 1 || o.VMs < 1) {
-		return nil, fmt.Errorf("analysis: bench lp: %d machines, %d VMs: want at least 1 of each", o.Machines, o.VMs)
+		return nil, fmt.Errorf("bench: lp: %d machines, %d VMs: want at least 1 of each", o.Machines, o.VMs)
 	}
 	every := o.Every
 	cfg := synth.DefaultConfig()
@@ -82,30 +83,27 @@ func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total
 		if progress != nil {
 			progress(int64(i), int64(len(pols)))
 		}
-		spec := DefaultSpec("b")
+		spec := analysis.DefaultSpec("b")
 		spec.Policy = pol
-		res, err := Run(ctx, db, spec, RunOptions{Version: "bench"})
+		res, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "bench"})
 		if err != nil {
 			return nil, err
 		}
 		out.VMs = res.Summary.VMs
-		lo := DefaultLPBoundOptions()
-		lo.Every, lo.Packings = every, PackingsNone
+		lo := analysis.DefaultLPBoundOptions()
+		lo.Every, lo.Packings = every, analysis.PackingsNone
 		t0 := time.Now()
-		rep, err := LPBoundRun(ctx, db, res.Summary.RunID, lo)
+		rep, err := analysis.LPBoundRun(ctx, db, res.Summary.RunID, lo)
 		if err != nil {
 			return nil, err
 		}
 		r := BenchLPRun{Policy: pol, Seconds: time.Since(t0).Seconds(), Converged: rep.Converged}
-		tr, err := LoadTrace(ctx, db, "b", -1e300, 1e300)
+		tr, err := analysis.LoadTrace(ctx, db, "b", -1e300, 1e300)
 		if err != nil {
 			return nil, err
 		}
 		out.Machines = len(tr.Inv.Machines)
-		largest := 0.0
-		for _, b := range newLPZone(tr.Inv).bins {
-			largest = max(largest, b.Cost) // a bin costs its cores
-		}
+		largest := analysis.LPLargestBinCost(tr.Inv)
 		var secs []float64
 		for _, s := range rep.Snapshots {
 			if s.VMs == 0 {
@@ -120,7 +118,7 @@ func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total
 			r.MeanTrivialGapPct += 100 * (float64(s.OnlineMachines) - vol) / vol
 		}
 		if r.Snapshots == 0 {
-			return nil, fmt.Errorf("analysis: bench lp: run %d has no snapshot with VMs", res.Summary.RunID)
+			return nil, fmt.Errorf("bench: lp: run %d has no snapshot with VMs", res.Summary.RunID)
 		}
 		r.MeanIntervalGapPct /= float64(r.Snapshots)
 		r.MeanTrivialGapPct /= float64(r.Snapshots)

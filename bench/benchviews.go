@@ -1,4 +1,4 @@
-package analysis
+package bench
 
 import (
 	"bytes"
@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"placelab/analysis"
 	"strconv"
 	"strings"
 	"time"
 
-	"placelab/bench"
 	"placelab/datasets/synth"
 	store "placelab/sql"
 )
@@ -181,14 +181,14 @@ func RunBenchViews(ctx context.Context, o BenchViewsOptions) (*BenchViews, error
 		r.Pandas, r.PandasSkipped = info, why
 		if info != nil {
 			script = filepath.Join(dir, "pandas_views.py")
-			if err := os.WriteFile(script, bench.PandasViews, 0o644); err != nil {
+			if err := os.WriteFile(script, PandasViews, 0o644); err != nil {
 				return nil, err
 			}
 		}
 	} else {
 		r.PandasSkipped = "--pandas off"
 	}
-	views := charViews()
+	views := analysis.CharViewNames()
 	for _, n := range o.Sizes {
 		sz := BenchViewsSize{VMs: n, Machines: max(50, int(float64(n)*MachinesPerVM))}
 		path := filepath.Join(dir, fmt.Sprintf("views-%d.duckdb", n))
@@ -206,14 +206,14 @@ func RunBenchViews(ctx context.Context, o BenchViewsOptions) (*BenchViews, error
 		var chars []float64
 		for rep := 0; rep < o.Reps; rep++ {
 			for i, v := range views {
-				step("%d VMs: rep %d/%d: view %s", n, rep+1, o.Reps, v.view)
-				secs, rows, err := timeView(ctx, path, v.view)
+				step("%d VMs: rep %d/%d: view %s", n, rep+1, o.Reps, v)
+				secs, rows, err := timeView(ctx, path, v)
 				if err != nil {
 					return nil, err
 				}
 				times[i] = append(times[i], secs)
 				if rep == 0 {
-					sz.Views = append(sz.Views, BenchView{View: v.view, Rows: rows})
+					sz.Views = append(sz.Views, BenchView{View: v, Rows: rows})
 				}
 			}
 			step("%d VMs: rep %d/%d: characterize", n, rep+1, o.Reps)
@@ -279,7 +279,7 @@ func timeCharacterize(ctx context.Context, path string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, _, err = Characterize(ctx, db, "", nil)
+	_, _, err = analysis.Characterize(ctx, db, "", nil)
 	db.Close()
 	if err != nil {
 		return 0, err
@@ -428,7 +428,7 @@ func comparePandas(view string, res *store.Result, pandas map[string]map[string]
 			var parts []string
 			for _, k := range spec.key {
 				x := row[idx[k]]
-				if f, ok := asFloat(x); ok && k == "value" {
+				if f, ok := analysis.AsFloat(x); ok && k == "value" {
 					parts = append(parts, strconv.FormatFloat(f, 'f', -1, 64))
 					if !strings.Contains(parts[len(parts)-1], ".") {
 						parts[len(parts)-1] += ".0"
@@ -450,7 +450,7 @@ func comparePandas(view string, res *store.Result, pandas map[string]map[string]
 			sampled = true
 		}
 		for col, dec := range spec.cols {
-			got, gok := asFloat(row[idx[col]])
+			got, gok := analysis.AsFloat(row[idx[col]])
 			w := want[col]
 			if w == nil || !gok {
 				if (w == nil) != !gok {
@@ -482,32 +482,6 @@ func comparePandas(view string, res *store.Result, pandas map[string]map[string]
 		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
 	}
 	return strings.Join(bad, "; ")
-}
-
-func asFloat(x any) (float64, bool) {
-	switch v := x.(type) {
-	case float64:
-		return v, true
-	case float32:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	case int32:
-		return float64(v), true
-	case int:
-		return float64(v), true
-	case int16:
-		return float64(v), true
-	case uint64:
-		return float64(v), true
-	case nil:
-		return 0, false
-	}
-	if s, ok := x.(fmt.Stringer); ok {
-		f, err := strconv.ParseFloat(s.String(), 64)
-		return f, err == nil
-	}
-	return 0, false
 }
 
 func lastLines(s string, n int) string {

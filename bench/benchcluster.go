@@ -1,10 +1,11 @@
-package analysis
+package bench
 
 import (
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"placelab/analysis"
 	"time"
 
 	"placelab/datasets"
@@ -56,7 +57,7 @@ type ClusterBench struct {
 // repetition.
 func RunClusterBench(ctx context.Context, o ClusterBenchOptions) (*ClusterBench, error) {
 	if o.Reps < 1 {
-		return nil, fmt.Errorf("%w: reps = %d, want ≥ 1", ErrBadSpec, o.Reps)
+		return nil, fmt.Errorf("%w: reps = %d, want ≥ 1", analysis.ErrBadSpec, o.Reps)
 	}
 	nodes, pods, err := k8sgen.Generate(k8sgen.Options{Nodes: o.Nodes, Pods: o.Pods, Seed: o.Seed})
 	if err != nil {
@@ -85,19 +86,19 @@ func RunClusterBench(ctx context.Context, o ClusterBenchOptions) (*ClusterBench,
 			return nil, err
 		}
 		t1 := time.Now()
-		br, err := ClusterBound(ctx, db, counts.ObservedRun, DefaultClusterBoundOptions())
+		br, err := analysis.ClusterBound(ctx, db, counts.ObservedRun, analysis.DefaultClusterBoundOptions())
 		if err != nil {
 			db.Close()
 			return nil, err
 		}
 		t2 := time.Now()
-		dp, err := DrainPlan(ctx, db, counts.ObservedRun, DefaultDrainOptions())
+		dp, err := analysis.DrainPlan(ctx, db, counts.ObservedRun, analysis.DefaultDrainOptions())
 		if err != nil {
 			db.Close()
 			return nil, err
 		}
 		t3 := time.Now()
-		s, err := LoadClusterSnapshot(ctx, db, counts.ObservedRun, DefaultDrainOptions().At)
+		s, err := analysis.LoadClusterSnapshot(ctx, db, counts.ObservedRun, analysis.DefaultDrainOptions().At)
 		if err != nil {
 			db.Close()
 			return nil, err

@@ -1,4 +1,4 @@
-package analysis
+package bench
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func DefaultPredictBenchOptions() PredictBenchOptions {
 // Validate refuses sizes that cannot run.
 func (o *PredictBenchOptions) Validate() error {
 	if o.Machines < 1 || o.VMs < 1000 || o.Days < 1 || o.Requests < 1 {
-		return fmt.Errorf("analysis: bench predict: machines %d (≥ 1), VMs %d (≥ 1,000), days %d (≥ 1), requests %d (≥ 1)", o.Machines, o.VMs, o.Days, o.Requests)
+		return fmt.Errorf("bench: predict: machines %d (≥ 1), VMs %d (≥ 1,000), days %d (≥ 1), requests %d (≥ 1)", o.Machines, o.VMs, o.Days, o.Requests)
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
-package analysis
+package bench
 
 import (
 	"context"
 	"os"
+	"placelab/analysis"
 	"strings"
 	"testing"
 
@@ -38,8 +39,8 @@ func TestBenchViewsAgreeWithPandas(t *testing.T) {
 	if s.VMs != 40_000 || s.Machines != 400 || s.GenerateSeconds <= 0 || s.CharacterizeSeconds.Median <= 0 {
 		t.Fatalf("size figures: %+v", s)
 	}
-	if len(s.Views) != len(charViews()) {
-		t.Fatalf("%d views timed, want %d", len(s.Views), len(charViews()))
+	if len(s.Views) != len(analysis.CharViewNames()) {
+		t.Fatalf("%d views timed, want %d", len(s.Views), len(analysis.CharViewNames()))
 	}
 	compared := 0
 	for _, v := range s.Views {

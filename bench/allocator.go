@@ -1,4 +1,4 @@
-package analysis
+package bench
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"runtime"
 	"slices"
@@ -37,7 +38,7 @@ func BenchZone(ctx context.Context, machines int, seed uint64) (*replay.Trace, e
 	if err := synth.Ingest(ctx, db, "bench", "bench", cfg); err != nil {
 		return nil, err
 	}
-	return LoadTrace(ctx, db, "bench", math.Inf(-1), math.Inf(1))
+	return analysis.LoadTrace(ctx, db, "bench", math.Inf(-1), math.Inf(1))
 }
 
 // AllocatorBenchOptions configure CompareCache (`placelab bench allocator`).
@@ -64,7 +65,7 @@ func DefaultAllocatorBenchOptions() AllocatorBenchOptions {
 }
 
 // ErrBenchOptions marks an allocator benchmark option out of range.
-var ErrBenchOptions = errors.New("analysis: bench allocator")
+var ErrBenchOptions = errors.New("bench: allocator")
 
 // Validate refuses options out of range.
 func (o AllocatorBenchOptions) Validate() error {
@@ -126,6 +127,9 @@ type AllocatorArm struct {
 	requestIDs []int64 // the timed requests, in order
 	startState uint64  // fingerprint of the state the timing started from
 	decisions  uint64  // fingerprint of the decisions taken
+	prefix     uint64  // ... and of those up to allocatorRun.markAt
+	// warmSeconds is the untimed warm-up's wall time (start).
+	warmSeconds float64
 }
 
 // AllocatorRep is one repetition: cache on and cache off on the same
@@ -227,6 +231,9 @@ type AllocatorComparison struct {
 	SameDecisions bool           `json:"same_decisions"`
 	Runs          []AllocatorRep `json:"runs"`
 	Seconds       float64        `json:"seconds"`
+	// Production is the production-size point (--production), nil when
+	// not asked for.
+	Production *ProductionPoint `json:"production,omitempty"`
 }
 
 // CompareCache generates a zone of o.Machines machines and times the
@@ -280,7 +287,7 @@ func compareCacheOn(ctx context.Context, tr *replay.Trace, o AllocatorBenchOptio
 		r := AllocatorRep{Rep: rep}
 		for _, cache := range order {
 			cfg.Cache = cache
-			a, err := w.measure(ctx, cfg, now)
+			a, err := w.measure(ctx, cfg, now, w.stop, -1)
 			if err != nil {
 				return c, err
 			}
@@ -295,7 +302,7 @@ func compareCacheOn(ctx context.Context, tr *replay.Trace, o AllocatorBenchOptio
 			r.Order = "off,on"
 		}
 		if r.On.startState != r.Off.startState || !slices.Equal(r.On.requestIDs, r.Off.requestIDs) {
-			return c, fmt.Errorf("analysis: bench allocator rep %d: cache on and off did not start from the same state on the same requests", rep)
+			return c, fmt.Errorf("bench: allocator rep %d: cache on and off did not start from the same state on the same requests", rep)
 		}
 		r.CacheSpeedup = r.Off.WallSeconds / r.On.WallSeconds
 		r.DecisionSpeedup = r.Off.DecisionSeconds / r.On.DecisionSeconds
@@ -332,7 +339,7 @@ func newBenchWorkload(tr *replay.Trace, vms int) (*benchWorkload, error) {
 		w.warm++
 	}
 	if w.warmVMs == 0 {
-		return nil, fmt.Errorf("analysis: bench zone has no initial population")
+		return nil, fmt.Errorf("bench: zone has no initial population")
 	}
 	for _, r := range w.reqs[w.warm:] {
 		w.arrivingVMs += len(r.VMs)
@@ -349,16 +356,21 @@ func newBenchWorkload(tr *replay.Trace, vms int) (*benchWorkload, error) {
 }
 
 // measure warms a fresh state up (untimed) and times one pass of the
-// engine configured by cfg over the timed set.
-func (w *benchWorkload) measure(ctx context.Context, cfg optimizer.Config, now func() time.Time) (AllocatorArm, error) {
+// engine configured by cfg over the timed set, up to reqs[stop-1]
+// (markAt ≥ 0: fingerprint the decisions before reqs[markAt] apart).
+func (w *benchWorkload) measure(ctx context.Context, cfg optimizer.Config, now func() time.Time, stop, markAt int) (AllocatorArm, error) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
+	t0 := time.Now()
 	run, err := w.start(cfg, now)
 	if err != nil {
 		return AllocatorArm{}, err
 	}
-	a, err := run.timed(ctx, w.stop)
+	warm := time.Since(t0).Seconds()
+	run.markAt = markAt
+	a, err := run.timed(ctx, stop)
+	a.warmSeconds = warm
 	if err != nil {
 		return a, err
 	}
@@ -421,8 +433,11 @@ type allocatorRun struct {
 	arm AllocatorArm
 	lat []float64
 	// log records, when non-nil, each timed request's id, outcome and
-	// placements, hashed after the timed section.
-	log []int64
+	// placements, hashed after the timed section; markLen is its length
+	// when the next request was markAt (the decisions on a prefix of the
+	// timed set, compared with a shorter pass).
+	log             []int64
+	markAt, markLen int
 }
 
 func (r *allocatorRun) push(d optimizer.Decision) {
@@ -476,6 +491,9 @@ func (r *allocatorRun) step() {
 		for _, p := range d.Placements {
 			r.log = append(r.log, p.VM, int64(p.Machine))
 		}
+		if r.next == r.markAt {
+			r.markLen = len(r.log)
+		}
 	}
 	r.push(d)
 }
@@ -486,6 +504,7 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	r.arm = AllocatorArm{Cache: r.cache}
 	r.lat = r.lat[:0]
 	r.log = make([]int64, 0, 6*(stop-r.next))
+	r.markLen = -1
 	if r.protean != nil {
 		r.arm.startState = stateFingerprint(r.protean.State())
 	}
@@ -505,10 +524,10 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	a := r.arm
 	a.WallSeconds = r.now().Sub(t0).Seconds()
 	if a.Placements == 0 {
-		return a, fmt.Errorf("analysis: bench allocator placed none of the %d timed VMs", a.VMs)
+		return a, fmt.Errorf("bench: allocator placed none of the %d timed VMs", a.VMs)
 	}
 	if a.WallSeconds <= 0 {
-		return a, fmt.Errorf("analysis: bench allocator: the clock did not advance over %d requests", a.Requests)
+		return a, fmt.Errorf("bench: allocator: the clock did not advance over %d requests", a.Requests)
 	}
 	a.CostPerPlacementUS = a.WallSeconds * 1e6 / float64(a.Placements)
 	a.PlacementsPerWallSec = float64(a.Placements) / a.WallSeconds
@@ -522,6 +541,12 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	h := fnv.New64a()
 	writeInts(h, r.log...)
 	a.decisions = h.Sum64()
+	if r.markLen >= 0 {
+		h := fnv.New64a()
+		writeInts(h, r.log[:r.markLen]...)
+		a.prefix = h.Sum64()
+	}
+	r.log = nil
 	return a, nil
 }
 

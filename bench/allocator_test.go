@@ -1,4 +1,4 @@
-package analysis
+package bench
 
 import (
 	"context"
@@ -310,5 +310,28 @@ func TestSpreadOf(t *testing.T) {
 		if got := spreadOf(tc.xs); got != tc.want {
 			t.Errorf("spreadOf(%v) = %+v, want %+v", tc.xs, got, tc.want)
 		}
+	}
+}
+
+// TestProductionPointSmall runs the production point's harness on a small
+// zone: every arrival is timed with the cache on, the cache-off engine
+// decides the first arrivals alike, and memory is reported.
+func TestProductionPointSmall(t *testing.T) {
+	o := ProductionOptions{Machines: 200, VMs: 4000, OffVMs: 150, Reps: 1, Seed: 3}
+	p, err := RunProduction(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Machines != 200 || p.ArrivingVMs == 0 || p.WarmupVMs == 0 {
+		t.Fatalf("zone %d machines, %d warm-up VMs, %d arriving: the point did no real work", p.Machines, p.WarmupVMs, p.ArrivingVMs)
+	}
+	if p.OffVMs < o.OffVMs || p.OffVMs >= p.ArrivingVMs {
+		t.Fatalf("cache off timed %d VMs, want at least %d and fewer than all %d arrivals", p.OffVMs, o.OffVMs, p.ArrivingVMs)
+	}
+	if !p.SameDecisions {
+		t.Fatal("cache on and off decided the subset differently")
+	}
+	if !(p.CacheOn.PlacementsPerWallSec.Median > 0) || !(p.PeakRSSMB > 0) {
+		t.Fatalf("placements per second %v, peak RSS %v MB: want both reported", p.CacheOn.PlacementsPerWallSec.Median, p.PeakRSSMB)
 	}
 }

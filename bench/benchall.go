@@ -1,8 +1,9 @@
-package analysis
+package bench
 
 import (
 	"context"
 	"math"
+	"placelab/analysis"
 	"slices"
 	"time"
 
@@ -71,8 +72,10 @@ type BenchAll struct {
 
 // RunBenchAll measures every engine; quick uses smaller sizes (seconds, not
 // minutes). shared is the ../shared/data directory (for the Falkenauer
-// u1000 instance; a generated instance otherwise).
-func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(done, total int64)) (*BenchAll, error) {
+// u1000 instance; a generated instance otherwise). production, when not
+// nil, adds the allocator's production-size point (RunProduction: minutes,
+// not part of the default run).
+func RunBenchAll(ctx context.Context, quick bool, shared string, production *ProductionOptions, progress func(done, total int64)) (*BenchAll, error) {
 	start := time.Now()
 	b := &BenchAll{Quick: quick}
 	step := func(i int64) {
@@ -92,6 +95,11 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 	if b.Allocator, err = CompareCache(ctx, ao); err != nil {
 		return nil, err
 	}
+	if production != nil {
+		if b.Allocator.Production, err = RunProduction(ctx, *production); err != nil {
+			return nil, err
+		}
+	}
 	// 2. Replay end to end: Protean against best fit on one zone.
 	step(1)
 	db, err := benchReplayZone(ctx, synth.DefaultConfig(), quick)
@@ -99,7 +107,7 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 		return nil, err
 	}
 	defer db.Close()
-	tr, err := LoadTrace(ctx, db, "b", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "b", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		return nil, err
 	}
@@ -108,11 +116,11 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 	// Both policies through the run pipeline, from one spec: the same
 	// validators, eviction setting, window and inventory.
 	for _, pol := range []string{"protean", "bestfit"} {
-		spec := DefaultSpec("b")
+		spec := analysis.DefaultSpec("b")
 		spec.Policy = pol
 		spec.Engine.Explain = false
 		b.Replay.Evict, b.Replay.Explain = spec.Engine.Evict, spec.Engine.Explain
-		res, err := Run(ctx, db, spec, RunOptions{Version: "bench"})
+		res, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "bench"})
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +137,7 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 	// 3. Every characterization view.
 	step(2)
 	t0 := time.Now()
-	if _, _, err := Characterize(ctx, db, "", nil); err != nil {
+	if _, _, err := analysis.Characterize(ctx, db, "", nil); err != nil {
 		return nil, err
 	}
 	b.Views.VMs, b.Views.Seconds = len(tr.VMs), time.Since(t0).Seconds()
@@ -160,12 +168,12 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, progress func(d
 	b.LP.InstanceSeconds, b.LP.InstanceBound = time.Since(t0).Seconds(), lr.Bound
 	// Hourly snapshots (issue 14: the demo zone's 336 in ≤ 60 s), every
 	// six hours in quick mode; the offline packings are not stored.
-	lo := DefaultLPBoundOptions()
-	lo.Packings = PackingsNone
+	lo := analysis.DefaultLPBoundOptions()
+	lo.Packings = analysis.PackingsNone
 	if quick {
 		lo.Every = 6 * 3600
 	}
-	lp, err := LPBoundRun(ctx, db, runID, lo)
+	lp, err := analysis.LPBoundRun(ctx, db, runID, lo)
 	if err != nil {
 		return nil, err
 	}
