@@ -1,6 +1,9 @@
 package optimizer
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // vmEngine is an engine's per-VM stage of Algorithm 1: find a machine for
 // VM v of req on the engine's state (evicting low-priority VMs into
@@ -48,7 +51,7 @@ func allocateGang(s *State, req *Request, cfg *Config, e vmEngine) Decision {
 		}
 		v := vms[i]
 		if v.Type < 0 || int(v.Type) >= len(s.Inv.Types) {
-			gangFailure(&d, vms, i)
+			gangFailure(&d, vms, i, byFD)
 			rollback(s, &d)
 			d.FailedVM, d.Reason = v.ID, ReasonBadType
 			return d
@@ -63,7 +66,7 @@ func allocateGang(s *State, req *Request, cfg *Config, e vmEngine) Decision {
 		}
 		m, reason := e.placeVM(req, kind, v, ex, &d)
 		if m < 0 {
-			gangFailure(&d, vms, i)
+			gangFailure(&d, vms, i, byFD)
 			rollback(s, &d)
 			d.FailedVM, d.Reason = v.ID, reason
 			return d
@@ -98,11 +101,34 @@ func evictFallback(env *Env, rules *Rules, req *Request, kind RequestKind, v VMR
 }
 
 // gangFailure records, before the rollback, that VM i of vms (in the order
-// tried) found no machine: the VMs before it held d.Placements.
-func gangFailure(d *Decision, vms []VMRequest, i int) {
-	g := &GangFailure{Order: make([]VMID, len(vms)), Tried: i + 1, RolledBack: make([]int32, len(d.Placements))}
-	for k, v := range vms {
-		g.Order[k] = v.ID
+// tried) found no machine: the VMs before it held d.Placements. With the
+// fault-domain order (byFD non-nil) only vms[:i+1] are in the order tried
+// (next writes position i as it goes); the VMs never tried are those left
+// in byFD's queues, listed in the size order.
+func gangFailure(d *Decision, vms []VMRequest, i int, byFD *domainOrder) {
+	g := &GangFailure{Order: make([]VMID, 0, len(vms)), Tried: i + 1, RolledBack: make([]int32, len(d.Placements))}
+	for _, v := range vms[:i+1] {
+		g.Order = append(g.Order, v.ID)
+	}
+	if byFD == nil {
+		for _, v := range vms[i+1:] {
+			g.Order = append(g.Order, v.ID)
+		}
+	} else {
+		type left struct {
+			pos int32
+			id  VMID
+		}
+		var rest []left
+		for k := range byFD.queue {
+			for h := byFD.head[k]; h < len(byFD.queue[k]); h++ {
+				rest = append(rest, left{byFD.pos[k][h], byFD.queue[k][h].ID})
+			}
+		}
+		slices.SortFunc(rest, func(a, b left) int { return cmp.Compare(a.pos, b.pos) })
+		for _, r := range rest {
+			g.Order = append(g.Order, r.id)
+		}
 	}
 	for k, p := range d.Placements {
 		g.RolledBack[k] = p.Machine

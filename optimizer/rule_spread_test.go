@@ -512,3 +512,58 @@ func TestSpreadInRackAgreesWithValidFor(t *testing.T) {
 		t.Fatalf("%d of %d refused: the states prove nothing", refused, checked)
 	}
 }
+
+// TestGangFailureOrderWithDomains: a failed request of the domain-aware
+// ORDER reports each of its VMs exactly once (GangFailure.Order a
+// permutation of the request's VMs, with Tried and the rolled-back machines
+// consistent). The domain order writes each tried position as it goes, so
+// the VMs never tried must come from its queues, not from the stale tail of
+// the size order (which repeated VMs: table gang_vm's key failed on a
+// notebook 02 replay with 3 fault domains).
+func TestGangFailureOrderWithDomains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 3))
+	var reqs []*Request
+	var vm VMID
+	for i := 0; i < 600; i++ {
+		r := &Request{ID: int64(i), Tenant: int32(i), FaultDomains: 3}
+		for j, k := 0, 3+rng.IntN(7); j < k; j++ {
+			r.VMs = append(r.VMs, VMRequest{ID: vm, Type: int32(rng.IntN(5)), SetIndex: int32(j)})
+			vm++
+		}
+		reqs = append(reqs, r)
+	}
+	a := newEngine(t, "protean", NewState(buildZone(t, zoneSpec{clusters: 1, racks: 3, perRack: 4, skus: []SKU{skuSmall}})), DefaultConfig(), DefaultRules())
+	failed, midway := 0, 0
+	replay(t, a, reqs, 4, func(r *Request, d Decision) {
+		if d.OK {
+			return
+		}
+		g := d.Gang
+		if g == nil {
+			t.Fatalf("request %d failed without a GangFailure", r.ID)
+		}
+		failed++
+		if g.Tried > 1 {
+			midway++
+		}
+		want := map[VMID]bool{}
+		for _, v := range r.VMs {
+			want[v.ID] = true
+		}
+		if len(g.Order) != len(r.VMs) {
+			t.Fatalf("request %d: order %v has %d VMs, the request %d", r.ID, g.Order, len(g.Order), len(r.VMs))
+		}
+		for _, id := range g.Order {
+			if !want[id] {
+				t.Fatalf("request %d: order %v repeats or invents VM %d", r.ID, g.Order, id)
+			}
+			delete(want, id)
+		}
+		if g.Tried < 1 || g.Tried > len(g.Order) || len(g.RolledBack) != g.Tried-1 || g.Order[g.Tried-1] != d.FailedVM {
+			t.Fatalf("request %d: tried %d, %d rolled back, failed VM %d at %v", r.ID, g.Tried, len(g.RolledBack), d.FailedVM, g.Order)
+		}
+	})
+	if midway == 0 {
+		t.Fatalf("no request failed after placing some of its VMs (%d failed): the case is not exercised", failed)
+	}
+}

@@ -19,6 +19,7 @@ const (
 	scaleProteanTable5 = "one Azure zone, a 5-month production trace, Protean's low-fidelity simulator"
 	scaleRC62          = "336k VM arrivals to 880 servers (16 cores, 112 GB) over one month, 71% production VMs, MAX_OVERSUB 125%, MAX_UTIL 100%"
 	scaleParagonEC2    = "1,000 EC2 servers of 14 configurations; low load 2,500 applications, high load 5,000, oversubscribed 7,500 plus a burst of 1,000"
+	scaleParagonLocal  = "the 40-server local cluster of 10 configurations, 20 offline applications, ST, MT and MP workloads"
 	scaleKonig83       = "40 nodes of hardware spec 1 (80 vCores), 300 simulated hours, 20 repetitions; mean over 52 experiments, no oracle"
 )
 
@@ -90,6 +91,25 @@ var paragonFig9 = []PaperValue{
 		Quote: "the other schedulers provide similar guarantees only for 5%, 1% and 0.09% of workloads respectively"},
 }
 
+// paragonTable1 is Paragon §2.2's text on Table 1 (heterogeneity
+// classification on the 10-SC local cluster, 20 offline applications):
+// our figures are the same metrics on the arrivals of the burst scenario,
+// the world of that size (median over seeds).
+var paragonTable1 = []PaperValue{
+	{Figure: "best_sc_accuracy", Point: "scenario=" + paragon.ScenarioBurst, Value: 0.83, Source: "Paragon §2.2, Table 1", Scale: scaleParagonLocal,
+		Quote: "Our classifier correctly identifies the best SC for 83% of workloads and an SC within 5% of optimal for 90%"},
+	{Figure: "within_5pct_accuracy", Point: "scenario=" + paragon.ScenarioBurst, Value: 0.90, Source: "Paragon §2.2, Table 1", Scale: scaleParagonLocal,
+		Quote: "Our classifier correctly identifies the best SC for 83% of workloads and an SC within 5% of optimal for 90%"},
+	{Figure: "rank_exact", Point: "scenario=" + paragon.ScenarioBurst, Value: 0.60, Source: "Paragon §2.2, Table 1", Scale: scaleParagonLocal,
+		Quote: "The predicted ranking of SCs is exactly correct for 60%"},
+}
+
+// paperDiffers says, per experiment, where our figures still differ from
+// the paper's numbers beside them, and why.
+var paperDiffers = map[string]string{
+	"paragon": paragonDiffers,
+}
+
 // konigFig9 is König et al. §8.3 / Fig 9, hardware spec 1: the best policy
 // without probability-of-violation estimates had on average 2.57× the
 // violations of PrV-WorstFit (the mean of the per-experiment ratios).
@@ -109,3 +129,20 @@ var paperLeftOut = map[string]string{
 	"inventory-scaling": "Protean Figs 11–12 are latencies and memory measured in Azure's production zones",
 	"characterize":      "the characterization page sets the papers' numbers beside each dataset",
 }
+
+// paragonDiffers is the paragon entry of paperDiffers: why our figures
+// differ from Fig 9's. It states causes, not figures: the figures it
+// points to are the grid's own (qos_miss_*, gap_*), and the lenient
+// model's are for the reader to measure (placelab paragon schedule
+// --interference worst), so the page never prints a stale number.
+const paragonDiffers = "Fig 9's numbers are one run per scenario on 1,000 EC2 servers with real workloads; ours are medians over 5 seeds " +
+	"of a synthetic world whose platform scores are calibrated to Table 1 (not to Fig 9) and whose load is stated against usable capacity. " +
+	"Ours are lower mainly because the ten sources of interference compound here (the default): even the oracle, the same greedy " +
+	"given the true scores, misses QoS for many applications, nearly all through interference (compare qos_miss_interference with " +
+	"qos_miss_platform for policy=oracle), since §3.2's D1 compares the server's least tolerated score with the newcomer's " +
+	"caused score alone and the greedy's tightest fit packs applications whose pressures add up; with the worst SoI alone " +
+	"(placelab paragon schedule --interference worst, the lenient model) the figures come much closer to the paper's. " +
+	"What remains between paragon and the oracle is classification (the gap_ figures say which half closes more). " +
+	"Random keeps QoS for more than the abstract's 3% because, as every policy here, it places only where cores are free. " +
+	"Of Table 1's rows (burst point: the 10-configuration world of §2.2's validation) the 90%-correct ranking (rank_90pct) is not " +
+	"reproduced: the calibrated world's ranking errors are swaps of near neighbours, so it reads far above the paper's 63–78%"
