@@ -24,6 +24,8 @@ func TestOverviewChartsOneUnitPerAxis(t *testing.T) {
 			"metric", "predictor", []string{"accuracy", "p_theta", "r_theta"})},
 		{"paragon", groupedBars(rows([]string{"scenario", "policy", "qos_share", "mean_normalized_perf", "best_sc_accuracy", "within_5pct_accuracy"},
 			[]any{"low", "paragon", 0.9, 0.95, 0.5, 0.6}), "scenario", "policy", []string{"qos_share", "mean_normalized_perf", "best_sc_accuracy", "within_5pct_accuracy"})},
+		{"paragon over seeds", groupedBars(rows([]string{"scenario", "policy", "qos_share_median", "qos_share_min", "qos_share_max"},
+			[]any{"low", "paragon", 0.9, 0.85, 0.95}), "scenario", "policy", []string{"qos_share_median", "qos_share_min", "qos_share_max"})},
 		{"cluster", clusterChart(rows([]string{"policy", "run_id", "nodes_with_pods", "lb_nodes", "ub_nodes"}, []any{"protean", 1, 9.0, 7.0, 8.0}))},
 		{"violations", violationChart(rows([]string{"policy", "density", "violations"}, []any{"bestfit", 1.5, 3.0}))},
 		{"type mix", typeMixChart(rows([]string{"dataset", "vm_type", "pct"}, []any{"s", "a", 60.0}, []any{"s", "b", 40.0}))},

@@ -194,6 +194,14 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 				Note:  "Stored placelab paragon runs. Classification: Table 1's metrics on an app × platform matrix beside predicting every app by the platform means. Scheduling: QoS share (apps at ≥ 95% of their performance alone on their best server) per scenario and policy; Paragon §5.2 and its abstract, 2,500 applications on 1,000 EC2 servers (low load): 91% with Paragon vs 14% / 11% / 3% with NH / NI / random.",
 				Chart: groupedBars(pg, "scenario", "policy", []string{"qos_share", "mean_normalized_perf", "best_sc_accuracy", "within_5pct_accuracy"}), Table: pg, SQL: pgSQL})
 	}
+	if pgs, pgsSQL, err := view("paragon_seed_summary"); err != nil {
+		return nil, err
+	} else if len(pgs.Rows) > 0 {
+		p.Sections = append(p.Sections,
+			report.Section{Title: "Paragon: scheduling over seeds, beside the oracle",
+				Note:  "Stored placelab paragon schedule runs, one per seed and policy: the median QoS share over the seeds with its range, per scenario, policy (oracle: the same greedy given the true scores, so the classifier's cost is its gap to paragon), D1 rule and interference model. Load is stated against usable capacity (usable_cores_median: cores on configurations within 5% of each arriving application's best). Paragon §5.2, 1,000 EC2 servers, one run per scenario: QoS for 91% (low), 61% (high), 52% (oversubscribed) with Paragon.",
+				Chart: groupedBars(pgs, "scenario", "policy", []string{"qos_share_median", "qos_share_min", "qos_share_max"}), Table: pgs, SQL: pgsSQL})
+	}
 	return p, nil
 }
 

@@ -448,10 +448,47 @@ func (r *ClassifyReport) Figures() []replay.MetricRow {
 	return rows
 }
 
+// SummaryFigures lists a scenario run over seeds as run_metric rows: per
+// policy the median QoS share and mean normalized performance with their
+// least and greatest value over the seeds ("qos_share policy=paragon",
+// "qos_share_min policy=paragon", …), why QoS was missed (median shares
+// placed on a configuration more than 5% from the best, and missed through
+// interference), the share of arrivals that found demand above usable
+// capacity; and for the scenario its usable capacity, load, seeds, Table
+// 1's four figures on the arrivals (medians), the seeds on which oracle ≥
+// paragon ≥ max(nh, ni, random), and Paragon's gap to the oracle with what
+// each half of the oracle closes.
+func SummaryFigures(s *paragon.Summary) []replay.MetricRow {
+	f := func(n string, v float64) replay.MetricRow { return replay.MetricRow{Metric: n, Value: v} }
+	var rows []replay.MetricRow
+	for _, p := range s.Policies {
+		tag := " policy=" + p.Policy
+		rows = append(rows, f("qos_share"+tag, p.QoSShare.Median), f("qos_share_min"+tag, p.QoSShare.Min), f("qos_share_max"+tag, p.QoSShare.Max),
+			f("mean_normalized_perf"+tag, p.MeanNormalizedPerf.Median), f("mean_normalized_perf_min"+tag, p.MeanNormalizedPerf.Min),
+			f("mean_normalized_perf_max"+tag, p.MeanNormalizedPerf.Max), f("qos_miss_platform"+tag, p.MissPlatform.Median),
+			f("qos_miss_interference"+tag, p.MissInterference.Median), f("above_usable_share"+tag, p.AboveUsableShare.Median))
+	}
+	rows = append(rows, f("seeds", float64(len(s.Seeds))), f("servers", float64(s.Servers)), f("apps", float64(s.Apps)),
+		f("cores", s.Cores.Median), f("usable_cores", s.UsableCores.Median), f("usable_cores_min", s.UsableCores.Min),
+		f("usable_cores_max", s.UsableCores.Max), f("load", s.Load),
+		f("best_sc_accuracy", s.Table1.BestSC.Median), f("within_5pct_accuracy", s.Table1.Within5.Median),
+		f("rank_exact", s.Table1.RankExact.Median), f("rank_90pct", s.Table1.Rank90.Median))
+	if s.OrderingChecked {
+		rows = append(rows, f("ordered_seeds", float64(s.OrderedSeeds)))
+	}
+	if g := s.Gap; g != nil {
+		rows = append(rows, f("gap_oracle_minus_paragon", g.OracleMinusParagon.Median), f("gap_closed_by_true_platform", g.TruePlatform.Median),
+			f("gap_closed_by_true_interference", g.TrueInterference.Median))
+	}
+	return rows
+}
+
 // ScheduleFigures lists a scenario result as run_metric rows.
 func ScheduleFigures(r *paragon.Result) []replay.MetricRow {
 	f := func(n string, v float64) replay.MetricRow { return replay.MetricRow{Metric: n, Value: v} }
 	return []replay.MetricRow{f("qos_share", r.QoSShare), f("mean_normalized_perf", r.MeanNormalizedPerf),
 		f("within_10pct_share", r.Within10Share), f("degraded_20pct_share", r.Degraded20Share), f("apps", float64(r.Apps)),
-		f("servers", float64(r.Servers))}
+		f("servers", float64(r.Servers)), f("usable_cores", r.UsableCores), f("load", r.Load),
+		f("qos_miss_platform", r.MissPlatform), f("qos_miss_interference", r.MissInterference),
+		f("above_usable_share", r.AboveUsableShare)}
 }

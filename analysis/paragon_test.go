@@ -11,6 +11,7 @@ import (
 
 	"placelab/datasets"
 	"placelab/internal/shareddata"
+	"placelab/optimizer/paragon"
 )
 
 // TestParagonOnLumos is issue 19's first target on the real Lumos matrix
@@ -203,5 +204,38 @@ func TestRepeatCeiling(t *testing.T) {
 	}
 	if c, _ := repeatCeiling(ctx, db, "fx", []string{"w3"}); c != nil {
 		t.Errorf("ceiling of an app without runs: %+v", c)
+	}
+}
+
+// TestSummaryFigures: a scenario run over seeds lands in run_metric as the
+// median with its range per policy (qos_share policy=oracle beside
+// qos_share_min and _max), the usable capacity, Table 1 and the gap.
+func TestSummaryFigures(t *testing.T) {
+	cfg, err := paragon.Scenario(paragon.ScenarioBurst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, _ := paragon.Seeds(1, 3)
+	s, err := paragon.SimulateSeeds(context.Background(), cfg, append(append([]string{}, paragon.Policies...), paragon.DiagnosticPolicies...), seeds, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := map[string]float64{}
+	for _, r := range SummaryFigures(s) {
+		figs[r.Metric] = r.Value
+	}
+	for _, want := range []string{"qos_share policy=oracle", "qos_share_min policy=paragon", "qos_share_max policy=random",
+		"usable_cores", "best_sc_accuracy", "rank_exact", "gap_oracle_minus_paragon", "ordered_seeds"} {
+		if _, ok := figs[want]; !ok {
+			t.Errorf("no figure %q", want)
+		}
+	}
+	o := s.Policies[1]
+	if o.Policy != paragon.PolicyOracle || figs["qos_share policy=oracle"] != o.QoSShare.Median ||
+		figs["qos_share_min policy=oracle"] > figs["qos_share policy=oracle"] || figs["qos_share_max policy=oracle"] < figs["qos_share policy=oracle"] {
+		t.Errorf("oracle figures %v, summary %+v", figs, o.QoSShare)
+	}
+	if figs["seeds"] != 3 || figs["usable_cores"] <= 0 || figs["usable_cores"] > figs["cores"] {
+		t.Errorf("seeds %v, usable %v of %v cores", figs["seeds"], figs["usable_cores"], figs["cores"])
 	}
 }

@@ -168,6 +168,11 @@ func TestFlagRangeErrors(t *testing.T) {
 		{[]string{"paragon", "classify", "--margin", "0.1"}, "--margin applies only with --profile cover, top-mean or random"},
 		{[]string{"paragon", "classify", "--evaluate", "other", "--folds", "3"}, "--folds applies only when --evaluate is --dataset"},
 		{[]string{"paragon", "schedule", "--scale", "NaN"}, "--scale NaN: want 0 < scale ≤ 10"},
+		{[]string{"paragon", "schedule", "--seeds", "0"}, "--seeds 0: want 1 ≤ seeds ≤ 1000"},
+		{[]string{"paragon", "schedule", "--scenario", "medium"}, `--scenario "medium": want one of low, high, oversubscribed, burst or all`},
+		{[]string{"paragon", "schedule", "--policy", "ni", "--d1", "headroom"}, "--d1 applies only to policies that decide through D1"},
+		{[]string{"paragon", "schedule", "--interference", "sum"}, `--interference "sum": want compound or worst`},
+		{[]string{"paragon", "schedule", "--runs"}, "--runs applies only with --format json"},
 		{[]string{"paragon", "schedule", "--scale", "0"}, "--scale 0: want 0 < scale ≤ 10"},
 		// lpbound
 		{[]string{"lpbound", "--run", "1", "--tolerance", "NaN"}, "--tolerance NaN: want tolerance > 0, finite"},

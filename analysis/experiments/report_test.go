@@ -252,7 +252,7 @@ func TestPageSetsPaperOnlyBesideItsScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	pg := section(t, page, "paragon")
-	for _, w := range []string{"quick grid: 4 points, 100 simulated servers", "1,000 EC2 servers", "Paragon §5.2, Fig 9"} {
+	for _, w := range []string{"quick grid: 5 points, low: 100 servers of 14 configurations", "burst: 40 servers of 10 configurations", "1,000 EC2 servers", "Paragon §5.2, Fig 9", "Where ours differ"} {
 		if !strings.Contains(pg.Note, w) {
 			t.Errorf("paragon note lacks %q: %s", w, pg.Note)
 		}
@@ -269,8 +269,8 @@ func TestPageSetsPaperOnlyBesideItsScale(t *testing.T) {
 			}
 		}
 	}
-	if withPaper != len(paragonFig9) {
-		t.Errorf("%d paragon rows carry a paper value, want %d", withPaper, len(paragonFig9))
+	if want := len(paragonFig9) + len(paragonTable1); withPaper != want {
+		t.Errorf("%d paragon rows carry a paper value, want %d", withPaper, want)
 	}
 	ov := section(t, page, "oversubscription")
 	if !strings.Contains(ov.Note, "880 servers") || !strings.Contains(ov.Note, "quick grid: 7 points, a synthetic zone of 600 machines and 12,000 VMs") {

@@ -43,6 +43,10 @@ var unitSuffixes = []struct{ suffix, unit string }{
 	{"_accuracy", UnitShare},
 }
 
+// statSuffixes name a statistic of a metric over seeds or samples, in the
+// metric's own unit.
+var statSuffixes = []string{"_median", "_mean", "_min", "_max"}
+
 // metricUnits are the units of the metrics whose names carry no suffix:
 // counts (of what they count) and shares.
 var metricUnits = map[string]string{
@@ -51,7 +55,7 @@ var metricUnits = map[string]string{
 	"violations": "violations", "views_with_rows": "views", "datasets": "datasets",
 	"nodes_with_pods": "nodes", "lb_nodes": "nodes", "ub_nodes": "nodes", "nodes_in_use": "nodes",
 	"accuracy": UnitShare, "p_theta": UnitShare, "r_theta": UnitShare, "cfr": UnitShare,
-	"utilization_mean": UnitShare, "mean_normalized_perf": UnitShare, "oracle_gain_share": UnitShare,
+	"utilization_mean": UnitShare, "mean_normalized_perf": UnitShare,
 }
 
 // MetricUnit is the unit of a metric (a column or an experiment's figure,
@@ -59,6 +63,19 @@ var metricUnits = map[string]string{
 // metric), and whether placelab knows it.
 func MetricUnit(name string) (string, bool) {
 	m, _, _ := strings.Cut(strings.TrimSpace(name), " ")
+	if u, ok := unitOf(m); ok {
+		return u, true
+	}
+	for _, st := range statSuffixes { // qos_share_median is in qos_share's unit
+		if t, ok := strings.CutSuffix(m, st); ok && t != "" {
+			return unitOf(t)
+		}
+	}
+	return "", false
+}
+
+// unitOf is the unit of metric m by name, then by suffix.
+func unitOf(m string) (string, bool) {
 	if u, ok := metricUnits[m]; ok {
 		return u, true
 	}

@@ -22,6 +22,8 @@ func TestMetricUnit(t *testing.T) {
 		{"violations policy=bestfit", "violations"},
 		{"rejected", "VMs"},
 		{"pd_pct (paper)", UnitPct},
+		{"qos_share_median", UnitShare},
+		{"usable_cores_median", ""},
 		{"huawei-east-1", ""},
 		{"run 3 protean (tight)", ""},
 	} {

@@ -57,7 +57,8 @@ func ExampleSelectGreedy() {
 	// Output: server 2 survivors 2 rejected at D1 [1 0]
 }
 
-// The four schedulers of §4 on a small version of the low-load scenario.
+// The four schedulers of §4 and the oracle on a small version of the
+// low-load scenario (one seed).
 func ExampleSimulateAll() {
 	cfg, err := paragon.Scenario(paragon.ScenarioLow)
 	if err != nil {
@@ -72,8 +73,9 @@ func ExampleSimulateAll() {
 		fmt.Printf("%-7s qos_share %.2f mean_normalized_perf %.2f\n", r.Policy, r.QoSShare, r.MeanNormalizedPerf)
 	}
 	// Output:
-	// paragon qos_share 0.46 mean_normalized_perf 0.93
-	// nh      qos_share 0.23 mean_normalized_perf 0.84
-	// ni      qos_share 0.17 mean_normalized_perf 0.85
-	// random  qos_share 0.16 mean_normalized_perf 0.84
+	// paragon qos_share 0.82 mean_normalized_perf 0.97
+	// oracle  qos_share 0.89 mean_normalized_perf 0.98
+	// nh      qos_share 0.13 mean_normalized_perf 0.75
+	// ni      qos_share 0.64 mean_normalized_perf 0.91
+	// random  qos_share 0.15 mean_normalized_perf 0.70
 }

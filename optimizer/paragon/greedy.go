@@ -45,10 +45,10 @@ type GreedyOptions struct {
 	// Headroom uses Server.Headroom for t_server in D1 (D1Headroom)
 	// instead of §3.2's server tolerance, the minimum t over its residents
 	// (D1MinTolerated, the default).
-	Headroom bool
-	RelaxStep      float64
-	MaxRelax       float64
-	ConfigBucket   float64
+	Headroom     bool
+	RelaxStep    float64
+	MaxRelax     float64
+	ConfigBucket float64
 	// Timeout is the check budget; zero means DefaultTimeoutPasses passes.
 	Timeout int
 	// Seed, with the request ID, seeds the tie-break among equal servers.

@@ -81,9 +81,9 @@ type SampleOptions struct {
 	IgnoreConfig bool
 	// Headroom uses Server.Headroom for t instead of §3.2's
 	// Server.Tolerated (the minimum over the residents).
-	Headroom bool
-	ConfigBucket   float64
-	Seed           uint64
+	Headroom     bool
+	ConfigBucket float64
+	Seed         uint64
 }
 
 // SelectSampled is §3.2's statistical scheme for very large clusters: it

@@ -4,38 +4,93 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 )
 
-// TestSimulatorOrdering: on the high scenario (a tenth of the default
-// cluster: 100 servers, 550 applications with the memory-bound burst),
-// Paragon keeps QoS for more applications than NH, NI and random, with
-// the same seeded arrivals and classifications.
+// TestSimulatorOrdering: on the low scenario (a tenth of the default
+// cluster: 100 servers, 250 applications), over seeds 1–5 with the same
+// seeded arrivals and classifications for every policy, the oracle keeps
+// QoS for at least as many applications as Paragon in the median, Paragon
+// for more than NH and random, and every result counts every application.
 func TestSimulatorOrdering(t *testing.T) {
-	cfg, err := Scenario(ScenarioHigh)
+	cfg, err := Scenario(ScenarioLow)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg = cfg.Scaled(0.1)
-	rs, err := SimulateAll(context.Background(), cfg, Policies)
+	seeds, _ := Seeds(1, DefaultSeeds)
+	s, err := SimulateSeeds(context.Background(), cfg, Policies, seeds, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]*Result{}
-	for _, r := range rs {
-		byName[r.Policy] = r
-		t.Logf("%-7s qos %.3f perf %.3f", r.Policy, r.QoSShare, r.MeanNormalizedPerf)
+	med := map[string]float64{}
+	for _, p := range s.Policies {
+		med[p.Policy] = p.QoSShare.Median
+		t.Logf("%-7s qos %.3f [%.3f, %.3f]", p.Policy, p.QoSShare.Median, p.QoSShare.Min, p.QoSShare.Max)
+	}
+	for _, r := range s.Runs {
 		if r.Apps != cfg.Apps+cfg.Burst {
-			t.Errorf("%s: %d applications, want %d", r.Policy, r.Apps, cfg.Apps+cfg.Burst)
+			t.Errorf("%s seed %d: %d applications, want %d", r.Policy, r.Seed, r.Apps, cfg.Apps+cfg.Burst)
+		}
+		if k := r.Knows; (r.Policy == PolicyOracle) != (k.TruePlatform && k.TrueInterference) {
+			t.Errorf("%s: knows %+v", r.Policy, k)
 		}
 	}
-	p := byName[PolicyParagon]
-	for _, other := range []string{PolicyNH, PolicyNI, PolicyRandom} {
-		if p.QoSShare < byName[other].QoSShare {
-			t.Errorf("paragon QoS share %.3f < %s %.3f", p.QoSShare, other, byName[other].QoSShare)
+	if med[PolicyOracle] < med[PolicyParagon] {
+		t.Errorf("oracle median QoS %.3f < paragon %.3f", med[PolicyOracle], med[PolicyParagon])
+	}
+	for _, other := range []string{PolicyNH, PolicyRandom} {
+		if med[PolicyParagon] <= med[other] {
+			t.Errorf("paragon median QoS %.3f ≤ %s %.3f", med[PolicyParagon], other, med[other])
 		}
-		if p.MeanNormalizedPerf < byName[other].MeanNormalizedPerf {
-			t.Errorf("paragon mean performance %.3f < %s %.3f", p.MeanNormalizedPerf, other, byName[other].MeanNormalizedPerf)
+	}
+}
+
+// TestSimulateSeedsReproducible: the same seeds give byte-identical
+// summaries; another first seed gives another.
+func TestSimulateSeedsReproducible(t *testing.T) {
+	cfg, _ := Scenario(ScenarioBurst)
+	run := func(first uint64) []byte {
+		seeds, _ := Seeds(first, 2)
+		s, err := SimulateSeeds(context.Background(), cfg, append(append([]string{}, Policies...), DiagnosticPolicies...), seeds, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Gap == nil || len(s.Policies) != len(Policies)+len(DiagnosticPolicies) {
+			t.Fatalf("summary without gap or policies: %+v", s)
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	a, b := run(1), run(1)
+	if string(a) != string(b) {
+		t.Fatal("same seeds, different summaries")
+	}
+	if string(a) == string(run(3)) {
+		t.Fatal("different seeds, same summary")
+	}
+	if _, err := SimulateSeeds(context.Background(), cfg, Policies, nil, false); !errors.Is(err, ErrBadOptions) {
+		t.Errorf("no seeds: %v", err)
+	}
+}
+
+// TestScenarioOptionsRefused: unknown D1 rules, interference models and
+// non-finite loads are refused before anything runs.
+func TestScenarioOptionsRefused(t *testing.T) {
+	for name, mut := range map[string]func(*ScenarioConfig){
+		"d1":           func(c *ScenarioConfig) { c.D1 = "max" },
+		"interference": func(c *ScenarioConfig) { c.Interference = "sum" },
+		"load":         func(c *ScenarioConfig) { c.Load = math.Inf(1) },
+		"configs":      func(c *ScenarioConfig) { c.Configs = maxConfigs + 1 },
+	} {
+		cfg, _ := Scenario(ScenarioBurst)
+		mut(&cfg)
+		if _, err := Simulate(context.Background(), cfg, PolicyParagon); err == nil {
+			t.Errorf("%s: no error", name)
 		}
 	}
 }

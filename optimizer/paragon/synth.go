@@ -100,26 +100,19 @@ const (
 // that resemble no other ("collaborative filtering identifies
 // similarities between new and known applications", §2.2: these have
 // few). Rows are normalized so the best is 1.
-var (
-	platformGenLow         = 0.6
-	platformKappa          = 1.0
-	platformResidual       = 0.001
-	platformIrregular      = 0.3
-	platformIrregularScale = 20.0
-)
-
 const (
+	platformGenLow         = 0.45
+	platformKappa          = 0.6
+	platformResidual       = 0.003
+	platformIrregular      = 0.2
+	platformIrregularScale = 20
 	// memoryLeanLow is the least leaning of a memory-bound application.
 	memoryLeanLow = 0.4
 	// DefaultPlatformNoise is the idiosyncratic share of a true platform
 	// score and DefaultPlatformMeasureNoise the error of a profiled one
 	// (one-minute runs of instructions per second, §2.2): the two Table 1
 	// calibration noises.
-
-)
-
-var (
-	DefaultPlatformNoise        = 0.001
+	DefaultPlatformNoise        = 0.003
 	DefaultPlatformMeasureNoise = 0.002
 )
 
