@@ -32,7 +32,8 @@ Examples:
 			if err := onlyWith(c, "out", format != "json", "to the HTML page (--format json prints to stdout)"); err != nil {
 				return err
 			}
-			db, err := openDB(c)
+			// Only reads: beside other readers (explain, sql --view, ...).
+			db, err := openReadDB(c)
 			if err != nil {
 				return err
 			}

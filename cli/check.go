@@ -46,7 +46,8 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			db, err := openDB(c)
+			// Only reads: beside other readers (explain, sql --view, ...).
+			db, err := openReadDB(c)
 			if err != nil {
 				return err
 			}

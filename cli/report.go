@@ -33,7 +33,8 @@ Example:
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "only dataset `NAME`"},
 		},
 		Action: func(c *cli.Context) error {
-			db, err := openDB(c)
+			// Only reads: beside other readers (explain, sql --view, ...).
+			db, err := openReadDB(c)
 			if err != nil {
 				return err
 			}

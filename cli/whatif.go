@@ -38,7 +38,8 @@ Example:
 				if err != nil {
 					return err
 				}
-				db, err := openDB(c)
+				// Only reads: beside other readers (explain, sql --view, ...).
+				db, err := openReadDB(c)
 				if err != nil {
 					return err
 				}
@@ -98,7 +99,7 @@ Examples:
 			intFlag("max-moves", 0, 0, 0, "move at most `M` pods (0: no bound)"),
 			&cli.StringFlag{Name: "at", Usage: "snapshot `TIME` (s, m, h or d; default: the run's last placement)"},
 			durationFlag("time-limit", analysis.ClusterBoundTimeLimit, "stop the LP bound after `D` (it stays valid, only weaker); an interval lpbound stored for the run at that instant is used as it is"),
-			&cli.BoolFlag{Name: "no-store", Usage: "do not store the placement after the plan as an offline run"},
+			&cli.BoolFlag{Name: "no-store", Usage: "do not store the placement after the plan as an offline run (the database is then only read, so this runs while other placelab commands read it)"},
 			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
@@ -111,7 +112,13 @@ Examples:
 			if err := opts.Validate(); err != nil {
 				return err
 			}
-			db, err := openDB(c)
+			// The plan's placement is stored as a run unless --no-store:
+			// then it only reads, beside other readers.
+			open := openDB
+			if !opts.Store {
+				open = openReadDB
+			}
+			db, err := open(c)
 			if err != nil {
 				return err
 			}
@@ -185,6 +192,7 @@ Example:
 					pols = append(pols, p)
 				}
 			}
+			// Stores each replay as a run: read-write.
 			db, err := openDB(c)
 			if err != nil {
 				return err

@@ -202,11 +202,13 @@ func TestPoolWorkerDies(t *testing.T) {
 
 // TestPlacementsExported: a point that stores a replay (as buckets does)
 // has its placements written to Parquet with the point's parameters; the
-// file holds exactly the run's placement rows, each with its VM's type.
+// file holds exactly the run's placement rows, each with its VM's type,
+// and exactly its gang_vm rows on the VMs of the rejected requests of
+// several VMs (the zone is small for its VMs, so that there are some).
 func TestPlacementsExported(t *testing.T) {
 	ctx := context.Background()
 	cfg := zoneConfig(true, 7)
-	cfg.Machines, cfg.VMs, cfg.Days = 60, 600, 1
+	cfg.Machines, cfg.VMs, cfg.Days = 20, 2000, 1
 	var zdb *store.DB
 	var runID int64
 	e := &Experiment{Name: "test-placements", Points: func(bool) []Point { return []Point{{Index: 0, Params: map[string]any{"k": 3}, Seed: 7}} },
@@ -238,6 +240,27 @@ func TestPlacementsExported(t *testing.T) {
 	}
 	if n == 0 || n != stored || typed != n || !strings.Contains(params, `"k":3`) || !strings.Contains(params, `"point":0`) {
 		t.Errorf("exported %d placements (%d typed, params %s), the run stored %d", n, typed, params, stored)
+	}
+	// The VMs of rejected requests of several VMs carry their gang_vm rows,
+	// exactly those the run stored; every other VM has none.
+	var gangs, requests, failed int
+	if err := zdb.SQL().QueryRowContext(ctx, "SELECT count(*), count(DISTINCT request_id), count(*) FILTER (WHERE role = 'failed') FROM gang_vm WHERE run_id = ?", runID).Scan(&gangs, &requests, &failed); err != nil {
+		t.Fatal(err)
+	}
+	if gangs == 0 || failed != requests {
+		t.Fatalf("the zone rejected no request of several VMs (%d gang_vm rows, %d requests, %d failed VMs): make it smaller", gangs, requests, failed)
+	}
+	var exported, differ, notRejected int
+	if err := zdb.SQL().QueryRowContext(ctx, "SELECT count(gang_role), count(*) FILTER (WHERE gang_role IS NOT NULL AND outcome <> 'rejected') FROM read_parquet("+quote(file)+")").Scan(&exported, &notRejected); err != nil {
+		t.Fatal(err)
+	}
+	exp := "SELECT vm_id, gang_request_id, gang_position, gang_role, gang_machine_id FROM read_parquet(" + quote(file) + ") WHERE gang_role IS NOT NULL"
+	got := "SELECT vm_id, request_id, position, role, machine_id FROM gang_vm WHERE run_id = $1"
+	if err := zdb.SQL().QueryRowContext(ctx, "SELECT count(*) FROM (("+exp+" EXCEPT ALL "+got+") UNION ALL ("+got+" EXCEPT ALL "+exp+"))", runID).Scan(&differ); err != nil {
+		t.Fatal(err)
+	}
+	if exported != gangs || differ != 0 || notRejected != 0 {
+		t.Errorf("exported %d gang rows (%d differ from the run's, %d on VMs not rejected), the run stored %d", exported, differ, notRejected, gangs)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.partial")); len(left) > 0 {
 		t.Errorf("left behind %v", left)
