@@ -27,11 +27,9 @@ const table1Points = 0.06
 // configurations, 20 offline applications; the burst scenario's cluster),
 // the classifier, from the two profiling runs every arrival gets, selects
 // the best SC, an SC within 5% of the best, and the exact ranking as often
-// as Table 1 says, within table1Points, in the median over seeds 1–5 (600
-// arrivals each). The 90%-correct ranking is not reproduced: the
-// calibrated world's ranking errors are few swaps of near neighbours, so
-// far more rankings are 90% correct than Table 1's; the test holds it to
-// at least Table 1's least value and logs it.
+// as Table 1 says, and its ranking is almost correct (§2.2's "single
+// reordering", Table 1's "90% correct SC ranking") as often, each within
+// table1Points in the median over seeds 1–5 (600 arrivals each).
 func TestTable1Calibrated(t *testing.T) {
 	var got [4][]float64
 	for seed := uint64(1); seed <= 5; seed++ {
@@ -51,12 +49,6 @@ func TestTable1Calibrated(t *testing.T) {
 	for i, f := range table1 {
 		r := RangeOf(got[i])
 		t.Logf("%-30s median %.3f [%.3f, %.3f], Table 1 %.2f–%.2f", f.name, r.Median, r.Min, r.Max, f.lo, f.hi)
-		if i == 3 {
-			if r.Median < f.lo {
-				t.Errorf("%s: median %.3f below Table 1's %.2f", f.name, r.Median, f.lo)
-			}
-			continue
-		}
 		if r.Median < f.lo-table1Points || r.Median > f.hi+table1Points {
 			t.Errorf("%s: median %.3f, want Table 1's %.2f–%.2f within %.0f points", f.name, r.Median, f.lo, f.hi, 100*table1Points)
 		}
