@@ -67,13 +67,104 @@ type mstatus struct {
 	k      key
 }
 
+// statusTable holds one cluster's machine statuses for the evaluations
+// that share it, machine-major: rows[local*stride+slot] is machine local's
+// status in the evaluation of that slot. A change to a machine is applied
+// to every evaluation in turn (Refresh), and machine-major the statuses it
+// reads are a few adjacent cache lines, where one array per evaluation
+// would cost a cache miss (and a TLB miss) per evaluation. An evaluation
+// without a slot (cache off) has a table of its own, stride 1.
+type statusTable struct {
+	rows   []mstatus
+	stride int
+}
+
+// statusTables are a cached engine's status tables, one per cluster, and
+// the slots of its cached evaluations. A slot released (its evaluation
+// dropped from the pool) is held until the clock moves on, so a request
+// still holding the dropped evaluation's cells reads them intact.
+type statusTables struct {
+	clusters []statusTable
+	machines []int // per cluster
+	stride   int
+	next     int
+	free     []int
+	held     []heldSlot
+}
+
+type heldSlot struct {
+	slot  int
+	clock uint64
+}
+
+func newStatusTables(inv *Inventory) *statusTables {
+	t := &statusTables{clusters: make([]statusTable, len(inv.Clusters)), machines: make([]int, len(inv.Clusters)), stride: 8}
+	for c := range inv.Clusters {
+		t.machines[c] = len(inv.Clusters[c].Machines)
+		t.clusters[c].stride = t.stride
+	}
+	return t
+}
+
+// alloc returns a free slot at clock now, widening the tables when every
+// slot is taken.
+func (t *statusTables) alloc(now uint64) int {
+	for len(t.held) > 0 && t.held[0].clock < now {
+		t.free = append(t.free, t.held[0].slot)
+		t.held = t.held[1:]
+	}
+	if n := len(t.free); n > 0 {
+		s := t.free[n-1]
+		t.free = t.free[:n-1]
+		return s
+	}
+	if t.next == t.stride {
+		// A quarter wider (in steps of 8): a row holds little more than
+		// the evaluations alive, and widening copies the tables a few
+		// times only.
+		t.grow(t.stride + max(8, (t.stride/4+7)/8*8))
+	}
+	t.next++
+	return t.next - 1
+}
+
+// release returns a slot, reusable from the next clock on.
+func (t *statusTables) release(slot int, now uint64) {
+	t.held = append(t.held, heldSlot{slot, now})
+}
+
+func (t *statusTables) grow(stride int) {
+	for c := range t.clusters {
+		tab := &t.clusters[c]
+		if tab.rows != nil {
+			rows := make([]mstatus, t.machines[c]*stride)
+			for m := 0; m < t.machines[c]; m++ {
+				copy(rows[m*stride:m*stride+t.stride], tab.rows[m*t.stride:(m+1)*t.stride])
+			}
+			tab.rows = rows
+		}
+		tab.stride = stride
+	}
+	t.stride = stride
+}
+
+// table is cluster c's table, allocated on first use.
+func (t *statusTables) table(c int32) *statusTable {
+	tab := &t.clusters[c]
+	if tab.rows == nil {
+		tab.rows = make([]mstatus, t.machines[c]*t.stride)
+	}
+	return tab
+}
+
 // cell is a RuleEvaluation's state for one cluster: per rack (the cells of
 // the global rule, §5.2.5) the valid machines sorted by key, kept up to date
 // from the journal in M·log N for M changed machines.
 type cell struct {
 	cluster  int32
 	cursor   Cursor
-	status   []mstatus // by Machine.Local
+	tab      *statusTable // machine statuses by Machine.Local (st)
+	slot     int
 	racks    [][]entry // by Machine.RackLocal
 	runs     []int32   // per rack: length of the run of entries tied with its head; -1 = stale
 	valid    int32
@@ -88,12 +179,20 @@ type cell struct {
 	heads []rackHead
 	heap  []int32
 	hpos  []int32
-	// dirty lists the racks whose head changed during a catch-up (marked
-	// in isDirty): their heads are recomputed once, after the journal's
-	// changes are applied, however many of their machines changed.
+	// dirty lists the racks whose head may have changed during a catch-up
+	// (marked in isDirty): their heads are recomputed once, after the
+	// journal's changes are applied, however many of their machines
+	// changed.
 	dirty   []int32
-	isDirty []bool
+	isDirty []uint8 // 0 clean, dirtyScore, dirtyEntries
 }
+
+// A rack is dirty for its global score only (its entries did not change,
+// so its head key stands) or for its entries (the head key is re-read).
+const (
+	dirtyScore uint8 = 1 + iota
+	dirtyEntries
+)
 
 type rackHead struct {
 	ok bool // the rack has a valid machine
@@ -150,10 +249,24 @@ func (cl *cell) down(i int) {
 	}
 }
 
+// st is the status of the cluster's machine local.
+func (cl *cell) st(local int32) *mstatus {
+	t := cl.tab
+	return &t.rows[int(local)*t.stride+cl.slot]
+}
+
 // setHead recomputes rack rl's head and global score and restores the heap.
-func (cl *cell) setHead(env *Env, e *evaluation, rl int) {
+// With entries false the rack's entries did not change since its head was
+// last set: its key stands and only its global score is recomputed (the
+// rack's entries are not read).
+func (cl *cell) setHead(env *Env, e *evaluation, rl int, entries bool) {
 	h := rackHead{}
-	if r := cl.racks[rl]; len(r) > 0 {
+	if !entries {
+		h = cl.heads[rl]
+		if h.ok && e.global != nil {
+			h.g = e.global.ScoreRack(env, e.traits, env.Inv.Clusters[cl.cluster].Racks[rl])
+		}
+	} else if r := cl.racks[rl]; len(r) > 0 {
 		h.ok, h.k = true, r[0].k
 		if e.global != nil {
 			h.g = e.global.ScoreRack(env, e.traits, env.Inv.Clusters[cl.cluster].Racks[rl])
@@ -168,19 +281,23 @@ func (cl *cell) setHead(env *Env, e *evaluation, rl int) {
 	cl.down(int(cl.hpos[rl]))
 }
 
-// markHead records that rack rl's head or global score may have changed.
-func (cl *cell) markHead(rl int) {
-	if !cl.isDirty[rl] {
-		cl.isDirty[rl] = true
+// markHead records that rack rl's global score (how dirtyScore), or its
+// entries and so its head (dirtyEntries), may have changed.
+func (cl *cell) markHead(rl int, how uint8) {
+	switch d := cl.isDirty[rl]; {
+	case d == 0:
+		cl.isDirty[rl] = how
 		cl.dirty = append(cl.dirty, int32(rl))
+	case how > d:
+		cl.isDirty[rl] = how
 	}
 }
 
 // flushHeads recomputes the heads of the racks marked since the last flush.
 func (cl *cell) flushHeads(env *Env, e *evaluation) {
 	for _, rl := range cl.dirty {
-		cl.isDirty[rl] = false
-		cl.setHead(env, e, int(rl))
+		cl.setHead(env, e, int(rl), cl.isDirty[rl] == dirtyEntries)
+		cl.isDirty[rl] = 0
 	}
 	cl.dirty = cl.dirty[:0]
 }
@@ -320,10 +437,16 @@ type evaluation struct {
 	// evaluation unused for longer than RefreshAge requests (it catches up
 	// from the journal, or rebuilds, when next used).
 	fresh, used uint64
+	// tabs and slot place its cells' machine statuses in the engine's
+	// shared tables (nil: each cell has a table of its own).
+	tabs *statusTables
+	slot int
 }
 
-func newEvaluation(t Traits, validators []MachineValidator, prefs []MachinePreference, global GlobalRule, clusters int) *evaluation {
-	return &evaluation{traits: t, validators: validators, prefs: prefs, global: global, cells: make([]*cell, clusters)}
+// newEvaluation returns an evaluation whose cells keep their statuses in
+// slot of tabs (tabs nil: in tables of their own).
+func newEvaluation(t Traits, validators []MachineValidator, prefs []MachinePreference, global GlobalRule, clusters int, tabs *statusTables, slot int) *evaluation {
+	return &evaluation{traits: t, validators: validators, prefs: prefs, global: global, cells: make([]*cell, clusters), tabs: tabs, slot: slot}
 }
 
 // eval computes a machine's status.
@@ -365,13 +488,18 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 	e.Rebuilds++
 	inv := env.Inv
 	ci := &inv.Clusters[c]
-	cl := &cell{cluster: c, cursor: env.State.Journal.Head(c), status: make([]mstatus, len(ci.Machines)),
+	cl := &cell{cluster: c, cursor: env.State.Journal.Head(c),
 		racks: make([][]entry, len(ci.Racks)), runs: make([]int32, len(ci.Racks)), rejected: make([]int32, len(e.validators)),
 		prefix: make([]prefixCounts, len(e.prefs))}
+	if e.tabs != nil {
+		cl.tab, cl.slot = e.tabs.table(c), e.slot
+	} else {
+		cl.tab = &statusTable{rows: make([]mstatus, len(ci.Machines)), stride: 1}
+	}
 	for _, m := range ci.Machines {
 		st := e.eval(m)
 		mc := &inv.Machines[m]
-		cl.status[mc.Local] = st
+		*cl.st(mc.Local) = st
 		if st.valid {
 			cl.racks[mc.RackLocal] = append(cl.racks[mc.RackLocal], entry{st.k, m})
 			cl.valid++
@@ -380,7 +508,7 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 			cl.rejected[st.failed]++
 		}
 	}
-	cl.isDirty = make([]bool, len(ci.Racks))
+	cl.isDirty = make([]uint8, len(ci.Racks))
 	cl.heads = make([]rackHead, len(ci.Racks))
 	cl.heap = make([]int32, len(ci.Racks))
 	cl.hpos = make([]int32, len(ci.Racks))
@@ -408,17 +536,20 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	e.Updates++
 	mc := &env.Inv.Machines[m]
 	rl := int(mc.RackLocal)
-	old := cl.status[mc.Local]
+	ost := cl.st(mc.Local)
+	old := *ost
 	st := e.eval(m)
 	switch {
 	case old.valid && st.valid && old.k == st.k:
-		cl.markHead(rl) // the rack's global score may have changed
+		cl.markHead(rl, dirtyScore) // the rack's global score may have changed
 		return
 	case !old.valid && !st.valid:
-		cl.rejected[old.failed]--
-		cl.rejected[st.failed]++
-		cl.status[mc.Local] = st
-		cl.markHead(rl)
+		if old.failed != st.failed {
+			cl.rejected[old.failed]--
+			cl.rejected[st.failed]++
+			*ost = st
+		}
+		cl.markHead(rl, dirtyScore)
 		return
 	}
 	rack := cl.racks[rl]
@@ -455,8 +586,8 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	}
 	cl.racks[rl] = rack
 	cl.runs[rl] = -1
-	cl.status[mc.Local] = st
-	cl.markHead(rl)
+	*ost = st
+	cl.markHead(rl, dirtyEntries)
 }
 
 // searchEntry is the position of (k, m) in a sorted rack (binary search).

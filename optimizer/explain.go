@@ -280,8 +280,8 @@ func (p *Protean) explainShort(e *evaluation, clusters []clusterCand, ex *Explan
 			if cl == nil || cl.rejected[i] == 0 {
 				continue
 			}
-			for local, st := range cl.status {
-				if !st.valid && int(st.failed) == i {
+			for local := range p.env.Inv.Clusters[cc.c].Machines {
+				if st := cl.st(int32(local)); !st.valid && int(st.failed) == i {
 					if d := rv.Short(p.env.Inv.Clusters[cc.c].Machines[local]); d != NoDim {
 						short[d]++
 						found = true

@@ -10,6 +10,8 @@ type pool[K comparable, V any] struct {
 	items  map[K]*list.Element
 	lru    *list.List // front = most recently used
 	Stats  CacheStats
+	// onRemove, when set, is called with each object the pool drops.
+	onRemove func(V)
 }
 
 type poolItem[K comparable, V any] struct {
@@ -75,6 +77,9 @@ func (p *pool[K, V]) remove(e *list.Element) {
 	delete(p.items, it.key)
 	p.lru.Remove(e)
 	p.Stats.Evictions++
+	if p.onRemove != nil {
+		p.onRemove(it.val)
+	}
 }
 
 // each calls fn for every cached object, most recently used first.

@@ -33,6 +33,7 @@ type Protean struct {
 	prefOrder []string // Rules.PreferenceOrder, shared by every explanation
 	rulePool  *pool[ruleKey, any]
 	evalPool  *pool[Traits, *evaluation]
+	tabs      *statusTables // the cached evaluations' machine statuses
 	perRule   map[string]*CacheStats
 	cellHits  CacheStats
 	clock     uint64
@@ -90,6 +91,8 @@ func NewProtean(state *State, cfg Config, rules Rules) (*Protean, error) {
 	p.env = Env{Inv: state.Inv, State: state, Cfg: &p.cfg}
 	p.rulePool = newPool[ruleKey, any](cfg.RulePool, cfg.MaxAge)
 	p.evalPool = newPool[Traits, *evaluation](cfg.EvalPool, cfg.MaxAge)
+	p.tabs = newStatusTables(state.Inv)
+	p.evalPool.onRemove = func(e *evaluation) { p.tabs.release(e.slot, p.clock) }
 	p.pcg = rand.NewPCG(cfg.Seed, 0)
 	// A RuleEvaluation depends only on the traits its rules declare:
 	// requests that differ in other traits share it (§5.2.1's equivalence
@@ -176,11 +179,17 @@ func (p *Protean) Refresh(maxEvals int) int {
 			evals = append(evals, e)
 		}
 	})
-	// Stalest first: the most recently used evaluations are fresh already.
-	slices.SortStableFunc(evals, func(a, b *evaluation) int { return cmp.Compare(a.fresh, b.fresh) })
 	if maxEvals > 0 && len(evals) > maxEvals {
+		// Stalest first: the most recently used evaluations are fresh
+		// already.
+		slices.SortStableFunc(evals, func(a, b *evaluation) int { return cmp.Compare(a.fresh, b.fresh) })
 		evals = evals[:maxEvals]
 	}
+	// Applied in slot order, the statuses a changed machine's updates read
+	// are consecutive in its row of the status tables (statusTable): a
+	// sequential scan the processor prefetches. Each evaluation catches up
+	// on its own, so the order changes nothing else.
+	slices.SortFunc(evals, func(a, b *evaluation) int { return cmp.Compare(a.slot, b.slot) })
 	n := 0
 	for _, e := range evals {
 		n += e.refresh(&p.env)
@@ -226,7 +235,10 @@ func (p *Protean) evaluation(t Traits) *evaluation {
 			r := r
 			ps[i] = p.ruleObject(r, pt, func(rt Traits) any { return r.NewPreference(&p.env, rt) }).(MachinePreference)
 		}
-		return newEvaluation(pt, vs, ps, p.rules.Global, len(p.env.Inv.Clusters))
+		if !p.cfg.Cache {
+			return newEvaluation(pt, vs, ps, p.rules.Global, len(p.env.Inv.Clusters), nil, 0)
+		}
+		return newEvaluation(pt, vs, ps, p.rules.Global, len(p.env.Inv.Clusters), p.tabs, p.tabs.alloc(p.clock))
 	}
 	if !p.cfg.Cache {
 		return mk()

@@ -14,6 +14,11 @@ var _ ClusterPreference = PreferEmptierClusters{}
 func (PreferEmptierClusters) Name() string { return RulePreferEmptierClusters }
 
 func (PreferEmptierClusters) ScoreCluster(env *Env, _ Traits, c int32) int64 {
+	return emptierScore(env, c)
+}
+
+// emptierScore is PreferEmptierClusters' score of cluster c.
+func emptierScore(env *Env, c int32) int64 {
 	free := env.Inv.Clusters[c].Cores - env.State.ClusterUsedCores[c]
 	return -int64(free*1000 + 0.5)
 }

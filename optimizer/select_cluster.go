@@ -1,5 +1,7 @@
 package optimizer
 
+import "slices"
+
 type clusterCand struct {
 	c     int32
 	score [maxClusterPrefs]int64
@@ -34,10 +36,16 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 			order[c].c = int32(c)
 		}
 	}
-	for i := range order {
-		c := order[i].c
-		for j, cp := range p.rules.ClusterPreferences {
-			order[i].score[j] = cp.ScoreCluster(env, t, c)
+	if prefs := p.rules.ClusterPreferences; len(prefs) == 1 && isPreferEmptier(prefs[0]) {
+		for i := range order {
+			order[i].score[0] = emptierScore(env, order[i].c)
+		}
+	} else {
+		for i := range order {
+			c := order[i].c
+			for j, cp := range prefs {
+				order[i].score[j] = cp.ScoreCluster(env, t, c)
+			}
 		}
 	}
 	for i := 1; i < len(order); i++ {
@@ -46,13 +54,47 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 		}
 	}
 	p.order = order
+	// The validators that can refuse a cluster for this request, in
+	// order, each with how it is evaluated: skipping the others, which
+	// accept every cluster, charges every refusal to the same validator.
+	var active [maxValidators]uint8
+	var op [maxValidators]clusterOp
+	na := 0
+	for i, cv := range p.rules.ClusterValidators {
+		if o := clusterValidatorOp(cv, req); o != cvAll {
+			active[na], op[na] = uint8(i), o
+			na++
+		}
+	}
 	var crej [maxValidators]int
 	cands := p.cands[:0]
+	st, buffers := env.State, env.Cfg.Buffers
+	var supported []bool
+	if slices.Contains(op[:na], cvTypeSupported) {
+		supported = inv.Types[t[TraitType]].Supported
+	}
 	for _, cc := range order {
+		c := cc.c
 		ok := true
-		for i, cv := range p.rules.ClusterValidators {
-			if !cv.ValidCluster(env, req, kind, t, cc.c) {
-				crej[i]++
+		for k := range na {
+			var valid bool
+			switch op[k] {
+			case cvTypeSupported: // Inventory.TypeSupported, the type's SKUs looked up once
+				for _, sku := range inv.Clusters[c].SKUs {
+					if supported[sku] {
+						valid = true
+						break
+					}
+				}
+			case cvHealthy:
+				valid = ClusterHealthy(st, c)
+			case cvBelowLimit:
+				valid = BelowLimit(st.ClusterEmpty[c], kind, buffers)
+			default:
+				valid = p.rules.ClusterValidators[active[k]].ValidCluster(env, req, kind, t, c)
+			}
+			if !valid {
+				crej[active[k]]++
 				ok = false
 				break
 			}
@@ -87,4 +129,52 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 		ex.FailedRule = reason
 	}
 	return nil, reason
+}
+
+// clusterOp is how cluster selection evaluates a cluster validator for a
+// request: the built-in validators inline (the same predicates, called
+// directly rather than through the interface once per cluster), any other
+// through ValidCluster.
+type clusterOp uint8
+
+const (
+	cvCall          clusterOp = iota // ValidCluster
+	cvAll                            // accepts every cluster for this request: not evaluated
+	cvTypeSupported                  // IsTypeSupported
+	cvHealthy                        // IsClusterHealthy
+	cvBelowLimit                     // IsClusterBelowLimit
+)
+
+// clusterValidatorOp is how cv is evaluated for req. IsRequestedCluster
+// accepts every cluster when the request names none (nil), HasAllowedNode
+// when none of its VMs has an affinity or toleration set (0 allows every
+// cluster).
+func clusterValidatorOp(cv ClusterValidator, req *Request) clusterOp {
+	switch cv.(type) {
+	case IsTypeSupported:
+		return cvTypeSupported
+	case IsClusterHealthy:
+		return cvHealthy
+	case IsClusterBelowLimit:
+		return cvBelowLimit
+	case IsRequestedCluster:
+		if req.Clusters == nil {
+			return cvAll
+		}
+	case HasAllowedNode:
+		for _, v := range req.VMs {
+			if v.Affinity != 0 || v.Tolerated != 0 {
+				return cvCall
+			}
+		}
+		return cvAll
+	}
+	return cvCall
+}
+
+// isPreferEmptier reports whether cp is the built-in PreferEmptierClusters,
+// whose score cluster selection computes inline (emptierScore).
+func isPreferEmptier(cp ClusterPreference) bool {
+	_, ok := cp.(PreferEmptierClusters)
+	return ok
 }

@@ -61,14 +61,22 @@
 //
 // # Cost
 //
-// A Sample rebuilds, per cluster and SKU, the machines hosting VMs sorted
-// by free cores (with a table from whole cores to the binary search's
-// bounds) and the empty machines in index order; these stay fixed while
-// every failure is healed. A heal keeps the machines it changes in a small
-// sorted overlay that is emptied afterwards, so nothing is copied back. A
-// VM's scan starts at the first machine with enough cores and stops at the
-// first that would leave more than the best found. A failure whose VMs
-// need more cores (each at its least demand over the cluster's SKUs) than
-// the rest of the cluster has free is refused without a heal. Buffers are
-// reused: in steady state a Sample allocates nothing.
+// A Sample reads again only the machines whose VMs, tag or health changed
+// (the state's journal says which), and only in clusters where some
+// failure is not decided from counts alone. Per cluster and SKU it keeps
+// the empty machines in index order with their least and greatest free
+// capacity; a failure whose VMs need more cores (each at its least demand
+// over the cluster's SKUs) than the rest of the cluster has free is
+// refused, and one in a cluster of one SKU whose VMs' volume bounds the
+// empty machines its heal can take below what the buffer leaves is
+// accepted, both without a heal (Sampler.healsBounded proves the bound).
+// Only the failures left are healed VM by VM, on indices built at their
+// cluster's first such heal and then fixed while every failure is healed:
+// per SKU the machines hosting VMs sorted by free cores, and per VM type
+// the ones whose free capacity holds its demand (a heal never adds to a
+// machine's free capacity, so a VM scans only its type's machines). A heal
+// keeps the machines it changes in a small sorted overlay that is emptied
+// afterwards, so nothing is copied back. A VM's scan stops at the first
+// machine that would leave more than the best found. Buffers are reused:
+// in steady state a Sample allocates nothing.
 package healable

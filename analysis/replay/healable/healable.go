@@ -31,11 +31,14 @@ type Sampler struct {
 	// The state last read, and per machine the journal revision it was
 	// read at: load reads again only machines that changed since (a
 	// cluster's groups are rebuilt when one of its machines did).
-	state  *optimizer.State
-	rev    []uint64
-	stale  []bool   // per cluster: read every machine again
-	loaded []uint32 // per cluster: the sample (stamp) it was last read for
-	stamp  uint32
+	state *optimizer.State
+	rev   []uint64
+	stale []bool // per cluster: read every machine again
+	// indexed is, per cluster, whether its groups' base is sorted and
+	// their fits built for the groups load built last.
+	indexed []bool
+	loaded  []uint32 // per cluster: the sample (stamp) it was last read for
+	stamp   uint32
 	// need is, per machine, the cores its VMs need at least in its
 	// cluster (each VM's least demand over the cluster's SKUs that run it,
 	// +Inf if none does); room is, per cluster, the free cores of its
@@ -43,6 +46,10 @@ type Sampler struct {
 	need     []float64
 	room     []float64
 	machines []int32
+	// skuTypes lists, per SKU, the types it supports; typeAt is, per SKU
+	// and type, the type's position in that list (-1 if unsupported).
+	skuTypes [][]int32
+	typeAt   [][]int32
 	next     []int32 // per failed machine: its next VM to heal, an index into its vmsOf
 	heap     []int32 // failed machines (indices into down) with VMs left, by their next VM
 	down     []int32 // the failed machines of the current heal
@@ -75,14 +82,18 @@ func less(a, b entry) bool { return a.free < b.free || (a.free == b.free && a.m 
 // a heal only empties over.
 type group struct {
 	sku  int32
-	base []entry // hosting VMs when sampled, sorted by (free cores, index)
-	// start[i] is the first index of base with at least i − searchSlack
-	// free cores: where the binary search for a VM of ⌊cores⌋ = i begins.
-	start   []int32
+	base []entry // hosting VMs when sampled; sorted by (free cores, index) once indexed
+	// fits[k] holds the entries of base whose free capacity holds the
+	// demand of the SKU's k-th type (Sampler.skuTypes), in base's order:
+	// the only machines of base a VM of that type could take.
+	fits    [][]entry
 	over    []entry // changed by the current heal, sorted alike
 	empties []int32 // empty when sampled, by index
 	next    int     // empties[:next] were taken or failed in the current heal
 	touched bool
+	// floor and ceil are the least and the greatest free capacity of the
+	// empties in every dimension.
+	floor, ceil optimizer.Vec
 }
 
 type undoRec struct {
@@ -95,8 +106,19 @@ func New(inv *optimizer.Inventory) *Sampler {
 	n := len(inv.Machines)
 	s := &Sampler{inv: inv, groups: make([][]group, len(inv.Clusters)), groupOf: make([]int32, n),
 		free: make([]optimizer.Vec, n), mark: make([]uint8, n), vmsOf: make([][]vmRec, n), rev: make([]uint64, n),
-		stale: make([]bool, len(inv.Clusters)), loaded: make([]uint32, len(inv.Clusters)),
-		need: make([]float64, n), room: make([]float64, len(inv.Clusters)), machines: make([]int32, len(inv.Clusters))}
+		stale: make([]bool, len(inv.Clusters)), indexed: make([]bool, len(inv.Clusters)), loaded: make([]uint32, len(inv.Clusters)),
+		need: make([]float64, n), room: make([]float64, len(inv.Clusters)), machines: make([]int32, len(inv.Clusters)),
+		skuTypes: make([][]int32, len(inv.SKUs)), typeAt: make([][]int32, len(inv.SKUs))}
+	for k := range inv.SKUs {
+		s.typeAt[k] = make([]int32, len(inv.Types))
+		for t := range inv.Types {
+			s.typeAt[k][t] = -1
+			if inv.Types[t].Supported[k] {
+				s.typeAt[k][t] = int32(len(s.skuTypes[k]))
+				s.skuTypes[k] = append(s.skuTypes[k], int32(t))
+			}
+		}
+	}
 	for c := range inv.Clusters {
 		cl := &inv.Clusters[c]
 		gs := make([]group, len(cl.SKUs))
@@ -110,6 +132,7 @@ func New(inv *optimizer.Inventory) *Sampler {
 			size[i]++
 		}
 		for i := range gs {
+			gs[i].fits = make([][]entry, len(s.skuTypes[gs[i].sku]))
 			gs[i].base = make([]entry, 0, size[i])
 			gs[i].over = make([]entry, 0, size[i])
 			gs[i].empties = make([]int32, 0, size[i])
@@ -283,30 +306,51 @@ func (s *Sampler) load(st *optimizer.State, c int32) {
 		}
 		for i := range gs {
 			g := &gs[i]
-			slices.SortFunc(g.base, func(a, b entry) int {
-				if less(a, b) {
-					return -1
-				}
-				if less(b, a) {
-					return 1
-				}
-				return 0
-			})
 			slices.Sort(g.empties)
-			top := 1
-			if n := len(g.base); n > 0 {
-				top = min(int(max(g.base[n-1].free, 0))+1, maxStart)
-			}
-			g.start = g.start[:0]
-			for i, k := 0, 0; i <= top; i++ {
-				for k < len(g.base) && g.base[k].free < float64(i)-searchSlack {
-					k++
+			g.floor, g.ceil = optimizer.Vec{}, optimizer.Vec{}
+			for k, m := range g.empties {
+				if k == 0 {
+					g.floor, g.ceil = s.free[m], s.free[m]
 				}
-				g.start = append(g.start, int32(k))
+				for d, x := range s.free[m] {
+					g.floor[d], g.ceil[d] = min(g.floor[d], x), max(g.ceil[d], x)
+				}
 			}
 			g.over, g.next, g.touched = g.over[:0], 0, false
 		}
+		s.indexed[c] = false
 	}
+}
+
+// index sorts the groups' base of cluster c and builds their fits: what
+// only a heal run in full needs (heals builds it on first use after a
+// load changed the groups).
+func (s *Sampler) index(c int32) {
+	inv := s.inv
+	for i := range s.groups[c] {
+		g := &s.groups[c][i]
+		slices.SortFunc(g.base, func(a, b entry) int {
+			if less(a, b) {
+				return -1
+			}
+			if less(b, a) {
+				return 1
+			}
+			return 0
+		})
+		types := s.skuTypes[g.sku]
+		for k := range g.fits {
+			g.fits[k] = g.fits[k][:0]
+		}
+		for _, e := range g.base {
+			for k, t := range types {
+				if optimizer.Fits(inv.Types[t].Demand[g.sku], s.free[e.m]) {
+					g.fits[k] = append(g.fits[k], e)
+				}
+			}
+		}
+	}
+	s.indexed[c] = true
 }
 
 // heals reports whether the VMs of the failed machines s.down of cluster
@@ -325,11 +369,19 @@ func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool 
 	}
 	empty := st.ClusterEmpty[c]
 	for _, m := range s.down {
-		s.mark[m] = markFailed
 		if st.Count[m] == 0 {
 			empty--
 		}
 	}
+	if s.healsBounded(st, b, c, empty) {
+		return true
+	}
+	return s.simulate(b, c, empty)
+}
+
+// simulate runs the heal of the failed machines s.down of cluster c, which
+// leave empty empty healthy machines outside them, VM by VM, and undoes it.
+func (s *Sampler) simulate(b optimizer.Buffers, c int32, empty int32) bool {
 	// The failed machines' VMs in healing order: a k-way merge of their
 	// sorted lists through a binary heap of the machines' next VMs
 	// (O(n log k) for n VMs on k machines).
@@ -341,8 +393,20 @@ func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool 
 			s.heap = append(s.heap, int32(i))
 		}
 	}
+	if len(s.heap) == 0 {
+		return true
+	}
+	if !optimizer.BelowLimit(empty, optimizer.KindHeal, b) {
+		return false // the buffer is broken before the first VM
+	}
 	for i := len(s.heap)/2 - 1; i >= 0; i-- {
 		s.siftDown(i)
+	}
+	if !s.indexed[c] {
+		s.index(c)
+	}
+	for _, m := range s.down {
+		s.mark[m] = markFailed
 	}
 	ok := true
 	for len(s.heap) > 0 {
@@ -412,6 +476,89 @@ func (s *Sampler) healsSurely(st *optimizer.State, b optimizer.Buffers, c int32)
 	return empty >= max(b.Healing, 1)+n-1
 }
 
+// healsBounded is an exact shortcut of the heal of the failed machines
+// s.down in a cluster c of one SKU, which leave empty empty healthy
+// machines outside them: true only when the heal succeeds; false says
+// nothing. It bounds the empty machines the heal can take, K, by the
+// volume of the failure's VMs and succeeds when E − K ≥ B and E ≥ K
+// (E = empty, B the healing buffer; also at least K empties left outside
+// the failure): E − K ≥ B holds before every VM, and a VM that takes an
+// empty machine finds one, after at most K − 1 were taken.
+//
+// The bound. Let φ be the empties' least free capacity (group.floor), P
+// the dimensions with φᵢ > 0, and require every VM's demand d (its type's
+// on the SKU) to fit φ (so any empty machine takes it) and to be 0
+// outside P (so no dimension outside P can refuse it). Write a VM's size
+// σ(d) = maxᵢ∈P dᵢ/φᵢ and a taken machine's load L = Σᵢ∈P uᵢ/φᵢ, u what
+// the heal put on it. A VM takes an empty machine only when no machine
+// hosting VMs holds it, the machines taken before included: each refuses
+// it in some i ∈ P, where uᵢ > φᵢ − dᵢ, so L > 1 − σ(d) − δ (δ bounds
+// the rounding of the heal's subtractions and Fits' tolerance relative to
+// φ). So when a VM of σ ≤ 1/2 takes one, every machine taken before has
+// L > 1/2 − δ; a machine taken by a VM of σ > 1/2 has L > 1/2 from that
+// VM alone. Hence every taken machine but one (the last taken by a VM of
+// σ ≤ 1/2) has L > 1/2 − δ, and as the loads add up to at most the
+// failure's volume V = Σ_VMs Σᵢ∈P dᵢ/φᵢ, K ≤ ⌊V / (1/2 − δ)⌋ + 1.
+func (s *Sampler) healsBounded(st *optimizer.State, b optimizer.Buffers, c int32, empty int32) bool {
+	gs := s.groups[c]
+	if len(gs) != 1 || empty <= b.Healing { // K ≥ 1
+		return false
+	}
+	g := &gs[0]
+	left := int32(len(g.empties)) // the empties the heal may take
+	for _, m := range s.down {
+		if st.Count[m] == 0 {
+			left--
+		}
+	}
+	floor := &g.floor
+	var vol float64
+	var sum optimizer.Vec
+	n := 0
+	for _, m := range s.down {
+		for i := range s.vmsOf[m] {
+			ty := &s.inv.Types[s.vmsOf[m][i].typ]
+			if !ty.Supported[g.sku] {
+				return false
+			}
+			d := &ty.Demand[g.sku]
+			if !optimizer.Fits(*d, *floor) {
+				return false
+			}
+			for k, x := range d {
+				switch {
+				case x < 0 || floor[k] <= 0 && x != 0:
+					return false
+				case floor[k] > 0:
+					vol += x / floor[k]
+					sum[k] += x
+				}
+			}
+			n++
+		}
+	}
+	// δ: Fits' tolerance plus the rounding of up to n subtractions of
+	// magnitude at most ceil + sum, relative to φ.
+	delta := 0.0
+	for k, f := range floor {
+		if f > 0 {
+			delta = max(delta, (capacityEps+float64(n)*1e-15*(g.ceil[k]+sum[k]))/f)
+		}
+	}
+	if delta > 0.25 {
+		return false
+	}
+	bound := math.Floor(vol*(1+1e-9)/(0.5-delta)) + 1
+	if bound > float64(min(empty, left)) {
+		return false
+	}
+	k := int32(bound)
+	return empty-k >= b.Healing && empty >= k && left >= k
+}
+
+// capacityEps is optimizer.Fits' tolerance.
+const capacityEps = 1e-9
+
 // headBefore orders the merge heap: failed machine i's next VM heals
 // before j's.
 func (s *Sampler) headBefore(i, j int32) bool {
@@ -441,22 +588,6 @@ func (s *Sampler) touch(g *group) {
 		g.touched = true
 		s.touched = append(s.touched, g)
 	}
-}
-
-// maxStart bounds a group's start table: machines with more free cores
-// than this are found by binary search alone.
-const maxStart = 1024
-
-// first is the first index of g.base with at least dc − searchSlack free
-// cores: a binary search between the start table's bounds for ⌊dc⌋.
-func (g *group) first(dc float64) int {
-	last := len(g.start) - 1
-	if i := int(dc); i < last {
-		lo := int(g.start[i])
-		return lo + lowerBound(g.base[lo:g.start[i+1]], dc-searchSlack)
-	}
-	lo := int(g.start[last])
-	return lo + lowerBound(g.base[lo:], dc-searchSlack)
 }
 
 // lowerBound is the first index of w whose free cores are at least f, or
@@ -522,8 +653,11 @@ func (s *Sampler) place(gs []group, typ int32, empty *int32) bool {
 		if !ty.Supported[g.sku] {
 			continue
 		}
+		// A machine of base the heal has not changed has the free
+		// capacity it was sampled with, so it holds the VM iff it is in
+		// the type's fits; one it changed is scanned in over.
 		d := &ty.Demand[g.sku]
-		s.scan(&best, g, g.base, g.first(d[optimizer.Cores]), false, d, markFailed|markChanged)
+		s.scan(&best, g, g.fits[s.typeAt[g.sku][typ]], 0, false, d, markFailed|markChanged)
 		if len(g.over) > 0 {
 			s.scan(&best, g, g.over, lowerBound(g.over, d[optimizer.Cores]-searchSlack), true, d, 0)
 		}

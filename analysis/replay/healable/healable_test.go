@@ -530,3 +530,34 @@ func TestSampleFollowsChanges(t *testing.T) {
 		t.Fatalf("only %d changes", changed)
 	}
 }
+
+// TestSampleMatchesReferenceLoose compares the sampler with refSample on
+// zones packed as an allocator packs them (healable.LooseZone: many empty
+// machines, VMs up to more than half a machine), where most failures are
+// decided without running their heal, before and after the state changes.
+func TestSampleMatchesReferenceLoose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(77, 1))
+	var partial int
+	for i := 0; i < 150; i++ {
+		st, b := healable.LooseZone(rng)
+		s := healable.New(st.Inv)
+		for k := 0; k < 3; k++ {
+			gotM, gotR := s.Sample(st, b)
+			refM, refR := refSample(st, b)
+			if gotM != refM || gotR != refR {
+				t.Fatalf("zone %d sample %d (%d machines, buffers %+v, oversub %v): Sample = (%v, %v), reference = (%v, %v)",
+					i, k, len(st.Inv.Machines), b, st.OversubLimit, gotM, gotR, refM, refR)
+			}
+			if gotR > 0 && gotR < 100 {
+				partial++
+			}
+			b.Healing = max(b.Healing-1, 0)
+			if vms := st.VMsOn(int32(rng.IntN(len(st.Inv.Machines)))); len(vms) > 0 {
+				st.Remove(vms[0])
+			}
+		}
+	}
+	if partial < 50 {
+		t.Errorf("only %d samples with some rack failures healable and some not", partial)
+	}
+}
