@@ -157,7 +157,7 @@ func TestReportAfterQuickExperimentsOnFreshDatabase(t *testing.T) {
 // TestExperimentTextSaysGrid: the table output names the grid too.
 func TestExperimentTextSaysGrid(t *testing.T) {
 	out := mustRun(t, filepath.Join(t.TempDir(), "g.duckdb"), "experiment", "paragon", "--quick")
-	if !strings.Contains(out, "paragon            quick grid   4 points") {
+	if !strings.Contains(out, "paragon            quick grid   5 points") {
 		t.Errorf("output %q does not name the quick grid", out)
 	}
 }

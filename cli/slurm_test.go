@@ -258,7 +258,7 @@ func TestSlurmSweep(t *testing.T) {
 	work := t.TempDir()
 	bin := buildPlacelab(t, work)
 	c := startSlurm(t)
-	const names = "paragon,violations" // grids of 4 and 2 points: 4 shards
+	const names = "paragon,violations" // grids of 5 and 2 points: 5 shards
 	placelab := func(db string, args ...string) (string, error) {
 		cmd := c.cmd(bin, append([]string{"--quiet", "--db", db}, args...)...)
 		out, err := cmd.CombinedOutput()
@@ -281,7 +281,7 @@ func TestSlurmSweep(t *testing.T) {
 		Merge  string `json:"merge_job"`
 		Shards int    `json:"shards"`
 	}
-	if err := json.Unmarshal([]byte(out), &sub); err != nil || sub.Array == "" || sub.Merge == "" || sub.Shards != 4 {
+	if err := json.Unmarshal([]byte(out), &sub); err != nil || sub.Array == "" || sub.Merge == "" || sub.Shards != 5 {
 		t.Fatalf("--submit said %q (%v)", out, err)
 	}
 	for _, s := range c.waitJob(sub.Array) {
@@ -314,7 +314,7 @@ func TestSlurmSweep(t *testing.T) {
 	}
 	before := runCount(t, db2)
 	out, err = placelab(db2, "merge", dir2)
-	if err == nil || !strings.Contains(out, "shard 1 of 4") || !strings.Contains(out, "sbatch --array=1 "+script) {
+	if err == nil || !strings.Contains(out, "shard 1 of 5") || !strings.Contains(out, "sbatch --array=1 "+script) {
 		t.Fatalf("merge with task 1 killed: %v\n%s", err, out)
 	}
 	if n := runCount(t, db2); n != before {

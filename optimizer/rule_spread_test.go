@@ -388,13 +388,9 @@ func TestCheckInvariantsCatchesBrokenSpread(t *testing.T) {
 	}
 }
 
-// TestDomainOrderRejectsFewerGangs: on hand-built zones of 3 and 4 racks
-// (4 and 3 machines of 24 cores each), 600 gang requests of 3–9 VMs of 1–16
-// cores, each a new tenant's set with F = 3, kept for 4 requests: the
-// domain-aware ORDER (domainOrder) rejects far fewer gangs than the size
-// order alone (Config.SizeOrder). Both counts are asserted exactly (the
-// run is seeded), with invariants after every request.
-func TestDomainOrderRejectsFewerGangs(t *testing.T) {
+// domainGangs is 600 seeded gang requests of 3–9 VMs of types 0–4, each a
+// new tenant's set with F = 3.
+func domainGangs() []*Request {
 	rng := rand.New(rand.NewPCG(5, 3))
 	var reqs []*Request
 	var vm VMID
@@ -406,6 +402,17 @@ func TestDomainOrderRejectsFewerGangs(t *testing.T) {
 		}
 		reqs = append(reqs, r)
 	}
+	return reqs
+}
+
+// TestDomainOrderRejectsFewerGangs: on hand-built zones of 3 and 4 racks
+// (4 and 3 machines of 24 cores each), 600 gang requests of 3–9 VMs of 1–16
+// cores, each a new tenant's set with F = 3, kept for 4 requests: the
+// domain-aware ORDER (domainOrder) rejects far fewer gangs than the size
+// order alone (Config.SizeOrder). Both counts are asserted exactly (the
+// run is seeded), with invariants after every request.
+func TestDomainOrderRejectsFewerGangs(t *testing.T) {
+	reqs := domainGangs()
 	for _, tc := range []struct {
 		racks, perRack      int
 		byDomain, sizeOrder int
@@ -521,17 +528,7 @@ func TestSpreadInRackAgreesWithValidFor(t *testing.T) {
 // the size order (which repeated VMs: table gang_vm's key failed on a
 // notebook 02 replay with 3 fault domains).
 func TestGangFailureOrderWithDomains(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 3))
-	var reqs []*Request
-	var vm VMID
-	for i := 0; i < 600; i++ {
-		r := &Request{ID: int64(i), Tenant: int32(i), FaultDomains: 3}
-		for j, k := 0, 3+rng.IntN(7); j < k; j++ {
-			r.VMs = append(r.VMs, VMRequest{ID: vm, Type: int32(rng.IntN(5)), SetIndex: int32(j)})
-			vm++
-		}
-		reqs = append(reqs, r)
-	}
+	reqs := domainGangs()
 	a := newEngine(t, "protean", NewState(buildZone(t, zoneSpec{clusters: 1, racks: 3, perRack: 4, skus: []SKU{skuSmall}})), DefaultConfig(), DefaultRules())
 	failed, midway := 0, 0
 	replay(t, a, reqs, 4, func(r *Request, d Decision) {
