@@ -345,6 +345,11 @@ var (
 // --production.
 func productionOptions(c *cli.Context, reps int, seed uint64) (*bench.ProductionOptions, error) {
 	if !c.Bool("production") {
+		for _, f := range []string{"production-machines", "production-vms"} {
+			if c.IsSet(f) {
+				return nil, fmt.Errorf("--%s applies only with --production", f)
+			}
+		}
 		return nil, nil
 	}
 	o := bench.DefaultProductionOptions()

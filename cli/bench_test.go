@@ -20,6 +20,9 @@ func TestBenchAllocatorRefuses(t *testing.T) {
 		{"zero machines", []string{"--machines", "0"}, "--machines 0"},
 		{"csv", []string{"--format", "csv"}, `--format "csv"`},
 		{"the old cache-off size", []string{"--nocache-vms", "10"}, "nocache-vms"},
+		{"production size without --production", []string{"--production-machines", "500"}, "--production-machines applies only with --production"},
+		{"production trace without --production", []string{"--production-vms", "500"}, "--production-vms applies only with --production"},
+		{"zero production machines", []string{"--production", "--production-machines", "0"}, "--production-machines 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := run(t, ":memory:", append([]string{"bench", "allocator"}, tc.args...)...)
