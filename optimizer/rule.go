@@ -194,6 +194,14 @@ type ClusterValidator interface {
 	ValidCluster(env *Env, req *Request, kind RequestKind, t Traits, c int32) bool
 }
 
+// AcceptsAllClusters is implemented by a cluster validator that can tell,
+// from the request alone, that it accepts every cluster for it; cluster
+// selection then skips it for that request (its refusal count stays 0,
+// as evaluating it would leave it).
+type AcceptsAllClusters interface {
+	AcceptsAllClusters(req *Request) bool
+}
+
 // ClusterPreference scores clusters; lower is better.
 type ClusterPreference interface {
 	Name() string

@@ -24,3 +24,14 @@ func (HasAllowedNode) ValidCluster(env *Env, req *Request, _ RequestKind, _ Trai
 	}
 	return true
 }
+
+// AcceptsAllClusters: no VM of req has an affinity or toleration set (⊥
+// allows every cluster).
+func (HasAllowedNode) AcceptsAllClusters(req *Request) bool {
+	for _, v := range req.VMs {
+		if v.Affinity != 0 || v.Tolerated != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -16,6 +16,9 @@ func (IsRequestedCluster) ValidCluster(_ *Env, req *Request, _ RequestKind, _ Tr
 	return RequestedCluster(req.Clusters, c)
 }
 
+// AcceptsAllClusters: req names no clusters.
+func (IsRequestedCluster) AcceptsAllClusters(req *Request) bool { return req.Clusters == nil }
+
 // RequestedCluster is IsRequestedCluster's predicate: cluster c is among
 // clusters, or clusters is nil (no restriction).
 func RequestedCluster(clusters []int32, c int32) bool {

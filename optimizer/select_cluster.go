@@ -145,11 +145,12 @@ const (
 	cvBelowLimit                     // IsClusterBelowLimit
 )
 
-// clusterValidatorOp is how cv is evaluated for req. IsRequestedCluster
-// accepts every cluster when the request names none (nil), HasAllowedNode
-// when none of its VMs has an affinity or toleration set (0 allows every
-// cluster).
+// clusterValidatorOp is how cv is evaluated for req: a validator that
+// accepts every cluster for req (AcceptsAllClusters) is not evaluated.
 func clusterValidatorOp(cv ClusterValidator, req *Request) clusterOp {
+	if a, ok := cv.(AcceptsAllClusters); ok && a.AcceptsAllClusters(req) {
+		return cvAll
+	}
 	switch cv.(type) {
 	case IsTypeSupported:
 		return cvTypeSupported
@@ -157,17 +158,6 @@ func clusterValidatorOp(cv ClusterValidator, req *Request) clusterOp {
 		return cvHealthy
 	case IsClusterBelowLimit:
 		return cvBelowLimit
-	case IsRequestedCluster:
-		if req.Clusters == nil {
-			return cvAll
-		}
-	case HasAllowedNode:
-		for _, v := range req.VMs {
-			if v.Affinity != 0 || v.Tolerated != 0 {
-				return cvCall
-			}
-		}
-		return cvAll
 	}
 	return cvCall
 }
