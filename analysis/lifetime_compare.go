@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	store "placelab/sql"
 )
@@ -32,20 +31,28 @@ type LifetimeCompareOptions struct {
 	Progress       func(arm string, seed uint64) func(done, total int64)
 }
 
-// Range is a median over seeds with its range.
+// Range is the median of a figure over seeds or repetitions, with its
+// range (JSON null when there were none: see MarshalJSON).
 type Range struct {
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
 }
 
-func rangeOf(xs []float64) Range {
+// RangeOf is xs's median (the mean of the two middle values for an even
+// count) and range; NaN for none.
+func RangeOf(xs []float64) Range {
 	if len(xs) == 0 {
 		return Range{math.NaN(), math.NaN(), math.NaN()}
 	}
 	s := slices.Clone(xs)
-	sort.Float64s(s)
-	return Range{Median: median(s), Min: s[0], Max: s[len(s)-1]}
+	slices.Sort(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return Range{Median: med, Min: s[0], Max: s[n-1]}
 }
 
 // LifetimeArmSummary is one arm over the seeds.
@@ -168,7 +175,7 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		"lava": "lava-oracle", "lava-oracle": "lava-oracle"}
 	offSpread := 0.0
 	if len(off) > 0 {
-		r := rangeOf(collect(off, func(r *LifetimeResult) float64 { return r.EmptyMachinesTimeMean }))
+		r := RangeOf(collect(off, func(r *LifetimeResult) float64 { return r.EmptyMachinesTimeMean }))
 		offSpread = r.Max - r.Min
 	}
 	for _, a := range arms {
@@ -177,13 +184,13 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		for _, r := range rs {
 			s.Runs = append(s.Runs, r.RunID)
 		}
-		s.EmptyMachines = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.EmptyMachinesTimeMean }))
-		s.PackingPct = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.PackingPct }))
-		s.Rejected = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return float64(r.Rejected) }))
-		s.StrandedCores = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedCoresPct }))
-		s.StrandedMem = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedMemoryPct }))
-		s.CoveragePct = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.CoveragePct }))
-		s.AccuracyPct = rangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.AccuracyPct }))
+		s.EmptyMachines = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.EmptyMachinesTimeMean }))
+		s.PackingPct = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.PackingPct }))
+		s.Rejected = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return float64(r.Rejected) }))
+		s.StrandedCores = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedCoresPct }))
+		s.StrandedMem = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedMemoryPct }))
+		s.CoveragePct = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.CoveragePct }))
+		s.AccuracyPct = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.AccuracyPct }))
 		oracle := byArm[oracleOf[a.o.Arm]]
 		var gain, share, best []float64
 		for i, r := range rs {
@@ -210,7 +217,7 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 				best = append(best, g/bg)
 			}
 		}
-		s.GainVsOff, s.OracleGainShare, s.BestOracleGainShare = rangeOf(gain), rangeOf(share), rangeOf(best)
+		s.GainVsOff, s.OracleGainShare, s.BestOracleGainShare = RangeOf(gain), RangeOf(share), RangeOf(best)
 		cmp.Arms = append(cmp.Arms, s)
 	}
 	return cmp, nil

@@ -76,3 +76,24 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeOf: the median of an even count is the mean of the two middle
+// values (the lifetime arms' medians over 4 seeds used the upper one), an
+// odd count's the middle one; no values give NaN, written as JSON null.
+func TestRangeOf(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want Range
+	}{
+		{[]float64{5}, Range{5, 5, 5}},
+		{[]float64{3, 1, 2}, Range{2, 1, 3}},
+		{[]float64{4, 1, 3, 2}, Range{2.5, 1, 4}},
+	} {
+		if got := RangeOf(tc.xs); got != tc.want {
+			t.Errorf("RangeOf(%v) = %+v, want %+v", tc.xs, got, tc.want)
+		}
+	}
+	if b, err := json.Marshal(RangeOf(nil)); err != nil || string(b) != "null" {
+		t.Errorf("RangeOf(nil) as JSON: %s, %v; want null", b, err)
+	}
+}

@@ -150,25 +150,7 @@ type AllocatorRep struct {
 }
 
 // Spread is the median and range of a figure over repetitions.
-type Spread struct {
-	Median float64 `json:"median"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-}
-
-func spreadOf(xs []float64) Spread {
-	if len(xs) == 0 {
-		return Spread{math.NaN(), math.NaN(), math.NaN()}
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	med := s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return Spread{Median: med, Min: s[0], Max: s[n-1]}
-}
+type Spread = analysis.Range
 
 // ArmSummary is an arm's figures over the repetitions.
 type ArmSummary struct {
@@ -189,7 +171,7 @@ func summarizeArms(arms []AllocatorArm) ArmSummary {
 		for i, a := range arms {
 			xs[i] = get(a)
 		}
-		return spreadOf(xs)
+		return analysis.RangeOf(xs)
 	}
 	return ArmSummary{
 		CostPerPlacementUS:   f(func(a AllocatorArm) float64 { return a.CostPerPlacementUS }),
@@ -313,7 +295,7 @@ func compareCacheOn(ctx context.Context, tr *replay.Trace, o AllocatorBenchOptio
 		speed, dspeed = append(speed, r.CacheSpeedup), append(dspeed, r.DecisionSpeedup)
 	}
 	c.CacheOn, c.CacheOff = summarizeArms(ons), summarizeArms(offs)
-	c.CacheSpeedup, c.DecisionSpeedup = spreadOf(speed), spreadOf(dspeed)
+	c.CacheSpeedup, c.DecisionSpeedup = analysis.RangeOf(speed), analysis.RangeOf(dspeed)
 	return c, nil
 }
 

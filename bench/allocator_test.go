@@ -265,7 +265,7 @@ func TestCompareCacheSameRequests(t *testing.T) {
 		t.Fatalf("orders %q, %q: reps should alternate", c.Runs[0].Order, c.Runs[1].Order)
 	}
 	slices.Sort(speed)
-	if c.CacheSpeedup != (Spread{speed[1], speed[0], speed[2]}) {
+	if c.CacheSpeedup != (Spread{Median: speed[1], Min: speed[0], Max: speed[2]}) {
 		t.Fatalf("cache_speedup %+v, want the median and range of %v", c.CacheSpeedup, speed)
 	}
 }
@@ -295,21 +295,6 @@ func TestAllocatorBenchOptionsRefused(t *testing.T) {
 	}
 	if _, err := newBenchWorkload(tr, 1<<30); !errors.Is(err, ErrBenchOptions) {
 		t.Errorf("vms beyond the trace: err = %v", err)
-	}
-}
-
-func TestSpreadOf(t *testing.T) {
-	for _, tc := range []struct {
-		xs   []float64
-		want Spread
-	}{
-		{[]float64{5}, Spread{5, 5, 5}},
-		{[]float64{3, 1, 2}, Spread{2, 1, 3}},
-		{[]float64{4, 1, 3, 2}, Spread{2.5, 1, 4}},
-	} {
-		if got := spreadOf(tc.xs); got != tc.want {
-			t.Errorf("spreadOf(%v) = %+v, want %+v", tc.xs, got, tc.want)
-		}
 	}
 }
 

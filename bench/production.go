@@ -124,8 +124,8 @@ func RunProduction(ctx context.Context, o ProductionOptions) (*ProductionPoint, 
 		ons, offs = append(ons, on), append(offs, off)
 		speed = append(speed, off.CostPerPlacementUS/on.CostPerPlacementUS)
 	}
-	pp.WarmupSeconds = spreadOf(warm)
-	pp.CacheOn, pp.CacheOff, pp.CacheSpeedup = summarizeArms(ons), summarizeArms(offs), spreadOf(speed)
+	pp.WarmupSeconds = analysis.RangeOf(warm)
+	pp.CacheOn, pp.CacheOff, pp.CacheSpeedup = summarizeArms(ons), summarizeArms(offs), analysis.RangeOf(speed)
 	pp.PeakRSSMB = peakRSSMB()
 	pp.Seconds = time.Since(start).Seconds()
 	return pp, nil
