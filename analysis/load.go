@@ -146,15 +146,32 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	if err != nil {
 		return nil, err
 	}
-	// VMs.
-	tenantIdx := map[string]int32{}
+	// VMs: sized once, tenants and types as numbers (replay_vms).
+	var nVMs, nTenants int64
+	if err := q.QueryRowContext(ctx, store.MustQuery("replay_vm_count"), dataset, from, to).Scan(&nVMs, &nTenants); err != nil {
+		return nil, fmt.Errorf("analysis: replay_vm_count: %w", err)
+	}
+	tr.VMs = make([]replay.TraceVM, 0, nVMs)
+	// Tenants are numbered by first arrival (rule_spread's update domain
+	// offset reads the number), from their rank by name.
+	tenantOf := make([]int32, nTenants)
+	for i := range tenantOf {
+		tenantOf[i] = -1
+	}
+	var tenants int32
+	typeOfRank := make([]int32, len(typeNames))
+	for i, name := range typeNames {
+		typeOfRank[i] = typeIdx[name]
+	}
 	err = each(ctx, q, "replay_vms", []any{dataset, from, to}, func(r *sql.Rows) error {
 		var v replay.TraceVM
-		var tenant, typ string
+		var tenant int32
+		var typ sql.NullInt32
+		var badType sql.NullString
 		var prio int16
 		var end sql.NullFloat64
 		var aff, tol, perMachine, skew sql.NullInt32
-		if err := r.Scan(&v.ID, &tenant, &typ, &prio, &v.Start, &end, &aff, &tol, &perMachine, &skew); err != nil {
+		if err := r.Scan(&v.ID, &tenant, &typ, &badType, &prio, &v.Start, &end, &aff, &tol, &perMachine, &skew); err != nil {
 			return err
 		}
 		for _, x := range []struct {
@@ -171,18 +188,18 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 			*x.dst = k
 		}
 		v.MaxPerMachine, v.MaxSkew = perMachine.Int32, skew.Int32
-		t, ok := tenantIdx[tenant]
-		if !ok {
-			t = int32(len(tr.Tenants))
-			tenantIdx[tenant] = t
-			tr.Tenants = append(tr.Tenants, tenant)
+		if tenant < 0 || int(tenant) >= len(tenantOf) {
+			return fmt.Errorf("analysis: VM %d: tenant rank %d out of range (%d tenants): the dataset changed while it was read", v.ID, tenant, len(tenantOf))
 		}
-		v.Tenant, v.Priority = t, uint8(prio)
-		ti, ok := typeIdx[typ]
-		if !ok {
-			return fmt.Errorf("analysis: VM %d has type %q, which the vm_type table lacks", v.ID, typ)
+		if tenantOf[tenant] < 0 {
+			tenantOf[tenant] = tenants
+			tenants++
 		}
-		v.Type = ti
+		v.Tenant, v.Priority = tenantOf[tenant], uint8(prio)
+		if !typ.Valid || int(typ.Int32) >= len(typeOfRank) {
+			return fmt.Errorf("analysis: VM %d has type %q, which the vm_type table lacks", v.ID, badType.String)
+		}
+		v.Type = typeOfRank[typ.Int32]
 		v.End = math.Inf(1)
 		if end.Valid {
 			v.End = end.Float64
@@ -193,6 +210,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	if err != nil {
 		return nil, err
 	}
+	tr.NumTenants = int(tenants)
 	return tr, nil
 }
 

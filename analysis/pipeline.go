@@ -271,23 +271,56 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 		}
 	}
 	loadSeconds := time.Since(t0).Seconds()
-	res, err := RunTrace(ctx, tr, &spec, o)
-	if err != nil {
-		return nil, err
-	}
-	res.Summary.LoadSeconds = loadSeconds
 	if o.NoWrite {
+		res, err := RunTrace(ctx, tr, &spec, o)
+		if err != nil {
+			return nil, err
+		}
+		res.Summary.LoadSeconds = loadSeconds
 		return res, nil
 	}
 	engine := o.Engine
 	if engine == "" {
 		engine = "replay"
 	}
-	t1 := time.Now()
-	if _, err := WriteRun(ctx, db, RunMeta{Engine: engine, Policy: spec.Policy, Dataset: spec.Dataset, LoadID: tr.LoadID,
-		Version: o.Version, Seed: spec.Engine.Seed, Params: spec.Params(), Started: t0}, res); err != nil {
+	id, err := db.NextRunID(ctx)
+	if err != nil {
 		return nil, err
 	}
+	// One transaction: a one-agent replay streams its final rows into it
+	// as it goes (replay.Sink), so its memory follows the VMs alive; the
+	// rest is appended when the replay is done. WriteSeconds is the time
+	// from the replay's end to the commit.
+	var res *replay.Result
+	var t1 time.Time
+	err = db.WriteTx(ctx, func(w *store.Writer) error {
+		q := &quoted{}
+		var sink *runSink
+		if spec.Agents == nil {
+			sink = startRunSink(w, id, tr, q)
+		}
+		var err error
+		res, err = runTrace(ctx, tr, &spec, o, sink)
+		if sink != nil {
+			if cerr := sink.close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		t1 = time.Now()
+		res.Summary.LoadSeconds = loadSeconds
+		return writeRun(w, id, RunMeta{Engine: engine, Policy: spec.Policy, Dataset: spec.Dataset, LoadID: tr.LoadID,
+			Version: o.Version, Seed: spec.Engine.Seed, Params: spec.Params(), Started: t0}, res, q)
+	})
+	if err != nil {
+		if res == nil || t1.IsZero() {
+			return nil, err
+		}
+		return nil, fmt.Errorf("analysis: write run: %w", err)
+	}
+	res.Summary.RunID = id
 	res.Summary.WriteSeconds = time.Since(t1).Seconds()
 	return res, nil
 }
@@ -296,6 +329,12 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 // spec's Engine gets the trace-derived weights and arrival rates, so that
 // Params() then records what ran.
 func RunTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions) (*replay.Result, error) {
+	return runTrace(ctx, tr, spec, o, nil)
+}
+
+// runTrace is RunTrace; a one-agent replay hands its rows to sink when it
+// is not nil.
+func runTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions, sink *runSink) (*replay.Result, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -315,6 +354,9 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions) (
 	}
 	ropt := replay.ReplayOptions{From: spec.From, To: spec.To, Interval: spec.Interval, Progress: o.Progress,
 		Refresh: cfg.Cache, Seed: cfg.Seed, Decorate: o.Decorate, Avail: av, Buffers: cfg.Buffers}
+	if sink != nil {
+		ropt.Sink = sink
+	}
 	var res *replay.Result
 	if spec.Agents != nil {
 		if o.Decorate != nil || o.Allocator != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"placelab/analysis/replay"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,84 +40,148 @@ func WriteRun(ctx context.Context, db *store.DB, meta RunMeta, res *replay.Resul
 	if err != nil {
 		return 0, err
 	}
-	params, err := json.Marshal(meta.Params)
-	if err != nil {
-		return 0, err
-	}
-	q := &quoted{}
-	err = db.WriteTx(ctx, func(w *store.Writer) error {
-		if err := w.Append("run", id, meta.Engine, meta.Policy, string(params), int64(meta.Seed), meta.Dataset,
-			meta.Version, meta.Started.UTC(), res.Summary.Seconds, "done", loadID(meta.LoadID)); err != nil {
-			return err
-		}
-		for i := range res.Placements {
-			p := &res.Placements[i]
-			var machine, reason, evicted, response any
-			if p.Machine >= 0 {
-				machine = p.Machine
-			}
-			if p.Reason != "" {
-				reason = p.Reason
-			}
-			if !math.IsNaN(p.EvictedAt) {
-				evicted = p.EvictedAt
-			}
-			if !math.IsNaN(p.ResponseS) {
-				response = p.ResponseS
-			}
-			if err := w.Append("placement", id, p.VM, p.T, machine, int16(p.Agent), int32(p.Retries), p.LatencyUS, p.Outcome, reason, evicted, response); err != nil {
-				return err
-			}
-			if p.Explain != nil {
-				if err := appendExplain(w, id, p.Explain, res.Trace, q); err != nil {
-					return err
-				}
-			}
-			if p.Spread {
-				if err := w.Append("placement_domain", id, p.VM, domain(p.FaultDomain), domain(p.UpdateDomain)); err != nil {
-					return err
-				}
-			}
-		}
-		for _, o := range res.Outages {
-			var rack any
-			if o.Rack != "" {
-				rack = o.Rack
-			}
-			if err := w.Append("outage", id, o.Machine, o.T, o.Duration, o.Kind, rack, o.Source); err != nil {
-				return err
-			}
-		}
-		for _, g := range res.Gangs {
-			var machine any
-			if g.Machine >= 0 {
-				machine = g.Machine
-			}
-			if err := w.Append("gang_vm", id, g.Request, g.VM, int32(g.Position), g.Role, machine); err != nil {
-				return err
-			}
-		}
-		for _, m := range res.Moves {
-			var to, placed any
-			if m.To >= 0 {
-				to, placed = m.To, m.Placed
-			}
-			if err := w.Append("vm_move", id, m.VM, m.Seq, m.T, m.From, to, placed, "heal"); err != nil {
-				return err
-			}
-		}
-		for _, m := range res.Metrics {
-			if err := w.Append("run_metric", id, m.T, m.Metric, m.Value); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err = db.WriteTx(ctx, func(w *store.Writer) error { return writeRun(w, id, meta, res, &quoted{}) })
 	if err != nil {
 		return 0, fmt.Errorf("analysis: write run: %w", err)
 	}
 	res.Summary.RunID = id
 	return id, nil
+}
+
+// writeRun appends run id's rows inside a transaction: res.Placements (the
+// rows a Sink did not take already) and everything else.
+func writeRun(w *store.Writer, id int64, meta RunMeta, res *replay.Result, q *quoted) error {
+	params, err := json.Marshal(meta.Params)
+	if err != nil {
+		return err
+	}
+	if err := w.Append("run", id, meta.Engine, meta.Policy, string(params), int64(meta.Seed), meta.Dataset,
+		meta.Version, meta.Started.UTC(), res.Summary.Seconds, "done", loadID(meta.LoadID)); err != nil {
+		return err
+	}
+	for i := range res.Placements {
+		if err := appendPlacement(w, id, &res.Placements[i], res.Trace, q); err != nil {
+			return err
+		}
+	}
+	for _, o := range res.Outages {
+		var rack any
+		if o.Rack != "" {
+			rack = o.Rack
+		}
+		if err := w.Append("outage", id, o.Machine, o.T, o.Duration, o.Kind, rack, o.Source); err != nil {
+			return err
+		}
+	}
+	for _, g := range res.Gangs {
+		var machine any
+		if g.Machine >= 0 {
+			machine = g.Machine
+		}
+		if err := w.Append("gang_vm", id, g.Request, g.VM, int32(g.Position), g.Role, machine); err != nil {
+			return err
+		}
+	}
+	for _, m := range res.Moves {
+		var to, placed any
+		if m.To >= 0 {
+			to, placed = m.To, m.Placed
+		}
+		if err := w.Append("vm_move", id, m.VM, m.Seq, m.T, m.From, to, placed, "heal"); err != nil {
+			return err
+		}
+	}
+	for _, m := range res.Metrics {
+		if err := w.Append("run_metric", id, m.T, m.Metric, m.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendPlacement appends one VM's placement row, with its explanation and
+// its availability-set domains when it has them.
+func appendPlacement(w *store.Writer, id int64, p *replay.PlacementRow, tr *replay.Trace, q *quoted) error {
+	var machine, reason, evicted, response any
+	if p.Machine >= 0 {
+		machine = p.Machine
+	}
+	if p.Reason != "" {
+		reason = p.Reason
+	}
+	if !math.IsNaN(p.EvictedAt) {
+		evicted = p.EvictedAt
+	}
+	if !math.IsNaN(p.ResponseS) {
+		response = p.ResponseS
+	}
+	if err := w.Append("placement", id, p.VM, p.T, machine, int16(p.Agent), int32(p.Retries), p.LatencyUS, p.Outcome, reason, evicted, response); err != nil {
+		return err
+	}
+	if p.Explain != nil {
+		if err := appendExplain(w, id, p.Explain, tr, q); err != nil {
+			return err
+		}
+	}
+	if p.Spread {
+		if err := w.Append("placement_domain", id, p.VM, domain(p.FaultDomain), domain(p.UpdateDomain)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSink streams a replay's final placement rows into the run's
+// transaction (replay.Sink) from a goroutine of its own, so that the
+// appends overlap the replay: the replay hands over a copy of each batch
+// and goes on, held back only when runSinkDepth batches wait.
+type runSink struct {
+	ch   chan []replay.PlacementRow
+	done chan struct{}
+	err  error // the writer's first error, read after done or by Placements
+	errc chan error
+}
+
+// runSinkDepth is how many batches may wait for the writer.
+const runSinkDepth = 4
+
+func startRunSink(w *store.Writer, id int64, tr *replay.Trace, q *quoted) *runSink {
+	s := &runSink{ch: make(chan []replay.PlacementRow, runSinkDepth), done: make(chan struct{}), errc: make(chan error, 1)}
+	go func() {
+		defer close(s.done)
+		for rows := range s.ch {
+			if s.err != nil {
+				continue // drain: the replay stops at its next check
+			}
+			for i := range rows {
+				if err := appendPlacement(w, id, &rows[i], tr, q); err != nil {
+					s.err = err
+					s.errc <- err
+					break
+				}
+			}
+		}
+	}()
+	return s
+}
+
+// Placements implements replay.Sink.
+func (s *runSink) Placements(rows []replay.PlacementRow) error {
+	select {
+	case err := <-s.errc:
+		s.errc <- err
+		return err
+	default:
+	}
+	s.ch <- slices.Clone(rows)
+	return nil
+}
+
+// close waits for the writer and returns its error.
+func (s *runSink) close() error {
+	close(s.ch)
+	<-s.done
+	return s.err
 }
 
 // domain is a stored fault or update domain: NULL when off (-1).

@@ -193,7 +193,7 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 		return nil, err
 	}
 	res := summarizeAgents(tr, agents, reqs, outs, smp, opt)
-	av := newAvail(opt.Avail, tr, nil, end, 0)
+	av := newAvail(opt.Avail, tr, nil, func(vm int64) float64 { return end[vm] }, 0)
 	if aa != nil {
 		aa.finish(lastTrace)
 		av = aa.avail
@@ -213,10 +213,15 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 			lowPriority[v.ID] = true
 		}
 	}
+	lowPlaced := 0
 	for i := range res.Placements {
 		lat = append(lat, res.Placements[i].LatencyUS)
+		if res.Placements[i].Outcome != "rejected" && lowPriority[res.Placements[i].VM] {
+			lowPlaced++
+		}
 	}
-	smp.summarize(&res.Summary, res.Placements, lowPriority, lat)
+	res.Summary.VMs = len(res.Placements)
+	smp.summarize(&res.Summary, lowPlaced, lat)
 	av.summarize(&res.Summary)
 	res.Metrics = append(smp.metrics, res.Metrics...)
 	res.Metrics = append(res.Metrics, availabilityFigures(&res.Summary, lastTrace)...)

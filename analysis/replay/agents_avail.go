@@ -30,7 +30,7 @@ type agentHealReq struct {
 }
 
 func newAgentAvail(cfg *Availability, tr *Trace, store *optimizer.CommitStore, end map[int64]float64, reqs []optimizer.Request) *agentAvail {
-	a := newAvail(cfg, tr, nil, end, int64(len(reqs)))
+	a := newAvail(cfg, tr, nil, func(vm int64) float64 { return end[vm] }, int64(len(reqs)))
 	inv := tr.Inv
 	a.down = make([]int32, len(inv.Machines))
 	a.healthy = make([]bool, len(inv.Machines))
@@ -108,7 +108,7 @@ func (a *agentAvail) resolved(h *agentHealReq, ok bool, placed []optimizer.Place
 		}
 		for _, p := range placed {
 			a.st.placedVMs++
-			e := a.end[p.VM]
+			e := a.endOf(p.VM)
 			a.st.downtimeS += math.Max(0, math.Min(e, t+a.cfg.HealDelay)-h.failT)
 			a.move(h.failT, p.VM, from[p.VM], a.tr.MachineIDs[p.Machine], t)
 			if e <= t { // it ended while it waited: gone at once
@@ -127,7 +127,7 @@ func (a *agentAvail) resolved(h *agentHealReq, ok bool, placed []optimizer.Place
 		if stage == 4 {
 			for _, g := range group {
 				a.st.healFailed++
-				a.lost = append(a.lost, lostVM{g.p.VM, h.failT})
+				a.lost = append(a.lost, lostVM{g.p.VM, h.failT, a.endOf(g.p.VM)})
 				a.move(h.failT, g.p.VM, g.from, -1, math.NaN())
 			}
 			return

@@ -129,11 +129,13 @@ type availStats struct {
 
 // avail runs the outages of one replay against one allocator.
 type avail struct {
-	cfg     *Availability
-	tr      *Trace
-	alloc   optimizer.Allocator
-	state   *optimizer.State
-	end     map[int64]float64
+	cfg   *Availability
+	tr    *Trace
+	alloc optimizer.Allocator
+	state *optimizer.State
+	// endOf is a VM's end in the trace (+Inf: alive past it), asked for
+	// VMs alive at the time of asking.
+	endOf   func(vm int64) float64
 	q       outQueue
 	down    []int32 // outages in progress per machine
 	healthy []bool  // the inventory's own health, restored at the end
@@ -158,12 +160,12 @@ type avail struct {
 }
 
 type lostVM struct {
-	vm int64
-	t  float64
+	vm     int64
+	t, end float64
 }
 
-func newAvail(cfg *Availability, tr *Trace, alloc optimizer.Allocator, end map[int64]float64, firstReq int64) *avail {
-	a := &avail{cfg: cfg, tr: tr, alloc: alloc, end: end, nextReq: firstReq,
+func newAvail(cfg *Availability, tr *Trace, alloc optimizer.Allocator, endOf func(int64) float64, firstReq int64) *avail {
+	a := &avail{cfg: cfg, tr: tr, alloc: alloc, endOf: endOf, nextReq: firstReq,
 		seq:   map[int64]int32{},
 		racks: map[[2]float64]bool{}}
 	if alloc != nil {
@@ -204,19 +206,9 @@ func (a *avail) next() float64 {
 // then the request's own order) gets SetIndex i, whatever became of the
 // VMs before it, so every policy and every path numbers a trace alike.
 func numberSets(cfg *Availability, reqs []optimizer.Request) {
-	if !cfg.domains() {
-		return
-	}
-	next := map[int32]int32{}
+	n := setNumbers{}
 	for i := range reqs {
-		r := &reqs[i]
-		r.FaultDomains, r.UpdateDomains = cfg.FaultDomains, cfg.UpdateDomains
-		n := next[r.Tenant]
-		for k := range r.VMs {
-			r.VMs[k].SetIndex = n
-			n++
-		}
-		next[r.Tenant] = n
+		n.number(cfg, &reqs[i])
 	}
 }
 
@@ -333,7 +325,7 @@ func (a *avail) hit(i int) {
 			}
 		}
 		for _, p := range vms {
-			a.st.downtimeS += math.Min(o.Duration, a.end[p.VM]-o.Start)
+			a.st.downtimeS += math.Min(o.Duration, a.endOf(p.VM)-o.Start)
 			if o.Kind == outage.Planned {
 				a.maint[p.Tenant]++
 			}
@@ -430,7 +422,7 @@ func (a *avail) heal(t float64, lost []healing) {
 			one := a.healRequest(t, group[k:k+1])
 			if !a.tryHeal(t, &one, group[k:k+1]) {
 				a.st.healFailed++
-				a.lost = append(a.lost, lostVM{group[k].p.VM, t})
+				a.lost = append(a.lost, lostVM{group[k].p.VM, t, a.endOf(group[k].p.VM)})
 				a.move(t, group[k].p.VM, group[k].from, -1, math.NaN())
 			}
 		}
@@ -476,7 +468,7 @@ func (a *avail) tryHeal(t float64, req *optimizer.Request, group []healing) bool
 	}
 	for _, p := range d.Placements {
 		a.st.placedVMs++
-		a.st.downtimeS += math.Min(a.cfg.HealDelay, a.end[p.VM]-t)
+		a.st.downtimeS += math.Min(a.cfg.HealDelay, a.endOf(p.VM)-t)
 		a.move(t, p.VM, from[p.VM], a.tr.MachineIDs[p.Machine], t)
 	}
 	for _, e := range d.Evicted {
@@ -497,7 +489,7 @@ func (a *avail) move(t float64, vm int64, from int32, to int32, placed float64) 
 // (the trace's inventory is shared with other runs).
 func (a *avail) finish(last float64) {
 	for _, l := range a.lost {
-		a.st.downtimeS += math.Max(0, math.Min(a.end[l.vm], last)-l.t)
+		a.st.downtimeS += math.Max(0, math.Min(l.end, last)-l.t)
 	}
 	for m, n := range a.down {
 		if n > 0 && a.healthy[m] {

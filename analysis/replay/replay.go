@@ -50,6 +50,10 @@ type ReplayOptions struct {
 	// Buffers are the allocator's cluster buffers, which the healable-
 	// failure samples heal under (the healing buffer).
 	Buffers optimizer.Buffers
+	// Sink, when set, takes a one-agent replay's placement rows as they
+	// become final (see Sink), and Result.Placements stays empty; without
+	// one the result holds every row, in arrival order.
+	Sink Sink
 }
 
 func (o ReplayOptions) seed() uint64 { return o.Seed }
@@ -124,6 +128,7 @@ type PlacementRow struct {
 	// FaultDomain and UpdateDomain (-1 when that kind of domain is off).
 	Spread                    bool
 	FaultDomain, UpdateDomain int16
+	seq                       int64 // arrival order within the run
 }
 
 // MetricRow is one sample of a named figure.
@@ -148,7 +153,11 @@ type MetricRow struct {
 //   - post_bestfit_pct: Protean Table 5's "Post-BestFit", the mean share of
 //     valid candidates left after the BestFit rule (optimizer.PostBestFit),
 //     counted by the engines whether or not explanations are on; null when
-//     not measured (a baseline, a rule set without BestFit, no VM ranked).
+//     not measured (a baseline, a rule set without BestFit, no VM ranked);
+//   - load_seconds: reading the trace; write_seconds: storing the run
+//     after the replay, to the commit (a one-agent replay stored by
+//     analysis.Run streams its placement rows while it runs, and that
+//     overlapping work is in `seconds`).
 type Summary struct {
 	RunID              int64          `json:"run_id"`
 	Policy             string         `json:"policy"`
@@ -273,6 +282,9 @@ type Result struct {
 	// Gangs is what became of each VM of the rejected requests of several
 	// VMs (table gang_vm).
 	Gangs []GangVM
+	// openPeak is the most placement rows a one-agent replay held open at
+	// once (rowBook.peak).
+	openPeak int
 }
 
 // Departures is a queue of VM departures by time (ties: VM id), as a
@@ -321,40 +333,10 @@ func sameConstraints(a, b *TraceVM) bool {
 
 // Requests groups a trace's VMs into service requests: the VMs of one
 // tenant arriving at the same time with the same placement constraints
-// (each VM alone when tr.OnePerRequest). VMs alive before from arrive at
-// from.
+// (each VM alone when tr.OnePerRequest), in time order. VMs alive before
+// from arrive at from.
 func Requests(tr *Trace, from, to float64) []optimizer.Request {
-	var reqs []optimizer.Request
-	for i := 0; i < len(tr.VMs); {
-		v := tr.VMs[i]
-		t := math.Max(v.Start, from)
-		if t >= to {
-			break
-		}
-		r := optimizer.Request{ID: int64(len(reqs)), Tenant: v.Tenant, Time: t, Priority: v.Priority,
-			MaxPerMachine: v.MaxPerMachine, MaxSkew: v.MaxSkew}
-		j := i
-		for j < len(tr.VMs) && (j == i || !tr.OnePerRequest) && tr.VMs[j].Tenant == v.Tenant && tr.VMs[j].Start == v.Start &&
-			tr.VMs[j].Priority == v.Priority && sameConstraints(&tr.VMs[j], &v) {
-			w := &tr.VMs[j]
-			r.VMs = append(r.VMs, optimizer.VMRequest{ID: w.ID, Type: w.Type, Affinity: w.Affinity, Tolerated: w.Tolerated})
-			j++
-		}
-		reqs = append(reqs, r)
-		i = j
-	}
-	slices.SortStableFunc(reqs, func(a, b optimizer.Request) int {
-		switch {
-		case a.Time < b.Time:
-			return -1
-		case a.Time > b.Time:
-			return 1
-		}
-		return 0
-	})
-	for i := range reqs {
-		reqs[i].ID = int64(i)
-	}
+	reqs, _ := requests(tr, from, to)
 	return reqs
 }
 
@@ -364,33 +346,25 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	if err := opt.Normalize(); err != nil {
 		return nil, err
 	}
-	end := map[int64]float64{}
-	lowPriority := map[int64]bool{}
-	for _, v := range tr.VMs {
-		end[v.ID] = v.End
-		if v.Priority > 0 {
-			lowPriority[v.ID] = true
-		}
-	}
-	reqs := Requests(tr, opt.From, opt.To)
-	if opt.MaxRequests > 0 && len(reqs) > opt.MaxRequests {
-		reqs = reqs[:opt.MaxRequests]
-	}
-	numberSets(opt.Avail, reqs)
+	reqs := newRequestStream(tr, opt.From, opt.To, opt.MaxRequests)
+	total := int64(reqs.n)
+	sets := setNumbers{}
 	res := &Result{Summary: Summary{Policy: alloc.Name(), Dataset: tr.Dataset, RejectedBy: map[string]int{}}, Trace: tr}
-	rowOf := map[int64]int{}
+	book := newRowBook(opt.Sink)
 	var deps depHeap
 	state := alloc.State()
 	inv := tr.Inv
 	protean, _ := alloc.(*optimizer.Protean)
 
-	var lat []float64
+	lat := make([]float64, 0, reqs.vms)
 	next := opt.From
-	if len(reqs) > 0 {
-		next = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
-	}
-	if len(reqs) > 0 {
-		last := reqs[len(reqs)-1].Time
+	if reqs.n > 0 {
+		first := math.Max(tr.VMs[0].Start, opt.From)
+		if reqs.sorted != nil {
+			first = reqs.sorted[0].Time
+		}
+		next = math.Floor(first/opt.Interval)*opt.Interval + opt.Interval
+		last := reqs.last
 		if !math.IsInf(opt.To, 1) {
 			last = math.Max(last, opt.To)
 		}
@@ -404,16 +378,18 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		for deps.Len() > 0 && deps[0].t <= until {
 			d := heap.Pop(&deps).(departure)
 			alloc.Release(d.vm)
+			book.close(d.vm)
 		}
 	}
-	av := newAvail(opt.Avail, tr, alloc, end, int64(len(reqs)))
-	av.onEvict = func(e optimizer.Placement, t float64) {
-		if i, ok := rowOf[e.VM]; ok {
-			res.Placements[i].Outcome, res.Placements[i].EvictedAt, res.Placements[i].Reason = "evicted", t, optimizer.ReasonEvicted
+	av := newAvail(opt.Avail, tr, alloc, book.endOf, total)
+	evict := func(vm int64, t float64) {
+		if row := book.open(vm); row != nil {
+			row.Outcome, row.EvictedAt, row.Reason = "evicted", t, optimizer.ReasonEvicted
 		}
 		smp.evicted++
 		res.Summary.Evicted++
 	}
+	av.onEvict = func(e optimizer.Placement, t float64) { evict(e.VM, t) }
 	// advance moves the trace to t: departures, outage events and samples
 	// in time order (departures first at an instant, then outages, then the
 	// sample that describes the state after them).
@@ -433,32 +409,44 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		}
 		depart(t)
 	}
+	var cur []PlacementRow // the rows of the request at hand
+	lowPlaced := 0
+	prev := math.Inf(-1)
 	start := time.Now()
-	for i := range reqs {
-		r := &reqs[i]
+	for i := 0; ; i++ {
+		r, span, ok := reqs.next()
+		if !ok {
+			break
+		}
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			if book.err != nil {
+				return nil, book.err
+			}
 			if opt.Progress != nil {
-				opt.Progress(int64(i), int64(len(reqs)))
+				opt.Progress(int64(i), total)
 			}
 		}
+		sets.number(opt.Avail, &r)
 		advance(r.Time)
-		if opt.Refresh && protean != nil && i > 0 && r.Time-reqs[i-1].Time >= RefreshGap {
+		if opt.Refresh && protean != nil && i > 0 && r.Time-prev >= RefreshGap {
 			protean.Refresh(RefreshEvals)
 		}
+		prev = r.Time
 		if opt.Decorate != nil {
-			opt.Decorate(r)
+			opt.Decorate(&r)
 		}
-		kind := optimizer.ResolveKind(state, r)
+		kind := optimizer.ResolveKind(state, &r)
 		t0 := time.Now()
-		d := alloc.Allocate(r)
+		d := alloc.Allocate(&r)
 		el := time.Since(t0)
 		av.count(kind, len(r.VMs), d.OK)
 		perVM := float64(el.Nanoseconds()) / 1e3 / float64(len(r.VMs))
 		res.Summary.Requests++
-		for _, v := range r.VMs {
+		cur = cur[:0]
+		for k, v := range r.VMs {
 			lat = append(lat, perVM)
 			smp.lat = append(smp.lat, perVM)
 			row := PlacementRow{VM: v.ID, T: r.Time, Machine: -1, LatencyUS: perVM, ResponseS: math.NaN(), Outcome: "rejected", EvictedAt: math.NaN()}
@@ -471,44 +459,65 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 				row.Outcome = "placed"
 				smp.accepted++
 				res.Summary.Accepted++
+				if tr.VMs[int(span.first)+k].Priority > 0 {
+					lowPlaced++
+				}
 			} else {
 				smp.rejected++
 				res.Summary.Rejected++
 				row.Reason = d.Reason
 				res.Summary.RejectedBy[d.Reason]++
 			}
-			rowOf[v.ID] = len(res.Placements)
-			res.Placements = append(res.Placements, row)
+			cur = append(cur, row)
+		}
+		rowOf := func(vm int64) *PlacementRow {
+			for k := range cur {
+				if cur[k].VM == vm {
+					return &cur[k]
+				}
+			}
+			return nil
+		}
+		if len(cur) > 16 {
+			idx := make(map[int64]int, len(cur))
+			for k := range cur {
+				idx[cur[k].VM] = k
+			}
+			rowOf = func(vm int64) *PlacementRow {
+				if k, ok := idx[vm]; ok {
+					return &cur[k]
+				}
+				return nil
+			}
 		}
 		for k := range d.Explain {
 			ex := &d.Explain[k]
-			if i, ok := rowOf[ex.VM]; ok {
-				res.Placements[i].Explain = ex
+			if row := rowOf(ex.VM); row != nil {
+				row.Explain = ex
 			}
 		}
 		res.Gangs = append(res.Gangs, gangRows(tr, r.ID, d.Gang)...)
 		for _, p := range d.Placements {
-			row := &res.Placements[rowOf[p.VM]]
-			row.Machine = tr.MachineIDs[p.Machine]
-			if e := end[p.VM]; !math.IsInf(e, 1) {
-				heap.Push(&deps, departure{e, p.VM})
+			if row := rowOf(p.VM); row != nil {
+				row.Machine = tr.MachineIDs[p.Machine]
+			}
+		}
+		for k := range cur {
+			e := tr.VMs[int(span.first)+k].End
+			book.add(cur[k], e)
+			if cur[k].Outcome == "placed" && !math.IsInf(e, 1) {
+				heap.Push(&deps, departure{e, cur[k].VM})
 			}
 		}
 		for _, e := range d.Evicted {
-			if i, ok := rowOf[e.VM]; ok {
-				res.Placements[i].Outcome = "evicted"
-				res.Placements[i].EvictedAt = r.Time
-				res.Placements[i].Reason = optimizer.ReasonEvicted
-			}
-			smp.evicted++
-			res.Summary.Evicted++
+			evict(e.VM, r.Time)
 		}
 	}
 	// Sample through the end of the window (a finite To), else through the
 	// last arrival; close a partial last interval with one more sample.
 	last := opt.From
-	if len(reqs) > 0 {
-		last = reqs[len(reqs)-1].Time
+	if reqs.n > 0 {
+		last = reqs.last
 	}
 	if !math.IsInf(opt.To, 1) && opt.To > last {
 		last = opt.To
@@ -519,12 +528,19 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	}
 	av.finish(last)
 	if opt.Progress != nil {
-		opt.Progress(int64(len(reqs)), int64(len(reqs)))
+		opt.Progress(total, total)
 	}
+	res.openPeak = book.peak
+	rows, err := book.finish()
+	if err != nil {
+		return nil, err
+	}
+	res.Placements = rows
 	s := &res.Summary
 	s.Seconds = time.Since(start).Seconds()
 	res.Metrics = append(smp.metrics, res.Metrics...)
-	smp.summarize(s, res.Placements, lowPriority, lat)
+	s.VMs = int(book.seq)
+	smp.summarize(s, lowPlaced, lat)
 	av.summarize(s)
 	res.Metrics = append(res.Metrics, availabilityFigures(s, last)...)
 	res.Outages, res.Moves = av.rows, av.moves
@@ -608,11 +624,16 @@ func Quantile(xs []float64, q float64) float64 { return quantile(xs, q) }
 
 // quantile is the q-quantile by the nearest-rank method (on a sorted copy).
 func quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
+	return sortedQuantile(s, q)
+}
+
+// sortedQuantile is quantile of xs sorted already.
+func sortedQuantile(s []float64, q float64) float64 {
+	if len(s) == 0 {
+		return 0
+	}
 	i := int(math.Ceil(q*float64(len(s)))) - 1
 	if i < 0 {
 		i = 0

@@ -130,7 +130,9 @@ func (s *sampler) sample(t float64, st *optimizer.State) {
 // summarize fills the summary figures every path defines alike: the means
 // of the samples, the eviction rate, decision latency percentiles and
 // placements per wall-clock second.
-func (s *sampler) summarize(sum *Summary, rows []PlacementRow, lowPriority map[int64]bool, lat []float64) {
+//
+// It sorts lat in place.
+func (s *sampler) summarize(sum *Summary, lowPlaced int, lat []float64) {
 	sum.PackingDensityMean = mean(s.densities)
 	sum.UtilizationMean = mean(s.utils)
 	sum.LowPriorityUtilizationMean = mean(s.lowUtils)
@@ -139,18 +141,12 @@ func (s *sampler) summarize(sum *Summary, rows []PlacementRow, lowPriority map[i
 	sum.HealableSampleSeconds = s.healSeconds
 	sum.StrandedCoresPctMean = mean(s.strandC)
 	sum.StrandedMemoryPctMean = mean(s.strandM)
-	lowPlaced := 0
-	for i := range rows {
-		if rows[i].Outcome != "rejected" && lowPriority[rows[i].VM] {
-			lowPlaced++
-		}
-	}
 	if lowPlaced > 0 {
 		sum.EvictionRate = float64(sum.Evicted) / float64(lowPlaced)
 	}
-	sum.VMs = len(rows)
-	sum.LatencyP50US = quantile(lat, 0.5)
-	sum.LatencyP99US = quantile(lat, 0.99)
+	slices.Sort(lat) // in place: a long trace's latencies are not copied
+	sum.LatencyP50US = sortedQuantile(lat, 0.5)
+	sum.LatencyP99US = sortedQuantile(lat, 0.99)
 	if sum.Seconds > 0 {
 		sum.PlacementsPerSec = float64(sum.Accepted) / sum.Seconds
 	}

@@ -140,7 +140,7 @@ func TestStrandedSample(t *testing.T) {
 		t.Fatalf("stranded cores %v%%, memory %v%%; want 9.375, 15.625", got["stranded_cores_pct"], got["stranded_memory_pct"])
 	}
 	var sum Summary
-	smp.summarize(&sum, nil, nil, nil)
+	smp.summarize(&sum, 0, nil)
 	if sum.StrandedCoresPctMean != 9.375 || sum.StrandedMemoryPctMean != 15.625 {
 		t.Fatalf("summary means %v, %v", sum.StrandedCoresPctMean, sum.StrandedMemoryPctMean)
 	}

@@ -17,7 +17,9 @@ type Trace struct {
 	MachineIDs []int32 // database machine_id per inventory index
 	VMs        []TraceVM
 	TypeNames  []string
-	Tenants    []string
+	// NumTenants is how many tenants the VMs belong to: TraceVM.Tenant
+	// numbers them 0.. by first arrival.
+	NumTenants int
 	// OnePerRequest makes every VM its own request (Requests): a
 	// Kubernetes cluster's pods, which kube-scheduler places one by one —
 	// a Deployment's replicas are not all or nothing.
