@@ -1,12 +1,14 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"placelab/analysis/replay"
+	"slices"
 
 	"placelab/optimizer"
 	store "placelab/sql"
@@ -152,13 +154,6 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 		return nil, fmt.Errorf("analysis: replay_vm_count: %w", err)
 	}
 	tr.VMs = make([]replay.TraceVM, 0, nVMs)
-	// Tenants are numbered by first arrival (rule_spread's update domain
-	// offset reads the number), from their rank by name.
-	tenantOf := make([]int32, nTenants)
-	for i := range tenantOf {
-		tenantOf[i] = -1
-	}
-	var tenants int32
 	typeOfRank := make([]int32, len(typeNames))
 	for i, name := range typeNames {
 		typeOfRank[i] = typeIdx[name]
@@ -188,14 +183,10 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 			*x.dst = k
 		}
 		v.MaxPerMachine, v.MaxSkew = perMachine.Int32, skew.Int32
-		if tenant < 0 || int(tenant) >= len(tenantOf) {
-			return fmt.Errorf("analysis: VM %d: tenant rank %d out of range (%d tenants): the dataset changed while it was read", v.ID, tenant, len(tenantOf))
+		if tenant < 0 || int64(tenant) >= nTenants {
+			return fmt.Errorf("analysis: VM %d: tenant rank %d out of range (%d tenants): the dataset changed while it was read", v.ID, tenant, nTenants)
 		}
-		if tenantOf[tenant] < 0 {
-			tenantOf[tenant] = tenants
-			tenants++
-		}
-		v.Tenant, v.Priority = tenantOf[tenant], uint8(prio)
+		v.Tenant, v.Priority = tenant, uint8(prio) // the rank by name until renumbered below
 		if !typ.Valid || int(typ.Int32) >= len(typeOfRank) {
 			return fmt.Errorf("analysis: VM %d has type %q, which the vm_type table lacks", v.ID, badType.String)
 		}
@@ -209,6 +200,31 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	})
 	if err != nil {
 		return nil, err
+	}
+	// Arrival order: start, then tenant by name, then id.
+	slices.SortFunc(tr.VMs, func(a, b replay.TraceVM) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Tenant, b.Tenant); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	// Tenants are numbered by first arrival (rule_spread's update domain
+	// offset reads the number).
+	tenantOf := make([]int32, nTenants)
+	for i := range tenantOf {
+		tenantOf[i] = -1
+	}
+	var tenants int32
+	for i := range tr.VMs {
+		v := &tr.VMs[i]
+		if tenantOf[v.Tenant] < 0 {
+			tenantOf[v.Tenant] = tenants
+			tenants++
+		}
+		v.Tenant = tenantOf[v.Tenant]
 	}
 	tr.NumTenants = int(tenants)
 	return tr, nil
