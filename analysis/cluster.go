@@ -156,15 +156,16 @@ func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float6
 			return nil, err
 		}
 		inUse[m] = true
+		c := tr.ConstraintsOf(v)
 		pod := drain.Pod{Name: names[st.vm], Demand: s.vec(d), Node: int(m), Group: int(v.Tenant),
-			MaxPerNode: int(v.MaxPerMachine), MaxSkew: int(v.MaxSkew)}
-		if v.Affinity != 0 {
-			pod.AffinityOK = s.allowed(v.Affinity)
-			pod.AffinityDesc = inv.NodeSets[v.Affinity-1].Name
+			MaxPerNode: int(c.MaxPerMachine), MaxSkew: int(c.MaxSkew)}
+		if c.Affinity != 0 {
+			pod.AffinityOK = s.allowed(c.Affinity)
+			pod.AffinityDesc = inv.NodeSets[c.Affinity-1].Name
 		}
-		if v.Tolerated != 0 {
-			pod.TolerationOK = s.allowed(v.Tolerated)
-			pod.TolerationDesc = inv.NodeSets[v.Tolerated-1].Name
+		if c.Tolerated != 0 {
+			pod.TolerationOK = s.allowed(c.Tolerated)
+			pod.TolerationDesc = inv.NodeSets[c.Tolerated-1].Name
 		}
 		p.Pods = append(p.Pods, pod)
 		s.PodVM = append(s.PodVM, st.vm)

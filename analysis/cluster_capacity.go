@@ -76,6 +76,7 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 		return nil, fmt.Errorf("%w %q in dataset %q (the vm table's name column: namespace/name for a Kubernetes pod)", ErrNoSuchPod, like, s.Dataset)
 	}
 	v := tr.VMs[*tmpl]
+	vc := tr.ConstraintsOf(&v)
 	if err := sameDemandEverywhere(inv, v.Type); err != nil {
 		return nil, err
 	}
@@ -126,12 +127,12 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 	eligibleZone := make([]bool, len(p.Zones))
 	for n := range p.Nodes {
 		m := int32(n)
-		if !inv.InSet(v.Affinity, m) {
+		if !inv.InSet(vc.Affinity, m) {
 			short["node affinity"]++
 			continue
 		}
 		eligibleZone[p.Nodes[n].Zone] = true
-		if !inv.InSet(v.Tolerated, m) {
+		if !inv.InSet(vc.Tolerated, m) {
 			short["untolerated taint"]++
 			continue
 		}
@@ -156,8 +157,8 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 		if k < 0 {
 			k = 0
 		}
-		if v.MaxPerMachine > 0 && int(v.MaxPerMachine)-perNode[n] < k {
-			k, dim = max(0, int(v.MaxPerMachine)-perNode[n]), "anti-affinity"
+		if vc.MaxPerMachine > 0 && int(vc.MaxPerMachine)-perNode[n] < k {
+			k, dim = max(0, int(vc.MaxPerMachine)-perNode[n]), "anti-affinity"
 		}
 		if k == 0 {
 			short["short of "+dim]++
@@ -170,7 +171,7 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 	// Topology spread: add copies one at a time to the eligible zone with
 	// the fewest of the tenant's pods that still has room, while the skew
 	// allows (the most copies any order places).
-	if v.MaxSkew > 0 {
+	if vc.MaxSkew > 0 {
 		added := make([]int, len(p.Zones))
 		for {
 			lo := math.MaxInt
@@ -181,7 +182,7 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 			}
 			best := -1
 			for z := range p.Zones {
-				if eligibleZone[z] && added[z] < zoneRoom[z] && perZone[z]+added[z]+1-lo <= int(v.MaxSkew) &&
+				if eligibleZone[z] && added[z] < zoneRoom[z] && perZone[z]+added[z]+1-lo <= int(vc.MaxSkew) &&
 					(best < 0 || perZone[z]+added[z] < perZone[best]+added[best]) {
 					best = z
 				}

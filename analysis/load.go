@@ -158,6 +158,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	for i, name := range typeNames {
 		typeOfRank[i] = typeIdx[name]
 	}
+	consIdx := map[replay.Constraints]int32{}
 	err = each(ctx, q, "replay_vms", []any{dataset, from, to}, func(r *sql.Rows) error {
 		var v replay.TraceVM
 		var tenant int32
@@ -169,10 +170,11 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 		if err := r.Scan(&v.ID, &tenant, &typ, &badType, &prio, &v.Start, &end, &aff, &tol, &perMachine, &skew); err != nil {
 			return err
 		}
+		var c replay.Constraints
 		for _, x := range []struct {
 			s   sql.NullInt32
 			dst *int32
-		}{{aff, &v.Affinity}, {tol, &v.Tolerated}} {
+		}{{aff, &c.Affinity}, {tol, &c.Tolerated}} {
 			if !x.s.Valid {
 				continue
 			}
@@ -182,7 +184,16 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 			}
 			*x.dst = k
 		}
-		v.MaxPerMachine, v.MaxSkew = perMachine.Int32, skew.Int32
+		c.MaxPerMachine, c.MaxSkew = perMachine.Int32, skew.Int32
+		if c != (replay.Constraints{}) {
+			k, ok := consIdx[c]
+			if !ok {
+				tr.Constraints = append(tr.Constraints, c)
+				k = int32(len(tr.Constraints))
+				consIdx[c] = k
+			}
+			v.Cons = k
+		}
 		if tenant < 0 || int64(tenant) >= nTenants {
 			return fmt.Errorf("analysis: VM %d: tenant rank %d out of range (%d tenants): the dataset changed while it was read", v.ID, tenant, nTenants)
 		}

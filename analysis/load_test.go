@@ -101,4 +101,3 @@ func TestLoadTraceOrder(t *testing.T) {
 		t.Fatalf("a VM of a type vm_type lacks: %v", err)
 	}
 }
-

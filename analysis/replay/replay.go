@@ -327,8 +327,8 @@ func (h *depHeap) Pop() any {
 
 // sameConstraints: two VMs share node sets and tenant bounds, so they can
 // be one request (a DaemonSet's pods, one pinned per node, are not).
-func sameConstraints(a, b *TraceVM) bool {
-	return a.Affinity == b.Affinity && a.Tolerated == b.Tolerated && a.MaxPerMachine == b.MaxPerMachine && a.MaxSkew == b.MaxSkew
+func sameConstraints(tr *Trace, a, b *TraceVM) bool {
+	return a.Cons == b.Cons || tr.ConstraintsOf(a) == tr.ConstraintsOf(b)
 }
 
 // Requests groups a trace's VMs into service requests: the VMs of one

@@ -143,18 +143,15 @@ func (b *rowBook) finish() ([]PlacementRow, error) {
 // constraints; each VM alone when tr.OnePerRequest); it returns the request
 // (ID unset) and the index after it. VMs alive before from arrive at from.
 func requestAt(tr *Trace, i int, from float64) (optimizer.Request, int) {
-	v := tr.VMs[i]
+	v := &tr.VMs[i]
+	c := tr.ConstraintsOf(v)
 	r := optimizer.Request{Tenant: v.Tenant, Time: math.Max(v.Start, from), Priority: v.Priority,
-		MaxPerMachine: v.MaxPerMachine, MaxSkew: v.MaxSkew}
-	j := i
-	for j < len(tr.VMs) && (j == i || !tr.OnePerRequest) && tr.VMs[j].Tenant == v.Tenant && tr.VMs[j].Start == v.Start &&
-		tr.VMs[j].Priority == v.Priority && sameConstraints(&tr.VMs[j], &v) {
-		j++
-	}
+		MaxPerMachine: c.MaxPerMachine, MaxSkew: c.MaxSkew}
+	j := requestEnd(tr, i)
 	r.VMs = make([]optimizer.VMRequest, j-i)
 	for k := i; k < j; k++ {
 		w := &tr.VMs[k]
-		r.VMs[k-i] = optimizer.VMRequest{ID: w.ID, Type: w.Type, Affinity: w.Affinity, Tolerated: w.Tolerated}
+		r.VMs[k-i] = optimizer.VMRequest{ID: w.ID, Type: w.Type, Affinity: c.Affinity, Tolerated: c.Tolerated}
 	}
 	return r, j
 }
@@ -222,7 +219,7 @@ func requestEnd(tr *Trace, i int) int {
 	v := &tr.VMs[i]
 	j := i + 1
 	for !tr.OnePerRequest && j < len(tr.VMs) && tr.VMs[j].Tenant == v.Tenant && tr.VMs[j].Start == v.Start &&
-		tr.VMs[j].Priority == v.Priority && sameConstraints(&tr.VMs[j], v) {
+		tr.VMs[j].Priority == v.Priority && sameConstraints(tr, &tr.VMs[j], v) {
 		j++
 	}
 	return j

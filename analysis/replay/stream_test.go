@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"placelab/analysis/replay/outage"
 	"placelab/optimizer"
@@ -242,5 +243,13 @@ func TestRequestStreamMatchesRequests(t *testing.T) {
 				t.Fatalf("%s %v: the stream goes on past %d requests", name, w, len(want))
 			}
 		}
+	}
+}
+
+// TestTraceVMSize: a trace VM takes the 40 bytes its doc comment says (a
+// trace of 10M VMs, 400 MB), its constraints kept apart.
+func TestTraceVMSize(t *testing.T) {
+	if n := unsafe.Sizeof(TraceVM{}); n != 40 {
+		t.Fatalf("TraceVM takes %d bytes", n)
 	}
 }
