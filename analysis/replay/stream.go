@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -116,7 +117,7 @@ func (b *rowBook) finish() ([]PlacementRow, error) {
 	for _, i := range b.live {
 		open = append(open, i)
 	}
-	slices.SortFunc(open, func(x, y int32) int { return int(b.slab[x].seq - b.slab[y].seq) })
+	slices.SortFunc(open, func(x, y int32) int { return cmp.Compare(b.slab[x].seq, b.slab[y].seq) })
 	for _, i := range open {
 		b.final(b.slab[i])
 	}
@@ -126,15 +127,7 @@ func (b *rowBook) finish() ([]PlacementRow, error) {
 		b.flush()
 		return nil, b.err
 	}
-	slices.SortFunc(b.out, func(x, y PlacementRow) int {
-		switch {
-		case x.seq < y.seq:
-			return -1
-		case x.seq > y.seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(b.out, func(x, y PlacementRow) int { return cmp.Compare(x.seq, y.seq) })
 	return b.out, nil
 }
 
