@@ -422,9 +422,6 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if book.err != nil {
-				return nil, book.err
-			}
 			if opt.Progress != nil {
 				opt.Progress(int64(i), total)
 			}
@@ -511,6 +508,9 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		}
 		for _, e := range d.Evicted {
 			evict(e.VM, r.Time)
+		}
+		if book.err != nil {
+			return nil, fmt.Errorf("replay: storing rows: %w", book.err)
 		}
 	}
 	// Sample through the end of the window (a finite To), else through the

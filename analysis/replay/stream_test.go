@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"math"
 	"reflect"
 	"slices"
@@ -251,5 +252,41 @@ func TestRequestStreamMatchesRequests(t *testing.T) {
 func TestTraceVMSize(t *testing.T) {
 	if n := unsafe.Sizeof(TraceVM{}); n != 40 {
 		t.Fatalf("TraceVM takes %d bytes", n)
+	}
+}
+
+// failSink fails from its second batch on.
+type failSink struct{ batches int }
+
+func (f *failSink) Placements([]PlacementRow) error {
+	f.batches++
+	if f.batches >= 2 {
+		return errSinkTest
+	}
+	return nil
+}
+
+var errSinkTest = errors.New("disk full")
+
+// TestSinkErrorStopsReplay: a sink that fails stops the replay with its
+// error (the run's transaction then rolls back) at the request whose rows
+// it failed on, instead of replaying on and losing rows.
+func TestSinkErrorStopsReplay(t *testing.T) {
+	tr := streamTrace(t)
+	alloc, err := NewAllocator("protean", tr, optimizer.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(b int) { sinkBatch = b }(sinkBatch)
+	sinkBatch = 7
+	o := DefaultReplayOptions()
+	f := &failSink{}
+	o.Sink = f
+	_, err = Replay(context.Background(), tr, alloc, o)
+	if !errors.Is(err, errSinkTest) {
+		t.Fatalf("replay with a failing sink: %v", err)
+	}
+	if f.batches != 2 {
+		t.Fatalf("the replay went on after the sink failed: %d batches", f.batches)
 	}
 }
