@@ -56,13 +56,16 @@ Examples:
 and stores them (replacing models of the same name). With --metric all, a metric the dataset
 has no labels for (e.g. CPU without utilization data) is skipped and said so; a metric named
 explicitly must have labels. Training is seeded (--seed): the same seed gives the same model.
-lifetime_dist (not part of "all") trains the survival model on the same VMs: its sigma is
-chosen from --sigma by the mean log-likelihood on the VMs created in the last fifth of the
-training span, models fitted on the first four fifths (labels as known at that inner cut);
---rounds and --max-depth apply to it too.
+lifetime_dist (not part of "all") trains the survival model on the same VMs: its sigma and
+the half-life of its training weights are chosen from --sigma × --half-life by the mean
+log-likelihood on the VMs created in the last fifth of the training span, models fitted on
+the first four fifths (labels as known at that inner cut); --rounds and --max-depth apply
+to it too. A half-life h weighs a training VM created d before the cut 2^(-d/h), so a trace
+whose lifetimes drift is learned mostly from its newest VMs; none weighs them all the same.
 JSON: dataset, split {From, Cut, To}, models [{name, metric, approach, train_rows,
-importance [{feature, gain}], params, ...; lifetime_dist also train_censored, sigma_grid
-[{sigma, validation_loglik, validation_c_index}]}], skipped {metric: why}.`,
+importance [{feature, gain}], params, half_life_s, ...; lifetime_dist also train_censored,
+sigma_grid [{sigma, half_life_s, validation_loglik, validation_c_index}]}], skipped
+{metric: why}.`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Required: true, Usage: "dataset `NAME`"},
 					&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "all", Usage: "`METRICS`: all or a comma-separated list of avg_cpu, p95_cpu, deploy_vms, deploy_cores, lifetime, workload_class, lifetime_dist"},
@@ -72,7 +75,8 @@ importance [{feature, gain}], params, ...; lifetime_dist also train_censored, si
 					intFlag("rounds", def.Boosted.Rounds, 1, 10000, "boosting rounds of the gradient-boosted trees"),
 					intFlag("trees", def.Forest.NumParallelTree, 1, 10000, "trees of a random forest"),
 					intFlag("max-depth", def.Boosted.MaxDepth, 1, 64, "maximum tree depth (every approach)"),
-					&cli.StringFlag{Name: "sigma", Value: formatFloats(def.Sigmas), Usage: "lifetime_dist: comma-separated `SIGMAS` to choose the log-normal sigma from (one value: no search)"},
+					&cli.StringFlag{Name: "sigma", Value: formatFloats(def.Sigmas), Usage: "lifetime_dist: comma-separated `SIGMAS` to choose the log-normal sigma from (one value, with one --half-life: no search)"},
+					&cli.StringFlag{Name: "half-life", Value: formatHalfLives(def.HalfLives), Usage: "lifetime_dist: comma-separated `HALF_LIVES` of the training weights to choose from, none or a duration (90m, 12h, 3d; a bare number is seconds)"},
 					&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random `SEED` (row and column subsampling)"},
 					formatFlag("table", "json"),
 				},
@@ -90,6 +94,9 @@ importance [{feature, gain}], params, ...; lifetime_dist also train_censored, si
 						}
 					}
 					if o.Sigmas, err = parseSigmas(c.String("sigma")); err != nil {
+						return err
+					}
+					if o.HalfLives, err = parseHalfLives(c.String("half-life")); err != nil {
 						return err
 					}
 					o.Boosted.Rounds, o.Forest.NumParallelTree = c.Int("rounds"), c.Int("trees")
@@ -126,9 +133,9 @@ importance [{feature, gain}], params, ...; lifetime_dist also train_censored, si
 						}
 						fmt.Fprintf(w, "%-40s %-15s %10d %8.2f  %s\n", m.Name, m.Metric, m.TrainRows, m.Seconds, strings.Join(top, ", "))
 						if _, sigma, ok := m.Survival(); ok {
-							fmt.Fprintf(w, "  %d of the training VMs censored at the cut; sigma %g", m.TrainCensored, sigma)
+							fmt.Fprintf(w, "  %d of the training VMs censored at the cut; sigma %g, half-life %s", m.TrainCensored, sigma, predict.HalfLifeString(m.HalfLife))
 							for _, g := range m.SigmaGrid {
-								fmt.Fprintf(w, "; sigma %g: log-likelihood %.4f, C %.4f", g.Sigma, g.LogLik, float64(g.CIndex))
+								fmt.Fprintf(w, "; sigma %g half-life %s: log-likelihood %.4f, C %.4f", g.Sigma, predict.HalfLifeString(g.HalfLife), g.LogLik, float64(g.CIndex))
 							}
 							fmt.Fprintln(w)
 						}
@@ -312,6 +319,34 @@ func parseSigmas(s string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// parseHalfLives reads --half-life's comma-separated list: none (0) or a
+// duration as --from takes one.
+func parseHalfLives(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "none" {
+			out = append(out, 0)
+			continue
+		}
+		v, err := parseTime(f, 0)
+		if err != nil || !(v > 0) || math.IsInf(v, 1) {
+			return nil, fmt.Errorf("--half-life %q: want comma-separated none or durations > 0 (90m, 12h, 3d; a bare number is seconds)", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// formatHalfLives prints half-lives as --half-life takes them.
+func formatHalfLives(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = predict.HalfLifeString(x)
+	}
+	return strings.Join(s, ",")
 }
 
 func formatFloats(v []float64) string {

@@ -78,7 +78,7 @@ func TestPredictCommands(t *testing.T) {
 func TestPredictSurvivalCommands(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "p.duckdb")
 	mustRun(t, db, "--quiet", "generate", "--machines", "1000", "--vms", "6000", "--days", "4", "--load", "0.1", "--series", "0", "--dataset", "z")
-	out := mustRun(t, db, "--quiet", "predict", "train", "--dataset", "z", "--metric", "lifetime,lifetime_dist", "--rounds", "10", "--sigma", "1,2", "--format", "json")
+	out := mustRun(t, db, "--quiet", "predict", "train", "--dataset", "z", "--metric", "lifetime,lifetime_dist", "--rounds", "10", "--sigma", "1,2", "--half-life", "none,12h", "--format", "json")
 	var tr struct {
 		Models []struct {
 			Name   string `json:"name"`
@@ -87,10 +87,14 @@ func TestPredictSurvivalCommands(t *testing.T) {
 				Dist      string  `json:"aft_loss_distribution"`
 				Scale     float64 `json:"aft_loss_distribution_scale"`
 			} `json:"params"`
-			Censored int `json:"train_censored"`
+			Censored int     `json:"train_censored"`
+			HalfLife float64 `json:"half_life_s"`
 			Grid     []struct {
-				Sigma  float64 `json:"sigma"`
-				LogLik float64 `json:"validation_loglik"`
+				Sigma    float64  `json:"sigma"`
+				HalfLife float64  `json:"half_life_s"`
+				LogLik   float64  `json:"validation_loglik"`
+				Gain     *float64 `json:"validation_loglik_gain"`
+				GainSE   *float64 `json:"validation_loglik_gain_se"`
 			} `json:"sigma_grid"`
 		} `json:"models"`
 	}
@@ -102,8 +106,13 @@ func TestPredictSurvivalCommands(t *testing.T) {
 	}
 	m := tr.Models[1]
 	if m.Name != "z/lifetime_dist/xgboost-aft" || m.Params.Objective != "survival:aft" || m.Params.Dist != "normal" ||
-		(m.Params.Scale != 1 && m.Params.Scale != 2) || len(m.Grid) != 2 || m.Censored == 0 {
+		(m.Params.Scale != 1 && m.Params.Scale != 2) || len(m.Grid) != 3 || m.Censored == 0 {
 		t.Fatalf("%s", out)
+	}
+	// --half-life none,12h: σ searched with equal weights, then 12 h at the σ chosen.
+	if g := m.Grid[2]; g.HalfLife != 43200 || g.Sigma != m.Params.Scale || g.Gain == nil || g.GainSE == nil ||
+		m.Grid[0].Gain != nil || (m.HalfLife != 0 && m.HalfLife != 43200) {
+		t.Errorf("half-life grid: %s", out)
 	}
 	if out := mustRun(t, db, "predict", "models"); !strings.Contains(out, "z/lifetime_dist/xgboost-aft") || !strings.Contains(out, "xgboost-aft") {
 		t.Errorf("models:\n%s", out)
@@ -135,6 +144,9 @@ func TestPredictSurvivalCommands(t *testing.T) {
 		want string
 	}{
 		{[]string{"predict", "train", "--dataset", "z", "--metric", "lifetime_dist", "--sigma", "1,0"}, "--sigma"},
+		{[]string{"predict", "train", "--dataset", "z", "--metric", "lifetime_dist", "--half-life", "none,-1d"}, "--half-life"},
+		{[]string{"predict", "train", "--dataset", "z", "--metric", "lifetime_dist", "--half-life", "0"}, "--half-life"},
+		{[]string{"predict", "train", "--dataset", "z", "--metric", "lifetime_dist", "--half-life", "week"}, "--half-life"},
 		{[]string{"predict", "train", "--dataset", "z", "--metric", "lifetime", "--approach", "xgboost-aft"}, "xgboost-aft"},
 		{[]string{"predict", "survival", "--dataset", "y"}, "y/lifetime_dist/xgboost-aft"},
 		{[]string{"predict", "evaluate", "--dataset", "z", "--metric", "lifetime_dist"}, "predict survival"},

@@ -54,6 +54,9 @@ type Model struct {
 	// running at the cut, and the σ grid's validation scores.
 	TrainCensored int          `json:"train_censored,omitempty"`
 	SigmaGrid     []SigmaScore `json:"sigma_grid,omitempty"`
+	// HalfLife is a lifetime_dist model's training-weight half-life in
+	// seconds (RecencyWeights; 0: equal weights, and every other model).
+	HalfLife float64 `json:"half_life_s"`
 }
 
 // ModelName is the name placelab stores a model under.
@@ -141,10 +144,10 @@ func (m *Model) save(ctx context.Context, db *store.DB) error {
 		return fmt.Errorf("predict: replace model %s: %w", m.Name, err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO model (model_id, name, metric, approach, dataset, load_id, features, params,
-		classes, train_from_s, train_to_s, train_rows, booster, importance, trained_at, seconds)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		classes, train_from_s, train_to_s, train_rows, booster, importance, trained_at, seconds, half_life_s)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.Name, string(m.Metric), storedApproach(m.Approach), m.Dataset, m.LoadID, string(spec), string(params),
-		m.Classes, m.TrainFrom, m.TrainTo, m.TrainRows, buf, string(imp), m.TrainedAt.UTC(), m.Seconds)
+		m.Classes, m.TrainFrom, m.TrainTo, m.TrainRows, buf, string(imp), m.TrainedAt.UTC(), m.Seconds, m.HalfLife)
 	if err != nil {
 		return fmt.Errorf("predict: store model %s: %w", m.Name, err)
 	}
@@ -152,23 +155,23 @@ func (m *Model) save(ctx context.Context, db *store.DB) error {
 }
 
 const modelColumns = `model_id, name, metric, approach, dataset, load_id, features, params, classes,
-	train_from_s, train_to_s, train_rows, importance, trained_at, seconds`
+	train_from_s, train_to_s, train_rows, importance, trained_at, seconds, half_life_s`
 
 func scanModel(sc interface{ Scan(...any) error }, withBooster bool) (*Model, []byte, error) {
 	m := &Model{}
 	var metric, spec, params string
 	var imp sql.NullString
-	var secs sql.NullFloat64
+	var secs, halfLife sql.NullFloat64
 	var buf []byte
 	dest := []any{&m.ID, &m.Name, &metric, &m.Approach, &m.Dataset, &m.LoadID, &spec, &params, &m.Classes,
-		&m.TrainFrom, &m.TrainTo, &m.TrainRows, &imp, &m.TrainedAt, &secs}
+		&m.TrainFrom, &m.TrainTo, &m.TrainRows, &imp, &m.TrainedAt, &secs, &halfLife}
 	if withBooster {
 		dest = append(dest, &buf)
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return nil, nil, err
 	}
-	m.Metric, m.Seconds = Metric(metric), secs.Float64
+	m.Metric, m.Seconds, m.HalfLife = Metric(metric), secs.Float64, halfLife.Float64
 	if err := json.Unmarshal([]byte(spec), &m.Features); err != nil {
 		return nil, nil, fmt.Errorf("predict: model %s: features: %w", m.Name, err)
 	}

@@ -37,6 +37,10 @@ type TrainOptions struct {
 	// Sigmas is the lifetime_dist model's σ grid (each > 0); one value is
 	// taken without a search.
 	Sigmas []float64
+	// HalfLives is the grid of the lifetime_dist model's training-weight
+	// half-life, in seconds (each ≥ 0; 0: equal weights), searched with
+	// σ; one value with one σ is taken without a search.
+	HalfLives []float64
 	// ValidShare is the last share of the training span that validates σ,
 	// in (0, 1).
 	ValidShare float64
@@ -55,7 +59,8 @@ func DefaultTrainOptions(dataset string) TrainOptions {
 	return TrainOptions{Dataset: dataset, Metrics: append([]Metric(nil), Metrics...), AllMetrics: true,
 		TrainShare: DefaultTrainShare, Boosted: xgboost.DefaultBoosted(4), Forest: xgboost.DefaultForest(4),
 		Survival: xgboost.DefaultSurvival(xgboost.AFTNormal, xgboost.DefaultAFTScale),
-		Sigmas:   append([]float64(nil), DefaultSigmas...), ValidShare: DefaultValidShare, Seed: 1}
+		Sigmas:   append([]float64(nil), DefaultSigmas...), HalfLives: append([]float64(nil), DefaultHalfLives...),
+		ValidShare: DefaultValidShare, Seed: 1}
 }
 
 // Validate refuses options Train cannot honour.
@@ -92,6 +97,14 @@ func (o *TrainOptions) Validate() error {
 		for _, s := range o.Sigmas {
 			if !(s > 0) || math.IsInf(s, 1) {
 				return fmt.Errorf("predict: σ %v: want a finite value > 0", s)
+			}
+		}
+		if len(o.HalfLives) == 0 {
+			return fmt.Errorf("predict: no half-life for %s (0: equal weights)", LifetimeDist)
+		}
+		for _, h := range o.HalfLives {
+			if !(h >= 0) || math.IsInf(h, 1) {
+				return fmt.Errorf("predict: half-life %v: want a finite value ≥ 0 seconds (0: equal weights)", h)
 			}
 		}
 		if !(o.ValidShare > 0 && o.ValidShare < 1) {

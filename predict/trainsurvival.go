@@ -3,8 +3,10 @@ package predict
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"placelab/predict/xgboost"
@@ -23,6 +25,20 @@ const MinLifetime = 1.0
 // choose inside it (Huawei-East-1 2, the Azure V1 dev split 1.5); with the
 // grid ending at 2, Huawei-East-1's choice sat on its edge.
 var DefaultSigmas = []float64{0.5, 1, 1.5, 2, 2.5, 3}
+
+// DefaultHalfLives is the grid the lifetime_dist model's recency weighting
+// is chosen from (TrainOptions.HalfLives), in seconds: 0 weighs every
+// training VM the same, h weighs a VM created d seconds before the cut
+// 2^(−d/h) (RecencyWeights). A trace's lifetimes can drift within the
+// training span — Huawei-East-1's median lifetime falls from about an hour
+// in its first two weeks to a few minutes from its third week on, the
+// regime its test window is in — and the validation slice, the newest
+// part of the span, says whether weighing the newest VMs more predicts
+// better: the half-life is chosen with σ, by the same validation
+// log-likelihood, so a trace that does not drift keeps equal weights. The
+// values are a day and three days: shorter than a day would let one day's
+// pattern dominate, and a half-life beyond the span changes little.
+var DefaultHalfLives = []float64{0, 3 * 86400, 86400}
 
 // DefaultValidShare is the last share of the training span of creation
 // times whose VMs validate σ (TrainOptions.ValidShare).
@@ -146,13 +162,38 @@ func (l *Lifetimes) bounds(rows []int) (lower, upper []float32, censored int) {
 	return lower, upper, censored
 }
 
-// SigmaScore is one σ of the grid on the validation slice: the mean
-// log-likelihood per VM (the higher the better; the σ chosen is the best)
-// and the concordance of its predicted medians.
+// SigmaScore is one point of the grid (σ, and the half-life of the
+// training weights: RecencyWeights) on the validation slice: the mean
+// log-likelihood per VM (the higher the better; the point chosen is the
+// best) and the concordance of its predicted medians.
+//
+// A half-life tried against equal weights (chooseSigma) also has Gain, the
+// mean per-VM log-likelihood it gains over the grid's first half-life at
+// the same σ, and GainSE, that gain's standard error over the validation
+// VMs (JSON null on the σ search's points).
 type SigmaScore struct {
-	Sigma  float64 `json:"sigma"`
-	LogLik float64 `json:"validation_loglik"`
-	CIndex Frac    `json:"validation_c_index"`
+	Sigma    float64 `json:"sigma"`
+	HalfLife float64 `json:"half_life_s"`
+	LogLik   float64 `json:"validation_loglik"`
+	CIndex   Frac    `json:"validation_c_index"`
+	Gain     float64 `json:"-"`
+	GainSE   float64 `json:"-"`
+	HasGain  bool    `json:"-"`
+}
+
+// MarshalJSON writes Gain and GainSE as validation_loglik_gain and
+// validation_loglik_gain_se, null where no gain was measured.
+func (g SigmaScore) MarshalJSON() ([]byte, error) {
+	type plain SigmaScore
+	out := struct {
+		plain
+		Gain   *float64 `json:"validation_loglik_gain"`
+		GainSE *float64 `json:"validation_loglik_gain_se"`
+	}{plain: plain(g)}
+	if g.HasGain {
+		out.Gain, out.GainSE = &g.Gain, &g.GainSE
+	}
+	return json.Marshal(out)
 }
 
 // LogLikelihood is the mean log-likelihood of intervals [lower, upper] of T
@@ -162,19 +203,23 @@ type SigmaScore struct {
 func LogLikelihood(lower, upper, mu []float64, sigma float64) float64 {
 	var sum float64
 	for i := range lower {
-		lo := math.Log(math.Max(lower[i], MinLifetime))
-		zl := (lo - mu[i]) / sigma
-		switch hi := upper[i]; {
-		case math.IsInf(hi, 1):
-			sum += logUpperTail(zl)
-		case hi <= lower[i]:
-			sum += logPhi(zl) - math.Log(sigma)
-		default:
-			zu := (math.Log(math.Max(hi, MinLifetime)) - mu[i]) / sigma
-			sum += math.Log(math.Max(upperTail(zl)-upperTail(zu), math.SmallestNonzeroFloat64))
-		}
+		sum += logLik(lower[i], upper[i], mu[i], sigma)
 	}
 	return sum / float64(len(lower))
+}
+
+// logLik is one VM's term of LogLikelihood.
+func logLik(lower, upper, mu, sigma float64) float64 {
+	lo := math.Log(math.Max(lower, MinLifetime))
+	zl := (lo - mu) / sigma
+	switch {
+	case math.IsInf(upper, 1):
+		return logUpperTail(zl)
+	case upper <= lower:
+		return logPhi(zl) - math.Log(sigma)
+	}
+	zu := (math.Log(math.Max(upper, MinLifetime)) - mu) / sigma
+	return math.Log(math.Max(upperTail(zl)-upperTail(zu), math.SmallestNonzeroFloat64))
 }
 
 // trainSurvival trains and stores the lifetime_dist model: XGBoost's AFT
@@ -203,7 +248,7 @@ func trainSurvival(ctx context.Context, db *store.DB, o TrainOptions, f *Frame, 
 	p := o.Survival
 	p.Seed = o.Seed
 	start := time.Now()
-	grid, sigma, err := chooseSigma(ctx, db, o, f, split, lt, cols, p, progress)
+	grid, sigma, halfLife, err := chooseSigma(ctx, db, o, f, split, lt, cols, p, progress)
 	if err != nil {
 		return nil, "", err
 	}
@@ -214,15 +259,15 @@ func trainSurvival(ctx context.Context, db *store.DB, o TrainOptions, f *Frame, 
 		logSum += math.Log(float64(v))
 	}
 	p.BaseScore = math.Exp(logSum / float64(len(lower))) // TrainSurvival's default, stated
-	progress(fmt.Sprintf("%s: %s on %d VMs (%d censored at the cut) × %d features, σ %g", LifetimeDist, AFT, len(rows), censored, len(cols), sigma))
-	b, err := xgboost.TrainSurvival(ctx, f.matrix(rows, cols), len(rows), len(cols), lower, upper, p)
+	progress(fmt.Sprintf("%s: %s on %d VMs (%d censored at the cut) × %d features, σ %g, half-life %s", LifetimeDist, AFT, len(rows), censored, len(cols), sigma, HalfLifeString(halfLife)))
+	b, err := xgboost.TrainSurvival(ctx, f.matrix(rows, cols), len(rows), len(cols), lower, upper, RecencyWeights(f.Start, rows, split.Cut, halfLife), p)
 	if err != nil {
 		return nil, "", fmt.Errorf("predict: train %s on %q: %w", LifetimeDist, o.Dataset, err)
 	}
 	model = &Model{Name: ModelName(o.Dataset, LifetimeDist, AFT), Metric: LifetimeDist, Approach: AFT,
 		Dataset: o.Dataset, LoadID: loadID, Params: p, Classes: LifetimeDist.Buckets(),
 		TrainFrom: split.From, TrainTo: split.Cut, TrainRows: len(rows), TrainCensored: censored,
-		SigmaGrid: grid, TrainedAt: time.Now(), Booster: b}
+		SigmaGrid: grid, HalfLife: halfLife, TrainedAt: time.Now(), Booster: b}
 	model.Features = FeatureSpec{View: "rc_features", Entity: f.EntityKind}
 	for _, c := range cols {
 		model.Features.Columns = append(model.Features.Columns, f.Names[c])
@@ -241,59 +286,172 @@ func trainSurvival(ctx context.Context, db *store.DB, o TrainOptions, f *Frame, 
 	return model, "", nil
 }
 
-// chooseSigma scores each σ of o.Sigmas on the validation slice (see
-// trainSurvival) and returns the scores and the best σ. One σ is taken as
-// given; so is p.AFTScale when either side of the inner split has fewer
-// than MinTrainVMs VMs (the grid is then empty).
+// HalfLifeZ is how many standard errors a half-life's validation
+// log-likelihood must gain over equal weights to be chosen (chooseSigma):
+// weighing recent VMs more is a bet that the trace drifts, taken only on
+// clear evidence, since a gain within the noise changes the model for
+// nothing.
+const HalfLifeZ = 2.0
+
+// chooseSigma chooses σ and the training weights' half-life on the
+// validation slice (see trainSurvival) and returns the grid's scores, the
+// σ and the half-life. σ is chosen from o.Sigmas by validation
+// log-likelihood with o.HalfLives[0]'s weights; then each other half-life
+// is tried at that σ, and the one whose log-likelihood gains the most over
+// o.HalfLives[0]'s is chosen if its gain, paired over the validation VMs,
+// exceeds HalfLifeZ standard errors (pairedGain: clustered by entity). A single pair is taken as given; so
+// is p.AFTScale with o.HalfLives[0] when either side of the inner split
+// has fewer than MinTrainVMs VMs (the grid is then empty).
 func chooseSigma(ctx context.Context, db *store.DB, o TrainOptions, f *Frame, split Split, lt *Lifetimes,
-	cols []int, p xgboost.Params, progress func(string)) ([]SigmaScore, float64, error) {
+	cols []int, p xgboost.Params, progress func(string)) (grid []SigmaScore, sigma, halfLife float64, err error) {
+	if len(o.Sigmas) == 1 && len(o.HalfLives) == 1 {
+		return nil, o.Sigmas[0], o.HalfLives[0], nil
+	}
 	if len(o.Sigmas) == 1 {
-		return nil, o.Sigmas[0], nil
+		p.AFTScale = o.Sigmas[0]
 	}
 	vcut := split.From + (1-o.ValidShare)*(split.Cut-split.From)
 	inner, err := LoadLifetimes(ctx, db, o.Dataset, vcut, f)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	sub, val := inner.informative(f.rowsIn(split.From, vcut)), lt.informative(f.rowsIn(vcut, split.Cut))
 	if inner.observed(sub) < MinTrainVMs || lt.observed(val) < MinTrainVMs {
-		progress(fmt.Sprintf("%s: %d VMs to learn from and %d to validate on, too few ended to choose σ: σ %g", LifetimeDist, len(sub), len(val), p.AFTScale))
-		return nil, p.AFTScale, nil
+		progress(fmt.Sprintf("%s: %d VMs to learn from and %d to validate on, too few ended to choose σ and half-life: σ %g, half-life %s",
+			LifetimeDist, len(sub), len(val), p.AFTScale, HalfLifeString(o.HalfLives[0])))
+		return nil, p.AFTScale, o.HalfLives[0], nil
 	}
 	lower, upper, _ := inner.bounds(sub)
 	x, xv := f.matrix(sub, cols), f.matrix(val, cols)
 	vlo, vhi := make([]float64, len(val)), make([]float64, len(val))
 	vobs := make([]bool, len(val))
+	ent := make([]string, len(val))
 	for i, r := range val {
 		vlo[i], vhi[i] = lt.Interval(r)
 		vobs[i] = lt.Observed(r)
+		ent[i] = f.Entity[r]
 	}
-	var grid []SigmaScore
-	best := -1
-	for _, s := range o.Sigmas {
+	// score trains at (s, h) and scores the validation VMs: per-VM
+	// log-likelihoods and the grid point.
+	score := func(s, h float64) ([]float64, SigmaScore, error) {
 		q := p
 		q.AFTScale = s
-		b, err := xgboost.TrainSurvival(ctx, x, len(sub), len(cols), lower, upper, q)
+		b, err := xgboost.TrainSurvival(ctx, x, len(sub), len(cols), lower, upper, RecencyWeights(f.Start, sub, vcut, h), q)
 		if err != nil {
-			return nil, 0, fmt.Errorf("predict: train %s on %q, σ %g: %w", LifetimeDist, o.Dataset, s, err)
+			return nil, SigmaScore{}, fmt.Errorf("predict: train %s on %q, σ %g, half-life %s: %w", LifetimeDist, o.Dataset, s, HalfLifeString(h), err)
 		}
 		m32, err := b.PredictMargin(xv, len(val), len(cols))
 		b.Close()
 		if err != nil {
-			return nil, 0, err
+			return nil, SigmaScore{}, err
 		}
-		mu := make([]float64, len(m32))
-		for i, v := range m32 {
-			mu[i] = float64(v)
+		mu := margins(m32)
+		ll := make([]float64, len(val))
+		var sum float64
+		for i := range ll {
+			ll[i] = logLik(vlo[i], vhi[i], mu[i], s)
+			sum += ll[i]
 		}
 		c, _ := HarrellC(vlo, vobs, mu)
-		g := SigmaScore{Sigma: s, LogLik: LogLikelihood(vlo, vhi, mu, s), CIndex: c}
-		progress(fmt.Sprintf("%s: σ %g: validation log-likelihood %.4f, C-index %.4f (%d VMs to learn from, %d to validate on)",
-			LifetimeDist, s, g.LogLik, float64(c), len(sub), len(val)))
+		g := SigmaScore{Sigma: s, HalfLife: h, LogLik: sum / float64(len(ll)), CIndex: c}
+		progress(fmt.Sprintf("%s: σ %g, half-life %s: validation log-likelihood %.4f, C-index %.4f (%d VMs to learn from, %d to validate on)",
+			LifetimeDist, s, HalfLifeString(h), g.LogLik, float64(c), len(sub), len(val)))
+		return ll, g, nil
+	}
+	h0 := o.HalfLives[0]
+	var base []float64
+	best := -1
+	for _, s := range o.Sigmas {
+		ll, g, err := score(s, h0)
+		if err != nil {
+			return nil, 0, 0, err
+		}
 		grid = append(grid, g)
 		if best < 0 || g.LogLik > grid[best].LogLik {
-			best = len(grid) - 1
+			best, base = len(grid)-1, ll
 		}
 	}
-	return grid, grid[best].Sigma, nil
+	sigma, halfLife = grid[best].Sigma, h0
+	bestGain := 0.0
+	for _, h := range o.HalfLives[1:] {
+		ll, g, err := score(sigma, h)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		g.Gain, g.GainSE = pairedGain(ll, base, ent)
+		g.HasGain = true
+		grid = append(grid, g)
+		if g.Gain > HalfLifeZ*g.GainSE && g.Gain > bestGain {
+			halfLife, bestGain = h, g.Gain
+		}
+	}
+	return grid, sigma, halfLife, nil
+}
+
+// pairedGain is the mean of a[i] − b[i] over the validation VMs and its
+// standard error, clustered by entity[i] (the VMs' subscription or
+// tenant): a tenant's VMs share a deployment and their lifetimes move
+// together, so counting them as independent draws would overstate the
+// evidence (the cluster-robust estimator, with the G/(G−1) small-sample
+// factor; 0 with one entity).
+func pairedGain(a, b []float64, entity []string) (mean, se float64) {
+	n := float64(len(a))
+	for i := range a {
+		mean += a[i] - b[i]
+	}
+	mean /= n
+	sums := map[string]float64{}
+	for i := range a {
+		sums[entity[i]] += a[i] - b[i] - mean
+	}
+	g := float64(len(sums))
+	if g < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, v := range sums {
+		ss += v * v
+	}
+	return mean, math.Sqrt(g/(g-1)*ss) / n
+}
+
+// RecencyWeights are the training weights of rows (indices into start,
+// the VMs' creation times) for a model trained up to cut: a VM created d
+// seconds before the cut weighs 2^(−d/halfLife), so the newest weigh about
+// 1 and a VM one half-life older half as much. halfLife 0 weighs every VM
+// the same (nil: XGBoost's default of 1).
+func RecencyWeights(start []float64, rows []int, cut, halfLife float64) []float32 {
+	if halfLife == 0 {
+		return nil
+	}
+	w := make([]float32, len(rows))
+	for i, r := range rows {
+		w[i] = float32(math.Exp2(-math.Max(cut-start[r], 0) / halfLife))
+	}
+	return w
+}
+
+// HalfLifeString prints a half-life in seconds as --half-life takes it:
+// "none" for 0, else in days, hours, minutes or seconds.
+func HalfLifeString(h float64) string {
+	switch {
+	case h == 0:
+		return "none"
+	case math.Mod(h, 86400) == 0:
+		return strconv.FormatFloat(h/86400, 'g', -1, 64) + "d"
+	case math.Mod(h, 3600) == 0:
+		return strconv.FormatFloat(h/3600, 'g', -1, 64) + "h"
+	case math.Mod(h, 60) == 0:
+		return strconv.FormatFloat(h/60, 'g', -1, 64) + "m"
+	}
+	return strconv.FormatFloat(h, 'g', -1, 64) + "s"
+}
+
+// margins widens XGBoost's float32 margins (μ).
+func margins(m32 []float32) []float64 {
+	out := make([]float64, len(m32))
+	for i, v := range m32 {
+		out[i] = float64(v)
+	}
+	return out
 }

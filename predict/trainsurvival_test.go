@@ -82,18 +82,40 @@ func TestTrainSurvival(t *testing.T) {
 		}
 	}
 
-	// σ: the grid's best.
-	if len(m.SigmaGrid) != len(DefaultSigmas) {
-		t.Fatalf("σ grid %+v", m.SigmaGrid)
+	// σ: the grid's best among equal weights; then each other half-life at
+	// that σ, with its gain over equal weights (the difference of the two
+	// mean log-likelihoods, an independent check of the paired mean).
+	if len(m.SigmaGrid) != len(DefaultSigmas)+len(DefaultHalfLives)-1 {
+		t.Fatalf("grid %+v", m.SigmaGrid)
 	}
-	best := m.SigmaGrid[0]
-	for _, g := range m.SigmaGrid {
+	sigmas, halves := m.SigmaGrid[:len(DefaultSigmas)], m.SigmaGrid[len(DefaultSigmas):]
+	best := sigmas[0]
+	for _, g := range sigmas {
+		if g.HalfLife != 0 || g.HasGain {
+			t.Errorf("σ search point %+v: want equal weights and no gain", g)
+		}
 		if g.LogLik > best.LogLik {
 			best = g
 		}
 	}
 	if sigma != best.Sigma {
 		t.Errorf("σ %v, grid's best %+v", sigma, best)
+	}
+	for i, g := range halves {
+		if g.Sigma != sigma || g.HalfLife != DefaultHalfLives[i+1] || !g.HasGain {
+			t.Errorf("half-life point %+v: want σ %v, half-life %v, a gain", g, sigma, DefaultHalfLives[i+1])
+		}
+		if d := g.LogLik - best.LogLik; math.Abs(g.Gain-d) > 1e-9 {
+			t.Errorf("half-life %v: gain %v, difference of mean log-likelihoods %v", g.HalfLife, g.Gain, d)
+		}
+		chosen := g.Gain > HalfLifeZ*g.GainSE
+		if !chosen && m.HalfLife == g.HalfLife {
+			t.Errorf("half-life %v chosen with gain %v, standard error %v", g.HalfLife, g.Gain, g.GainSE)
+		}
+	}
+	var storedHalfLife float64
+	if err := db.SQL().QueryRowContext(ctx, "SELECT half_life_s FROM model WHERE name = ?", m.Name).Scan(&storedHalfLife); err != nil || storedHalfLife != m.HalfLife {
+		t.Errorf("stored half_life_s %v (%v), model's %v", storedHalfLife, err, m.HalfLife)
 	}
 	var params, approach string
 	if err := db.SQL().QueryRowContext(ctx, "SELECT params, approach FROM model WHERE name = ?", m.Name).Scan(&params, &approach); err != nil {
@@ -116,6 +138,9 @@ func TestTrainSurvival(t *testing.T) {
 	defer back.Close()
 	if _, s, ok := back.Survival(); !ok || s != sigma || back.Approach != AFT || back.Metric != LifetimeDist {
 		t.Errorf("loaded: %s %s σ %v ok %v", back.Metric, back.Approach, s, ok)
+	}
+	if back.HalfLife != m.HalfLife {
+		t.Errorf("loaded half-life %v, trained %v", back.HalfLife, m.HalfLife)
 	}
 	rows := f.rowsIn(res.Split.Cut, math.Inf(1))[:50]
 	x := f.matrix(rows, f.featureCols(LifetimeDist))
@@ -222,5 +247,123 @@ func TestTrainSurvival(t *testing.T) {
 	}
 	if _, err := EvaluateSurvival(ctx, db, SurvivalEvalOptions{Dataset: "nope"}); !errors.Is(err, ErrNoDataset) {
 		t.Errorf("unknown dataset: %v", err)
+	}
+}
+
+// TestHalfLifeFollowsDrift: the training weights' half-life is chosen only
+// where the trace drifts. On the small synthetic zone as generated, whose
+// lifetimes do not depend on the time of creation, every half-life's
+// validation gain is within HalfLifeZ standard errors and the model keeps
+// equal weights. On the same zone with the lifetimes of every VM created
+// from day 1.8 on divided by 30 (the regime change Huawei-East-1 has in its
+// third week), a half-life is chosen, and the model it trains predicts the
+// VMs after the cut better (higher log-likelihood) than the one trained
+// with equal weights at the same σ.
+func TestHalfLifeFollowsDrift(t *testing.T) {
+	ctx := context.Background()
+	for _, drift := range []bool{false, true} {
+		db := smallZone(t)
+		if drift {
+			if _, err := db.SQL().ExecContext(ctx, `UPDATE vm SET end_s = start_s + (end_s - start_s) / 30
+				WHERE dataset = 'z' AND start_s >= 1.8 * 86400 AND end_s IS NOT NULL`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		o := DefaultTrainOptions("z")
+		o.Metrics, o.AllMetrics = []Metric{LifetimeDist}, false
+		o.Survival.Rounds = 20
+		res, err := Train(ctx, db, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Models[0]
+		for _, g := range m.SigmaGrid {
+			if g.HasGain {
+				t.Logf("drift %v: half-life %v: gain %.4f ± %.4f", drift, g.HalfLife, g.Gain, g.GainSE)
+			}
+		}
+		if !drift {
+			if m.HalfLife != 0 {
+				t.Errorf("no drift: half-life %v chosen, want equal weights", m.HalfLife)
+			}
+			res.Close()
+			continue
+		}
+		if m.HalfLife == 0 {
+			t.Fatalf("drift: equal weights kept")
+		}
+		_, sigma, _ := m.Survival()
+		// The same σ with equal weights, scored on the VMs after the cut.
+		o.Sigmas, o.HalfLives = []float64{sigma}, []float64{0}
+		eq, err := Train(ctx, db, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := LoadFrame(ctx, db, "z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lt, err := LoadLifetimes(ctx, db, "z", math.Inf(1), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		test := lt.informative(f.rowsIn(res.Split.Cut, math.Inf(1)))
+		lo, hi := make([]float64, len(test)), make([]float64, len(test))
+		for i, r := range test {
+			lo[i], hi[i] = lt.Interval(r)
+		}
+		x := f.matrix(test, f.featureCols(LifetimeDist))
+		score := func(m *Model) float64 {
+			mu, err := m.PredictMu(x, len(test))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return LogLikelihood(lo, hi, mu, sigma)
+		}
+		weighted, equal := score(m), score(eq.Models[0])
+		t.Logf("drift: half-life %v: test log-likelihood %.4f, equal weights %.4f (%d test VMs)", m.HalfLife, weighted, equal, len(test))
+		if !(weighted > equal) {
+			t.Errorf("drift: half-life %v: test log-likelihood %.4f, not above equal weights' %.4f", m.HalfLife, weighted, equal)
+		}
+		eq.Close()
+		res.Close()
+	}
+}
+
+// TestPairedGain: the mean difference and its standard error clustered by
+// entity, against hand arithmetic; with every VM its own entity the
+// clustered error is the usual paired one, sd/√n.
+func TestPairedGain(t *testing.T) {
+	a := []float64{1, 2, 3, 5, 4}
+	b := []float64{0, 0, 0, 0, 0}
+	// d = 1 2 3 5 4, mean 3; clusters {1,2} {3,5} {4}: sums of d − 3 = −3, 2, 1.
+	mean, se := pairedGain(a, b, []string{"x", "x", "y", "y", "z"})
+	want := math.Sqrt(1.5*(9+4+1)) / 5
+	if mean != 3 || math.Abs(se-want) > 1e-12 {
+		t.Errorf("clustered: mean %v, se %v; want 3, %v", mean, se, want)
+	}
+	// Singletons: sd of d is √2.5, se √2.5/√5.
+	if _, se := pairedGain(a, b, []string{"1", "2", "3", "4", "5"}); math.Abs(se-math.Sqrt(2.5/5)) > 1e-12 {
+		t.Errorf("singletons: se %v, want %v", se, math.Sqrt(2.5/5))
+	}
+	if _, se := pairedGain(a, b, []string{"x", "x", "x", "x", "x"}); se != 0 {
+		t.Errorf("one entity: se %v, want 0", se)
+	}
+}
+
+// TestRecencyWeights: 2^(−d/h) by age at the cut; half-life 0 is nil.
+func TestRecencyWeights(t *testing.T) {
+	start := []float64{100, 0, 86400, 50}
+	w := RecencyWeights(start, []int{2, 1, 3}, 86400, 43200)
+	if len(w) != 3 || w[0] != 1 || w[1] != 0.25 || math.Abs(float64(w[2])-math.Exp2(-(86400.0-50)/43200)) > 1e-7 {
+		t.Errorf("weights %v", w)
+	}
+	if RecencyWeights(start, []int{0}, 86400, 0) != nil {
+		t.Error("half-life 0 weighs")
+	}
+	for h, want := range map[float64]string{0: "none", 86400: "1d", 259200: "3d", 43200: "12h", 5400: "90m", 90: "90s", 1.5: "1.5s"} {
+		if got := HalfLifeString(h); got != want {
+			t.Errorf("HalfLifeString(%v) = %q, want %q", h, got, want)
+		}
 	}
 }

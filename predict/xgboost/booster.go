@@ -293,20 +293,8 @@ func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float3
 			return nil, fmt.Errorf("%w: row %d: label %v: want an integer in [0, %d)", ErrInvalid, i, v, p.NumClass)
 		}
 	}
-	if weights != nil {
-		if len(weights) != rows {
-			return nil, fmt.Errorf("%w: %d weights for %d rows", ErrInvalid, len(weights), rows)
-		}
-		var sum float64
-		for i, w := range weights {
-			if !(w >= 0) || math.IsInf(float64(w), 1) {
-				return nil, fmt.Errorf("%w: row %d: weight %v: want a finite value ≥ 0", ErrInvalid, i, w)
-			}
-			sum += float64(w)
-		}
-		if sum == 0 {
-			return nil, fmt.Errorf("%w: every weight is 0", ErrInvalid)
-		}
+	if err := checkWeights(weights, rows); err != nil {
+		return nil, err
 	}
 	return fit(ctx, x, rows, cols, p, func(dm C.DMatrixHandle) error {
 		if err := setFloatInfo(dm, "label", y); err != nil {
@@ -327,7 +315,7 @@ func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float3
 // right-censored row; lower[i] = upper[i] for an observed time. NaN is
 // refused. With p.BaseScore 0 the model starts from the geometric mean of
 // the lower bounds. Rounds, context and determinism are as for Train.
-func TrainSurvival(ctx context.Context, x []float32, rows, cols int, lower, upper []float32, p Params) (*Booster, error) {
+func TrainSurvival(ctx context.Context, x []float32, rows, cols int, lower, upper, weights []float32, p Params) (*Booster, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -342,6 +330,9 @@ func TrainSurvival(ctx context.Context, x []float32, rows, cols int, lower, uppe
 	}
 	if len(lower) != rows || len(upper) != rows {
 		return nil, fmt.Errorf("%w: %d lower and %d upper bounds for %d rows", ErrInvalid, len(lower), len(upper), rows)
+	}
+	if err := checkWeights(weights, rows); err != nil {
+		return nil, err
 	}
 	var logSum float64
 	for i := range lower {
@@ -361,7 +352,13 @@ func TrainSurvival(ctx context.Context, x []float32, rows, cols int, lower, uppe
 		if err := setFloatInfo(dm, "label_lower_bound", lower); err != nil {
 			return err
 		}
-		return setFloatInfo(dm, "label_upper_bound", upper)
+		if err := setFloatInfo(dm, "label_upper_bound", upper); err != nil {
+			return err
+		}
+		if weights != nil {
+			return setFloatInfo(dm, "weight", weights)
+		}
+		return nil
 	})
 }
 
@@ -748,4 +745,27 @@ func (b *Booster) boostedRounds() (int, error) {
 		return 0, err
 	}
 	return int(n), nil
+}
+
+// checkWeights refuses per-row weights that XGBoost would misread: a
+// length other than rows, a negative, NaN or infinite weight, or all zero.
+// nil (every row weighs 1) passes.
+func checkWeights(weights []float32, rows int) error {
+	if weights == nil {
+		return nil
+	}
+	if len(weights) != rows {
+		return fmt.Errorf("%w: %d weights for %d rows", ErrInvalid, len(weights), rows)
+	}
+	var sum float64
+	for i, w := range weights {
+		if !(w >= 0) || math.IsInf(float64(w), 1) {
+			return fmt.Errorf("%w: row %d: weight %v: want a finite value ≥ 0", ErrInvalid, i, w)
+		}
+		sum += float64(w)
+	}
+	if sum == 0 {
+		return fmt.Errorf("%w: every weight is 0", ErrInvalid)
+	}
+	return nil
 }

@@ -47,7 +47,7 @@
 // loaded model knows its objective, distribution and σ (Booster.Survival).
 //
 //	p := xgboost.DefaultSurvival(xgboost.AFTNormal, 1.5)
-//	b, err := xgboost.TrainSurvival(ctx, x, rows, cols, lower, upper, p)
+//	b, err := xgboost.TrainSurvival(ctx, x, rows, cols, lower, upper, nil, p)
 //	mu, err := b.PredictMargin(x, rows, cols) // μ per row; Predict gives exp(μ)
 //
 // # Use

@@ -86,7 +86,7 @@ func ExampleTrainSurvival() {
 		}
 	}
 	p := xgboost.DefaultSurvival(xgboost.AFTNormal, 0.5)
-	b, err := xgboost.TrainSurvival(context.Background(), x, len(lower), 1, lower, upper, p)
+	b, err := xgboost.TrainSurvival(context.Background(), x, len(lower), 1, lower, upper, nil, p)
 	if err != nil {
 		fmt.Println(err)
 		return

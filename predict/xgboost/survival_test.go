@@ -94,7 +94,7 @@ func TestSurvivalRecoversMu(t *testing.T) {
 		t.Fatalf("censored share %.3f, want about 0.4", share)
 	}
 	ctx := context.Background()
-	b, err := TrainSurvival(ctx, d.x, rows, 2, d.lower, d.upper, survParams())
+	b, err := TrainSurvival(ctx, d.x, rows, 2, d.lower, d.upper, nil, survParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestSurvivalRecoversMu(t *testing.T) {
 			group = append(group, d.group[i])
 		}
 	}
-	naive, err := TrainSurvival(ctx, x, len(lo), 2, lo, hi, survParams())
+	naive, err := TrainSurvival(ctx, x, len(lo), 2, lo, hi, nil, survParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestSurvivalSaveLoadDeterministic(t *testing.T) {
 	done := make(chan error, 2)
 	for k := range 2 {
 		go func() {
-			b, err := TrainSurvival(ctx, d.x, rows, 2, d.lower, d.upper, p)
+			b, err := TrainSurvival(ctx, d.x, rows, 2, d.lower, d.upper, nil, p)
 			if err == nil {
 				bufs[k], err = b.Save()
 				b.Close()
@@ -199,7 +199,7 @@ func TestSurvivalSaveLoadDeterministic(t *testing.T) {
 	}
 	explicit := p
 	explicit.BaseScore = math.Exp(logSum / float64(rows))
-	b, err := TrainSurvival(ctx, d.x, rows, 2, d.lower, d.upper, explicit)
+	b, err := TrainSurvival(ctx, d.x, rows, 2, d.lower, d.upper, nil, explicit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestSurvivalSaveLoadDeterministic(t *testing.T) {
 	}
 	other := p
 	other.Seed = 2
-	b2, err := TrainSurvival(ctx, d.x, rows, 2, d.lower, d.upper, other)
+	b2, err := TrainSurvival(ctx, d.x, rows, 2, d.lower, d.upper, nil, other)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,16 +278,83 @@ func TestSurvivalInputErrors(t *testing.T) {
 		{"short lower", "2 lower and 3 upper bounds for 3 rows", lo[:2], hi},
 	}
 	for _, c := range cases {
-		_, err := TrainSurvival(context.Background(), x, 3, 2, c.lo, c.hi, p)
+		_, err := TrainSurvival(context.Background(), x, 3, 2, c.lo, c.hi, nil, p)
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want ErrInvalid saying %q", c.name, err, c.want)
 		}
 	}
-	if _, err := TrainSurvival(context.Background(), x, 3, 2, lo, hi, smallBoosted(3)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "TrainSurvival fits") {
+	for _, c := range []struct {
+		name, want string
+		w          []float32
+	}{
+		{"short weights", "2 weights for 3 rows", []float32{1, 1}},
+		{"negative weight", "row 1: weight -1", []float32{1, -1, 1}},
+		{"NaN weight", "row 2: weight NaN", []float32{1, 1, nan32}},
+		{"infinite weight", "row 0: weight +Inf", []float32{float32(math.Inf(1)), 1, 1}},
+		{"all zero", "every weight is 0", []float32{0, 0, 0}},
+	} {
+		_, err := TrainSurvival(context.Background(), x, 3, 2, lo, hi, c.w, p)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want ErrInvalid saying %q", c.name, err, c.want)
+		}
+	}
+	if _, err := TrainSurvival(context.Background(), x, 3, 2, lo, hi, nil, smallBoosted(3)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "TrainSurvival fits") {
 		t.Errorf("softprob params to TrainSurvival: %v", err)
 	}
 	if _, err := Train(context.Background(), x, 3, 2, []float32{0, 0, 0}, nil, p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Train fits") {
 		t.Errorf("AFT params to Train: %v", err)
+	}
+}
+
+// TestSurvivalWeights: TrainSurvival passes per-row weights to XGBoost.
+// Two regimes share one feature vector: the rows of regime A live
+// ln T ~ N(4, 1), those of B ln T ~ N(7, 1). Unweighted, the model's μ is
+// between the two; with B's rows weighed 0 it is A's μ (within 0.15), and
+// with A's weighed 0, B's.
+func TestSurvivalWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	var x, lo, hi []float32
+	var regime []int
+	for i := range 4000 {
+		g := i % 2
+		v := float32(math.Exp(4 + 3*float64(g) + r.NormFloat64()))
+		x = append(x, 1, float32(r.Float64()))
+		lo, hi = append(lo, v), append(hi, v)
+		regime = append(regime, g)
+	}
+	rows := len(lo)
+	only := func(keep int) []float32 {
+		w := make([]float32, rows)
+		for i, g := range regime {
+			if g == keep {
+				w[i] = 1
+			}
+		}
+		return w
+	}
+	mean := func(w []float32) float64 {
+		b, err := TrainSurvival(context.Background(), x, rows, 2, lo, hi, w, survParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		mu, err := b.PredictMargin(x, rows, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s float64
+		for _, v := range mu {
+			s += float64(v)
+		}
+		return s / float64(rows)
+	}
+	all, a, b := mean(nil), mean(only(0)), mean(only(1))
+	t.Logf("μ unweighted %.3f, A only %.3f, B only %.3f", all, a, b)
+	if math.Abs(a-4) > 0.15 || math.Abs(b-7) > 0.15 {
+		t.Errorf("μ with one regime weighed 0: A %.3f (want 4), B %.3f (want 7)", a, b)
+	}
+	if !(all > 4.5 && all < 6.5) {
+		t.Errorf("μ unweighted %.3f, want between the regimes", all)
 	}
 }
 
