@@ -226,13 +226,14 @@ func logLik(lower, upper, mu, sigma float64) float64 {
 // objective (log-normal) on the VMs created in [split.From, split.Cut),
 // each labelled with its lifetime as known at the cut — observed if it
 // ended by then, else censored at its age (never dropped; only a VM
-// censored at age 0, whose label says nothing, is left out: Informative). σ is chosen
-// from o.Sigmas by the mean validation log-likelihood: models are trained
-// on the VMs created in the first 1 − o.ValidShare of the training span
-// (labels as known at that inner cut) and scored on the rest (labels as
-// known at split.Cut), time-ordered like the outer split; the final model
-// learns from every training VM with the σ chosen. A non-empty skip says
-// why there was too little to learn from.
+// censored at age 0, whose label says nothing, is left out: Informative).
+// σ and the training weights' half-life are chosen by validation
+// log-likelihood (chooseSigma): models are trained on the VMs created in
+// the first 1 − o.ValidShare of the training span (labels as known at that
+// inner cut) and scored on the rest (labels as known at split.Cut),
+// time-ordered like the outer split; the final model learns from every
+// training VM with the σ and the weights chosen (RecencyWeights up to the
+// cut). A non-empty skip says why there was too little to learn from.
 func trainSurvival(ctx context.Context, db *store.DB, o TrainOptions, f *Frame, split Split, loadID int64,
 	progress func(string)) (model *Model, skip string, err error) {
 	lt, err := LoadLifetimes(ctx, db, o.Dataset, split.Cut, f)
