@@ -56,12 +56,15 @@ Examples:
 and stores them (replacing models of the same name). With --metric all, a metric the dataset
 has no labels for (e.g. CPU without utilization data) is skipped and said so; a metric named
 explicitly must have labels. Training is seeded (--seed): the same seed gives the same model.
-lifetime_dist (not part of "all") trains the survival model on the same VMs: its sigma and
-the half-life of its training weights are chosen from --sigma × --half-life by the mean
-log-likelihood on the VMs created in the last fifth of the training span, models fitted on
-the first four fifths (labels as known at that inner cut); --rounds and --max-depth apply
-to it too. A half-life h weighs a training VM created d before the cut 2^(-d/h), so a trace
-whose lifetimes drift is learned mostly from its newest VMs; none weighs them all the same.
+lifetime_dist (not part of "all") trains the survival model on the same VMs: its sigma is
+chosen from --sigma by the mean log-likelihood on the VMs created in the last fifth of the
+training span, models fitted on the first four fifths (labels as known at that inner cut)
+with the first --half-life's weights; then each other --half-life is tried at that sigma,
+and the one gaining the most log-likelihood is taken if its gain exceeds 2 standard errors
+(paired over the validation VMs, clustered by subscription or tenant). A half-life h weighs
+a training VM created d before the cut 2^(-d/h), so a trace whose lifetimes drift is learned
+mostly from its newest VMs; none weighs them all the same. --rounds and --max-depth apply
+to it too.
 JSON: dataset, split {From, Cut, To}, models [{name, metric, approach, train_rows,
 importance [{feature, gain}], params, half_life_s, ...; lifetime_dist also train_censored,
 sigma_grid [{sigma, half_life_s, validation_loglik, validation_c_index}]}], skipped
@@ -136,6 +139,9 @@ sigma_grid [{sigma, half_life_s, validation_loglik, validation_c_index}]}], skip
 							fmt.Fprintf(w, "  %d of the training VMs censored at the cut; sigma %g, half-life %s", m.TrainCensored, sigma, predict.HalfLifeString(m.HalfLife))
 							for _, g := range m.SigmaGrid {
 								fmt.Fprintf(w, "; sigma %g half-life %s: log-likelihood %.4f, C %.4f", g.Sigma, predict.HalfLifeString(g.HalfLife), g.LogLik, float64(g.CIndex))
+								if g.HasGain {
+									fmt.Fprintf(w, ", gain %.4f ± %.4f", g.Gain, g.GainSE)
+								}
 							}
 							fmt.Fprintln(w)
 						}
