@@ -314,7 +314,9 @@ func Train(ctx context.Context, x []float32, rows, cols int, y, weights []float3
 // floors them at a small positive value); upper[i] ≥ lower[i], +Inf for a
 // right-censored row; lower[i] = upper[i] for an observed time. NaN is
 // refused. With p.BaseScore 0 the model starts from the geometric mean of
-// the lower bounds. Rounds, context and determinism are as for Train.
+// the lower bounds. weights are optional per-row weights, checked as for
+// Train (nil weighs every row 1). Rounds, context and determinism are as
+// for Train.
 func TrainSurvival(ctx context.Context, x []float32, rows, cols int, lower, upper, weights []float32, p Params) (*Booster, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
