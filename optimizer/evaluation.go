@@ -605,18 +605,6 @@ func searchEntry(rack []entry, k *key, m int32) int {
 	return lo
 }
 
-// refresh brings every materialized cell up to date (background update).
-func (e *evaluation) refresh(env *Env) int {
-	n := 0
-	for c, cl := range e.cells {
-		if cl != nil && env.State.Journal.Pending(int32(c), cl.cursor) != 0 {
-			e.cell(env, int32(c))
-			n++
-		}
-	}
-	return n
-}
-
 // countPrefix counts the entries of a sorted rack whose first n scores
 // equal k's (they form one contiguous run).
 func countPrefix(rack []entry, k *key, n int) int {

@@ -63,6 +63,11 @@ type Protean struct {
 	tieGen     []uint32 // per rack: the pickWalk generation that marked it tied
 	tieAt      []int32  // ... and its first valid machine's index in the rack
 	gen        uint32
+	// refreshCells' scratch: per cluster the cells to refresh, the
+	// clusters with cells, and a cursor group and the rest
+	byCluster       [][]cellRef
+	touchedClusters []int32
+	group, rest     []cellRef
 	// conflict avoidance (§5.3), set by the owning Agent per request
 	avoidProb float64
 	avoidN0   int
@@ -185,18 +190,90 @@ func (p *Protean) Refresh(maxEvals int) int {
 		slices.SortStableFunc(evals, func(a, b *evaluation) int { return cmp.Compare(a.fresh, b.fresh) })
 		evals = evals[:maxEvals]
 	}
-	// Applied in slot order, the statuses a changed machine's updates read
-	// are consecutive in its row of the status tables (statusTable): a
-	// sequential scan the processor prefetches. Each evaluation catches up
-	// on its own, so the order changes nothing else.
+	// In slot order, the statuses a changed machine's updates read are
+	// consecutive in its row of the status tables (statusTable).
 	slices.SortFunc(evals, func(a, b *evaluation) int { return cmp.Compare(a.slot, b.slot) })
-	n := 0
+	n := p.refreshCells(evals)
 	for _, e := range evals {
-		n += e.refresh(&p.env)
 		e.fresh = p.clock
 	}
 	p.stale = evals[:0]
 	p.bg += int64(n)
+	return n
+}
+
+// cellRef is a cell with the evaluation that owns it.
+type cellRef struct {
+	e  *evaluation
+	cl *cell
+}
+
+// refreshCells brings the cells of evals up to date, machine-major: the
+// cells of one cluster that wait at the same journal position read the
+// changes once, and each changed machine is re-evaluated in all of them in
+// turn, while its inventory row, its state and its row of the status
+// tables are in cache. A cell's end state does not depend on the order
+// its changes are applied in (its racks are sorted by a total order and
+// its heads recomputed once at the end), so this equals each evaluation
+// catching up alone. It returns the cells updated.
+func (p *Protean) refreshCells(evals []*evaluation) int {
+	env := &p.env
+	j := env.State.Journal
+	if len(p.byCluster) != len(env.Inv.Clusters) {
+		p.byCluster = make([][]cellRef, len(env.Inv.Clusters))
+	}
+	touched := p.touchedClusters[:0]
+	n := 0
+	for _, e := range evals {
+		for c, cl := range e.cells {
+			if cl == nil {
+				continue
+			}
+			switch j.Pending(int32(c), cl.cursor) {
+			case 0:
+				continue
+			case -1: // fell behind the journal: rebuild alone
+				e.cell(env, int32(c))
+				n++
+				continue
+			}
+			if len(p.byCluster[c]) == 0 {
+				touched = append(touched, int32(c))
+			}
+			p.byCluster[c] = append(p.byCluster[c], cellRef{e, cl})
+		}
+	}
+	for _, c := range touched {
+		refs := p.byCluster[c]
+		n += len(refs)
+		// Cells at one cursor form a group (usually all of them).
+		for len(refs) > 0 {
+			pos := refs[0].cl.cursor
+			group, rest := p.group[:0], p.rest[:0]
+			for _, r := range refs {
+				if r.cl.cursor == pos {
+					group = append(group, r)
+				} else {
+					rest = append(rest, r)
+				}
+			}
+			cur := pos
+			j.Changed(c, &cur, func(m int32) {
+				for _, r := range group {
+					r.e.update(env, r.cl, m)
+				}
+			})
+			for _, r := range group {
+				r.cl.cursor = cur
+				r.cl.flushHeads(env, r.e)
+			}
+			p.group, p.rest = group, rest
+			refs = append(refs[:0], rest...)
+		}
+		clear(p.byCluster[c])
+		p.byCluster[c] = p.byCluster[c][:0]
+	}
+	p.touchedClusters = touched[:0]
 	return n
 }
 
