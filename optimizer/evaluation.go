@@ -553,24 +553,32 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 		return
 	}
 	rack := cl.racks[rl]
-	if old.valid {
-		i := searchEntry(rack, &old.k, m)
-		if i < len(rack) && rack[i].m == m {
+	switch {
+	case old.valid && st.valid:
+		// The entry moves within its rack: found once, then shifted
+		// toward its new place (the neighbours it passes are the only
+		// entries that move).
+		if i := searchEntry(rack, &old.k, m); i < len(rack) && rack[i].m == m {
+			moveEntry(rack, i, entry{st.k, m})
+		}
+	case old.valid:
+		if i := searchEntry(rack, &old.k, m); i < len(rack) && rack[i].m == m {
 			copy(rack[i:], rack[i+1:])
 			rack = rack[:len(rack)-1]
 		}
 		cl.valid--
-	} else {
-		cl.rejected[old.failed]--
-	}
-	if st.valid {
-		i := searchEntry(rack, &st.k, m)
-		rack = append(rack, entry{})
-		copy(rack[i+1:], rack[i:])
-		rack[i] = entry{st.k, m}
-		cl.valid++
-	} else {
 		cl.rejected[st.failed]++
+	default:
+		cl.rejected[old.failed]--
+		if st.valid {
+			i := searchEntry(rack, &st.k, m)
+			rack = append(rack, entry{})
+			copy(rack[i+1:], rack[i:])
+			rack[i] = entry{st.k, m}
+			cl.valid++
+		} else {
+			cl.rejected[st.failed]++
+		}
 	}
 	// Prefix counts change only from the first score that differs.
 	for n := range cl.prefix {
@@ -588,6 +596,42 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	cl.runs[rl] = -1
 	*ost = st
 	cl.markHead(rl, dirtyEntries)
+}
+
+// moveEntry gives the entry at position i of a sorted rack the new value x
+// and restores the order, shifting only the entries between its old and
+// its new position. The new position is searched outward from i (a step
+// of 1, 2, 4, … then a binary search within the last step), so a small
+// change of score reads only the entries near i.
+func moveEntry(rack []entry, i int, x entry) {
+	switch {
+	case i > 0 && entryLess(&x, &rack[i-1]):
+		// Moves left: find the first j < i with rack[j] > x.
+		hi, step := i-1, 1 // rack[hi] > x
+		lo := hi - step
+		for lo >= 0 && entryLess(&x, &rack[lo]) {
+			hi, step = lo, step*2
+			lo = hi - step
+		}
+		lo = max(lo+1, 0) // rack[lo-1] < x or lo == 0
+		j := lo + searchEntry(rack[lo:hi], &x.k, x.m)
+		copy(rack[j+1:i+1], rack[j:i])
+		rack[j] = x
+	case i+1 < len(rack) && entryLess(&rack[i+1], &x):
+		// Moves right: find the last j > i with rack[j] < x.
+		lo, step := i+1, 1 // rack[lo] < x
+		hi := lo + step
+		for hi < len(rack) && entryLess(&rack[hi], &x) {
+			lo, step = hi, step*2
+			hi = lo + step
+		}
+		hi = min(hi, len(rack))                         // rack[hi] > x or hi == len(rack)
+		j := lo + searchEntry(rack[lo+1:hi], &x.k, x.m) // rack[lo+1 .. j] < x
+		copy(rack[i:j], rack[i+1:j+1])
+		rack[j] = x
+	default:
+		rack[i] = x
+	}
 }
 
 // searchEntry is the position of (k, m) in a sorted rack (binary search).

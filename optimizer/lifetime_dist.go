@@ -121,12 +121,12 @@ func (s *State) refreshLife(m int32) {
 	}
 	end, any := math.Inf(-1), false
 	for _, vm := range s.onMachine[m] {
-		p := s.vms[vm]
+		p := s.placement(vm)
 		if !p.Life.Known {
 			continue
 		}
 		any = true
-		end = math.Max(end, lifeEnd(&p, s.LifeNow))
+		end = math.Max(end, lifeEnd(p, s.LifeNow))
 	}
 	var c int8
 	if any {
