@@ -473,7 +473,11 @@ func (e *evaluation) cell(env *Env, c int32) (*cell, bool) {
 		e.cells[c] = cl
 		return cl, false
 	}
-	ok := j.Changed(c, &cl.cursor, func(m int32) { e.update(env, cl, m) })
+	ok := j.Changed(c, &cl.cursor, func(m int32) {
+		if e.update(env, cl, m) {
+			cl.markHead(int(env.Inv.Machines[m].RackLocal), dirtyScore)
+		}
+	})
 	cl.flushHeads(env, e)
 	if !ok {
 		cl = e.build(env, c)
@@ -531,8 +535,11 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 
 // update re-evaluates machine m: remove its old entry, insert the new one
 // (a binary search and a shift within its rack, never a re-sort), and mark
-// its rack's head for the flush that ends the catch-up (flushHeads).
-func (e *evaluation) update(env *Env, cl *cell, m int32) {
+// its rack's head for the flush that ends the catch-up (flushHeads). When
+// m's entries did not change it marks nothing and returns true: only the
+// rack's global score may have changed, which the caller marks
+// (dirtyScore) or finds unchanged.
+func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 	e.Updates++
 	mc := &env.Inv.Machines[m]
 	rl := int(mc.RackLocal)
@@ -541,16 +548,14 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	st := e.eval(m)
 	switch {
 	case old.valid && st.valid && old.k == st.k:
-		cl.markHead(rl, dirtyScore) // the rack's global score may have changed
-		return
+		return true
 	case !old.valid && !st.valid:
 		if old.failed != st.failed {
 			cl.rejected[old.failed]--
 			cl.rejected[st.failed]++
 			*ost = st
 		}
-		cl.markHead(rl, dirtyScore)
-		return
+		return true
 	}
 	rack := cl.racks[rl]
 	switch {
@@ -596,6 +601,7 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) {
 	cl.runs[rl] = -1
 	*ost = st
 	cl.markHead(rl, dirtyEntries)
+	return false
 }
 
 // moveEntry gives the entry at position i of a sorted rack the new value x

@@ -68,6 +68,9 @@ type Protean struct {
 	byCluster       [][]cellRef
 	touchedClusters []int32
 	group, rest     []cellRef
+	scoreRacks      []int32  // racks whose shared global score may have moved
+	rackStamp       []uint32 // per cluster-local rack: stamp when listed in scoreRacks
+	stamp           uint32
 	// conflict avoidance (§5.3), set by the owning Agent per request
 	avoidProb float64
 	avoidN0   int
@@ -202,6 +205,19 @@ func (p *Protean) Refresh(maxEvals int) int {
 	return n
 }
 
+// rackScoreMoved reports whether the global rule's score of rack rl
+// (cluster-local) differs from the score the group's cells hold, read
+// from the first cell whose rack has a valid machine (a rack with none
+// holds no score, and stays so unless its entries change).
+func (p *Protean) rackScoreMoved(group []cellRef, rl int) bool {
+	for _, r := range group {
+		if h := &r.cl.heads[rl]; h.ok {
+			return p.rules.Global.ScoreRack(&p.env, r.e.traits, p.env.Inv.Clusters[r.cl.cluster].Racks[rl]) != h.g
+		}
+	}
+	return false
+}
+
 // cellRef is a cell with the evaluation that owns it.
 type cellRef struct {
 	e  *evaluation
@@ -224,6 +240,17 @@ func (p *Protean) refreshCells(evals []*evaluation) int {
 	}
 	touched := p.touchedClusters[:0]
 	n := 0
+	inv := env.Inv
+	global := p.rules.Global
+	shared := global != nil && len(global.Traits()) == 0
+	if p.rackStamp == nil {
+		maxRacks := 0
+		for c := range inv.Clusters {
+			maxRacks = max(maxRacks, len(inv.Clusters[c].Racks))
+		}
+		p.rackStamp = make([]uint32, maxRacks)
+		p.stamp = 1
+	}
 	for _, e := range evals {
 		for c, cl := range e.cells {
 			if cl == nil {
@@ -258,11 +285,37 @@ func (p *Protean) refreshCells(evals []*evaluation) int {
 				}
 			}
 			cur := pos
+			racks := p.scoreRacks[:0]
 			j.Changed(c, &cur, func(m int32) {
+				rl := int(inv.Machines[m].RackLocal)
 				for _, r := range group {
-					r.e.update(env, r.cl, m)
+					if r.e.update(env, r.cl, m) {
+						switch {
+						case global == nil: // no rack score: nothing to mark
+						case shared:
+							if p.rackStamp[rl] != p.stamp {
+								p.rackStamp[rl] = p.stamp
+								racks = append(racks, int32(rl))
+							}
+						default:
+							r.cl.markHead(rl, dirtyScore)
+						}
+					}
 				}
 			})
+			// A rule scoring racks alike for every evaluation: every
+			// cell of the group holds a rack's score as of the group's
+			// cursor, so one cell tells whether the score moved since.
+			for _, rl := range racks {
+				if !p.rackScoreMoved(group, int(rl)) {
+					continue
+				}
+				for _, r := range group {
+					r.cl.markHead(int(rl), dirtyScore)
+				}
+			}
+			p.scoreRacks = racks[:0]
+			p.stamp++
 			for _, r := range group {
 				r.cl.cursor = cur
 				r.cl.flushHeads(env, r.e)
