@@ -41,8 +41,9 @@ Arms (--arms, comma-separated):
    nilas         PreferLifetimeNILAS on the survival model's lifetime distributions
                  (placelab predict train --metric lifetime_dist: XGBoost survival:aft),
                  repredicted as VMs age: a machine's class is the class of its predicted empty
-                 time, the latest repredicted median end of its VMs (refreshed on every
-                 departure and every --repredict-every); a VM goes to the non-empty machine
+                 time, the median time by which all its VMs have ended, each VM's remaining
+                 lifetime repredicted from its age (refreshed on every placement, departure
+                 and every --repredict-every); a VM goes to the non-empty machine
                  whose class covers its own closest (it ends before the machine would empty),
                  else where it extends the machine's life least
    lava          PreferLifetimeLAVA on the same distributions: a short-lived VM goes to the

@@ -114,19 +114,25 @@ func (s *State) Repredict(now float64) {
 }
 
 // refreshLife recomputes machine m's predicted empty time and class from
-// its VMs, touching the journal when the class changed.
+// its VMs, touching the journal when the class changed: the latest of
+// their repredicted ends when every lifetime is known (the oracle), else
+// the median of the time they have all ended (medianEmptyTime).
 func (s *State) refreshLife(m int32) {
 	if s.LifeEnd == nil {
 		return
 	}
-	end, any := math.Inf(-1), false
+	end, any, spread := math.Inf(-1), false, false
 	for _, vm := range s.onMachine[m] {
 		p := s.placement(vm)
 		if !p.Life.Known {
 			continue
 		}
 		any = true
+		spread = spread || p.Life.Sigma > 0
 		end = math.Max(end, lifeEnd(p, s.LifeNow))
+	}
+	if spread {
+		end = s.medianEmptyTime(m, end)
 	}
 	var c int8
 	if any {
@@ -151,4 +157,75 @@ func (s *State) EnableLifeClasses(now float64) {
 		s.LifeEnd[m] = math.NaN()
 	}
 	s.Repredict(now)
+}
+
+// medianEmptyTime is the median of machine m's predicted empty time when
+// some of its VMs have a spread (Sigma > 0): the t with P(every VM with a
+// prediction has ended by t) = 1/2, each VM's remaining lifetime
+// repredicted from its age, the VMs independent:
+//
+//	∏ᵢ P(Tᵢ ≤ t − startᵢ | Tᵢ > ageᵢ) = 1/2.
+//
+// The latest of the VMs' own median ends, lo, bounds it below (at lo that
+// VM's factor is 1/2); a machine of many uncertain VMs empties well after
+// it, which is what LAVA's host lifetime reads from the distributions. A
+// known lifetime (Sigma 0, the oracle), or a VM so far past its prediction
+// that its survival underflows, is a step at its end. The root is found to
+// about 0.1% of the remaining time.
+func (s *State) medianEmptyTime(m int32, lo float64) float64 {
+	now := s.LifeNow
+	vms := s.lifeScratch[:0]
+	for _, vm := range s.onMachine[m] {
+		p := s.placement(vm)
+		d := p.Life
+		if !d.Known {
+			continue
+		}
+		age := math.Max(now-p.Start, 0)
+		if sa := d.Survival(age); d.Sigma > 0 && sa >= 1e-12 {
+			vms = append(vms, lifeVM{start: p.Start, mu: d.Mu, scale: d.Sigma * math.Sqrt2, survived: sa})
+		}
+		// A step at its end ≤ lo: ended by any t ≥ lo, a factor of 1.
+	}
+	s.lifeScratch = vms
+	// atLeastHalf reports whether every VM has ended by now + r with
+	// probability ≥ 1/2 (the product only falls, so it stops early).
+	atLeastHalf := func(r float64) bool {
+		pr := 1.0
+		for i := range vms {
+			v := &vms[i]
+			x := now + r - v.start // its lifetime if it ends at now + r
+			if x <= 0 {
+				return false
+			}
+			pr *= 1 - 0.5*math.Erfc((math.Log(x)-v.mu)/v.scale)/v.survived
+			if pr < 0.5 {
+				return false
+			}
+		}
+		return true
+	}
+	// Bracket the remaining time r = t − now by doubling, then bisect on
+	// log r: the bracket spans at most a factor 2, so 10 halvings leave
+	// 0.07%.
+	rlo := math.Max(lo-now, 1)
+	rhi := rlo
+	for i := 0; i < 64 && !atLeastHalf(rhi); i++ {
+		rlo, rhi = rhi, 2*rhi
+	}
+	a, b := math.Log(rlo), math.Log(rhi)
+	for i := 0; i < 10 && a < b; i++ {
+		if mid := (a + b) / 2; atLeastHalf(math.Exp(mid)) {
+			b = mid
+		} else {
+			a = mid
+		}
+	}
+	return math.Max(lo, now+math.Exp(b))
+}
+
+// lifeVM is a VM's repredicted lifetime in medianEmptyTime: log T ~
+// Normal(mu, (scale/√2)²), survived = P(T > its age).
+type lifeVM struct {
+	start, mu, scale, survived float64
 }

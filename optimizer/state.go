@@ -114,14 +114,16 @@ type State struct {
 	spreadC    bool
 	spreadFree []*tenantSpread // entries of tenants that left, for reuse
 	// LifeEnd and LifeClass are, when EnableLifeClasses turned them on,
-	// each machine's predicted empty time (the latest repredicted end of
-	// its VMs with a lifetime distribution; NaN when none has one) and its
-	// class (LifeClassOf of LifeEnd − LifeNow; 0: none), as of LifeNow, the
-	// last Repredict, and updated by every placement and removal. Nil when
-	// off.
-	LifeEnd   []float64
-	LifeClass []int8
-	LifeNow   float64
+	// each machine's predicted empty time (of its VMs with a lifetime
+	// distribution, the latest repredicted end when all are known, else
+	// the median time by which all have ended: refreshLife; NaN when none
+	// has one) and its class (LifeClassOf of LifeEnd − LifeNow; 0: none),
+	// as of LifeNow, the last Repredict, and updated by every placement
+	// and removal. Nil when off.
+	LifeEnd     []float64
+	LifeClass   []int8
+	LifeNow     float64
+	lifeScratch []lifeVM // medianEmptyTime's
 }
 
 // MachineTag is a machine's oversubscription class.
@@ -250,7 +252,9 @@ func (s *State) Place(p Placement) {
 	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
 		s.addSpread(p, 1)
 	}
-	if s.LifeEnd != nil && p.Life.Known {
+	if s.LifeEnd != nil && p.Life.Known && p.Life.Sigma > 0 {
+		s.refreshLife(m) // the machine's empty time is a median over all its VMs
+	} else if s.LifeEnd != nil && p.Life.Known {
 		if e := lifeEnd(&p, s.LifeNow); math.IsNaN(s.LifeEnd[m]) || e > s.LifeEnd[m] {
 			s.LifeEnd[m] = e
 			s.LifeClass[m] = LifeClassOf(e - s.LifeNow)
