@@ -187,12 +187,21 @@ func (s *sampler) summarize(sum *Summary, lowPlaced int, lat []float64) {
 // fits. A machine whose free cores and memory could not be stranded (f_d ≤
 // ε, or no type fits by d) is decided without trying any, and so is one
 // that no type fits by cores and memory together (strandSKU.noneFits). A
-// sample costs about 30 ns per machine (BenchmarkStrandedSample: 3 ms for
-// 100k machines, 5 ms when 50 types are all minimal); answers are not
-// memoized by free vector, which did not pay.
+// machine costs about 30 ns (BenchmarkStrandedSample: 3 ms for 100k
+// machines, 5 ms when 50 types are all minimal); answers are not memoized
+// by free vector, which did not pay. A sample recomputes only the machines
+// whose journal revision moved since the last sample of the same state,
+// and sums every machine's figures in machine order, as a full pass would.
 type stranded struct {
 	skus                   []strandSKU
 	totalCores, totalMemGB float64
+	// Per machine its stranded cores and memory, as of the journal
+	// revision rev of the state last sampled: a sample recomputes only
+	// the machines that changed since (placements, removals, health) and
+	// sums in machine order, as a full pass would.
+	state      *optimizer.State
+	rev        []uint64
+	cores, mem []float64
 }
 
 // strandSKU is one SKU's T: the minimal demands of its types in ascending
@@ -210,7 +219,8 @@ type strandSKU struct {
 }
 
 func newStranded(inv *optimizer.Inventory) *stranded {
-	s := &stranded{skus: make([]strandSKU, len(inv.SKUs))}
+	n := len(inv.Machines)
+	s := &stranded{skus: make([]strandSKU, len(inv.SKUs)), rev: make([]uint64, n), cores: make([]float64, n), mem: make([]float64, n)}
 	for k := range inv.SKUs {
 		s.skus[k] = strandTypes(inv, int32(k))
 	}
@@ -336,15 +346,24 @@ func strandedOn(f optimizer.Vec, t *strandSKU) (cores, memGB float64) {
 
 // sample returns stranded_cores_pct and stranded_memory_pct of st.
 func (s *stranded) sample(st *optimizer.State) (coresPct, memPct float64) {
+	if s.state != st {
+		s.state = st
+		for m := range s.rev {
+			s.rev[m] = math.MaxUint64 // another state: every machine again
+		}
+	}
+	j := st.Journal
 	var cores, mem float64
 	for m := range st.Inv.Machines {
-		mc := &st.Inv.Machines[m]
-		if !mc.Healthy {
-			continue
+		if r := j.MachineRev(int32(m)); r != s.rev[m] {
+			s.rev[m] = r
+			s.cores[m], s.mem[m] = 0, 0
+			if mc := &st.Inv.Machines[m]; mc.Healthy {
+				s.cores[m], s.mem[m] = strandedOn(st.Free(int32(m)), &s.skus[mc.SKU])
+			}
 		}
-		c, g := strandedOn(st.Free(int32(m)), &s.skus[mc.SKU])
-		cores += c
-		mem += g
+		cores += s.cores[m]
+		mem += s.mem[m]
 	}
 	if s.totalCores > 0 {
 		coresPct = 100 * cores / s.totalCores

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -338,5 +339,61 @@ func TestStrandedMatchesDefinition(t *testing.T) {
 				t.Fatalf("types=%d antichain=%v: nothing stranded, nothing compared", tc.types, tc.antichain)
 			}
 		}
+	}
+}
+
+// TestStrandedFollowsChanges: one sampler kept across samples recomputes
+// only the machines that changed since its last sample, and still equals
+// the formula after every step of a run of removals, placements and health
+// changes (a step touches a few machines; a machine can change, change
+// back, and change health); a sample of another state reads every machine.
+func TestStrandedFollowsChanges(t *testing.T) {
+	st := strandBenchZone(t, 300, 10, false, 3)
+	s := newStranded(st.Inv)
+	rng := rand.New(rand.NewPCG(9, 0))
+	check := func(step int) {
+		t.Helper()
+		wc, wm := strandedByDefinition(st)
+		gc, gm := s.sample(st)
+		if math.Abs(gc-wc) > 1e-9 || math.Abs(gm-wm) > 1e-9 {
+			t.Fatalf("step %d: stranded %v%%, %v%%; the formula gives %v%%, %v%%", step, gc, gm, wc, wm)
+		}
+	}
+	check(0)
+	next := optimizer.VMID(1 << 30)
+	for step := 1; step <= 200; step++ {
+		for k := 0; k < 3; k++ {
+			m := int32(rng.IntN(300))
+			switch rng.IntN(3) {
+			case 0:
+				if vms := st.VMsOn(m); len(vms) > 0 {
+					st.Remove(vms[rng.IntN(len(vms))])
+				}
+			case 1:
+				ty := int32(rng.IntN(len(st.Inv.Types)))
+				if d, ok := st.Inv.Demand(ty, m); ok && optimizer.Fits(d, st.Free(m)) {
+					st.Place(optimizer.Placement{VM: next, Machine: m, Type: ty, Tenant: 1, Demand: d})
+					next++
+				}
+			default:
+				st.SetHealthy(m, !st.Inv.Machines[m].Healthy)
+			}
+		}
+		check(step)
+	}
+	// Two states whose machine 0 changed at the same revision: the
+	// second is read afresh, not taken for the first. In a, VM 1 takes
+	// every core (its free memory is stranded); in b, one core.
+	for m := range st.Inv.Machines {
+		st.SetHealthy(int32(m), true)
+	}
+	a, b := optimizer.NewState(st.Inv), optimizer.NewState(st.Inv)
+	a.Place(optimizer.Placement{VM: 1, Machine: 0, Demand: optimizer.Vec{optimizer.Cores: 48, optimizer.Memory: 10}})
+	b.Place(optimizer.Placement{VM: 1, Machine: 0, Demand: optimizer.Vec{optimizer.Cores: 1, optimizer.Memory: 10}})
+	if _, m := s.sample(a); m == 0 {
+		t.Fatal("state a strands no memory: the case does not test anything")
+	}
+	if c, m := s.sample(b); c != 0 || m != 0 {
+		t.Fatalf("state b strands %v%%, %v%%; want 0: the sampler took state a's machine 0 for b's", c, m)
 	}
 }
