@@ -174,8 +174,7 @@ func (s *State) checkSpread() error {
 	}
 	racks := map[rk][MaxFaultDomains]int32{}
 	uds := map[uk][MaxUpdateDomains]int32{}
-	for _, i := range s.vms {
-		p := &s.placed[i]
+	for _, p := range s.vms {
 		mc := &s.Inv.Machines[p.Machine]
 		if k := p.FaultDomain.Index(); k >= 0 {
 			if k >= MaxFaultDomains {

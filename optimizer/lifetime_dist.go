@@ -123,13 +123,13 @@ func (s *State) refreshLife(m int32) {
 	}
 	end, any, spread := math.Inf(-1), false, false
 	for _, vm := range s.onMachine[m] {
-		p := s.placement(vm)
+		p := s.vms[vm]
 		if !p.Life.Known {
 			continue
 		}
 		any = true
 		spread = spread || p.Life.Sigma > 0
-		end = math.Max(end, lifeEnd(p, s.LifeNow))
+		end = math.Max(end, lifeEnd(&p, s.LifeNow))
 	}
 	if spread {
 		end = s.medianEmptyTime(m, end)
@@ -176,7 +176,7 @@ func (s *State) medianEmptyTime(m int32, lo float64) float64 {
 	now := s.LifeNow
 	vms := s.lifeScratch[:0]
 	for _, vm := range s.onMachine[m] {
-		p := s.placement(vm)
+		p := s.vms[vm]
 		d := p.Life
 		if !d.Known {
 			continue

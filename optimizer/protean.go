@@ -315,7 +315,10 @@ func (p *Protean) refreshCells(evals []*evaluation) int {
 				}
 			}
 			p.scoreRacks = racks[:0]
-			p.stamp++
+			if p.stamp++; p.stamp == 0 { // wrapped: no rack may hold a stale stamp
+				clear(p.rackStamp)
+				p.stamp = 1
+			}
 			for _, r := range group {
 				r.cl.cursor = cur
 				r.cl.flushHeads(env, r.e)

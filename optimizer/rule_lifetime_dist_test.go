@@ -185,7 +185,8 @@ func TestMedianEmptyTime(t *testing.T) {
 		}
 		switch c.name {
 		case "one VM":
-			if want := lifeEnd(&s.placed[0], c.now); math.Abs(got-want) > 1e-3*want {
+			p, _ := s.Lookup(1)
+			if want := lifeEnd(&p, c.now); math.Abs(got-want) > 1e-3*want {
 				t.Errorf("one VM: %v, want its repredicted median end %v", got, want)
 			}
 		case "many short":

@@ -71,12 +71,7 @@ type State struct {
 	Exclusive []int32
 	onMachine [][]VMID
 	tenantsOn [][]tenantCount
-	// vms is each placed VM's slot in placed; a slot freed by a removal
-	// is reused (free). A map of slots, not of Placements, keeps the
-	// map's buckets small and a Placement in one place.
-	vms    map[VMID]int32
-	placed []Placement
-	free   []int32
+	vms       map[VMID]Placement
 	// ClusterEmpty counts empty healthy machines per cluster: the unit of
 	// the slides' cluster buffers.
 	ClusterEmpty     []int32
@@ -142,7 +137,7 @@ func NewState(inv *Inventory) *State {
 	s := &State{
 		Inv: inv, Used: make([]Vec, n), LowUsed: make([]Vec, n), Count: make([]int32, n),
 		Exclusive: make([]int32, n), onMachine: make([][]VMID, n), tenantsOn: make([][]tenantCount, n),
-		vms: map[VMID]int32{}, ClusterEmpty: make([]int32, len(inv.Clusters)), ClusterHealthy: make([]int32, len(inv.Clusters)),
+		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)), ClusterHealthy: make([]int32, len(inv.Clusters)),
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
 		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
 		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n), LowPredUtil: make([]float64, n),
@@ -166,14 +161,9 @@ func (s *State) Empty(m int32) bool { return s.Count[m] == 0 }
 
 // Lookup returns where a VM is.
 func (s *State) Lookup(vm VMID) (Placement, bool) {
-	if i, ok := s.vms[vm]; ok {
-		return s.placed[i], true
-	}
-	return Placement{}, false
+	p, ok := s.vms[vm]
+	return p, ok
 }
-
-// placement is VM vm's placement; vm must be placed.
-func (s *State) placement(vm VMID) *Placement { return &s.placed[s.vms[vm]] }
 
 // VMsOn lists the VMs on machine m (shared slice; do not modify).
 func (s *State) VMsOn(m int32) []VMID { return s.onMachine[m] }
@@ -221,15 +211,7 @@ func (s *State) Place(p Placement) {
 		}
 	}
 	s.LifetimeVMs[m][lifetimeIndex(p.LifetimeBucket)]++
-	if n := len(s.free); n > 0 {
-		i := s.free[n-1]
-		s.free = s.free[:n-1]
-		s.placed[i] = p
-		s.vms[p.VM] = i
-	} else {
-		s.vms[p.VM] = int32(len(s.placed))
-		s.placed = append(s.placed, p)
-	}
+	s.vms[p.VM] = p
 	s.Used[m] = s.Used[m].Add(p.Demand)
 	if p.Priority > 0 {
 		s.LowUsed[m] = s.LowUsed[m].Add(p.Demand)
@@ -265,13 +247,10 @@ func (s *State) Place(p Placement) {
 
 // Remove takes a VM off its machine and returns where it was.
 func (s *State) Remove(vm VMID) (Placement, bool) {
-	i, ok := s.vms[vm]
+	p, ok := s.vms[vm]
 	if !ok {
-		return Placement{}, false
+		return p, false
 	}
-	p := s.placed[i]
-	s.placed[i] = Placement{}
-	s.free = append(s.free, i)
 	delete(s.vms, vm)
 	m := p.Machine
 	mc := s.Inv.Machines[m]
@@ -397,8 +376,7 @@ func (s *State) CheckInvariants() error {
 	count := make([]int32, len(inv.Machines))
 	tenants := make([]map[int32]bool, len(inv.Machines))
 	lifetimes := make([][NumLifetimeBuckets]int32, len(inv.Machines))
-	for _, i := range s.vms {
-		p := &s.placed[i]
+	for _, p := range s.vms {
 		if !inv.InSet(p.Affinity, p.Machine) || !inv.InSet(p.Tolerated, p.Machine) {
 			return fmt.Errorf("VM %d on machine %d outside its node sets (affinity %d, tolerated %d)", p.VM, p.Machine, p.Affinity, p.Tolerated)
 		}
@@ -428,7 +406,7 @@ func (s *State) CheckInvariants() error {
 		if count[m] > 0 {
 			prod, oversub := false, false
 			for _, v := range s.onMachine[m] {
-				if s.placement(v).Production {
+				if s.vms[v].Production {
 					prod = true
 				} else {
 					oversub = true
@@ -456,8 +434,7 @@ func (s *State) CheckInvariants() error {
 			}
 		}
 	}
-	for _, i := range s.vms {
-		p := &s.placed[i]
+	for _, p := range s.vms {
 		if p.Exclusive && len(tenants[p.Machine]) > 1 {
 			return fmt.Errorf("VM %d requires isolation but machine %d hosts %d tenants", p.VM, p.Machine, len(tenants[p.Machine]))
 		}
