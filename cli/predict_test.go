@@ -123,7 +123,8 @@ func TestPredictSurvivalCommands(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, k := range []string{"c_index", "c_index_km_by_type", "calibration", "bucket_accuracy", "bucket_accuracy_classifier",
-		"bucket_accuracy_majority", "test_vms", "censored_test_vms", "sigma", "run_id"} {
+		"bucket_accuracy_majority", "test_vms", "censored_test_vms", "sigma", "run_id", "followed_test_vms",
+		"bucket_accuracy_followed", "bucket_accuracy_classifier_followed", "bucket_accuracy_majority_followed"} {
 		if _, ok := ev[k]; !ok {
 			t.Errorf("survival JSON lacks %s:\n%s", k, out)
 		}

@@ -51,6 +51,13 @@ type CalibrationPoint struct {
 //     accuracy on the same VMs (NaN, JSON null, without one) and the
 //     majority training bucket's; BucketAccuracyMedian scores the bucket of
 //     the predicted median instead.
+//   - BucketAccuracyFollowed and its classifier and majority figures: the
+//     same on the followed test VMs, created at least 24 h before the
+//     trace's last observed instant. Each of them has a known bucket
+//     whatever its lifetime, where among the later VMs censoring keeps
+//     only those that ended, the shorter-lived: BucketAccuracy's set is
+//     biased toward short lifetimes when the test part has censored VMs,
+//     and this one is not.
 type SurvivalEvaluation struct {
 	RunID           int64   `json:"run_id"`
 	Dataset         string  `json:"dataset"`
@@ -78,11 +85,17 @@ type SurvivalEvaluation struct {
 	BucketAccuracyMedian Frac   `json:"bucket_accuracy_median"`
 	Classifier           string `json:"classifier,omitempty"`
 	// ClassifierNote says why there is no classifier accuracy.
-	ClassifierNote           string  `json:"classifier_note,omitempty"`
-	BucketAccuracyClassifier Frac    `json:"bucket_accuracy_classifier"`
-	MajorityBucket           int     `json:"majority_bucket"`
-	BucketAccuracyMajority   Frac    `json:"bucket_accuracy_majority"`
-	Seconds                  float64 `json:"seconds"`
+	ClassifierNote           string `json:"classifier_note,omitempty"`
+	BucketAccuracyClassifier Frac   `json:"bucket_accuracy_classifier"`
+	MajorityBucket           int    `json:"majority_bucket"`
+	BucketAccuracyMajority   Frac   `json:"bucket_accuracy_majority"`
+	// FollowedTestVMs are the test VMs followed for 24 h or more (see
+	// above), a subset of BucketTestVMs.
+	FollowedTestVMs                  int     `json:"followed_test_vms"`
+	BucketAccuracyFollowed           Frac    `json:"bucket_accuracy_followed"`
+	BucketAccuracyClassifierFollowed Frac    `json:"bucket_accuracy_classifier_followed"`
+	BucketAccuracyMajorityFollowed   Frac    `json:"bucket_accuracy_majority_followed"`
+	Seconds                          float64 `json:"seconds"`
 }
 
 // EvaluateSurvival scores the dataset's stored lifetime_dist model (placelab
@@ -171,7 +184,13 @@ func EvaluateSurvival(ctx context.Context, db *store.DB, o SurvivalEvalOptions) 
 			Predicted: Frac(s / float64(len(mu))), KaplanMeier: Frac(testKM.At(h))})
 	}
 
-	if err := ev.buckets(ctx, db, f, model, test, mu, loadID); err != nil {
+	// The trace's last observed instant: the latest end, or censoring age,
+	// of any VM.
+	lastSeen := math.Inf(-1)
+	for r := range f.Start {
+		lastSeen = math.Max(lastSeen, f.Start[r]+truth.Lower[r])
+	}
+	if err := ev.buckets(ctx, db, f, model, test, mu, loadID, lastSeen); err != nil {
 		return nil, err
 	}
 	ev.Seconds = time.Since(started).Seconds()
@@ -243,8 +262,9 @@ func (k kmBaseline) median(f *Frame, r int) float64 {
 
 // buckets fills the bucket accuracies: the model's argmax of BucketProbs,
 // the stored lifetime classifier's and the majority bucket's, on the test
-// VMs whose lifetime bucket the whole trace knows.
-func (ev *SurvivalEvaluation) buckets(ctx context.Context, db *store.DB, f *Frame, model *Model, test []int, mu []float64, loadID int64) error {
+// VMs whose lifetime bucket the whole trace knows, and on those of them
+// created at least 24 h before lastSeen (followed).
+func (ev *SurvivalEvaluation) buckets(ctx context.Context, db *store.DB, f *Frame, model *Model, test []int, mu []float64, loadID int64, lastSeen float64) error {
 	truth, err := LoadLabels(ctx, db, f.Dataset, math.Inf(1), f)
 	if err != nil {
 		return err
@@ -264,27 +284,32 @@ func (ev *SurvivalEvaluation) buckets(ctx context.Context, db *store.DB, f *Fram
 		}
 	}
 	var known []int
+	var followed []bool // per known VM
 	hit, hitMaj, hitMed := 0, 0, 0
+	nf, hitF, hitMajF := 0, 0, 0
 	for i, r := range test {
 		b := truth.Bucket[Lifetime][r]
 		if b == 0 {
 			continue
 		}
 		known = append(known, r)
-		if SurvivalPrediction(mu[i], ev.Sigma).Bucket == b {
-			hit++
+		fl := lastSeen-f.Start[r] >= optimizer.LifetimeBucket3Max
+		followed = append(followed, fl)
+		ok, okMaj := SurvivalPrediction(mu[i], ev.Sigma).Bucket == b, int(b) == ev.MajorityBucket
+		hit, hitMaj = hit+b2i(ok), hitMaj+b2i(okMaj)
+		if fl {
+			nf, hitF, hitMajF = nf+1, hitF+b2i(ok), hitMajF+b2i(okMaj)
 		}
 		if optimizer.LifetimeBucketOf(math.Exp(mu[i])) == b {
 			hitMed++
 		}
-		if int(b) == ev.MajorityBucket {
-			hitMaj++
-		}
 	}
-	ev.BucketTestVMs = len(known)
+	ev.BucketTestVMs, ev.FollowedTestVMs = len(known), nf
 	ev.BucketAccuracy, ev.BucketAccuracyMajority = ratio(hit, len(known)), ratio(hitMaj, len(known))
+	ev.BucketAccuracyFollowed, ev.BucketAccuracyMajorityFollowed = ratio(hitF, nf), ratio(hitMajF, nf)
 	ev.BucketAccuracyMedian = ratio(hitMed, len(known))
 	ev.BucketAccuracyClassifier = Frac(math.NaN())
+	ev.BucketAccuracyClassifierFollowed = Frac(math.NaN())
 	name := ModelName(f.Dataset, Lifetime, Lifetime.Approach())
 	cl, err := LoadModel(ctx, db, name)
 	switch {
@@ -313,14 +338,22 @@ func (ev *SurvivalEvaluation) buckets(ctx context.Context, db *store.DB, f *Fram
 	if err != nil {
 		return err
 	}
-	hit = 0
+	hit, hitF = 0, 0
 	for i, r := range known {
-		if pred[i].Bucket == truth.Bucket[Lifetime][r] {
-			hit++
-		}
+		ok := pred[i].Bucket == truth.Bucket[Lifetime][r]
+		hit += b2i(ok)
+		hitF += b2i(ok && followed[i])
 	}
 	ev.Classifier, ev.BucketAccuracyClassifier = name, ratio(hit, len(known))
+	ev.BucketAccuracyClassifierFollowed = ratio(hitF, nf)
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (ev *SurvivalEvaluation) store(ctx context.Context, db *store.DB, loadID int64, version string, started time.Time) error {

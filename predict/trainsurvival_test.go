@@ -204,6 +204,27 @@ func TestTrainSurvival(t *testing.T) {
 			t.Errorf("calibration %+v", c)
 		}
 	}
+	// The followed VMs, counted in SQL from the trace: informative test VMs
+	// created at least 24 h before the last instant any VM is seen. Each
+	// must have a known bucket (the evaluation counts them among those).
+	var followed int
+	err = db.SQL().QueryRowContext(ctx, `WITH v AS (
+		    SELECT v.start_s, v.end_s, c.observed_s FROM vm v
+		    LEFT JOIN vm_censor c ON c.load_id = v.load_id AND c.vm_id = v.vm_id WHERE v.dataset = 'z'
+		), last AS (SELECT max(greatest(start_s, coalesce(end_s, start_s))) AS t FROM v),
+		seen AS (SELECT max(coalesce(end_s, observed_s, last.t)) AS s FROM v, last)
+		SELECT count(*) FROM v, last, seen WHERE start_s >= ? AND start_s <= seen.s - 86400
+		  AND (end_s IS NOT NULL OR coalesce(observed_s, last.t) > start_s)`, res.Split.Cut).Scan(&followed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("followed %d of %d known-bucket test VMs: model %.3f, classifier %.3f, majority %.3f", ev.FollowedTestVMs, ev.BucketTestVMs,
+		ev.BucketAccuracyFollowed, ev.BucketAccuracyClassifierFollowed, ev.BucketAccuracyMajorityFollowed)
+	if ev.FollowedTestVMs != followed || followed == 0 || followed >= ev.BucketTestVMs ||
+		math.IsNaN(float64(ev.BucketAccuracyFollowed)) || math.IsNaN(float64(ev.BucketAccuracyClassifierFollowed)) {
+		t.Errorf("followed test VMs %d (accuracy %v, classifier %v), SQL %d, of %d with a known bucket", ev.FollowedTestVMs,
+			ev.BucketAccuracyFollowed, ev.BucketAccuracyClassifierFollowed, followed, ev.BucketTestVMs)
+	}
 	if ev.Classifier != "z/lifetime/xgboost" || math.IsNaN(float64(ev.BucketAccuracyClassifier)) || !(ev.BucketAccuracy > ev.BucketAccuracyMajority) {
 		t.Errorf("bucket accuracy %v, classifier %s %v, majority %v", ev.BucketAccuracy, ev.Classifier, ev.BucketAccuracyClassifier, ev.BucketAccuracyMajority)
 	}
