@@ -573,17 +573,13 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 		}
 		cl.valid--
 		cl.rejected[st.failed]++
-	default:
+	default: // becomes valid (both invalid returned above)
 		cl.rejected[old.failed]--
-		if st.valid {
-			i := searchEntry(rack, &st.k, m)
-			rack = append(rack, entry{})
-			copy(rack[i+1:], rack[i:])
-			rack[i] = entry{st.k, m}
-			cl.valid++
-		} else {
-			cl.rejected[st.failed]++
-		}
+		i := searchEntry(rack, &st.k, m)
+		rack = append(rack, entry{})
+		copy(rack[i+1:], rack[i:])
+		rack[i] = entry{st.k, m}
+		cl.valid++
 	}
 	// Prefix counts change only from the first score that differs.
 	for n := range cl.prefix {
