@@ -428,15 +428,17 @@ type evaluation struct {
 	validators []MachineValidator
 	prefs      []MachinePreference
 	cells      []*cell // by cluster; nil until a request needs that cluster
-	// Updates counts machines re-evaluated; Rebuilds counts cells built from
-	// scratch (new, or fallen behind the journal).
-	Updates, Rebuilds int64
+	// Rebuilds counts cells built from scratch (new, or fallen behind the
+	// journal).
+	Rebuilds int64
 	// fresh is the agent clock when the evaluation was last used or
 	// refreshed: background refresh serves the stalest first. used is the
 	// clock when a request last used it: background refresh skips an
 	// evaluation unused for longer than RefreshAge requests (it catches up
 	// from the journal, or rebuilds, when next used).
 	fresh, used uint64
+	// refreshed is the agent's refresh call that last refreshed it.
+	refreshed uint64
 	// tabs and slot place its cells' machine statuses in the engine's
 	// shared tables (nil: each cell has a table of its own).
 	tabs *statusTables
@@ -540,7 +542,6 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 // rack's global score may have changed, which the caller marks
 // (dirtyScore) or finds unchanged.
 func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
-	e.Updates++
 	mc := &env.Inv.Machines[m]
 	rl := int(mc.RackLocal)
 	ost := cl.st(mc.Local)

@@ -3,7 +3,10 @@ package optimizer
 import (
 	"cmp"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync/atomic"
+	"time"
 )
 
 // The Protean engine, stage by stage (after Nomad's scheduler, one stage
@@ -64,13 +67,20 @@ type Protean struct {
 	tieAt      []int32  // ... and its first valid machine's index in the rack
 	gen        uint32
 	// refreshCells' scratch: per cluster the cells to refresh, the
-	// clusters with cells, and a cursor group and the rest
+	// clusters with cells, and each refreshing goroutine's own
 	byCluster       [][]cellRef
 	touchedClusters []int32
-	group, rest     []cellRef
-	scoreRacks      []int32  // racks whose shared global score may have moved
-	rackStamp       []uint32 // per cluster-local rack: stamp when listed in scoreRacks
-	stamp           uint32
+	refreshers      [2]refreshScratch
+	job             refreshJob
+	helper          atomic.Int32 // helperNone, helperIdle, ...
+	procs           int          // GOMAXPROCS when the agent was made
+	refreshHeads    []Cursor     // per cluster: the journal's head at the last refresh
+	refreshCall     uint64       // refreshes so far, plus one
+	movedClusters   []int32
+	// for tests: parallel refreshes, cells the helper refreshed, and
+	// whether the agent waits for the helper to take each job
+	parallelRefreshes, helperCells int64
+	waitHelper                     bool
 	// conflict avoidance (§5.3), set by the owning Agent per request
 	avoidProb float64
 	avoidN0   int
@@ -95,7 +105,7 @@ func NewProtean(state *State, cfg Config, rules Rules) (*Protean, error) {
 	if cfg.Oversub != nil {
 		state.OversubLimit = cfg.Oversub.MaxOversub
 	}
-	p := &Protean{cfg: cfg, rules: rules, prefOrder: rules.PreferenceOrder(), perRule: map[string]*CacheStats{}}
+	p := &Protean{cfg: cfg, rules: rules, prefOrder: rules.PreferenceOrder(), perRule: map[string]*CacheStats{}, procs: runtime.GOMAXPROCS(0)}
 	p.env = Env{Inv: state.Inv, State: state, Cfg: &p.cfg}
 	p.rulePool = newPool[ruleKey, any](cfg.RulePool, cfg.MaxAge)
 	p.evalPool = newPool[Traits, *evaluation](cfg.EvalPool, cfg.MaxAge)
@@ -224,6 +234,20 @@ type cellRef struct {
 	cl *cell
 }
 
+// refreshScratch is one refreshing goroutine's scratch: a cursor group and
+// the rest, and the racks whose shared global score may have moved.
+type refreshScratch struct {
+	group, rest []cellRef
+	scoreRacks  []int32
+	rackStamp   []uint32 // per cluster-local rack: stamp when listed in scoreRacks
+	stamp       uint32
+}
+
+// parallelRefreshMin is the work (cells × journal entries pending) from
+// which refreshCells splits the changed clusters between two goroutines:
+// below it, starting the second one costs more than it saves.
+const parallelRefreshMin = 32
+
 // refreshCells brings the cells of evals up to date, machine-major: the
 // cells of one cluster that wait at the same journal position read the
 // changes once, and each changed machine is re-evaluated in all of them in
@@ -232,6 +256,13 @@ type cellRef struct {
 // its changes are applied in (its racks are sorted by a total order and
 // its heads recomputed once at the end), so this equals each evaluation
 // catching up alone. It returns the cells updated.
+//
+// Clusters are independent (a cell, its status table and its journal log
+// belong to one cluster), so with enough work and more than one processor
+// two goroutines share the changed clusters, each cluster refreshed whole
+// by one of them: rules are read concurrently then (MachineValidator,
+// MachinePreference and GlobalRule say so), the state is not written, and
+// the result is the same as one goroutine's.
 func (p *Protean) refreshCells(evals []*evaluation) int {
 	env := &p.env
 	j := env.State.Journal
@@ -239,97 +270,217 @@ func (p *Protean) refreshCells(evals []*evaluation) int {
 		p.byCluster = make([][]cellRef, len(env.Inv.Clusters))
 	}
 	touched := p.touchedClusters[:0]
-	n := 0
+	n, work := 0, 0
+	// The clusters whose journal moved since the previous refresh: an
+	// evaluation refreshed then has all its cells at least there, so only
+	// these can hold its pending changes; any other evaluation's cells are
+	// all looked at.
+	if len(p.refreshHeads) != len(env.Inv.Clusters) {
+		p.refreshHeads = make([]Cursor, len(env.Inv.Clusters))
+		p.refreshCall = 1 // no evaluation was refreshed at call 0
+	}
+	moved := p.movedClusters[:0]
+	for c := range p.refreshHeads {
+		if h := j.Head(int32(c)); h != p.refreshHeads[c] {
+			p.refreshHeads[c] = h
+			moved = append(moved, int32(c))
+		}
+	}
+	p.movedClusters = moved
+	list := func(e *evaluation, c int32) {
+		cl := e.cells[c]
+		if cl == nil {
+			return
+		}
+		pending := j.Pending(c, cl.cursor)
+		switch pending {
+		case 0:
+			return
+		case -1: // fell behind the journal: rebuild alone
+			e.cell(env, c)
+			n++
+			return
+		}
+		if len(p.byCluster[c]) == 0 {
+			touched = append(touched, c)
+		}
+		p.byCluster[c] = append(p.byCluster[c], cellRef{e, cl})
+		work += pending
+	}
+	for _, e := range evals {
+		if e.refreshed == p.refreshCall-1 {
+			for _, c := range moved {
+				list(e, c)
+			}
+		} else {
+			for c := range e.cells {
+				list(e, int32(c))
+			}
+		}
+		e.refreshed = p.refreshCall
+	}
+	p.refreshCall++
+	if work < parallelRefreshMin || len(touched) < 2 || p.procs < 2 {
+		for _, c := range touched {
+			n += p.refreshCluster(&p.refreshers[0], c)
+		}
+	} else {
+		job := &p.job
+		job.touched = touched
+		job.next.Store(0)
+		job.cells = 0
+		if !p.helper.CompareAndSwap(helperIdle, helperJob) {
+			// No helper lingers: start one.
+			p.helper.Store(helperJob)
+			go p.helpRefresh()
+		}
+		p.parallelRefreshes++
+		if p.waitHelper {
+			for p.helper.Load() == helperJob {
+				runtime.Gosched()
+			}
+		}
+		n += p.takeClusters(&p.refreshers[0])
+		// A helper that has not taken the job by now never will.
+		if !p.helper.CompareAndSwap(helperJob, helperIdle) {
+			for p.helper.Load() == helperBusy {
+				runtime.Gosched()
+			}
+			n += job.cells
+			p.helperCells += int64(job.cells)
+		}
+		job.touched = nil
+	}
+	p.touchedClusters = touched[:0]
+	return n
+}
+
+// A parallel refresh's second goroutine, the helper, lingers for
+// helperLinger after its last job, spinning, so that the next refresh
+// hands it work without the latency of starting a goroutine; then it ends.
+// Its states:
+const (
+	helperNone int32 = iota // no helper goroutine
+	helperIdle              // lingering, waiting for a job
+	helperJob               // a job posted
+	helperBusy              // working on it
+)
+
+const helperLinger = 200 * time.Microsecond
+
+// refreshJob is the changed clusters of one parallel refresh, taken in
+// turn by the agent and its helper (next), and the cells the helper
+// refreshed.
+type refreshJob struct {
+	touched []int32
+	next    atomic.Int32
+	cells   int
+}
+
+// takeClusters refreshes the job's clusters not yet taken, one at a time,
+// and returns the cells it refreshed.
+func (p *Protean) takeClusters(w *refreshScratch) (cells int) {
+	job := &p.job
+	for {
+		i := int(job.next.Add(1)) - 1
+		if i >= len(job.touched) {
+			return cells
+		}
+		cells += p.refreshCluster(w, job.touched[i])
+	}
+}
+
+// helpRefresh is the helper goroutine: it takes posted jobs until it has
+// lingered helperLinger without one.
+func (p *Protean) helpRefresh() {
+	idle := time.Now()
+	for {
+		if p.helper.CompareAndSwap(helperJob, helperBusy) {
+			p.job.cells = p.takeClusters(&p.refreshers[1])
+			p.helper.Store(helperIdle)
+			idle = time.Now()
+			continue
+		}
+		if time.Since(idle) > helperLinger && p.helper.CompareAndSwap(helperIdle, helperNone) {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// refreshCluster brings the cells listed for cluster c (byCluster[c]) up
+// to date with w's scratch, empties the list and returns its length.
+func (p *Protean) refreshCluster(w *refreshScratch, c int32) int {
+	env := &p.env
+	j := env.State.Journal
 	inv := env.Inv
 	global := p.rules.Global
 	shared := global != nil && len(global.Traits()) == 0
-	if p.rackStamp == nil {
+	if w.rackStamp == nil {
 		maxRacks := 0
 		for c := range inv.Clusters {
 			maxRacks = max(maxRacks, len(inv.Clusters[c].Racks))
 		}
-		p.rackStamp = make([]uint32, maxRacks)
-		p.stamp = 1
+		w.rackStamp = make([]uint32, maxRacks)
+		w.stamp = 1
 	}
-	for _, e := range evals {
-		for c, cl := range e.cells {
-			if cl == nil {
-				continue
+	refs := p.byCluster[c]
+	n := len(refs)
+	// Cells at one cursor form a group (usually all of them).
+	for len(refs) > 0 {
+		pos := refs[0].cl.cursor
+		group, rest := w.group[:0], w.rest[:0]
+		for _, r := range refs {
+			if r.cl.cursor == pos {
+				group = append(group, r)
+			} else {
+				rest = append(rest, r)
 			}
-			switch j.Pending(int32(c), cl.cursor) {
-			case 0:
-				continue
-			case -1: // fell behind the journal: rebuild alone
-				e.cell(env, int32(c))
-				n++
-				continue
-			}
-			if len(p.byCluster[c]) == 0 {
-				touched = append(touched, int32(c))
-			}
-			p.byCluster[c] = append(p.byCluster[c], cellRef{e, cl})
 		}
-	}
-	for _, c := range touched {
-		refs := p.byCluster[c]
-		n += len(refs)
-		// Cells at one cursor form a group (usually all of them).
-		for len(refs) > 0 {
-			pos := refs[0].cl.cursor
-			group, rest := p.group[:0], p.rest[:0]
-			for _, r := range refs {
-				if r.cl.cursor == pos {
-					group = append(group, r)
-				} else {
-					rest = append(rest, r)
-				}
-			}
-			cur := pos
-			racks := p.scoreRacks[:0]
-			j.Changed(c, &cur, func(m int32) {
-				rl := int(inv.Machines[m].RackLocal)
-				for _, r := range group {
-					if r.e.update(env, r.cl, m) {
-						switch {
-						case global == nil: // no rack score: nothing to mark
-						case shared:
-							if p.rackStamp[rl] != p.stamp {
-								p.rackStamp[rl] = p.stamp
-								racks = append(racks, int32(rl))
-							}
-						default:
-							r.cl.markHead(rl, dirtyScore)
+		cur := pos
+		racks := w.scoreRacks[:0]
+		j.Changed(c, &cur, func(m int32) {
+			rl := int(inv.Machines[m].RackLocal)
+			for _, r := range group {
+				if r.e.update(env, r.cl, m) {
+					switch {
+					case global == nil: // no rack score: nothing to mark
+					case shared:
+						if w.rackStamp[rl] != w.stamp {
+							w.rackStamp[rl] = w.stamp
+							racks = append(racks, int32(rl))
 						}
+					default:
+						r.cl.markHead(rl, dirtyScore)
 					}
 				}
-			})
-			// A rule scoring racks alike for every evaluation: every
-			// cell of the group holds a rack's score as of the group's
-			// cursor, so one cell tells whether the score moved since.
-			for _, rl := range racks {
-				if !p.rackScoreMoved(group, int(rl)) {
-					continue
-				}
-				for _, r := range group {
-					r.cl.markHead(int(rl), dirtyScore)
-				}
 			}
-			p.scoreRacks = racks[:0]
-			if p.stamp++; p.stamp == 0 { // wrapped: no rack may hold a stale stamp
-				clear(p.rackStamp)
-				p.stamp = 1
+		})
+		// A rule scoring racks alike for every evaluation: every
+		// cell of the group holds a rack's score as of the group's
+		// cursor, so one cell tells whether the score moved since.
+		for _, rl := range racks {
+			if !p.rackScoreMoved(group, int(rl)) {
+				continue
 			}
 			for _, r := range group {
-				r.cl.cursor = cur
-				r.cl.flushHeads(env, r.e)
+				r.cl.markHead(int(rl), dirtyScore)
 			}
-			p.group, p.rest = group, rest
-			refs = append(refs[:0], rest...)
 		}
-		clear(p.byCluster[c])
-		p.byCluster[c] = p.byCluster[c][:0]
+		w.scoreRacks = racks[:0]
+		if w.stamp++; w.stamp == 0 { // wrapped: no rack may hold a stale stamp
+			clear(w.rackStamp)
+			w.stamp = 1
+		}
+		for _, r := range group {
+			r.cl.cursor = cur
+			r.cl.flushHeads(env, r.e)
+		}
+		w.group, w.rest = group, rest
+		refs = append(refs[:0], rest...)
 	}
-	p.touchedClusters = touched[:0]
+	clear(p.byCluster[c])
+	p.byCluster[c] = p.byCluster[c][:0]
 	return n
 }
 
