@@ -49,6 +49,7 @@ type Protean struct {
 	// scratch buffers reused across requests
 	evalTraits []Trait
 	cands      []clusterCand
+	typeIn     [][]bool // per VM type: typeClusters
 	order      []clusterCand
 	sel        []*cell
 	ties       []tie

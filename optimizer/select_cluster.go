@@ -69,9 +69,9 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 	var crej [maxValidators]int
 	cands := p.cands[:0]
 	st, buffers := env.State, env.Cfg.Buffers
-	var supported []bool
+	var supported []bool // per cluster
 	if slices.Contains(op[:na], cvTypeSupported) {
-		supported = inv.Types[t[TraitType]].Supported
+		supported = p.typeClusters(t[TraitType])
 	}
 	for _, cc := range order {
 		c := cc.c
@@ -79,13 +79,8 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 		for k := range na {
 			var valid bool
 			switch op[k] {
-			case cvTypeSupported: // Inventory.TypeSupported, the type's SKUs looked up once
-				for _, sku := range inv.Clusters[c].SKUs {
-					if supported[sku] {
-						valid = true
-						break
-					}
-				}
+			case cvTypeSupported: // Inventory.TypeSupported, per cluster once per type
+				valid = supported[c]
 			case cvHealthy:
 				valid = ClusterHealthy(st, c)
 			case cvBelowLimit:
@@ -129,6 +124,23 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 		ex.FailedRule = reason
 	}
 	return nil, reason
+}
+
+// typeClusters is, per cluster, whether it has a SKU that supports VM
+// type ty (Inventory.TypeSupported), computed on the type's first request.
+func (p *Protean) typeClusters(ty int32) []bool {
+	if int(ty) >= len(p.typeIn) {
+		p.typeIn = append(p.typeIn, make([][]bool, int(ty)+1-len(p.typeIn))...)
+	}
+	if p.typeIn[ty] == nil {
+		inv := p.env.Inv
+		in := make([]bool, len(inv.Clusters))
+		for c := range inv.Clusters {
+			in[c] = inv.TypeSupported(ty, int32(c))
+		}
+		p.typeIn[ty] = in
+	}
+	return p.typeIn[ty]
 }
 
 // clusterOp is how cluster selection evaluates a cluster validator for a
