@@ -12,6 +12,7 @@ import (
 	"placelab/analysis/replay"
 	"runtime"
 	"slices"
+	"syscall"
 	"time"
 
 	"placelab/datasets/synth"
@@ -105,7 +106,12 @@ type AllocatorArm struct {
 	// WallSeconds is the timed section's wall time; DecisionSeconds,
 	// RefreshSeconds and ReleaseSeconds the parts of it spent in Allocate,
 	// Refresh and Release (the rest is the loop's own bookkeeping).
-	WallSeconds     float64 `json:"wall_seconds"`
+	WallSeconds float64 `json:"wall_seconds"`
+	// CPUSeconds is the process's CPU time (user and system, every
+	// thread) over the timed section: with the cache on, a refresh's
+	// helper goroutine (optimizer.Protean.Refresh) adds to it on a second
+	// processor while the wall time shrinks, and the GC is in it.
+	CPUSeconds      float64 `json:"cpu_seconds"`
 	DecisionSeconds float64 `json:"decision_seconds"`
 	RefreshSeconds  float64 `json:"refresh_seconds"`
 	ReleaseSeconds  float64 `json:"release_seconds"`
@@ -157,6 +163,7 @@ type ArmSummary struct {
 	CostPerPlacementUS   Spread `json:"cost_per_placement_us"`
 	PlacementsPerWallSec Spread `json:"placements_per_wall_sec"`
 	WallSeconds          Spread `json:"wall_seconds"`
+	CPUSeconds           Spread `json:"cpu_seconds"`
 	RefreshSeconds       Spread `json:"refresh_seconds"`
 	ReleaseSeconds       Spread `json:"release_seconds"`
 	DecisionLatencyP50US Spread `json:"decision_latency_p50_us"`
@@ -177,6 +184,7 @@ func summarizeArms(arms []AllocatorArm) ArmSummary {
 		CostPerPlacementUS:   f(func(a AllocatorArm) float64 { return a.CostPerPlacementUS }),
 		PlacementsPerWallSec: f(func(a AllocatorArm) float64 { return a.PlacementsPerWallSec }),
 		WallSeconds:          f(func(a AllocatorArm) float64 { return a.WallSeconds }),
+		CPUSeconds:           f(func(a AllocatorArm) float64 { return a.CPUSeconds }),
 		RefreshSeconds:       f(func(a AllocatorArm) float64 { return a.RefreshSeconds }),
 		ReleaseSeconds:       f(func(a AllocatorArm) float64 { return a.ReleaseSeconds }),
 		DecisionLatencyP50US: f(func(a AllocatorArm) float64 { return a.DecisionLatencyP50US }),
@@ -192,6 +200,10 @@ type AllocatorComparison struct {
 	Explain  bool   `json:"explain"`
 	Seed     uint64 `json:"seed"`
 	Reps     int    `json:"reps"`
+	// GoMaxProcs is the processors the Go runtime ran on: with two or
+	// more, the cache's background refresh shares its work with a helper
+	// goroutine.
+	GoMaxProcs int `json:"gomaxprocs"`
 	// WarmupVMs were alive at t = 0 and placed, untimed, before each pass.
 	WarmupVMs int `json:"warmup_vms"`
 	// The timed set, identical for cache on and off: Requests requests
@@ -253,7 +265,7 @@ func compareCacheOn(ctx context.Context, tr *replay.Trace, o AllocatorBenchOptio
 	cfg.Explain = o.Explain
 	cfg.Weights = replay.ScarcityWeights(tr)
 	c := AllocatorComparison{
-		Machines: len(tr.Inv.Machines), Explain: o.Explain, Seed: o.Seed, Reps: o.Reps,
+		Machines: len(tr.Inv.Machines), Explain: o.Explain, Seed: o.Seed, Reps: o.Reps, GoMaxProcs: runtime.GOMAXPROCS(0),
 		WarmupVMs: w.warmVMs, Requests: w.stop - w.warm, VMs: w.timedVMs, ArrivingVMs: w.arrivingVMs,
 		FirstRequestID: w.reqs[w.warm].ID, LastRequestID: w.reqs[w.stop-1].ID, SameDecisions: true,
 	}
@@ -480,6 +492,16 @@ func (r *allocatorRun) step() {
 	r.push(d)
 }
 
+// processCPUSeconds is the process's CPU time so far, user and system.
+func processCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
 // timed runs requests up to reqs[stop-1] and returns the arm's figures;
 // WallSeconds is the wall time of the whole loop.
 func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error) {
@@ -494,6 +516,7 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	if r.protean != nil {
 		hits0 = r.protean.CacheStats()["RuleEvaluation"]
 	}
+	cpu0 := processCPUSeconds()
 	t0 := r.now()
 	for n := 0; r.next < stop; n++ {
 		if n%256 == 0 {
@@ -505,6 +528,7 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	}
 	a := r.arm
 	a.WallSeconds = r.now().Sub(t0).Seconds()
+	a.CPUSeconds = processCPUSeconds() - cpu0
 	if a.Placements == 0 {
 		return a, fmt.Errorf("bench: allocator placed none of the %d timed VMs", a.VMs)
 	}

@@ -31,16 +31,19 @@ arrive, as in a replay: the departures due before each request (state and
 journal upkeep), the background cache refresh in each idle gap of at least
 1 trace second (cache on), and each decision. Throughput is placements over the
 wall time of that section; cost per placement is its inverse. Decision latency
-percentiles (Allocate alone, per VM) are reported beside them.
+percentiles (Allocate alone, per VM) are reported beside them. With two or more
+processors (gomaxprocs) the refresh shares the changed clusters with a helper
+goroutine, so cpu_seconds (the process's CPU time over the section) exceeds
+wall_seconds with the cache on.
 
 JSON fields (--format json):
-  machines, explain, seed, reps, warmup_vms
+  machines, explain, seed, reps, gomaxprocs, warmup_vms
   requests, vms, first_request_id, last_request_id, arriving_vms, timed_set
                           the timed set, identical for cache on and off
   cache_on, cache_off     each figure as {median, min, max} over the reps:
     cost_per_placement_us     timed wall time per placed VM, upkeep included
     placements_per_wall_sec   placed VMs / timed wall seconds
-    wall_seconds, refresh_seconds, release_seconds
+    wall_seconds, cpu_seconds, refresh_seconds, release_seconds
     decision_latency_p50_us, decision_latency_p99_us   Allocate alone, per VM
     cache_hit_rate            RuleEvaluation hits / lookups while timed
     memory_mb                 heap held by state and caches after the pass
@@ -52,7 +55,7 @@ JSON fields (--format json):
                           same_decisions, and cache_on/cache_off with requests,
                           vms, placements, rejected, evicted, releases,
                           refreshes, refreshed_cells, wall_seconds,
-                          decision_seconds, refresh_seconds, release_seconds,
+                          cpu_seconds, decision_seconds, refresh_seconds, release_seconds,
                           cost_per_placement_us, placements_per_wall_sec,
                           decision_latency_{p50,p99,mean}_us, cache_hit_rate,
                           memory_mb
@@ -407,6 +410,7 @@ func printAllocatorComparison(w io.Writer, r bench.AllocatorComparison) error {
 		{"timed wall time (s)", sp(on.WallSeconds, "%.3f"), sp(off.WallSeconds, "%.3f")},
 		{"  of which background refresh (s)", sp(on.RefreshSeconds, "%.3f"), sp(off.RefreshSeconds, "%.3f")},
 		{"  of which departures (s)", sp(on.ReleaseSeconds, "%.3f"), sp(off.ReleaseSeconds, "%.3f")},
+		{"process CPU time over it (s)", sp(on.CPUSeconds, "%.3f"), sp(off.CPUSeconds, "%.3f")},
 		{"decision latency p50, Allocate only (µs)", sp(on.DecisionLatencyP50US, "%.1f"), sp(off.DecisionLatencyP50US, "%.1f")},
 		{"decision latency p99, Allocate only (µs)", sp(on.DecisionLatencyP99US, "%.1f"), sp(off.DecisionLatencyP99US, "%.1f")},
 		{"cache hit rate", sp(on.CacheHitRate, "%.3f"), "-"},
