@@ -2,7 +2,10 @@ package healable
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"placelab/optimizer"
 )
@@ -55,6 +58,7 @@ type Sampler struct {
 	down     []int32 // the failed machines of the current heal
 	undo     []undoRec
 	touched  []*group
+	spare    scratch // the second goroutine's scratch (Sample)
 }
 
 // vmRec is a VM to heal.
@@ -171,28 +175,85 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 		}
 		return s.heals(st, b, c)
 	}
-	var machines, healed int
-	for m := range inv.Machines {
-		mc := &inv.Machines[m]
-		if !mc.Healthy {
-			continue
+	// Clusters are independent (a heal stays in its cluster, and what a
+	// cluster's heals read and write — its machines' rows, its groups —
+	// is its own), so two goroutines share them, each with its own
+	// scratch (a copy of the sampler whose scratch slices are its own).
+	var t tally
+	if len(inv.Clusters) < 2 || runtime.GOMAXPROCS(0) < 2 {
+		for c := range inv.Clusters {
+			s.sampleCluster(st, int32(c), heals, &t)
 		}
-		machines++
-		if st.Count[m] == 0 {
-			healed++
-			continue
+		return pct(t.healed, t.machines), pct(t.rackHealed, t.racks)
+	}
+	twin := *s
+	twin.next, twin.heap, twin.down, twin.undo, twin.touched = s.spare.next, s.spare.heap, s.spare.down, s.spare.undo, s.spare.touched
+	twinHeals := func(c int32) bool {
+		if twin.healsSurely(st, b, c) {
+			return true
 		}
-		s.down = append(s.down[:0], int32(m))
-		if heals(mc.Cluster) {
-			healed++
+		if twin.loaded[c] != twin.stamp {
+			twin.load(st, c)
+			twin.loaded[c] = twin.stamp
+		}
+		return twin.heals(st, b, c)
+	}
+	var next atomic.Int32
+	take := func(x *Sampler, heals func(int32) bool, t *tally) {
+		for {
+			c := int(next.Add(1)) - 1
+			if c >= len(inv.Clusters) {
+				return
+			}
+			x.sampleCluster(st, int32(c), heals, t)
 		}
 	}
-	var racks, rackHealed int
-	for r := range inv.Racks {
-		rk := &inv.Racks[r]
+	var t2 tally
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		take(&twin, twinHeals, &t2)
+	}()
+	take(s, heals, &t)
+	wg.Wait()
+	s.spare = scratch{twin.next, twin.heap, twin.down, twin.undo, twin.touched}
+	t.machines, t.healed, t.racks, t.rackHealed = t.machines+t2.machines, t.healed+t2.healed, t.racks+t2.racks, t.rackHealed+t2.rackHealed
+	return pct(t.healed, t.machines), pct(t.rackHealed, t.racks)
+}
+
+// tally counts a sample's healthy machines and racks and those healed.
+type tally struct{ machines, healed, racks, rackHealed int }
+
+// scratch is the second sampling goroutine's scratch, kept between samples.
+type scratch struct {
+	next, heap, down []int32
+	undo             []undoRec
+	touched          []*group
+}
+
+// sampleCluster tallies cluster c's healthy machines and racks, and those
+// whose failure heals (heals: s's).
+func (s *Sampler) sampleCluster(st *optimizer.State, c int32, heals func(int32) bool, t *tally) {
+	inv := s.inv
+	for _, m := range inv.Clusters[c].Machines {
+		if !inv.Machines[m].Healthy {
+			continue
+		}
+		t.machines++
+		if st.Count[m] == 0 {
+			t.healed++
+			continue
+		}
+		s.down = append(s.down[:0], m)
+		if heals(c) {
+			t.healed++
+		}
+	}
+	for _, r := range inv.Clusters[c].Racks {
 		s.down = s.down[:0]
 		vms := false
-		for _, m := range rk.Machines {
+		for _, m := range inv.Racks[r].Machines {
 			if inv.Machines[m].Healthy {
 				s.down = append(s.down, m)
 				vms = vms || st.Count[m] > 0
@@ -201,12 +262,11 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 		if len(s.down) == 0 {
 			continue
 		}
-		racks++
-		if !vms || heals(rk.Cluster) {
-			rackHealed++
+		t.racks++
+		if !vms || heals(c) {
+			t.rackHealed++
 		}
 	}
-	return pct(healed, machines), pct(rackHealed, racks)
 }
 
 func pct(k, n int) float64 {
