@@ -78,5 +78,10 @@
 // keeps the machines it changes in a small sorted overlay that is emptied
 // afterwards, so nothing is copied back. A VM's scan stops at the first
 // machine that would leave more than the best found. Buffers are reused:
-// in steady state a Sample allocates nothing.
+// in steady state a Sample allocates nothing but its second goroutine.
+//
+// A heal stays in its cluster and reads and writes only its cluster's
+// machines and groups, so with two or more processors a Sample shares the
+// clusters between two goroutines (the second a copy of the sampler with
+// scratch of its own); the figures are the same.
 package healable
