@@ -156,8 +156,6 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 		panic("healable: state of another inventory")
 	}
 	inv := s.inv
-	// A cluster's state is read (load) only when one of its failures needs
-	// its heal run: healsSurely decides most of them from counts alone.
 	if s.state != st {
 		s.state = st
 		for c := range s.stale {
@@ -165,16 +163,6 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 		}
 	}
 	s.stamp++
-	heals := func(c int32) bool {
-		if s.healsSurely(st, b, c) {
-			return true
-		}
-		if s.loaded[c] != s.stamp {
-			s.load(st, c)
-			s.loaded[c] = s.stamp
-		}
-		return s.heals(st, b, c)
-	}
 	// Clusters are independent (a heal stays in its cluster, and what a
 	// cluster's heals read and write — its machines' rows, its groups —
 	// is its own), so two goroutines share them, each with its own
@@ -182,30 +170,20 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 	var t tally
 	if len(inv.Clusters) < 2 || runtime.GOMAXPROCS(0) < 2 {
 		for c := range inv.Clusters {
-			s.sampleCluster(st, int32(c), heals, &t)
+			s.sampleCluster(st, b, int32(c), &t)
 		}
 		return pct(t.healed, t.machines), pct(t.rackHealed, t.racks)
 	}
 	twin := *s
 	twin.next, twin.heap, twin.down, twin.undo, twin.touched = s.spare.next, s.spare.heap, s.spare.down, s.spare.undo, s.spare.touched
-	twinHeals := func(c int32) bool {
-		if twin.healsSurely(st, b, c) {
-			return true
-		}
-		if twin.loaded[c] != twin.stamp {
-			twin.load(st, c)
-			twin.loaded[c] = twin.stamp
-		}
-		return twin.heals(st, b, c)
-	}
 	var next atomic.Int32
-	take := func(x *Sampler, heals func(int32) bool, t *tally) {
+	take := func(x *Sampler, t *tally) {
 		for {
 			c := int(next.Add(1)) - 1
 			if c >= len(inv.Clusters) {
 				return
 			}
-			x.sampleCluster(st, int32(c), heals, t)
+			x.sampleCluster(st, b, int32(c), t)
 		}
 	}
 	var t2 tally
@@ -213,9 +191,9 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		take(&twin, twinHeals, &t2)
+		take(&twin, &t2)
 	}()
-	take(s, heals, &t)
+	take(s, &t)
 	wg.Wait()
 	s.spare = scratch{twin.next, twin.heap, twin.down, twin.undo, twin.touched}
 	t.machines, t.healed, t.racks, t.rackHealed = t.machines+t2.machines, t.healed+t2.healed, t.racks+t2.racks, t.rackHealed+t2.rackHealed
@@ -232,9 +210,23 @@ type scratch struct {
 	touched          []*group
 }
 
+// healsNow reports whether the failure of s.down heals in cluster c. A
+// cluster's state is read (load) only when one of its failures needs its
+// heal run: healsSurely decides most of them from counts alone.
+func (s *Sampler) healsNow(st *optimizer.State, b optimizer.Buffers, c int32) bool {
+	if s.healsSurely(st, b, c) {
+		return true
+	}
+	if s.loaded[c] != s.stamp {
+		s.load(st, c)
+		s.loaded[c] = s.stamp
+	}
+	return s.heals(st, b, c)
+}
+
 // sampleCluster tallies cluster c's healthy machines and racks, and those
-// whose failure heals (heals: s's).
-func (s *Sampler) sampleCluster(st *optimizer.State, c int32, heals func(int32) bool, t *tally) {
+// whose failure (s.down) heals under buffers b.
+func (s *Sampler) sampleCluster(st *optimizer.State, b optimizer.Buffers, c int32, t *tally) {
 	inv := s.inv
 	for _, m := range inv.Clusters[c].Machines {
 		if !inv.Machines[m].Healthy {
@@ -246,7 +238,7 @@ func (s *Sampler) sampleCluster(st *optimizer.State, c int32, heals func(int32) 
 			continue
 		}
 		s.down = append(s.down[:0], m)
-		if heals(c) {
+		if s.healsNow(st, b, c) {
 			t.healed++
 		}
 	}
@@ -263,7 +255,7 @@ func (s *Sampler) sampleCluster(st *optimizer.State, c int32, heals func(int32) 
 			continue
 		}
 		t.racks++
-		if !vms || heals(c) {
+		if !vms || s.healsNow(st, b, c) {
 			t.rackHealed++
 		}
 	}
