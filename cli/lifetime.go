@@ -43,17 +43,19 @@ Arms (--arms, comma-separated):
                  repredicted as VMs age: a machine's class is the class of its predicted empty
                  time, the median time by which all its VMs have ended, each VM's remaining
                  lifetime repredicted from its age (refreshed on every placement, departure
-                 and every --repredict-every); a VM goes to the non-empty machine
-                 whose class covers its own closest (it ends before the machine would empty),
-                 else where it extends the machine's life least
+                 and every --repredict-every); among the machines BestFit ranks best, a VM
+                 goes to the one whose class covers its own closest (it ends before the
+                 machine would empty), else where it extends the machine's life least
    lava          PreferLifetimeLAVA on the same distributions: a short-lived VM goes to the
                  machine anchored by the longest-lived VMs (LAVA), machines that will empty
                  soon are left to drain; a machine's class is revised when its VMs outlive
                  their prediction
    nilas-oracle, lava-oracle   the same rules on the true lifetimes
 Life classes (NILAS, LAVA) are a log grid: 5, 15, 30 min, 1, 2, 4, 8, 24 h, 2, 4, 8 days.
-Every lifetime rule comes after PreferNonEmptyMachines (empty machines stay the reserve) and
-before BestFit (packing breaks ties). Barbalho et al.'s algorithm (MLSys 2023) is not an arm:
+PreferAlignedLifetime and LAVA come after PreferNonEmptyMachines (empty machines stay the
+reserve) and before BestFit (packing breaks ties). NILAS is non-invasive scoring (LAVA §4): it
+must not overturn the ranking it joins, so it comes last, after BestFit, and breaks BestFit's
+ties. Barbalho et al.'s algorithm (MLSys 2023) is not an arm:
 its text was not available here to implement it as published.
 
 Every arm runs under the same terms: the dataset's inventory, Protean's default settings,

@@ -212,3 +212,91 @@ func TestMedianEmptyTime(t *testing.T) {
 		t.Fatalf("after the 5400 s VM left: %v, want 1800", s.LifeEnd[0])
 	}
 }
+
+// TestLifeClassRulesPlace: LAVA sits where PreferAlignedLifetime does,
+// after PreferNonEmptyMachines and before BestFit; NILAS, non-invasive,
+// comes after BestFit. So NILAS never overturns BestFit — a fuller machine
+// wins over one whose class covers the VM more closely — and it decides
+// among BestFit's ties: of two machines in the same BestFit bucket, the
+// one whose class covers the VM's closest, on every seed. The same zone
+// under LAVA sends the VM by class, against BestFit.
+func TestLifeClassRulesPlace(t *testing.T) {
+	names := func(r Rules) []string {
+		var out []string
+		for _, p := range r.Preferences {
+			out = append(out, p.Name())
+		}
+		return out
+	}
+	if got, want := names(LifeClassRules(PreferLifetimeNILAS{})), []string{RulePreferNonEmptyMachines, RuleBestFit, RulePreferLifetimeNILAS}; !slices.Equal(got, want) {
+		t.Fatalf("NILAS rules %v, want %v", got, want)
+	}
+	if got, want := names(LifeClassRules(PreferLifetimeLAVA{})), []string{RulePreferNonEmptyMachines, RulePreferLifetimeLAVA, RuleBestFit}; !slices.Equal(got, want) {
+		t.Fatalf("LAVA rules %v, want %v", got, want)
+	}
+	inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 3, skus: []SKU{skuLarge}})
+	// Types 0 and 4 are 1 and 16 cores. Machine 0 is the fullest (16 + 16
+	// + 1 cores, 8 days), machines 1 and 2 hold one core each (2 h and
+	// 1 day).
+	setup := func(rule MachinePreferenceRule, seed uint64) (*Protean, *State) {
+		s := NewState(inv)
+		s.EnableLifeClasses(0)
+		cfg := DefaultConfig()
+		cfg.Seed = seed
+		a, err := NewProtean(s, cfg, LifeClassRules(rule))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range []struct {
+			m    int32
+			typ  int32
+			life float64
+		}{{0, 4, 8 * 86400}, {0, 4, 8 * 86400}, {0, 0, 8 * 86400}, {1, 0, 2 * 3600}, {2, 0, 86400}} {
+			id := VMID(i + 1)
+			s.Place(placementFor(inv, &Request{ID: id, Tenant: int32(id)}, VMRequest{ID: id, Type: v.typ, Life: DistOf(v.life)}, v.m))
+		}
+		return a, s
+	}
+	bucket := func(s *State, m int32) int64 {
+		d, _ := inv.Demand(0, m)
+		return Quantize(BestFitScore(s.Free(m), d, inv.SKUs[inv.Machines[m].SKU].Capacity, DefaultConfig().Weights), DefaultBuckets)
+	}
+	_, s := setup(PreferLifetimeNILAS{}, 1)
+	if !(bucket(s, 0) < bucket(s, 1) && bucket(s, 1) == bucket(s, 2)) {
+		t.Fatalf("BestFit buckets %d, %d, %d: want machine 0 best and 1, 2 tied", bucket(s, 0), bucket(s, 1), bucket(s, 2))
+	}
+	if !(NILASScore(LifeClassOf(3600), s.LifeClass[1], false) < NILASScore(LifeClassOf(3600), s.LifeClass[0], false)) {
+		t.Fatal("NILAS alone must prefer machine 1 to machine 0 for a 1-hour VM")
+	}
+	allocate := func(a *Protean, id VMID, life float64, full bool) int32 {
+		for i := VMID(100); full && a.State().Free(0)[Cores] >= 1; i++ { // machine 0 out of the way: fill it
+			a.State().Place(placementFor(inv, &Request{ID: i, Tenant: int32(i)}, VMRequest{ID: i, Type: 0, Life: DistOf(8 * 86400)}, 0))
+		}
+		d := a.Allocate(&Request{ID: id, Tenant: int32(id), LifeClass: LifeClassOf(life), VMs: []VMRequest{{ID: id, Type: 0, Life: DistOf(life)}}})
+		if !d.OK {
+			t.Fatalf("request %d rejected: %s", id, d.Reason)
+		}
+		if err := a.State().CheckInvariants(); err != nil {
+			t.Fatal(err)
+		}
+		return d.Placements[0].Machine
+	}
+	for seed := uint64(1); seed <= 8; seed++ {
+		a, _ := setup(PreferLifetimeNILAS{}, seed)
+		if m := allocate(a, 50, 3600, false); m != 0 {
+			t.Fatalf("seed %d: NILAS placed on machine %d, want BestFit's machine 0", seed, m)
+		}
+		a, _ = setup(PreferLifetimeNILAS{}, seed)
+		if m := allocate(a, 50, 3600, true); m != 1 {
+			t.Fatalf("seed %d: NILAS placed on machine %d among BestFit's ties, want machine 1 (2 h covers 1 h closest)", seed, m)
+		}
+		a, _ = setup(PreferLifetimeLAVA{}, seed)
+		if m := allocate(a, 50, 3600, false); m != 0 {
+			t.Fatalf("seed %d: LAVA placed on machine %d, want machine 0 (the most anchored)", seed, m)
+		}
+		a, _ = setup(PreferLifetimeLAVA{}, seed)
+		if m := allocate(a, 50, 3600, true); m != 0 && m != 2 {
+			t.Fatalf("seed %d: LAVA placed on machine %d", seed, m)
+		}
+	}
+}

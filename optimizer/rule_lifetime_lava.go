@@ -38,19 +38,34 @@ func (PreferLifetimeLAVA) NewPreference(env *Env, t Traits) MachinePreference {
 	return &lifeClassPref{state: env.State, class: int8(t[TraitLifeClass]), score: LAVAScore}
 }
 
-// LifeClassRules is DefaultRules with a life-class preference (NILAS or
-// LAVA) where LifetimeRules puts PreferAlignedLifetime — after
-// PreferNonEmptyMachines, before BestFit — for the same reasons: empty
-// machines stay the reserve (§3.2), so a lifetime rule only reorders the
-// non-empty candidates, and among them lifetime decides and packing breaks
-// ties. rule is PreferLifetimeNILAS{} or PreferLifetimeLAVA{}.
+// LifeClassRules is DefaultRules with a life-class preference, rule
+// PreferLifetimeNILAS{} or PreferLifetimeLAVA{}, placed by what each is:
+//
+//   - LAVA is a placement algorithm: it goes where LifetimeRules puts
+//     PreferAlignedLifetime — after PreferNonEmptyMachines, before BestFit
+//     — for the same reasons: empty machines stay the reserve (§3.2), so
+//     the rule only reorders the non-empty candidates, and among them
+//     lifetime decides and packing breaks ties.
+//   - NILAS is non-invasive lifetime-aware scoring (LAVA §4): a lifetime
+//     score added to the host ranking the allocator already has, which it
+//     must not overturn. In Protean's strict rule order that is the last
+//     preference, after BestFit: packing (three buckets, §6.3) ranks the
+//     machines and NILAS breaks its ties, which are many.
 func LifeClassRules(rule MachinePreferenceRule) Rules {
 	r := DefaultRules()
+	_, nilas := rule.(PreferLifetimeNILAS)
 	var prefs []MachinePreferenceRule
 	for _, p := range r.Preferences {
 		prefs = append(prefs, p)
-		if _, ok := p.(PreferNonEmptyMachines); ok {
-			prefs = append(prefs, rule)
+		switch p.(type) {
+		case PreferNonEmptyMachines:
+			if !nilas {
+				prefs = append(prefs, rule)
+			}
+		case BestFit:
+			if nilas {
+				prefs = append(prefs, rule)
+			}
 		}
 	}
 	r.Preferences = prefs

@@ -26,7 +26,9 @@ const (
 // predicted exit falls before the host's predicted empty time — which
 // comes from the repredicted distributions of the VMs already there — so
 // that hosts drain on time; the classes keep the score a function of the
-// machine's state, which the journal tracks (see Repredict).
+// machine's state, which the journal tracks (see Repredict). Being
+// non-invasive, it comes after BestFit and breaks its ties
+// (LifeClassRules).
 func NILASScore(b, c int8, empty bool) int64 {
 	return lifeClassScore(b, c, empty, func(b, c int8) int64 { return int64(c - b) })
 }
