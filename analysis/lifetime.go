@@ -73,6 +73,10 @@ type LifetimeOptions struct {
 	// From and To bound the replay window in seconds (±Inf: all); To must
 	// be after From.
 	From, To float64
+	// InSample records that the window starts before a model's training
+	// cut (LifetimeCompare sets it; stored with the run, so the view
+	// lifetime_arms keeps in-sample runs apart).
+	InSample bool
 	Progress func(done, total int64)
 }
 
@@ -236,7 +240,8 @@ func (r *LifetimeResult) Figures() []replay.MetricRow {
 
 // Params are the settings the arm ran with, for the run table.
 func (r *LifetimeResult) Params(o LifetimeOptions) map[string]any {
-	return map[string]any{"from": finite(o.From), "to": finite(o.To), "preference_order": r.PreferenceOrder, "evict": r.Evict}
+	return map[string]any{"from": finite(o.From), "to": finite(o.To), "preference_order": r.PreferenceOrder, "evict": r.Evict,
+		"in_sample": o.InSample, "repredict_every_s": o.RepredictEvery}
 }
 
 // LifetimeReplay replays a dataset through Protean under one arm of the

@@ -151,7 +151,7 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 	for _, a := range arms {
 		for _, seed := range o.Seeds {
 			lo := a.o
-			lo.Seed, lo.From = seed, from
+			lo.Seed, lo.From, lo.InSample = seed, from, cmp.InSample
 			if err := lo.Validate(); err != nil {
 				return nil, err
 			}

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/analysis/replay"
 	"placelab/datasets/synth"
 	"placelab/predict"
+	store "placelab/sql"
 )
 
 // TestLifetimeCompareOutOfSample: on a synthetic zone with both lifetime
@@ -35,12 +37,12 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 	}
 	tr.Close()
 	arms := []string{"off", "oracle", "model", "nilas", "lava", "nilas-oracle", "lava-oracle"}
-	o := LifetimeCompareOptions{Arms: arms, Seeds: []uint64{1, 2}, From: math.Inf(-1), To: math.Inf(1), Version: "test"}
+	o := LifetimeCompareOptions{Arms: arms, Seeds: []uint64{1, 2, 3}, From: math.Inf(-1), To: math.Inf(1), Version: "test"}
 	cmp, err := LifetimeCompare(ctx, db, "s", o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmp.InSample || !(cmp.Cut > 0) || cmp.From < cmp.Cut || len(cmp.Results) != len(arms)*2 || len(cmp.Arms) != len(arms) {
+	if cmp.InSample || !(cmp.Cut > 0) || cmp.From < cmp.Cut || len(cmp.Results) != len(arms)*len(o.Seeds) || len(cmp.Arms) != len(arms) {
 		t.Fatalf("comparison: cut %v, from %v, in sample %v, %d results, %d arms", cmp.Cut, cmp.From, cmp.InSample, len(cmp.Results), len(cmp.Arms))
 	}
 	by := map[string]LifetimeArmSummary{}
@@ -58,6 +60,9 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 	if _, err := json.Marshal(cmp); err != nil {
 		t.Fatalf("JSON: %v", err)
 	}
+	// The view lifetime_arms computes the same figures again in SQL from
+	// the stored runs alone.
+	checkLifetimeArmsView(t, db, cmp, false)
 	// A window before the cut is refused, unless in-sample is asked for.
 	o.From = 0
 	if _, err := LifetimeCompare(ctx, db, "s", o); !errors.Is(err, ErrBadSpec) || !strings.Contains(err.Error(), "in sample") {
@@ -68,6 +73,8 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 	if err != nil || !cmp.InSample {
 		t.Fatalf("in-sample run: %v (in sample %v)", err, cmp != nil && cmp.InSample)
 	}
+	// The in-sample runs are a window of their own in the view, labelled.
+	checkLifetimeArmsView(t, db, cmp, true)
 	// Zero seeds and a repeated arm are errors.
 	for _, bad := range []LifetimeCompareOptions{{Arms: []string{"off"}}, {Arms: []string{"off", "off"}, Seeds: []uint64{1}}} {
 		bad.From, bad.To = math.Inf(-1), math.Inf(1)
@@ -95,5 +102,131 @@ func TestRangeOf(t *testing.T) {
 	}
 	if b, err := json.Marshal(RangeOf(nil)); err != nil || string(b) != "null" {
 		t.Errorf("RangeOf(nil) as JSON: %s, %v; want null", b, err)
+	}
+}
+
+// checkLifetimeArmsView compares the view lifetime_arms, for cmp's window,
+// with the comparison's figures: every arm, every range.
+func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *LifetimeComparison, inSample bool) {
+	t.Helper()
+	res, err := db.Query(context.Background(), "SELECT * FROM lifetime_arms WHERE dataset = ? AND window_from_s = ? AND window_to_s = ? AND in_sample = ?",
+		cmp.Dataset, cmp.From, cmp.To, inSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != len(cmp.Arms) {
+		t.Fatalf("view lifetime_arms: %d rows for the window, want %d arms", len(res.Rows), len(cmp.Arms))
+	}
+	idx := map[string]int{}
+	for i, c := range res.Columns {
+		idx[c] = i
+	}
+	num := func(v any) float64 {
+		switch x := v.(type) {
+		case nil:
+			return math.NaN()
+		case float64:
+			return x
+		case int64:
+			return float64(x)
+		}
+		t.Fatalf("view value %v (%T)", v, v)
+		return 0
+	}
+	for i, a := range cmp.Arms {
+		row := res.Rows[i]
+		if row[idx["arm"]] != a.Arm {
+			t.Fatalf("row %d is arm %v, want %s (the comparison's order)", i, row[idx["arm"]], a.Arm)
+		}
+		if got := num(row[idx["seeds"]]); int(got) != len(cmp.Seeds) {
+			t.Errorf("%s: %v seeds, want %d", a.Arm, got, len(cmp.Seeds))
+		}
+		for _, f := range []struct {
+			col string
+			r   Range
+		}{{"empty_machines", a.EmptyMachines}, {"empty_gain_vs_off", a.GainVsOff}, {"oracle_gain_share", a.OracleGainShare},
+			{"best_oracle_gain_share", a.BestOracleGainShare}} {
+			for _, st := range []struct {
+				suffix string
+				want   float64
+			}{{"_median", f.r.Median}, {"_min", f.r.Min}, {"_max", f.r.Max}} {
+				got := num(row[idx[f.col+st.suffix]])
+				if math.IsNaN(got) != math.IsNaN(st.want) || math.Abs(got-st.want) > 1e-9*math.Max(1, math.Abs(st.want)) {
+					t.Errorf("%s %s%s: view %v, comparison %v", a.Arm, f.col, st.suffix, got, st.want)
+				}
+			}
+		}
+		for _, f := range []struct {
+			col  string
+			want float64
+		}{{"packing_density_pct_median", a.PackingPct.Median}, {"stranded_cores_pct_median", a.StrandedCores.Median},
+			{"stranded_memory_pct_median", a.StrandedMem.Median}, {"rejected_median", a.Rejected.Median},
+			{"seeds_losing_to_off", float64(a.LosesToOff)}} {
+			if got := num(row[idx[f.col]]); math.Abs(got-f.want) > 1e-9*math.Max(1, math.Abs(f.want)) {
+				t.Errorf("%s %s: view %v, comparison %v", a.Arm, f.col, got, f.want)
+			}
+		}
+	}
+}
+
+// TestLifetimeArmsViewByHand: the view lifetime_arms on runs written by
+// hand, whose figures are worked out here. Seed 1: off 10, lava 12 then a
+// later run at 13 (the latest counts), lava-oracle 14: gain 3 of 4, both
+// shares 0.75. Seed 2: off 11, lava 10.5, lava-oracle 9: gain −0.5 of −2,
+// own share 0.25, no best share (the best oracle gain is not above 0).
+// Off's spread is 1, so lava-oracle's −2 loses to off beyond it and
+// lava's −0.5 does not. A run of another window stays apart.
+func TestLifetimeArmsViewByHand(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	write := func(arm string, seed uint64, empty, from float64) {
+		params := map[string]any{"in_sample": false, "repredict_every_s": 3600.0}
+		figs := []replay.MetricRow{{Metric: "empty_machines_time_mean", Value: empty}, {Metric: "window_from_s", Value: from},
+			{Metric: "window_to_s", Value: 100}, {Metric: "packing_density_mean_pct", Value: 50}, {Metric: "rejected", Value: 0},
+			{Metric: "stranded_cores_pct_mean", Value: 1}, {Metric: "stranded_memory_pct_mean", Value: 2}}
+		if _, err := WriteFigures(ctx, db, RunMeta{Engine: "lifetime", Policy: arm, Dataset: "h", Version: "test", Seed: seed, Params: params}, 1, figs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("off", 1, 10, 0)
+	write("off", 2, 11, 0)
+	write("lava", 1, 12, 0)
+	write("lava", 2, 10.5, 0)
+	write("lava-oracle", 1, 14, 0)
+	write("lava-oracle", 2, 9, 0)
+	write("lava", 1, 13, 0)
+	write("lava", 1, 99, 50) // another window
+	res, err := db.Query(ctx, `SELECT arm, seeds, empty_gain_vs_off_median, empty_gain_vs_off_min, oracle_gain_share_median,
+		oracle_gain_share_min, oracle_gain_share_max, best_oracle_gain_share_median, best_oracle_gain_share_min,
+		best_oracle_gain_share_max, seeds_losing_to_off FROM lifetime_arms WHERE dataset = 'h' AND window_from_s = 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{
+		{"off", int64(2), 0.0, 0.0, nil, nil, nil, 0.0, 0.0, 0.0, int64(0)}, // off gains 0 of the best oracle's
+		{"lava", int64(2), 1.25, -0.5, 0.5, 0.25, 0.75, 0.75, 0.75, 0.75, int64(0)},
+		{"lava-oracle", int64(2), 1.0, -2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, int64(1)},
+	}
+	if len(res.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(res.Rows), len(want), res.Rows)
+	}
+	for i, w := range want {
+		for j, v := range w {
+			got := res.Rows[i][j]
+			if f, ok := v.(float64); ok {
+				g, ok := got.(float64)
+				if !ok || math.Abs(g-f) > 1e-12 {
+					t.Errorf("row %s, %s = %v, want %v", w[0], res.Columns[j], got, v)
+				}
+				continue
+			}
+			if got != v {
+				t.Errorf("row %s, %s = %v (%T), want %v", w[0], res.Columns[j], got, got, v)
+			}
+		}
+	}
+	var n int
+	if err := db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM lifetime_arms WHERE dataset = 'h' AND window_from_s = 50").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the other window: %d rows (%v), want 1", n, err)
 	}
 }
