@@ -82,6 +82,9 @@ type Protean struct {
 	// whether the agent waits for the helper to take each job
 	parallelRefreshes, helperCells int64
 	waitHelper                     bool
+	// shapeOf maps a VM type to the first type of its shape when every
+	// rule reads types by shape (TypeByShape); nil otherwise
+	shapeOf []int32
 	// conflict avoidance (§5.3), set by the owning Agent per request
 	avoidProb float64
 	avoidN0   int
@@ -134,9 +137,52 @@ func NewProtean(state *State, cfg Config, rules Rules) (*Protean, error) {
 	if rules.Global != nil {
 		add(rules.Global.Traits())
 	}
+	if cfg.Cache && slices.Contains(p.evalTraits, TraitType) && rules.typeByShape() {
+		p.shapeOf = typeShapes(state.Inv)
+	}
 	p.rng = rand.New(p.pcg)
 	p.initStats()
 	return p, nil
+}
+
+// typeByShape reports whether every rule that declares TraitType reads the
+// type only through its shape (TypeByShape).
+func (r *Rules) typeByShape() bool {
+	var rules []Rule
+	for _, v := range r.Validators {
+		rules = append(rules, v)
+	}
+	for _, p := range r.Preferences {
+		rules = append(rules, p)
+	}
+	if r.Global != nil {
+		rules = append(rules, r.Global)
+	}
+	for _, x := range rules {
+		if !slices.Contains(x.Traits(), TraitType) {
+			continue
+		}
+		if s, ok := x.(TypeByShape); !ok || !s.TypeByShape() {
+			return false
+		}
+	}
+	return true
+}
+
+// typeShapes maps each VM type of inv to the first type of its shape:
+// the same demand on every SKU and the same supported SKUs.
+func typeShapes(inv *Inventory) []int32 {
+	out := make([]int32, len(inv.Types))
+	for t := range inv.Types {
+		out[t] = int32(t)
+		for u := range t {
+			if slices.Equal(inv.Types[u].Demand, inv.Types[t].Demand) && slices.Equal(inv.Types[u].Supported, inv.Types[t].Supported) {
+				out[t] = int32(u)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Name is "protean".
@@ -509,6 +555,10 @@ func (p *Protean) ruleObject(r Rule, t Traits, mk func(Traits) any) any {
 // (always new with the cache off).
 func (p *Protean) evaluation(t Traits) *evaluation {
 	pt := t.project(p.evalTraits)
+	if ty := pt[TraitType]; p.shapeOf != nil && int(ty) < len(p.shapeOf) && ty >= 0 {
+		// Types of one shape share the evaluation (TypeByShape).
+		pt[TraitType] = p.shapeOf[ty]
+	}
 	mk := func() *evaluation {
 		vs := make([]MachineValidator, len(p.rules.Validators))
 		for i, r := range p.rules.Validators {

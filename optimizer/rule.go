@@ -29,6 +29,17 @@ func (t Traits) project(ts []Trait) Traits {
 	return p
 }
 
+// TypeByShape is implemented by a rule whose objects read the VM type
+// trait only through the type's shape: its demand and the SKUs that run it
+// (Inventory.Types[t].Demand and .Supported). To such a rule two types of
+// one shape are one type. When every rule that declares TraitType says so
+// (TypeByShape returns true), a cached Protean keys its evaluations and
+// their rule objects by shape (Protean.shapeOf), so the types of one shape
+// share one evaluation and its upkeep.
+type TypeByShape interface {
+	TypeByShape() bool
+}
+
 // RequestKind selects the cluster buffer that applies (slides, "Buffers").
 type RequestKind uint8
 

@@ -19,6 +19,10 @@ var _ MachinePreferenceRule = BestFit{}
 func (BestFit) Name() string    { return RuleBestFit }
 func (BestFit) Traits() []Trait { return []Trait{TraitType} }
 
+// TypeByShape is true: the rule reads the type only through its demand and
+// supported SKUs.
+func (BestFit) TypeByShape() bool { return true }
+
 func (BestFit) NewPreference(env *Env, t Traits) MachinePreference {
 	ty := &env.Inv.Types[t[TraitType]]
 	return &bestFit{state: env.State, inv: env.Inv, demand: ty.Demand, w: env.Cfg.Weights, buckets: env.Cfg.Buckets}

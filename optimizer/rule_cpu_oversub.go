@@ -117,6 +117,10 @@ func (CPUOversubscription) Traits() []Trait {
 	return []Trait{TraitType, TraitProduction, TraitUtilBucket}
 }
 
+// TypeByShape is true: the rule reads the type only through its demand and
+// supported SKUs.
+func (CPUOversubscription) TypeByShape() bool { return true }
+
 func (CPUOversubscription) NewValidator(env *Env, t Traits) MachineValidator {
 	ty := &env.Inv.Types[t[TraitType]]
 	o := oversubOf(env.Cfg)
@@ -209,6 +213,10 @@ func (PreferPredictedUtilBelowMax) Traits() []Trait {
 	return []Trait{TraitType, TraitProduction, TraitUtilBucket}
 }
 
+// TypeByShape is true: the rule reads the type only through its demand and
+// supported SKUs.
+func (PreferPredictedUtilBelowMax) TypeByShape() bool { return true }
+
 func (PreferPredictedUtilBelowMax) NewPreference(env *Env, t Traits) MachinePreference {
 	o := oversubOf(env.Cfg)
 	return &utilBelowMax{env: env, ty: t[TraitType], prod: t[TraitProduction] == 1, bucket: int8(t[TraitUtilBucket]), o: o}
@@ -242,6 +250,10 @@ var _ MachinePreferenceRule = PreferNotOversubscribed{}
 
 func (PreferNotOversubscribed) Name() string    { return RulePreferNotOversubscribed }
 func (PreferNotOversubscribed) Traits() []Trait { return []Trait{TraitType} }
+
+// TypeByShape is true: the rule reads the type only through its demand and
+// supported SKUs.
+func (PreferNotOversubscribed) TypeByShape() bool { return true }
 
 func (PreferNotOversubscribed) NewPreference(env *Env, t Traits) MachinePreference {
 	return &notOversub{env: env, ty: t[TraitType]}

@@ -18,6 +18,10 @@ var _ MachineValidatorRule = AreNodeResourcesValid{}
 func (AreNodeResourcesValid) Name() string    { return RuleAreNodeResourcesValid }
 func (AreNodeResourcesValid) Traits() []Trait { return []Trait{TraitType} }
 
+// TypeByShape is true: the rule reads the type only through its demand and
+// supported SKUs.
+func (AreNodeResourcesValid) TypeByShape() bool { return true }
+
 func (AreNodeResourcesValid) NewValidator(env *Env, t Traits) MachineValidator {
 	ty := &env.Inv.Types[t[TraitType]]
 	return &nodeResources{state: env.State, inv: env.Inv, demand: ty.Demand, supported: ty.Supported}
