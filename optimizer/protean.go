@@ -2,6 +2,8 @@ package optimizer
 
 import (
 	"cmp"
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -170,17 +172,33 @@ func (r *Rules) typeByShape() bool {
 }
 
 // typeShapes maps each VM type of inv to the first type of its shape:
-// the same demand on every SKU and the same supported SKUs.
+// the same demand on every SKU (bit for bit) and the same supported SKUs.
+// Types are keyed by their shape's bytes, so a catalog of many types (a
+// Kubernetes cluster's pod shapes) costs one pass.
 func typeShapes(inv *Inventory) []int32 {
 	out := make([]int32, len(inv.Types))
+	first := make(map[string]int32, len(inv.Types))
+	var b []byte
 	for t := range inv.Types {
-		out[t] = int32(t)
-		for u := range t {
-			if slices.Equal(inv.Types[u].Demand, inv.Types[t].Demand) && slices.Equal(inv.Types[u].Supported, inv.Types[t].Supported) {
-				out[t] = int32(u)
-				break
+		ty := &inv.Types[t]
+		b = b[:0]
+		for s, d := range ty.Demand {
+			for _, x := range d {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+			}
+			if s < len(ty.Supported) && ty.Supported[s] {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
 			}
 		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(ty.Supported)))
+		u, ok := first[string(b)]
+		if !ok {
+			u = int32(t)
+			first[string(b)] = u
+		}
+		out[t] = u
 	}
 	return out
 }
