@@ -40,6 +40,12 @@ func testTypes(skus []SKU) []VMType {
 
 func buildZone(t testing.TB, z zoneSpec) *Inventory {
 	t.Helper()
+	return buildZoneTypes(t, z, testTypes(z.skus))
+}
+
+// buildZoneTypes is buildZone with the VM type catalog types.
+func buildZoneTypes(t testing.TB, z zoneSpec, types []VMType) *Inventory {
+	t.Helper()
 	var ms []MachineSpec
 	for c := 0; c < z.clusters; c++ {
 		for r := 0; r < z.racks; r++ {
@@ -49,7 +55,7 @@ func buildZone(t testing.TB, z zoneSpec) *Inventory {
 			}
 		}
 	}
-	inv, err := NewInventory(z.skus, ms, testTypes(z.skus))
+	inv, err := NewInventory(z.skus, ms, types)
 	if err != nil {
 		t.Fatal(err)
 	}

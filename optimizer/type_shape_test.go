@@ -1,9 +1,6 @@
 package optimizer
 
-import (
-	"fmt"
-	"testing"
-)
+import "testing"
 
 // TestTypesOfOneShapeShare: a zone whose catalog has two types of one
 // shape (the same demand on every SKU, the same SKUs; like Azure's A8 and
@@ -16,25 +13,11 @@ import (
 func TestTypesOfOneShapeShare(t *testing.T) {
 	zone := zoneSpec{clusters: 4, racks: 3, perRack: 6, skus: []SKU{skuSmall, skuLarge}}
 	build := func() *Inventory {
-		var ms []MachineSpec
-		for c := 0; c < zone.clusters; c++ {
-			for r := 0; r < zone.racks; r++ {
-				for k := 0; k < zone.perRack; k++ {
-					ms = append(ms, MachineSpec{Name: fmt.Sprintf("c%d-r%d-m%d", c, r, k), Cluster: fmt.Sprintf("c%d", c),
-						Rack: fmt.Sprintf("r%d", r), SKU: int32(c % len(zone.skus)), Healthy: true})
-				}
-			}
-		}
 		types := testTypes(zone.skus)
 		twin := types[3] // D8
 		twin.Name = "D8-twin"
 		twin.Demand, twin.Supported = append([]Vec(nil), twin.Demand...), append([]bool(nil), twin.Supported...)
-		types = append(types, twin)
-		inv, err := NewInventory(zone.skus, ms, types)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return inv
+		return buildZoneTypes(t, zone, append(types, twin))
 	}
 	inv := build()
 	if got := typeShapes(inv); got[len(got)-1] != 3 || got[3] != 3 || got[4] != 4 {
