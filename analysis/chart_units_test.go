@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"placelab/analysis/report"
@@ -26,6 +28,8 @@ func TestOverviewChartsOneUnitPerAxis(t *testing.T) {
 			[]any{"low", "paragon", 0.9, 0.95, 0.5, 0.6}), "scenario", "policy", []string{"qos_share", "mean_normalized_perf", "best_sc_accuracy", "within_5pct_accuracy"})},
 		{"paragon over seeds", groupedBars(rows([]string{"scenario", "policy", "qos_share_median", "qos_share_min", "qos_share_max"},
 			[]any{"low", "paragon", 0.9, 0.85, 0.95}), "scenario", "policy", []string{"qos_share_median", "qos_share_min", "qos_share_max"})},
+		{"lifetime arms", groupedBars(rows([]string{"arm", "dataset", "oracle_gain_share_median", "best_oracle_gain_share_median"},
+			[]any{"off", "s", nil, 0.0}, []any{"lava", "s", 0.7, 0.6}), "arm", "dataset", []string{"oracle_gain_share_median", "best_oracle_gain_share_median"})},
 		{"cluster", clusterChart(rows([]string{"policy", "run_id", "nodes_with_pods", "lb_nodes", "ub_nodes"}, []any{"protean", 1, 9.0, 7.0, 8.0}))},
 		{"violations", violationChart(rows([]string{"policy", "density", "violations"}, []any{"bestfit", 1.5, 3.0}))},
 		{"type mix", typeMixChart(rows([]string{"dataset", "vm_type", "pct"}, []any{"s", "a", 60.0}, []any{"s", "b", 40.0}))},
@@ -42,5 +46,19 @@ func TestOverviewChartsOneUnitPerAxis(t *testing.T) {
 	_, axis := report.UnitAxes([]string{"readings_over_100", "failures"})
 	if axis["readings_over_100"] == axis["failures"] {
 		t.Error("oversubscription: readings and VMs share an axis")
+	}
+}
+
+// TestGroupedBarsNull: a NULL in a view (off's share of its own oracle's
+// gain, which has none) is a missing bar, not a bar at 0.
+func TestGroupedBarsNull(t *testing.T) {
+	r := &store.Result{Columns: []string{"arm", "dataset", "oracle_gain_share_median"},
+		Rows: [][]any{{"off", "s", nil}, {"lava", "s", 0.5}}}
+	b, err := json.Marshal(groupedBars(r, "arm", "dataset", []string{"oracle_gain_share_median"}).JSON()["series"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); !strings.Contains(got, `"value":"-"`) || !strings.Contains(got, `"value":0.5`) || strings.Contains(got, `"value":0}`) {
+		t.Fatalf("series %s: want the NULL as \"-\" and 0.5 as itself", got)
 	}
 }

@@ -279,11 +279,20 @@ func groupedBars(r *store.Result, xc, idc string, ycols []string) *charts.Bar {
 		yi := col(r, y)
 		items := make([]opts.BarData, len(r.Rows))
 		for i, row := range r.Rows {
-			items[i] = opts.BarData{Value: num(row[yi])}
+			items[i] = opts.BarData{Value: barValue(row[yi])}
 		}
 		bar.AddSeries(y, items, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: axis[y]}))
 	}
 	return bar
+}
+
+// barValue is a view value as a bar: NULL (no value, such as a share of
+// no gain) is ECharts' missing datum "-", drawn as no bar rather than 0.
+func barValue(x any) any {
+	if x == nil {
+		return "-"
+	}
+	return num(x)
 }
 
 func dbName(db *store.DB) string {
