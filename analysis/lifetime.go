@@ -124,13 +124,21 @@ func LifetimeRun(ctx context.Context, db *store.DB, dataset string, o LifetimeOp
 	if err != nil {
 		return nil, err
 	}
+	if err := storeLifetime(ctx, db, dataset, o, r, version); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// storeLifetime stores a replayed arm as a run and sets its RunID.
+func storeLifetime(ctx context.Context, db *store.DB, dataset string, o LifetimeOptions, r *LifetimeResult, version string) error {
 	id, err := WriteFigures(ctx, db, RunMeta{Engine: "lifetime", Policy: o.Arm, Dataset: dataset,
 		LoadID: r.LoadID, Version: version, Seed: o.Seed, Params: r.Params(o)}, r.Seconds, r.Figures())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.RunID = id
-	return r, nil
+	return nil
 }
 
 // DefaultLifetimeOptions replay the whole trace with Protean's default

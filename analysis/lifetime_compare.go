@@ -3,9 +3,13 @@ package analysis
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	store "placelab/sql"
 )
@@ -28,7 +32,13 @@ type LifetimeCompareOptions struct {
 	Approach       string
 	RepredictEvery float64
 	Version        string
-	Progress       func(arm string, seed uint64) func(done, total int64)
+	// Workers is how many runs replay at once (0: GOMAXPROCS; never more
+	// than the runs). Every run is seeded and the runs are stored in arm,
+	// then seed order, so the figures and run ids do not depend on it.
+	Workers int
+	// Progress, when set, is told how many runs have finished out of all
+	// of them (arms × seeds), one call at a time.
+	Progress func(done, total int64)
 }
 
 // Range is the median of a figure over seeds or repetitions, with its
@@ -102,6 +112,9 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 	if len(o.Seeds) == 0 {
 		return nil, fmt.Errorf("%w: no seeds (want at least one)", ErrBadSpec)
 	}
+	if o.Workers < 0 {
+		return nil, fmt.Errorf("%w: %d workers (want 0 for one per processor, or more)", ErrBadSpec, o.Workers)
+	}
 	for i, a := range o.Arms {
 		if slices.Contains(o.Arms[:i], a) {
 			return nil, fmt.Errorf("%w: arm %s given twice", ErrBadSpec, a)
@@ -147,7 +160,9 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		cmp.InSample = o.InSample && from < cut
 	}
 	cmp.From, cmp.To = from, o.To
-	byArm := map[string][]*LifetimeResult{}
+	// Every run, arm by arm and seed by seed, replayed by the workers and
+	// then stored in that order.
+	var runs []LifetimeOptions
 	for _, a := range arms {
 		for _, seed := range o.Seeds {
 			lo := a.o
@@ -155,16 +170,20 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 			if err := lo.Validate(); err != nil {
 				return nil, err
 			}
-			if o.Progress != nil {
-				lo.Progress = o.Progress(lo.Arm, seed)
-			}
-			r, err := LifetimeRun(ctx, db, dataset, lo, o.Version)
-			if err != nil {
-				return nil, fmt.Errorf("arm %s, seed %d: %w", lo.Arm, seed, err)
-			}
-			cmp.Results = append(cmp.Results, r)
-			byArm[lo.Arm] = append(byArm[lo.Arm], r)
+			runs = append(runs, lo)
 		}
+	}
+	results, err := replayRuns(ctx, db, dataset, runs, o.Workers, o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	byArm := map[string][]*LifetimeResult{}
+	for i, r := range results {
+		if err := storeLifetime(ctx, db, dataset, runs[i], r, o.Version); err != nil {
+			return nil, fmt.Errorf("arm %s, seed %d: %w", runs[i].Arm, runs[i].Seed, err)
+		}
+		cmp.Results = append(cmp.Results, r)
+		byArm[r.Arm] = append(byArm[r.Arm], r)
 	}
 	if len(cmp.Results) > 0 {
 		// The window the runs covered (an open end is the last arrival).
@@ -221,6 +240,66 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		cmp.Arms = append(cmp.Arms, s)
 	}
 	return cmp, nil
+}
+
+// replayRuns replays runs on up to workers goroutines (0: GOMAXPROCS) and
+// returns their results in the order of runs. The first run to fail, in
+// that order, stops the others and is the error.
+func replayRuns(ctx context.Context, db *store.DB, dataset string, runs []LifetimeOptions, workers int, progress func(done, total int64)) ([]*LifetimeResult, error) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(runs)))
+	results := make([]*LifetimeResult, len(runs))
+	errs := make([]error, len(runs))
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next, done atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(runs) || rctx.Err() != nil {
+					return
+				}
+				r, err := LifetimeReplay(rctx, db, dataset, runs[i])
+				if err != nil {
+					errs[i] = err
+					cancel()
+					return
+				}
+				results[i] = r
+				if progress != nil {
+					mu.Lock()
+					progress(done.Add(1), int64(len(runs)))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// The first failure in run order that is not another's cancellation.
+	var first error
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		err = fmt.Errorf("arm %s, seed %d: %w", runs[i].Arm, runs[i].Seed, err)
+		if first == nil || (errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 func collect(rs []*LifetimeResult, f func(*LifetimeResult) float64) []float64 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,19 +24,7 @@ import (
 // share is null).
 func TestLifetimeCompareOutOfSample(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
-	cfg := synth.DefaultConfig()
-	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 300, 6000, 3, 0
-	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
-		t.Fatal(err)
-	}
-	to := predict.DefaultTrainOptions("s")
-	to.Metrics, to.AllMetrics = []predict.Metric{predict.Lifetime, predict.LifetimeDist}, false
-	tr, err := predict.Train(ctx, db, to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr.Close()
+	db := lifetimeDB(t)
 	arms := []string{"off", "oracle", "model", "nilas", "lava", "nilas-oracle", "lava-oracle"}
 	o := LifetimeCompareOptions{Arms: arms, Seeds: []uint64{1, 2, 3}, From: math.Inf(-1), To: math.Inf(1), Version: "test"}
 	cmp, err := LifetimeCompare(ctx, db, "s", o)
@@ -80,6 +69,77 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 		bad.From, bad.To = math.Inf(-1), math.Inf(1)
 		if _, err := LifetimeCompare(ctx, db, "s", bad); !errors.Is(err, ErrBadSpec) {
 			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}
+
+// lifetimeDB is a small synthetic zone ("s") with both lifetime models
+// trained.
+func lifetimeDB(t *testing.T) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	db := memDB(t)
+	cfg := synth.DefaultConfig()
+	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 300, 6000, 3, 0
+	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
+		t.Fatal(err)
+	}
+	to := predict.DefaultTrainOptions("s")
+	to.Metrics, to.AllMetrics = []predict.Metric{predict.Lifetime, predict.LifetimeDist}, false
+	tr, err := predict.Train(ctx, db, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	return db
+}
+
+// TestLifetimeCompareWorkers: one worker and three give the same
+// comparison — every arm's figures, every run's figures but its timings,
+// the same run ids in the same order — and reports the runs done one at a
+// time up to all of them; a negative worker count is refused.
+func TestLifetimeCompareWorkers(t *testing.T) {
+	ctx := context.Background()
+	var cmps []*LifetimeComparison
+	for _, workers := range []int{1, 3} {
+		db := lifetimeDB(t)
+		var calls []int64
+		o := LifetimeCompareOptions{Arms: []string{"off", "model", "lava", "lava-oracle"}, Seeds: []uint64{1, 2}, From: math.Inf(-1), To: math.Inf(1),
+			Version: "test", Workers: workers, Progress: func(done, total int64) {
+				if total != 8 {
+					t.Errorf("progress total %d, want 8 runs", total)
+				}
+				calls = append(calls, done)
+			}}
+		cmp, err := LifetimeCompare(ctx, db, "s", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(calls) != 8 || calls[7] != 8 || !slices.IsSorted(calls) {
+			t.Fatalf("%d workers: progress %v, want 1..8", workers, calls)
+		}
+		cmps = append(cmps, cmp)
+		o.Workers = -1
+		if _, err := LifetimeCompare(ctx, db, "s", o); !errors.Is(err, ErrBadSpec) {
+			t.Fatalf("-1 workers: %v", err)
+		}
+	}
+	a, b := cmps[0], cmps[1]
+	ja, _ := json.Marshal(a.Arms) // a missing share (NaN) is null
+	jb, _ := json.Marshal(b.Arms)
+	if string(ja) != string(jb) {
+		t.Fatalf("arms differ between 1 and 3 workers:\n%s\n%s", ja, jb)
+	}
+	for i := range a.Results {
+		x, y := a.Results[i], b.Results[i]
+		if x.RunID != y.RunID || x.Arm != y.Arm {
+			t.Fatalf("run %d: %s #%d with 1 worker, %s #%d with 3", i, x.Arm, x.RunID, y.Arm, y.RunID)
+		}
+		fx, fy := x.Figures(), y.Figures()
+		for k := range fx {
+			if !strings.HasSuffix(fx[k].Metric, "seconds") && fx[k] != fy[k] {
+				t.Errorf("run %d (%s): %s = %v with 1 worker, %v with 3", i, x.Arm, fx[k].Metric, fx[k].Value, fy[k].Value)
+			}
 		}
 	}
 }

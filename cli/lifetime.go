@@ -61,7 +61,8 @@ its text was not available here to implement it as published.
 Every arm runs under the same terms: the dataset's inventory, Protean's default settings,
 validators and eviction setting, the window; only the rule set and the predictions differ.
 Each arm runs once per --seeds seed (engine tie-breaks), the figures are medians with their
-ranges. Out of sample, always: with a model arm (model, nilas, lava) the window starts at
+ranges. Runs replay --workers at a time (default one per processor) and are stored in arm,
+then seed order, so the figures and run ids do not depend on how many. Out of sample, always: with a model arm (model, nilas, lava) the window starts at
 the models' training cut (the latest of them); a --from before it is refused unless
 --in-sample, and the output then says in_sample.
 
@@ -100,6 +101,7 @@ Examples:
 			&cli.StringFlag{Name: "seeds", Value: "1,2,3,4,5", Usage: "comma-separated engine `SEEDS`; figures are medians over them"},
 			&cli.BoolFlag{Name: "in-sample", Usage: "allow a window before the models' training cut (labelled in-sample)"},
 			durationFlag("repredict-every", 0, "nilas and lava: repredict every machine's VMs every `D` of trace time (default 1h)"),
+			&cli.IntFlag{Name: "workers", Usage: "replay `N` runs at once (0: one per processor); runs are seeded and stored in arm, seed order, so the figures do not depend on it"},
 			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
@@ -129,13 +131,9 @@ Examples:
 			}
 			defer db.Close()
 			o := analysis.LifetimeCompareOptions{Arms: arms, Seeds: seeds, From: from, To: to, InSample: c.Bool("in-sample"),
-				Approach: c.String("approach"), RepredictEvery: c.Duration("repredict-every").Seconds(), Version: version}
-			var bar *progressBar
-			o.Progress = func(arm string, seed uint64) func(done, total int64) {
-				bar.Done()
-				bar = newProgress(fmt.Sprintf("lifetime %s seed %d", arm, seed), "requests", c.Bool("quiet"))
-				return bar.Update
-			}
+				Approach: c.String("approach"), RepredictEvery: c.Duration("repredict-every").Seconds(), Version: version, Workers: c.Int("workers")}
+			bar := newProgress(fmt.Sprintf("lifetime: %d arms × %d seeds", len(arms), len(seeds)), "runs", c.Bool("quiet"))
+			o.Progress = bar.Update
 			cmp, err := analysis.LifetimeCompare(c.Context, db, c.String("dataset"), o)
 			bar.Done()
 			if err != nil {
