@@ -87,34 +87,59 @@ type LifetimeOptions struct {
 // training cut (its predictions before it are in-sample; 0 for the other
 // arms); close releases the client. The options are validated.
 func LifetimeArm(ctx context.Context, db *store.DB, dataset, arm, approach string, base LifetimeOptions) (o LifetimeOptions, cut float64, close func(), err error) {
-	o, close = base, func() {}
-	if !slices.Contains(LifetimeArms, arm) {
-		return o, 0, close, fmt.Errorf("analysis: unknown lifetime arm %q: want one of %s", arm, strings.Join(LifetimeArms, ", "))
+	var c *client.Client
+	o, cut, err = lifetimeArm(dataset, arm, approach, base, func() (*client.Client, error) {
+		var err error
+		c, err = datasetClient(ctx, db, dataset)
+		return c, err
+	})
+	close = func() {}
+	if c != nil {
+		close = c.Close
 	}
-	o.Arm = arm
-	if _, model := distArm(arm); model {
-		pred, c, cl, err := SurvivalPredictor(ctx, db, dataset)
-		if err != nil {
-			return o, 0, close, fmt.Errorf("%s arm: %w", arm, err)
-		}
-		cut, close, o.PredictDist = c, cl, pred
-	}
-	if arm == "model" {
-		pred, c, rc, err := ModelPredictor(ctx, db, dataset, predict.Lifetime, approach)
-		if err != nil {
-			return o, 0, close, fmt.Errorf("model arm: %w", err)
-		}
-		cut, close = c, func() { rc.Close() }
-		o.Predict = func(vm int64) (int8, bool) {
-			b, score := pred(vm)
-			return b, b > 0 && score >= predict.Theta
-		}
-	}
-	if err := o.Validate(); err != nil {
+	if err != nil {
 		close()
 		return o, 0, func() {}, err
 	}
 	return o, cut, close, nil
+}
+
+// lifetimeArm is LifetimeArm with the client of the model arms from
+// getClient (called only by them; the caller closes it).
+func lifetimeArm(dataset, arm, approach string, base LifetimeOptions, getClient func() (*client.Client, error)) (o LifetimeOptions, cut float64, err error) {
+	o = base
+	if !slices.Contains(LifetimeArms, arm) {
+		return o, 0, fmt.Errorf("analysis: unknown lifetime arm %q: want one of %s", arm, strings.Join(LifetimeArms, ", "))
+	}
+	o.Arm = arm
+	_, model := distArm(arm)
+	if model || arm == "model" {
+		c, err := getClient()
+		if err != nil {
+			return o, 0, fmt.Errorf("%s arm: %w", arm, err)
+		}
+		if model {
+			pred, c, err := survivalPredictor(c, dataset)
+			if err != nil {
+				return o, 0, fmt.Errorf("%s arm: %w", arm, err)
+			}
+			cut, o.PredictDist = c, pred
+		} else {
+			pred, c, err := modelPredictor(c, dataset, predict.Lifetime, approach)
+			if err != nil {
+				return o, 0, fmt.Errorf("model arm: %w", err)
+			}
+			cut = c
+			o.Predict = func(vm int64) (int8, bool) {
+				b, score := pred(vm)
+				return b, b > 0 && score >= predict.Theta
+			}
+		}
+	}
+	if err := o.Validate(); err != nil {
+		return o, 0, err
+	}
+	return o, cut, nil
 }
 
 // LifetimeRun replays one arm and stores its figures as a run (engine
@@ -587,26 +612,44 @@ func decorateDist(r *optimizer.Request, o LifetimeOptions, tr *replay.Trace, ind
 // median exp μ) with the model's scale σ, as an optimizer.LifetimeDist. cut
 // is the model's training cut; close releases the client.
 func SurvivalPredictor(ctx context.Context, db *store.DB, dataset string) (func(int64) (optimizer.LifetimeDist, bool), float64, func(), error) {
-	name := predict.ModelName(dataset, predict.LifetimeDist, predict.AFT)
+	c, err := datasetClient(ctx, db, dataset)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	pred, cut, err := survivalPredictor(c, dataset)
+	if err != nil {
+		c.Close()
+		return nil, 0, nil, err
+	}
+	return pred, cut, c.Close, nil
+}
+
+// datasetClient is RC's client over dataset's models, initialized.
+func datasetClient(ctx context.Context, db *store.DB, dataset string) (*client.Client, error) {
 	o := client.DefaultOptions()
 	o.Datasets = []string{dataset}
 	c, err := client.New(db, o)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, err
 	}
 	if err := c.Initialize(ctx); err != nil {
 		c.Close()
-		return nil, 0, nil, err
+		return nil, err
 	}
+	return c, nil
+}
+
+// survivalPredictor is SurvivalPredictor served by c (which the caller
+// closes).
+func survivalPredictor(c *client.Client, dataset string) (func(int64) (optimizer.LifetimeDist, bool), float64, error) {
+	name := predict.ModelName(dataset, predict.LifetimeDist, predict.AFT)
 	m := c.Model(name)
 	if m == nil {
-		c.Close()
-		return nil, 0, nil, fmt.Errorf("%w %q (placelab predict train --dataset %s --metric %s)", predict.ErrNoModel, name, dataset, predict.LifetimeDist)
+		return nil, 0, fmt.Errorf("%w %q (placelab predict train --dataset %s --metric %s)", predict.ErrNoModel, name, dataset, predict.LifetimeDist)
 	}
 	_, sigma, ok := m.Survival()
 	if !ok {
-		c.Close()
-		return nil, 0, nil, fmt.Errorf("analysis: model %q is not a lifetime distribution", name)
+		return nil, 0, fmt.Errorf("analysis: model %q is not a lifetime distribution", name)
 	}
 	pred := func(vm int64) (optimizer.LifetimeDist, bool) {
 		r, err := c.Predict(name, client.Input{VM: vm})
@@ -615,5 +658,5 @@ func SurvivalPredictor(ctx context.Context, db *store.DB, dataset string) (func(
 		}
 		return optimizer.LifetimeDist{Mu: math.Log(r.Time), Sigma: sigma, Known: true}, true
 	}
-	return pred, m.TrainTo, func() { c.Close() }, nil
+	return pred, m.TrainTo, nil
 }

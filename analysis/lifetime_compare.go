@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"placelab/predict/client"
 	store "placelab/sql"
 )
 
@@ -126,24 +127,34 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		base.RepredictEvery = o.RepredictEvery
 	}
 	base.From, base.To = o.From, o.To
-	// Resolve every arm (predictors, cuts) before any runs.
-	type armOpts struct {
-		o     LifetimeOptions
-		close func()
-	}
-	var arms []armOpts
+	// Resolve every arm (predictors, cuts) before any runs. The model arms
+	// share one RC client: the dataset's models and feature data load
+	// once, and a VM's prediction computed for one arm is a cache hit for
+	// the next.
+	var arms []LifetimeOptions
+	var shared *client.Client
 	defer func() {
-		for _, a := range arms {
-			a.close()
+		if shared != nil {
+			shared.Close()
 		}
 	}()
+	getClient := func() (*client.Client, error) {
+		if shared == nil {
+			c, err := datasetClient(ctx, db, dataset)
+			if err != nil {
+				return nil, err
+			}
+			shared = c
+		}
+		return shared, nil
+	}
 	cut := math.Inf(-1)
 	for _, arm := range o.Arms {
-		ao, c, closeArm, err := LifetimeArm(ctx, db, dataset, arm, o.Approach, base)
+		ao, c, err := lifetimeArm(dataset, arm, o.Approach, base, getClient)
 		if err != nil {
 			return nil, fmt.Errorf("arm %s: %w", arm, err)
 		}
-		arms = append(arms, armOpts{ao, closeArm})
+		arms = append(arms, ao)
 		if c > 0 {
 			cut = math.Max(cut, c)
 		}
@@ -165,7 +176,7 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 	var runs []LifetimeOptions
 	for _, a := range arms {
 		for _, seed := range o.Seeds {
-			lo := a.o
+			lo := a
 			lo.Seed, lo.From, lo.InSample = seed, from, cmp.InSample
 			if err := lo.Validate(); err != nil {
 				return nil, err
@@ -198,8 +209,8 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		offSpread = r.Max - r.Min
 	}
 	for _, a := range arms {
-		rs := byArm[a.o.Arm]
-		s := LifetimeArmSummary{Arm: a.o.Arm}
+		rs := byArm[a.Arm]
+		s := LifetimeArmSummary{Arm: a.Arm}
 		for _, r := range rs {
 			s.Runs = append(s.Runs, r.RunID)
 		}
@@ -210,7 +221,7 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		s.StrandedMem = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedMemoryPct }))
 		s.CoveragePct = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.CoveragePct }))
 		s.AccuracyPct = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.AccuracyPct }))
-		oracle := byArm[oracleOf[a.o.Arm]]
+		oracle := byArm[oracleOf[a.Arm]]
 		var gain, share, best []float64
 		for i, r := range rs {
 			if i >= len(off) {

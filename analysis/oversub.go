@@ -520,23 +520,27 @@ func P95Predictor(ctx context.Context, db *store.DB, dataset, approach string) (
 // (predictions for VMs created before it are in-sample). Close the client
 // when done.
 func ModelPredictor(ctx context.Context, db *store.DB, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, *client.Client, error) {
+	c, err := datasetClient(ctx, db, dataset)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	pred, cut, err := modelPredictor(c, dataset, metric, approach)
+	if err != nil {
+		c.Close()
+		return nil, 0, nil, err
+	}
+	return pred, cut, c, nil
+}
+
+// modelPredictor is ModelPredictor served by c (which the caller closes).
+func modelPredictor(c *client.Client, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, error) {
 	if approach == "" {
 		approach = metric.Approach()
 	}
 	name := predict.ModelName(dataset, metric, approach)
-	o := client.DefaultOptions()
-	o.Datasets = []string{dataset}
-	c, err := client.New(db, o)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if err := c.Initialize(ctx); err != nil {
-		return nil, 0, nil, err
-	}
 	m := c.Model(name)
 	if m == nil {
-		c.Close()
-		return nil, 0, nil, fmt.Errorf("%w %q (placelab predict train --dataset %s --metric %s)", predict.ErrNoModel, name, dataset, metric)
+		return nil, 0, fmt.Errorf("%w %q (placelab predict train --dataset %s --metric %s)", predict.ErrNoModel, name, dataset, metric)
 	}
 	pred := func(vm int64) (int8, float64) {
 		r, err := c.Predict(name, client.Input{VM: vm})
@@ -545,5 +549,5 @@ func ModelPredictor(ctx context.Context, db *store.DB, dataset string, metric pr
 		}
 		return r.Bucket, r.Score
 	}
-	return pred, m.TrainTo, c, nil
+	return pred, m.TrainTo, nil
 }
