@@ -80,32 +80,14 @@ type LifetimeOptions struct {
 	Progress func(done, total int64)
 }
 
-// LifetimeArm returns the options of arm (one of LifetimeArms) on dataset,
+// lifetimeArm returns the options of arm (one of LifetimeArms) on dataset,
 // starting from base: the model arm serves the dataset's trained lifetime
 // model (approach "": RC Table 1's) through RC's client, a prediction
-// counting when confident (score ≥ predict.Theta). cut is the model's
+// counting when confident (score ≥ predict.Theta); nilas and lava serve
+// its survival model. The model arms take the client from getClient
+// (called only by them; the caller closes it). cut is the model's
 // training cut (its predictions before it are in-sample; 0 for the other
-// arms); close releases the client. The options are validated.
-func LifetimeArm(ctx context.Context, db *store.DB, dataset, arm, approach string, base LifetimeOptions) (o LifetimeOptions, cut float64, close func(), err error) {
-	var c *client.Client
-	o, cut, err = lifetimeArm(dataset, arm, approach, base, func() (*client.Client, error) {
-		var err error
-		c, err = datasetClient(ctx, db, dataset)
-		return c, err
-	})
-	close = func() {}
-	if c != nil {
-		close = c.Close
-	}
-	if err != nil {
-		close()
-		return o, 0, func() {}, err
-	}
-	return o, cut, close, nil
-}
-
-// lifetimeArm is LifetimeArm with the client of the model arms from
-// getClient (called only by them; the caller closes it).
+// arms). The options are validated.
 func lifetimeArm(dataset, arm, approach string, base LifetimeOptions, getClient func() (*client.Client, error)) (o LifetimeOptions, cut float64, err error) {
 	o = base
 	if !slices.Contains(LifetimeArms, arm) {
@@ -140,19 +122,6 @@ func lifetimeArm(dataset, arm, approach string, base LifetimeOptions, getClient 
 		return o, 0, err
 	}
 	return o, cut, nil
-}
-
-// LifetimeRun replays one arm and stores its figures as a run (engine
-// "lifetime", policy the arm), as placelab lifetime does.
-func LifetimeRun(ctx context.Context, db *store.DB, dataset string, o LifetimeOptions, version string) (*LifetimeResult, error) {
-	r, err := LifetimeReplay(ctx, db, dataset, o)
-	if err != nil {
-		return nil, err
-	}
-	if err := storeLifetime(ctx, db, dataset, o, r, version); err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // storeLifetime stores a replayed arm as a run and sets its RunID.
