@@ -103,6 +103,17 @@ type AllocatorArm struct {
 	Releases       int   `json:"releases"`
 	Refreshes      int   `json:"refreshes"`
 	RefreshedCells int64 `json:"refreshed_cells"`
+	// MachineChanges are the machines' changes recorded in the journal
+	// (placements, departures, evictions) in the timed section, and
+	// CellUpdatesBackground and CellUpdatesAtDecision the cache's upkeep
+	// for them in machines (optimizer.Protean.CellUpdates): changed
+	// machines re-evaluated in cells by Refresh and by the decisions that
+	// read cells behind the journal. Deterministic for a seed, so they
+	// compare builds where wall times are noisy; the cell updates are 0
+	// with the cache off.
+	MachineChanges        int64 `json:"machine_changes"`
+	CellUpdatesBackground int64 `json:"cell_updates_background"`
+	CellUpdatesAtDecision int64 `json:"cell_updates_at_decision"`
 	// WallSeconds is the timed section's wall time; DecisionSeconds,
 	// RefreshSeconds and ReleaseSeconds the parts of it spent in Allocate,
 	// Refresh and Release (the rest is the loop's own bookkeeping).
@@ -513,8 +524,12 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 		r.arm.startState = stateFingerprint(r.protean.State())
 	}
 	var hits0 optimizer.CacheStats
+	var rev0 uint64
+	var bg0, dec0 int64
 	if r.protean != nil {
 		hits0 = r.protean.CacheStats()["RuleEvaluation"]
+		rev0 = r.protean.State().Journal.Rev()
+		bg0, dec0 = r.protean.CellUpdates()
 	}
 	cpu0 := processCPUSeconds()
 	t0 := r.now()
@@ -543,6 +558,9 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	if r.protean != nil {
 		h := r.protean.CacheStats()["RuleEvaluation"]
 		a.CacheHitRate = optimizer.CacheStats{Hits: h.Hits - hits0.Hits, Misses: h.Misses - hits0.Misses}.HitRate()
+		a.MachineChanges = int64(r.protean.State().Journal.Rev() - rev0)
+		bg, dec := r.protean.CellUpdates()
+		a.CellUpdatesBackground, a.CellUpdatesAtDecision = bg-bg0, dec-dec0
 	}
 	h := fnv.New64a()
 	writeInts(h, r.log...)

@@ -250,6 +250,21 @@ func TestCompareCacheSameRequests(t *testing.T) {
 		if r.On.Refreshes == 0 || r.On.RefreshedCells == 0 || r.Off.Refreshes != 0 || r.On.Releases == 0 || r.On.Releases != r.Off.Releases {
 			t.Fatalf("rep %d: upkeep on %d refreshes (%d cells), %d releases; off %d refreshes, %d releases", r.Rep, r.On.Refreshes, r.On.RefreshedCells, r.On.Releases, r.Off.Refreshes, r.Off.Releases)
 		}
+		// Upkeep in machines: every placement, departure and eviction is
+		// one machine change, alike on both arms; the cache on updates
+		// cells for them, the same number in every rep (the same requests
+		// from the same state), and the cache off keeps none.
+		if ch := int64(r.On.Placements + r.On.Releases + r.On.Evicted); r.On.MachineChanges != ch {
+			t.Fatalf("rep %d: %d machine changes, want %d placements + releases + evictions", r.Rep, r.On.MachineChanges, ch)
+		}
+		first := c.Runs[0].On
+		if r.On.CellUpdatesBackground == 0 || r.On.CellUpdatesBackground != first.CellUpdatesBackground ||
+			r.On.CellUpdatesAtDecision != first.CellUpdatesAtDecision || r.Off.MachineChanges != r.On.MachineChanges ||
+			r.Off.CellUpdatesBackground != 0 || r.Off.CellUpdatesAtDecision != 0 {
+			t.Fatalf("rep %d: cell updates on %d + %d (rep 1: %d + %d), off %d + %d over %d changes", r.Rep, r.On.CellUpdatesBackground,
+				r.On.CellUpdatesAtDecision, first.CellUpdatesBackground, first.CellUpdatesAtDecision, r.Off.CellUpdatesBackground,
+				r.Off.CellUpdatesAtDecision, r.Off.MachineChanges)
+		}
 		if !r.SameDecisions || r.On.Placements != r.Off.Placements {
 			t.Fatalf("rep %d: cache on and off decided differently (%d vs %d placed)", r.Rep, r.On.Placements, r.Off.Placements)
 		}

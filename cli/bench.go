@@ -54,12 +54,22 @@ JSON fields (--format json):
   runs[]                  per rep: rep, order, cache_speedup, decision_speedup,
                           same_decisions, and cache_on/cache_off with requests,
                           vms, placements, rejected, evicted, releases,
-                          refreshes, refreshed_cells, wall_seconds,
-                          cpu_seconds, decision_seconds, refresh_seconds, release_seconds,
+                          refreshes, refreshed_cells, machine_changes,
+                          cell_updates_background, cell_updates_at_decision,
+                          wall_seconds, cpu_seconds, decision_seconds,
+                          refresh_seconds, release_seconds,
                           cost_per_placement_us, placements_per_wall_sec,
                           decision_latency_{p50,p99,mean}_us, cache_hit_rate,
                           memory_mb
   seconds                 the command's own wall time, zone generation included
+
+  machine_changes counts the machines' changes in the timed section (a placement, a
+  departure or an eviction is one); cell_updates_background and cell_updates_at_decision
+  the cache's upkeep for them: a changed machine re-evaluated in one cell (an evaluation's
+  state for one cluster) by the background refresh, or by a decision that read a cell behind
+  the journal (once per cell however often the machine changed; a rebuilt cell counts none).
+  Per change their sum is bounded by the cells holding the machine. They do not depend on
+  the machine's speed, so they compare builds where times are noisy.
 
 Example:
    placelab bench allocator --machines 30000 --vms 40000 --reps 3 --format json`,

@@ -206,3 +206,76 @@ func TestJournalMemoryBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestCellUpdatesByHand counts the cache's upkeep (CellUpdates) on one
+// cluster and two VM types of different shapes, each with its own
+// evaluation: a cell built after a change holds it, a cell behind the
+// journal is updated once per changed machine (however often it changed),
+// by Refresh (background) or by the decision that reads it.
+func TestCellUpdatesByHand(t *testing.T) {
+	inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 4, skus: []SKU{skuLarge}})
+	p, err := NewProtean(NewState(inv), DefaultConfig(), DefaultRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const d1, d2 = 0, 1 // 1 and 2 cores: two shapes, two evaluations
+	place := func(vm VMID, ty int32) int32 {
+		t.Helper()
+		d := p.Allocate(&Request{ID: vm, Tenant: int32(vm), VMs: []VMRequest{{ID: vm, Type: ty}}})
+		if !d.OK {
+			t.Fatalf("VM %d: %+v", vm, d)
+		}
+		if err := p.State().CheckInvariants(); err != nil {
+			t.Fatal(err)
+		}
+		return d.Placements[0].Machine
+	}
+	check := func(step string, bg, dec int64) {
+		t.Helper()
+		if b, d := p.CellUpdates(); b != bg || d != dec {
+			t.Fatalf("%s: cell updates background %d, at decision %d; want %d, %d", step, b, d, bg, dec)
+		}
+	}
+	distinct := func(ms ...int32) int64 {
+		set := map[int32]bool{}
+		for _, m := range ms {
+			set[m] = true
+		}
+		return int64(len(set))
+	}
+	a := place(0, d1) // builds D1's cell, then changes a
+	b := place(1, d2) // builds D2's cell after a's change, then changes b
+	check("two new evaluations", 0, 0)
+	// D1's cell is behind by a and b, D2's by b.
+	bg := distinct(a, b) + distinct(b)
+	p.Refresh(0)
+	check("refresh", bg, 0)
+	p.Refresh(0)
+	check("refresh with nothing changed", bg, 0)
+
+	// A departure and a placement of D1: its decision reads D1's cell,
+	// behind by a.
+	if !p.Release(0) {
+		t.Fatal("release VM 0")
+	}
+	c := place(2, d1)
+	check("D1 after a departure", bg, 1)
+	// D2's decision reads D2's cell, behind by a and c.
+	place(3, d2)
+	check("D2 after two changes", bg, 1+distinct(a, c))
+
+	// With the cache off nothing is kept, so nothing is updated.
+	off := DefaultConfig()
+	off.Cache = false
+	q, err := NewProtean(NewState(inv), off, DefaultRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		q.Allocate(&Request{ID: int64(i), Tenant: int32(i), VMs: []VMRequest{{ID: VMID(i), Type: int32(i % 2)}}})
+		q.Refresh(0)
+	}
+	if b, d := q.CellUpdates(); b != 0 || d != 0 {
+		t.Fatalf("cache off: cell updates %d, %d", b, d)
+	}
+}

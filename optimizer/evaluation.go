@@ -439,6 +439,9 @@ type evaluation struct {
 	fresh, used uint64
 	// refreshed is the agent's refresh call that last refreshed it.
 	refreshed uint64
+	// caughtUp counts the machines cell re-evaluated from the journal
+	// (Protean.CellUpdates).
+	caughtUp int64
 	// tabs and slot place its cells' machine statuses in the engine's
 	// shared tables (nil: each cell has a table of its own).
 	tabs *statusTables
@@ -476,6 +479,7 @@ func (e *evaluation) cell(env *Env, c int32) (*cell, bool) {
 		return cl, false
 	}
 	ok := j.Changed(c, &cl.cursor, func(m int32) {
+		e.caughtUp++
 		if e.update(env, cl, m) {
 			cl.markHead(int(env.Inv.Machines[m].RackLocal), dirtyScore)
 		}

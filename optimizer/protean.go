@@ -48,6 +48,8 @@ type Protean struct {
 	statAt    statIndex
 	postBF    PostBestFit
 	bg        int64
+	// bgUpdates and decisionUpdates are CellUpdates'.
+	bgUpdates, decisionUpdates int64
 	// scratch buffers reused across requests
 	evalTraits []Trait
 	cands      []clusterCand
@@ -232,6 +234,17 @@ func (p *Protean) CacheStats() map[string]CacheStats {
 // BackgroundUpdates is how many cells Refresh brought up to date.
 func (p *Protean) BackgroundUpdates() int64 { return p.bg }
 
+// CellUpdates counts the cache's upkeep in machines: a cell update is one
+// changed machine re-evaluated, and repositioned when its key moved, in one
+// cell (an evaluation's state for one cluster). background counts those
+// Refresh applied, decision those applied when a decision read a cell
+// behind the journal. A machine that changed several times between two
+// updates of a cell is updated once; a cell rebuilt from scratch (a miss:
+// new, or fallen behind the journal's log) counts none. Their sum over the
+// machine changes (State.Journal.Rev) is the upkeep per change, whose
+// limit is the number of cells holding the changed machine.
+func (p *Protean) CellUpdates() (background, decision int64) { return p.bgUpdates, p.decisionUpdates }
+
 // RefreshAge is how many requests after its last use an evaluation stays
 // in the background refresh (§5.2.4): past it, Refresh skips the
 // evaluation, which catches up from the journal (or rebuilds, when the
@@ -302,6 +315,9 @@ type cellRef struct {
 // refreshScratch is one refreshing goroutine's scratch: a cursor group and
 // the rest, and the racks whose shared global score may have moved.
 type refreshScratch struct {
+	// updates counts machine re-evaluations in cells (cell updates: see
+	// Protean.CellUpdates) since the agent last collected them.
+	updates     int64
 	group, rest []cellRef
 	scoreRacks  []int32
 	rackStamp   []uint32 // per cluster-local rack: stamp when listed in scoreRacks
@@ -417,6 +433,11 @@ func (p *Protean) refreshCells(evals []*evaluation) int {
 		job.touched = nil
 	}
 	p.touchedClusters = touched[:0]
+	// The helper, if it took the job, is done with its scratch.
+	for i := range p.refreshers {
+		p.bgUpdates += p.refreshers[i].updates
+		p.refreshers[i].updates = 0
+	}
 	return n
 }
 
@@ -505,6 +526,7 @@ func (p *Protean) refreshCluster(w *refreshScratch, c int32) int {
 		cur := pos
 		racks := w.scoreRacks[:0]
 		j.Changed(c, &cur, func(m int32) {
+			w.updates += int64(len(group))
 			rl := int(inv.Machines[m].RackLocal)
 			for _, r := range group {
 				if r.e.update(env, r.cl, m) {

@@ -13,7 +13,8 @@ import (
 // The agent waits for the helper to take each job, so the helper refreshes
 // cells in every parallel refresh; under -race this is where the two would
 // collide. The zone mixes SKUs and the requests mix sizes, priorities and
-// gangs, with evictions.
+// gangs, with evictions. The cell updates counted (CellUpdates) equal a
+// sequential twin's, so the helper's are collected.
 func TestParallelRefresh(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
@@ -46,6 +47,21 @@ func TestParallelRefresh(t *testing.T) {
 			}
 		})
 	})
+	seq := newProteanT(t, buildZone(t, zone), nil)
+	seq.procs = 1 // every refresh on the agent alone
+	replay(t, seq, reqs, 120, func(r *Request, _ Decision) {
+		if r.ID%11 == 0 {
+			seq.Refresh(0)
+		}
+	})
+	pb, pd := p.CellUpdates()
+	sb, sd := seq.CellUpdates()
+	if pb != sb || pd != sd || pb == 0 || pd == 0 {
+		t.Fatalf("cell updates in background and at decision: %d, %d with the helper, %d, %d alone", pb, pd, sb, sd)
+	}
+	if seq.parallelRefreshes != 0 {
+		t.Fatalf("the sequential twin refreshed in parallel %d times", seq.parallelRefreshes)
+	}
 	if refreshes < 20 || p.helperCells == 0 {
 		t.Fatalf("%d parallel refreshes, the helper refreshed %d cells: the workload does not exercise the parallel path", refreshes, p.helperCells)
 	}

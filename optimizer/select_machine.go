@@ -29,7 +29,9 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 	for {
 		sel := p.sel[:0]
 		for next < len(cands) && len(sel) < p.cfg.K {
+			before := e.caughtUp
 			cl, hit := e.cell(env, cands[next].c)
+			p.decisionUpdates += e.caughtUp - before
 			next++
 			if hit {
 				p.cellHits.Hits++

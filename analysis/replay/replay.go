@@ -186,6 +186,15 @@ type Summary struct {
 	Caches                     map[string]float64 `json:"cache_hit_rates,omitempty"`
 	// BackgroundRefreshes counts cells an idle agent brought up to date.
 	BackgroundRefreshes int64 `json:"background_refreshes,omitempty"`
+	// CellUpdatesBackground and CellUpdatesAtDecision are the cache's
+	// upkeep in machines (optimizer.Protean.CellUpdates): changed machines
+	// re-evaluated in cells by the background refresh and by decisions
+	// reading cells behind the journal, summed over a run's agents;
+	// MachineChanges the machines' changes they follow (the journal's
+	// revisions; one agent only). Protean with the cache on only.
+	CellUpdatesBackground int64 `json:"cell_updates_background,omitempty"`
+	CellUpdatesAtDecision int64 `json:"cell_updates_at_decision,omitempty"`
+	MachineChanges        int64 `json:"machine_changes,omitempty"`
 	// Multi-agent replays (placelab replay --agents N).
 	Agents    int    `json:"agents,omitempty"`
 	TimeModel string `json:"time_model,omitempty"`
@@ -546,6 +555,9 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	res.Outages, res.Moves = av.rows, av.moves
 	if protean != nil {
 		engineStats(res, last, protean)
+		if protean.Config().Cache {
+			s.MachineChanges = int64(protean.State().Journal.Rev())
+		}
 	}
 	return res, nil
 }
@@ -578,6 +590,9 @@ func engineStats(res *Result, last float64, engines ...*optimizer.Protean) {
 			rules[i].Removed += r.Removed
 		}
 		s.BackgroundRefreshes += e.BackgroundUpdates()
+		bg, dec := e.CellUpdates()
+		s.CellUpdatesBackground += bg
+		s.CellUpdatesAtDecision += dec
 	}
 	if pct, ok := postBF.Pct(); ok {
 		s.PostBestFitPct = &pct
