@@ -267,7 +267,7 @@ func (p *Protean) explainMachines(sel []*cell, ex *Explanation) {
 // explainShort counts, over the given clusters' cells, the machines each
 // resource validator removed by their first short dimension (the failure
 // path only: it visits every machine of those clusters).
-func (p *Protean) explainShort(e *evaluation, clusters []clusterCand, ex *Explanation) {
+func (p *Protean) explainShort(e *evaluation, clusters []int32, ex *Explanation) {
 	var short [NumDims]int
 	found := false
 	for i, v := range e.validators {
@@ -275,14 +275,14 @@ func (p *Protean) explainShort(e *evaluation, clusters []clusterCand, ex *Explan
 		if !ok {
 			continue
 		}
-		for _, cc := range clusters {
-			cl := e.cells[cc.c]
+		for _, c := range clusters {
+			cl := e.cells[c]
 			if cl == nil || cl.rejected[i] == 0 {
 				continue
 			}
-			for local := range p.env.Inv.Clusters[cc.c].Machines {
+			for local := range p.env.Inv.Clusters[c].Machines {
 				if st := cl.st(int32(local)); !st.valid && int(st.failed) == i {
-					if d := rv.Short(p.env.Inv.Clusters[cc.c].Machines[local]); d != NoDim {
+					if d := rv.Short(p.env.Inv.Clusters[c].Machines[local]); d != NoDim {
 						short[d]++
 						found = true
 					}

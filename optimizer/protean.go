@@ -52,25 +52,37 @@ type Protean struct {
 	bgUpdates, decisionUpdates int64
 	// scratch buffers reused across requests
 	evalTraits []Trait
-	cands      []clusterCand
+	cands      []int32
 	typeIn     [][]bool // per VM type: typeClusters
-	order      []clusterCand
-	sel        []*cell
-	ties       []tie
-	top        []topCand
-	frontier   []frontierNode
-	stale      []*evaluation
-	reqApply   []int // indices of the request validators that apply to the current request
-	walked     []walkedRack
-	inRack     []func(int32) bool // per applying request validator: its prepared in-rack predicate, or nil
-	onRack     []func(int32) bool // ... and its prepared rack predicate, or nil
-	valid      []int32            // pickSampled's scratch
-	rackSeen   []uint32           // pickStamp of the racks pick walked
-	pickStamp  uint32
-	muteStats  bool     // an explanation-only walk: stat records nothing
-	tieGen     []uint32 // per rack: the pickWalk generation that marked it tied
-	tieAt      []int32  // ... and its first valid machine's index in the rack
-	gen        uint32
+	// order is cluster selection's ranking of the previous request and
+	// clusterScore the clusters' preference scores (rankClusters); ranked
+	// says whether they are current but for the clusters whose score
+	// moved since, moved and movedList its scratch; verdicts are the
+	// cluster validators' cached verdicts per VM type (clusterVerdict).
+	order        []int32
+	clusterScore []clusterScores
+	ranked       bool
+	moved        []bool
+	movedList    []int32
+	verdicts     []*clusterVerdictOf
+	// for tests: cluster selections made from a cached verdict
+	staticSelections int
+	sel              []*cell
+	ties             []tie
+	top              []topCand
+	frontier         []frontierNode
+	stale            []*evaluation
+	reqApply         []int // indices of the request validators that apply to the current request
+	walked           []walkedRack
+	inRack           []func(int32) bool // per applying request validator: its prepared in-rack predicate, or nil
+	onRack           []func(int32) bool // ... and its prepared rack predicate, or nil
+	valid            []int32            // pickSampled's scratch
+	rackSeen         []uint32           // pickStamp of the racks pick walked
+	pickStamp        uint32
+	muteStats        bool     // an explanation-only walk: stat records nothing
+	tieGen           []uint32 // per rack: the pickWalk generation that marked it tied
+	tieAt            []int32  // ... and its first valid machine's index in the rack
+	gen              uint32
 	// refreshCells' scratch: per cluster the cells to refresh, the
 	// clusters with cells, and each refreshing goroutine's own
 	byCluster       [][]cellRef

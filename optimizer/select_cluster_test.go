@@ -75,12 +75,27 @@ func TestSelectClustersInline(t *testing.T) {
 	for i, cp := range wrapped.ClusterPreferences {
 		wrapped.ClusterPreferences[i] = viaPreference{cp}
 	}
+	// Every buffer binds at times; with none for new deployments and
+	// healing, the clusters of those requests are chosen from the cached
+	// verdict of the type and health validators (clusterVerdict).
+	for _, buffers := range []Buffers{{NewDeployment: 4, ScaleOut: 2, Healing: 1}, {ScaleOut: 2}} {
+		t.Run(fmt.Sprintf("buffers %d,%d,%d", buffers.NewDeployment, buffers.ScaleOut, buffers.Healing), func(t *testing.T) {
+			selectInlineVsInterface(t, newZone, reqs, wrapped, buffers)
+		})
+	}
+}
+
+// selectInlineVsInterface runs reqs through the default rules and through
+// wrapped under buffers and compares decisions, explanations and
+// statistics.
+func selectInlineVsInterface(t *testing.T, newZone func() *Inventory, reqs []*Request, wrapped Rules, buffers Buffers) {
 	var logs [2][]string
 	var stats [2][]RuleStats
 	var refused [2][]int
+	var static [2]int
 	for arm, rules := range []Rules{DefaultRules(), wrapped} {
 		cfg := DefaultConfig()
-		cfg.Buffers = Buffers{NewDeployment: 4, ScaleOut: 2, Healing: 1}
+		cfg.Buffers = buffers
 		inv := newZone()
 		p, err := NewProtean(NewState(inv), cfg, rules)
 		if err != nil {
@@ -123,6 +138,7 @@ func TestSelectClustersInline(t *testing.T) {
 			logs[arm] = append(logs[arm], line)
 		}
 		stats[arm] = p.RuleStats()
+		static[arm] = p.staticSelections
 	}
 	for i := range logs[0] {
 		if logs[0][i] != logs[1][i] {
@@ -133,8 +149,11 @@ func TestSelectClustersInline(t *testing.T) {
 		t.Fatalf("rule statistics differ: inline %+v, through the interface %+v", stats[0], stats[1])
 	}
 	for k, n := range refused[0] {
-		if n == 0 {
+		if n == 0 && (DefaultRules().ClusterValidators[k].Name() != RuleIsClusterBelowLimit || buffers.ScaleOut == 0) {
 			t.Errorf("cluster validator %s refused no cluster: the workload does not test it", DefaultRules().ClusterValidators[k].Name())
 		}
+	}
+	if static[1] != 0 || (buffers.NewDeployment == 0) != (static[0] > 100) {
+		t.Fatalf("%d selections from the cached verdict inline, %d through the interface", static[0], static[1])
 	}
 }

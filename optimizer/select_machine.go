@@ -30,7 +30,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 		sel := p.sel[:0]
 		for next < len(cands) && len(sel) < p.cfg.K {
 			before := e.caughtUp
-			cl, hit := e.cell(env, cands[next].c)
+			cl, hit := e.cell(env, cands[next])
 			p.decisionUpdates += e.caughtUp - before
 			next++
 			if hit {

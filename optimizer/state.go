@@ -119,6 +119,7 @@ type State struct {
 	LifeClass   []int8
 	LifeNow     float64
 	lifeScratch []lifeVM // medianEmptyTime's
+	healthEpoch uint64
 }
 
 // MachineTag is a machine's oversubscription class.
@@ -344,6 +345,10 @@ func (s *State) asIfFree(m int32, demand Vec, pred float64, fn func() bool) bool
 	return ok
 }
 
+// HealthEpoch counts the health changes (SetHealthy) so far: what depends
+// on machines' health only is unchanged while it is.
+func (s *State) HealthEpoch() uint64 { return s.healthEpoch }
+
 // SetHealthy changes a machine's health (an inventory event).
 func (s *State) SetHealthy(m int32, healthy bool) {
 	mc := &s.Inv.Machines[m]
@@ -362,6 +367,7 @@ func (s *State) SetHealthy(m int32, healthy bool) {
 	} else {
 		s.ClusterHealthy[mc.Cluster]--
 	}
+	s.healthEpoch++
 	mc.Healthy = healthy
 	s.Journal.Touch(m, mc.Cluster)
 }
