@@ -285,3 +285,18 @@ func TestEviction(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlaceTwicePanics: placing a VM that is already placed is a caller
+// bug that State.Place refuses, however the VM is placed the second time.
+func TestPlaceTwicePanics(t *testing.T) {
+	inv := buildZone(t, zoneSpec{clusters: 1, racks: 1, perRack: 2, skus: []SKU{skuSmall}})
+	s := NewState(inv)
+	d := inv.Types[0].Demand[0]
+	s.Place(Placement{VM: 7, Machine: 0, Demand: d})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a second placement of VM 7 did not panic")
+		}
+	}()
+	s.Place(Placement{VM: 7, Machine: 1, Demand: d})
+}

@@ -191,7 +191,11 @@ func (s *State) TenantVMs(t int32) int32 { return s.tenantVMs[t] }
 // Place records p. It panics if the VM is already placed (a caller bug);
 // capacity is the caller's to check (the commit store checks it).
 func (s *State) Place(p Placement) {
-	if _, dup := s.vms[p.VM]; dup {
+	// One map operation where a lookup and an insert would be two: a
+	// second placement of a VM does not grow the map.
+	n := len(s.vms)
+	s.vms[p.VM] = p
+	if len(s.vms) == n {
 		panic(fmt.Sprintf("optimizer: VM %d placed twice", p.VM))
 	}
 	m := p.Machine
@@ -212,7 +216,6 @@ func (s *State) Place(p Placement) {
 		}
 	}
 	s.LifetimeVMs[m][lifetimeIndex(p.LifetimeBucket)]++
-	s.vms[p.VM] = p
 	s.Used[m] = s.Used[m].Add(p.Demand)
 	if p.Priority > 0 {
 		s.LowUsed[m] = s.LowUsed[m].Add(p.Demand)
