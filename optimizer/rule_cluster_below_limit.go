@@ -29,12 +29,18 @@ func (IsClusterBelowLimit) ValidCluster(env *Env, _ *Request, kind RequestKind, 
 // BelowLimit is IsClusterBelowLimit's predicate: a cluster with empty
 // empty healthy machines keeps buffer b for a request of kind kind.
 func BelowLimit(empty int32, kind RequestKind, b Buffers) bool {
+	return empty >= bufferOf(kind, b)
+}
+
+// bufferOf is the buffer of a request kind: ScaleOut's, Healing's, or
+// NewDeployment's for any other kind.
+func bufferOf(kind RequestKind, b Buffers) int32 {
 	switch kind {
 	case KindScaleOut:
-		return empty >= b.ScaleOut
+		return b.ScaleOut
 	case KindHeal:
-		return empty >= b.Healing
+		return b.Healing
 	default:
-		return empty >= b.NewDeployment
+		return b.NewDeployment
 	}
 }

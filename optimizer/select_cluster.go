@@ -47,7 +47,7 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 	}
 	var crej [maxValidators]int
 	cands := p.cands[:0]
-	if static {
+	if static && na <= maxVerdictValidators {
 		// Types and health change rarely: the verdict is cached per type
 		// until a machine's health changes (State.HealthEpoch).
 		v := p.clusterVerdict(t[TraitType], active[:na], op[:na])
@@ -192,18 +192,6 @@ func (p *Protean) rankClusters(t Traits) []int32 {
 	return order
 }
 
-// bufferOf is the buffer of a request kind (BelowLimit's).
-func bufferOf(kind RequestKind, b Buffers) int32 {
-	switch kind {
-	case KindScaleOut:
-		return b.ScaleOut
-	case KindHeal:
-		return b.Healing
-	default:
-		return b.NewDeployment
-	}
-}
-
 // clusterVerdictOf is the cluster validators' verdict for requests of one
 // VM type that only IsTypeSupported and IsClusterHealthy can refuse: which
 // clusters pass, and how many clusters each validator refused first. It
@@ -215,6 +203,10 @@ type clusterVerdictOf struct {
 	valid []bool
 	crej  [maxValidators]int
 }
+
+// maxVerdictValidators bounds the active validators a verdict's signature
+// holds (8 bits each, and a count).
+const maxVerdictValidators = 7
 
 // clusterVerdict returns type ty's verdict under the active validators
 // (their indices and ops), computed again when health changed since.
