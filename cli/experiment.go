@@ -203,11 +203,11 @@ func shardIndex(c *cli.Context) (int, int, error) {
 // once and never write it.
 func readOnlyDB(c *cli.Context) (*store.DB, error) {
 	path := c.String("db")
-	db, err := store.OpenReadOnly(c.Context, path)
+	db, err := store.OpenReadOnly(c.Context, path, memoryLimit(c))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--db %s does not exist: shards read the database but cannot create it (many run at once); create it first, e.g. placelab --db %s generate", path, path)
 	}
-	return db, inUse(err)
+	return db, inUse(flagged(err))
 }
 
 // experimentShard runs one static shard of each experiment into a scratch
@@ -470,9 +470,9 @@ func experimentSweep(c *cli.Context, exps []*experiments.Experiment, quick bool)
 			return err
 		}
 		// The tasks open the database read-only: create and migrate it now.
-		d, err := store.Open(c.Context, db)
+		d, err := store.Open(c.Context, db, memoryLimit(c))
 		if err != nil {
-			return err
+			return flagged(err)
 		}
 		d.Close()
 		bin := c.String("bin")

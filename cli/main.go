@@ -59,6 +59,7 @@ Typical session:
    placelab report --out report           # report/index.html, works offline`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "db", Value: "placelab.duckdb", Usage: "DuckDB database `FILE` (\":memory:\" for a throwaway one)", EnvVars: []string{"PLACELAB_DB"}},
+			&cli.StringFlag{Name: "memory-limit", Usage: "bound of DuckDB's buffer pool: a `SIZE` such as 1GB, 512MiB or 4GB, or duckdb for DuckDB's own (80% of RAM); default " + store.DefaultMemoryLimit + " for a database file, DuckDB's for :memory:. Past it DuckDB evicts blocks it has written and spills to FILE.tmp, so a long replay's memory does not grow with the rows it stores", EnvVars: []string{"PLACELAB_MEMORY_LIMIT"}},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output on stderr"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the command to `FILE` (go tool pprof)"},
 		},
@@ -112,8 +113,19 @@ Typical session:
 
 // openDB opens the --db database read-write, migrating it if it is older.
 func openDB(c *cli.Context) (*store.DB, error) {
-	db, err := store.Open(c.Context, c.String("db"))
-	return db, inUse(err)
+	db, err := store.Open(c.Context, c.String("db"), memoryLimit(c))
+	return db, inUse(flagged(err))
+}
+
+// memoryLimit is --memory-limit as a store option.
+func memoryLimit(c *cli.Context) store.Option { return store.MemoryLimit(c.String("memory-limit")) }
+
+// flagged names --memory-limit in an error about it.
+func flagged(err error) error {
+	if errors.Is(err, store.ErrBadOption) {
+		return fmt.Errorf("--memory-limit: %w", err)
+	}
+	return err
 }
 
 // openReadDB opens the --db database for a command that only reads it:
@@ -126,11 +138,11 @@ func openReadDB(c *cli.Context) (*store.DB, error) {
 	if path == "" || path == ":memory:" {
 		return openDB(c)
 	}
-	db, err := store.OpenReadOnly(c.Context, path)
+	db, err := store.OpenReadOnly(c.Context, path, memoryLimit(c))
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, store.ErrReadOnlyStale) {
 		return openDB(c)
 	}
-	return db, inUse(err)
+	return db, inUse(flagged(err))
 }
 
 // inUse adds what to do to a store.ErrLocked (another process holds the

@@ -131,3 +131,23 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("missing file error: %v", err)
 	}
 }
+
+// TestMemoryLimitFlag: --memory-limit reaches DuckDB on read-write and
+// read-only opens, and a bad size is refused naming the flag.
+func TestMemoryLimitFlag(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.duckdb")
+	q := "SELECT current_setting('memory_limit') AS m"
+	for _, c := range []struct{ flag, want string }{{"", "953.6 MiB"}, {"300MB", "286.1 MiB"}, {"2GiB", "2.0 GiB"}} {
+		args := []string{"sql", q}
+		if c.flag != "" {
+			args = append([]string{"--memory-limit", c.flag}, args...)
+		}
+		if out := mustRun(t, db, args...); !strings.Contains(out, c.want) {
+			t.Errorf("--memory-limit %q: %s, want %s", c.flag, out, c.want)
+		}
+	}
+	_, err := run(t, db, "--memory-limit", "2 parsecs", "sql", q)
+	if err == nil || !strings.Contains(err.Error(), "--memory-limit") || !strings.Contains(err.Error(), "2 parsecs") {
+		t.Errorf("bad size: %v", err)
+	}
+}

@@ -74,7 +74,7 @@ func TestLockErrorNamesHolder(t *testing.T) {
 	holder := holdLock(t, path)
 	for _, tc := range []struct {
 		name     string
-		open     func(context.Context, string) (*DB, error)
+		open     func(context.Context, string, ...Option) (*DB, error)
 		readOnly bool
 	}{
 		{"read-write", Open, false},
