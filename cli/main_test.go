@@ -137,7 +137,7 @@ func TestUsageErrors(t *testing.T) {
 func TestMemoryLimitFlag(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.duckdb")
 	q := "SELECT current_setting('memory_limit') AS m"
-	for _, c := range []struct{ flag, want string }{{"", "953.6 MiB"}, {"300MB", "286.1 MiB"}, {"2GiB", "2.0 GiB"}} {
+	for _, c := range []struct{ flag, want string }{{"", "1.8 GiB"}, {"300MB", "286.1 MiB"}, {"2GiB", "2.0 GiB"}} {
 		args := []string{"sql", q}
 		if c.flag != "" {
 			args = append([]string{"--memory-limit", c.flag}, args...)

@@ -35,13 +35,13 @@ func TestMemoryLimit(t *testing.T) {
 		}
 	}
 	db, err := Open(ctx, path)
-	check("file, default", db, err, "953.6 MiB") // 1GB = 10^9 bytes
+	check("file, default", db, err, "1.8 GiB") // 2GB = 2·10^9 bytes
 	db, err = Open(ctx, path, MemoryLimit("512MiB"))
 	check("file, 512MiB", db, err, "512.0 MiB")
 	db, err = Open(ctx, path, MemoryLimit(" 2.5GB "))
 	check("file, 2.5GB", db, err, "2.3 GiB")
 	db, err = OpenReadOnly(ctx, path)
-	check("read-only, default", db, err, "953.6 MiB")
+	check("read-only, default", db, err, "1.8 GiB")
 	db, err = OpenReadOnly(ctx, path, MemoryLimit("256MB"))
 	check("read-only, 256MB", db, err, "244.1 MiB")
 
@@ -51,7 +51,7 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	duck := setting(mem)
 	mem.Close()
-	if duck == "953.6 MiB" {
+	if duck == "1.8 GiB" {
 		t.Fatalf("in-memory database got the file default")
 	}
 	db, err = Open(ctx, path, MemoryLimit("duckdb"))

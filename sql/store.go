@@ -64,14 +64,15 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 
 // DefaultMemoryLimit bounds DuckDB's buffer pool for a database file when
 // no MemoryLimit is given. DuckDB's own default, 80% of the machine's
-// memory, lets the pool keep every block it ever read or wrote: a replay
-// streams its placement rows into one transaction, and the row groups it
-// has already written to the file stay cached, so the process grew with
-// the trace's length (about 0.5 GB more peak RSS on a 10M-VM replay).
-// Under the limit DuckDB evicts written blocks and spills query
-// intermediates to the file's .tmp directory. An in-memory database keeps
-// DuckDB's default: its tables live in the pool.
-const DefaultMemoryLimit = "1GB"
+// memory, lets the pool keep what a long write brings: a replay streams
+// its placement rows into one transaction, and the process grew with the
+// trace's length (a 10M-VM replay peaked at 2.8–3.1 GB of RSS, against
+// about 2.5 GB under this bound). Under it DuckDB evicts and spills to
+// the file's .tmp directory. The price is paid by a replay that stores
+// explanations (three rows per VM): part of its commit's work moves into
+// the replay, so its replay seconds rise while its wall time does not. An
+// in-memory database keeps DuckDB's default: its tables live in the pool.
+const DefaultMemoryLimit = "2GB"
 
 // Option is a setting of Open and OpenReadOnly.
 type Option func(*options) error
