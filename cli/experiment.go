@@ -481,7 +481,7 @@ func experimentSweep(c *cli.Context, exps []*experiments.Experiment, quick bool)
 				return err
 			}
 		}
-		sw.Binary, sw.DB, sw.Dir = bin, db, abs
+		sw.Binary, sw.DB, sw.Dir, sw.MemoryLimit = bin, db, abs, c.String("memory-limit")
 		if err := sw.WriteSlurm(experiments.SlurmOptions{Partition: c.String("partition"), Time: c.String("time"), Mem: c.String("mem"),
 			Account: c.String("account"), QOS: c.String("qos"), CPUsPerTask: c.Int("cpus-per-task"), Extra: c.StringSlice("sbatch")}); err != nil {
 			return err
@@ -508,7 +508,10 @@ func experimentSweep(c *cli.Context, exps []*experiments.Experiment, quick bool)
 	if !filepath.IsAbs(mount) {
 		return fmt.Errorf("--mount %q: want an absolute path in the pods", mount)
 	}
-	sw.Binary = c.String("bin")
+	if err := store.CheckMemoryLimit(c.String("memory-limit")); err != nil {
+		return flagged(err)
+	}
+	sw.Binary, sw.MemoryLimit = c.String("bin"), c.String("memory-limit")
 	sw.DB = filepath.Join(mount, filepath.Base(c.String("db")))
 	sw.Dir = filepath.Join(mount, filepath.Base(abs))
 	if err := sw.WriteK8s(abs, experiments.K8sOptions{Image: c.String("image"), Command: c.String("bin"), Namespace: c.String("namespace"),

@@ -67,7 +67,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 // memory, lets the pool keep what a long write brings: a replay streams
 // its placement rows into one transaction, and the process grew with the
 // trace's length (a 10M-VM replay peaked at 2.8–3.1 GB of RSS, against
-// about 2.5 GB under this bound). Under it DuckDB evicts and spills to
+// about 2.6 GB under this bound). Under it DuckDB evicts and spills to
 // the file's .tmp directory. The price is paid by a replay that stores
 // explanations (three rows per VM): part of its commit's work moves into
 // the replay, so its replay seconds rise while its wall time does not. An
@@ -81,26 +81,37 @@ type options struct {
 	memoryLimit string // "" : the default for the path
 }
 
-// MemoryLimit sets DuckDB's memory_limit, the bound of its buffer pool: a
-// size such as "1GB", "512MiB" or "2.5GB" (units B, KB, MB, GB, TB and
-// KiB … TiB), or "duckdb" for DuckDB's own default (80% of the machine's
-// memory). "" keeps the default (DefaultMemoryLimit for a file, DuckDB's
-// for an in-memory database). Anything else, and a zero size, is an error.
+// MemoryLimit sets DuckDB's memory_limit, the bound of its buffer pool:
+// a size CheckMemoryLimit accepts, or "" for the default
+// (DefaultMemoryLimit for a file, DuckDB's for an in-memory database).
 func MemoryLimit(v string) Option {
 	return func(o *options) error {
 		v = strings.TrimSpace(v)
-		if v != "" && !strings.EqualFold(v, "duckdb") {
-			m := memoryLimitRE.FindStringSubmatch(v)
-			if m == nil {
-				return fmt.Errorf("%w: memory limit %q: want a size such as 1GB, 512MiB or 2.5GB, or duckdb for DuckDB's default", ErrBadOption, v)
-			}
-			if n, err := strconv.ParseFloat(m[1], 64); err != nil || !(n > 0) {
-				return fmt.Errorf("%w: memory limit %q: want a size above zero", ErrBadOption, v)
-			}
+		if err := CheckMemoryLimit(v); err != nil {
+			return err
 		}
 		o.memoryLimit = v
 		return nil
 	}
+}
+
+// CheckMemoryLimit returns an error wrapping ErrBadOption unless v is ""
+// (the default), "duckdb" (DuckDB's own default, 80% of the machine's
+// memory) or a size above zero such as "1GB", "512MiB" or "2.5GB" (units
+// B, KB, MB, GB, TB and KiB … TiB; spaces around it are ignored).
+func CheckMemoryLimit(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.EqualFold(v, "duckdb") {
+		return nil
+	}
+	m := memoryLimitRE.FindStringSubmatch(v)
+	if m == nil {
+		return fmt.Errorf("%w: memory limit %q: want a size such as 1GB, 512MiB or 2.5GB, or duckdb for DuckDB's default", ErrBadOption, v)
+	}
+	if n, err := strconv.ParseFloat(m[1], 64); err != nil || !(n > 0) {
+		return fmt.Errorf("%w: memory limit %q: want a size above zero", ErrBadOption, v)
+	}
+	return nil
 }
 
 var memoryLimitRE = regexp.MustCompile(`(?i)^([0-9]+(?:\.[0-9]+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$`)

@@ -32,6 +32,8 @@ type Sweep struct {
 	DB      string    `json:"db"`
 	Dir     string    `json:"dir"`
 	Created time.Time `json:"created"`
+	// MemoryLimit is the --memory-limit the tasks pass on ("" : theirs).
+	MemoryLimit string `json:"memory_limit,omitempty"`
 	// Scripts are the files written for the scheduler: the array's and the
 	// merge's sbatch scripts, or the two Job manifests.
 	Scripts []string `json:"scripts,omitempty"`
@@ -115,9 +117,18 @@ func (s *Sweep) label() string {
 	return l
 }
 
+// dbArgs are the global placelab arguments of every task.
+func (s *Sweep) dbArgs() []string {
+	args := []string{"--db", s.DB, "--quiet"}
+	if s.MemoryLimit != "" {
+		args = append(args, "--memory-limit", s.MemoryLimit)
+	}
+	return args
+}
+
 // shardArgs are the placelab arguments of every shard task but the shard.
 func (s *Sweep) shardArgs() []string {
-	args := []string{"--db", s.DB, "--quiet", "experiment", strings.Join(s.Experiments, ",")}
+	args := append(s.dbArgs(), "experiment", strings.Join(s.Experiments, ","))
 	if s.Grid == GridQuick {
 		args = append(args, "--quick")
 	}
@@ -195,7 +206,7 @@ func (s *Sweep) WriteSlurm(o SlurmOptions) error {
 	fmt.Fprintf(&m, "#!/bin/bash\n# Merges the shards of %s into %s in one transaction; placelab refuses\n# (and changes nothing) when a shard is missing.\n", s.Dir, s.DB)
 	fmt.Fprintf(&m, "#SBATCH --job-name=placelab-%s-merge\n#SBATCH --output=%s\n", s.label(), filepath.Join(logs, "merge.out"))
 	common(&m)
-	fmt.Fprintf(&m, "set -euo pipefail\nexec %s\n", shellJoin([]string{s.Binary, "--db", s.DB, "--quiet", "merge", s.Dir}))
+	fmt.Fprintf(&m, "set -euo pipefail\nexec %s\n", shellJoin(append(append([]string{s.Binary}, s.dbArgs()...), "merge", s.Dir)))
 	s.Scripts = []string{filepath.Join(s.Dir, "shards.sbatch"), filepath.Join(s.Dir, "merge.sbatch")}
 	if err := os.WriteFile(s.Scripts[0], []byte(a.String()), 0o755); err != nil {
 		return err
@@ -266,7 +277,7 @@ func (s *Sweep) WriteK8s(local string, o K8sOptions) error {
 	s.Scheduler = "k8s"
 	shardArgs := append(s.shardArgs(), "--shards", strconv.Itoa(s.Shards), "--out", s.Dir)
 	shards := s.job(o, "shards", []string{o.Command}, shardArgs, true)
-	merge := s.job(o, "merge", []string{o.Command}, []string{"--db", s.DB, "--quiet", "merge", s.Dir}, false)
+	merge := s.job(o, "merge", []string{o.Command}, append(s.dbArgs(), "merge", s.Dir), false)
 	s.Scripts = []string{filepath.Join(local, "shards-job.yaml"), filepath.Join(local, "merge-job.yaml")}
 	if err := os.WriteFile(s.Scripts[0], []byte(shards), 0o644); err != nil {
 		return err

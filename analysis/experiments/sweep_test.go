@@ -171,6 +171,16 @@ func TestSlurmScripts(t *testing.T) {
 	if err := s.WriteSlurm(SlurmOptions{Extra: []string{"constraint=x"}}); err == nil {
 		t.Error("an sbatch option without -- accepted")
 	}
+	// A --memory-limit given to the sweep reaches every task.
+	s.MemoryLimit = "3GB"
+	if err := s.WriteSlurm(SlurmOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range s.Scripts {
+		if b, _ := os.ReadFile(f); !strings.Contains(string(b), "--quiet --memory-limit 3GB ") {
+			t.Errorf("%s lacks --memory-limit 3GB:\n%s", f, b)
+		}
+	}
 }
 
 // TestPoolWorkerDies: a worker that exits in the middle of a point fails
