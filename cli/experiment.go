@@ -370,7 +370,11 @@ func experimentLocal(c *cli.Context, exps []*experiments.Experiment, quick bool)
 	bar := newProgress(fmt.Sprintf("experiment %s, %d workers", name(names), jobs), "points", c.Bool("quiet"))
 	err = experiments.RunPool(c.Context, exps, experiments.PoolOptions{Jobs: jobs, Quick: quick,
 		Spawn: func(k int) (*exec.Cmd, error) {
-			args := []string{"--db", path, "--quiet", "experiment", strings.Join(names, ","), "--worker", experiments.ShardLabel(k, jobs), "--out", dir}
+			args := []string{"--db", path, "--quiet"}
+			if m := c.String("memory-limit"); m != "" {
+				args = append(args, "--memory-limit", m)
+			}
+			args = append(args, "experiment", strings.Join(names, ","), "--worker", experiments.ShardLabel(k, jobs), "--out", dir)
 			if quick {
 				args = append(args, "--quick")
 			}

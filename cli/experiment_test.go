@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"placelab/analysis/experiments"
@@ -202,5 +203,33 @@ func TestExperimentJobsEqualSequential(t *testing.T) {
 	both := strings.Replace(overlap, "WHERE a.policy = 'inventory-scaling'", "WHERE a.policy <> 'inventory-scaling' AND b.policy <> 'inventory-scaling'", 1)
 	if out := mustRun(t, par, "sql", both, "--format", "csv"); strings.TrimSpace(out) == "n\n0" {
 		t.Errorf("no two points ran at once under --jobs 2")
+	}
+}
+
+// TestWorkersGetMemoryLimit: --memory-limit reaches the worker processes of
+// experiment --jobs.
+func TestWorkersGetMemoryLimit(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.duckdb")
+	mustRun(t, db, "generate", "--machines", "20", "--vms", "50")
+	saved := selfCommand
+	defer func() { selfCommand = saved }()
+	var mu sync.Mutex
+	var got [][]string
+	selfCommand = func(args ...string) (*exec.Cmd, error) {
+		mu.Lock()
+		got = append(got, args)
+		mu.Unlock()
+		return exec.Command("false"), nil // dies at once: the pool fails
+	}
+	if _, err := run(t, db, "--memory-limit", "3GB", "experiment", "paragon", "--quick", "--jobs", "2"); err == nil {
+		t.Fatal("a pool of dead workers succeeded")
+	}
+	if len(got) == 0 {
+		t.Fatal("no worker started")
+	}
+	for _, args := range got {
+		if !strings.Contains(strings.Join(args, " "), "--memory-limit 3GB") {
+			t.Errorf("worker args %q lack --memory-limit 3GB", args)
+		}
 	}
 }
