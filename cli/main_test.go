@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // run executes placelab with args against db and returns stdout.
@@ -132,18 +135,48 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestMemoryLimitFlag: --memory-limit reaches DuckDB on read-write and
-// read-only opens, and a bad size is refused naming the flag.
+// TestMemoryLimitFlag: --memory-limit reaches DuckDB on read-write opens
+// (sql with a statement) and read-only ones (openReadDB, which the reading
+// commands use), and a bad size is refused naming the flag.
 func TestMemoryLimitFlag(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.duckdb")
 	q := "SELECT current_setting('memory_limit') AS m"
+	// probe reads the setting through openReadDB, read-only once db exists.
+	probe := func(flags ...string) string {
+		t.Helper()
+		app := newApp()
+		var out bytes.Buffer
+		app.Writer = &out
+		app.Commands = append(app.Commands, &cli.Command{Name: "probe", Action: func(c *cli.Context) error {
+			d, err := openReadDB(c)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			var v string
+			if err := d.SQL().QueryRow(q).Scan(&v); err != nil {
+				return err
+			}
+			fmt.Fprint(c.App.Writer, v)
+			return nil
+		}})
+		args := append(append([]string{"placelab", "--quiet", "--db", db}, flags...), "probe")
+		if err := app.RunContext(context.Background(), args); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
 	for _, c := range []struct{ flag, want string }{{"", "1.8 GiB"}, {"300MB", "286.1 MiB"}, {"2GiB", "2.0 GiB"}} {
 		args := []string{"sql", q}
+		var flags []string
 		if c.flag != "" {
-			args = append([]string{"--memory-limit", c.flag}, args...)
+			flags = []string{"--memory-limit", c.flag}
 		}
-		if out := mustRun(t, db, args...); !strings.Contains(out, c.want) {
-			t.Errorf("--memory-limit %q: %s, want %s", c.flag, out, c.want)
+		if out := mustRun(t, db, append(flags, args...)...); !strings.Contains(out, c.want) {
+			t.Errorf("read-write, --memory-limit %q: %s, want %s", c.flag, out, c.want)
+		}
+		if out := probe(flags...); out != c.want {
+			t.Errorf("read-only, --memory-limit %q: %s, want %s", c.flag, out, c.want)
 		}
 	}
 	_, err := run(t, db, "--memory-limit", "2 parsecs", "sql", q)
