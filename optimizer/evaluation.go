@@ -3,6 +3,7 @@ package optimizer
 import (
 	"math"
 	"sort"
+	"time"
 )
 
 // maxPrefs bounds the machine preference rules (plus nothing else) a key holds.
@@ -161,8 +162,11 @@ func (t *statusTables) table(c int32) *statusTable {
 // the global rule, §5.2.5) the valid machines sorted by key, kept up to date
 // from the journal in M·log N for M changed machines.
 type cell struct {
-	cluster  int32
-	cursor   Cursor
+	cluster int32
+	cursor  Cursor
+	// mark is where the background refresh brought the cell (Refresh):
+	// the changes between cursor and mark are applied on its account.
+	mark     Cursor
 	tab      *statusTable // machine statuses by Machine.Local (st)
 	slot     int
 	racks    [][]entry // by Machine.RackLocal
@@ -439,9 +443,11 @@ type evaluation struct {
 	fresh, used uint64
 	// refreshed is the agent's refresh call that last refreshed it.
 	refreshed uint64
-	// caughtUp counts the machines cell re-evaluated from the journal
-	// (Protean.CellUpdates).
-	caughtUp int64
+	// caughtUp and idleUp count the machines cell re-evaluated from the
+	// journal on a decision's and on the background refresh's account
+	// (Protean.CellUpdates), idleNs the nanoseconds the latter took
+	// (Protean.IdleUpkeep).
+	caughtUp, idleUp, idleNs int64
 	// tabs and slot place its cells' machine statuses in the engine's
 	// shared tables (nil: each cell has a table of its own).
 	tabs *statusTables
@@ -477,6 +483,22 @@ func (e *evaluation) cell(env *Env, c int32) (*cell, bool) {
 		cl = e.build(env, c)
 		e.cells[c] = cl
 		return cl, false
+	}
+	if cl.mark.pos > cl.cursor.pos {
+		// The background refresh's share, timed apart.
+		t0 := time.Now()
+		if !j.ChangedUntil(c, &cl.cursor, cl.mark, func(m int32) {
+			e.idleUp++
+			if e.update(env, cl, m) {
+				cl.markHead(int(env.Inv.Machines[m].RackLocal), dirtyScore)
+			}
+		}) {
+			// Fell behind the log: rebuilt on the decision's account.
+			cl = e.build(env, c)
+			e.cells[c] = cl
+			return cl, false
+		}
+		e.idleNs += int64(time.Since(t0))
 	}
 	ok := j.Changed(c, &cl.cursor, func(m int32) {
 		e.caughtUp++

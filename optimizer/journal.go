@@ -77,6 +77,26 @@ func (j *Journal) Changed(c int32, cur *Cursor, fn func(m int32)) bool {
 	return true
 }
 
+// ChangedUntil is Changed for the log entries before end only (a cursor
+// at or ahead of end reads nothing): a machine whose latest change is at
+// or after end is left for the next Changed, which applies it once.
+func (j *Journal) ChangedUntil(c int32, cur *Cursor, end Cursor, fn func(m int32)) bool {
+	l := &j.logs[c]
+	if cur.pos < l.base {
+		return false
+	}
+	if end.pos <= cur.pos {
+		return true
+	}
+	for _, e := range l.entries[cur.pos-l.base : end.pos-l.base] {
+		if j.machineRev[e.machine] == e.rev {
+			fn(e.machine)
+		}
+	}
+	cur.pos = end.pos
+	return true
+}
+
 // Pending is how many log entries of cluster c the cursor has not read
 // (-1 if it fell behind the log).
 func (j *Journal) Pending(c int32, cur Cursor) int {

@@ -165,13 +165,6 @@ type MachineValidatorRule interface {
 
 // MachineValidator answers IsValid(x, v) for machine x and the requests of
 // its trait class.
-//
-// IsValid, MachinePreference.Score and GlobalRule.ScoreRack may be called
-// from two goroutines at once, for machines (racks) of different clusters:
-// a background refresh shares the changed clusters between the agent and a
-// helper, as Kubernetes' scheduler runs its Filter and Score plugins over
-// nodes in parallel. They read the state and must not write anything
-// shared.
 type MachineValidator interface {
 	IsValid(m int32) bool
 }

@@ -29,9 +29,11 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 	for {
 		sel := p.sel[:0]
 		for next < len(cands) && len(sel) < p.cfg.K {
-			before := e.caughtUp
+			before, idle, ns := e.caughtUp, e.idleUp, e.idleNs
 			cl, hit := e.cell(env, cands[next])
 			p.decisionUpdates += e.caughtUp - before
+			p.bgUpdates += e.idleUp - idle
+			p.idleNs += e.idleNs - ns
 			next++
 			if hit {
 				p.cellHits.Hits++

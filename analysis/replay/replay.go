@@ -144,7 +144,8 @@ type MetricRow struct {
 //   - packing_density_mean, utilization_mean, low_priority_utilization_mean:
 //     means of the interval samples (see sampler);
 //   - latency_p50_us, latency_p99_us: the engine's wall-clock decision time
-//     per VM;
+//     per VM, less the background refresh's changes the decision applied
+//     (optimizer.Protean.Refresh: idle-time work, in `seconds`);
 //   - placements_per_sec: VMs placed per wall-clock second of the run
 //     (`seconds`), everything the run did included (cache upkeep, departures,
 //     sampling; for simulated agents the simulator too);
@@ -184,12 +185,14 @@ type Summary struct {
 	LoadSeconds                float64            `json:"load_seconds"`
 	WriteSeconds               float64            `json:"write_seconds"`
 	Caches                     map[string]float64 `json:"cache_hit_rates,omitempty"`
-	// BackgroundRefreshes counts cells an idle agent brought up to date.
+	// BackgroundRefreshes counts cells an idle agent brought up to date
+	// (marked: optimizer.Protean.Refresh).
 	BackgroundRefreshes int64 `json:"background_refreshes,omitempty"`
 	// CellUpdatesBackground and CellUpdatesAtDecision are the cache's
 	// upkeep in machines (optimizer.Protean.CellUpdates): changed machines
-	// re-evaluated in cells by the background refresh and by decisions
-	// reading cells behind the journal, summed over a run's agents;
+	// re-evaluated in cells on the background refresh's account and on
+	// decisions' own (both applied by the decision that reads a cell
+	// behind the journal), summed over a run's agents;
 	// MachineChanges the machines' changes they follow (the journal's
 	// revisions; one agent only). Protean with the cache on only.
 	CellUpdatesBackground int64 `json:"cell_updates_background,omitempty"`
@@ -445,9 +448,18 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 			opt.Decorate(&r)
 		}
 		kind := optimizer.ResolveKind(state, &r)
+		var idle int64
+		if protean != nil {
+			idle = protean.IdleUpkeep()
+		}
 		t0 := time.Now()
 		d := alloc.Allocate(&r)
 		el := time.Since(t0)
+		if protean != nil {
+			// The background refresh's changes the decision applied are
+			// idle-time work (Protean.Refresh), not its latency.
+			el -= time.Duration(protean.IdleUpkeep() - idle)
+		}
 		av.count(kind, len(r.VMs), d.OK)
 		perVM := float64(el.Nanoseconds()) / 1e3 / float64(len(r.VMs))
 		res.Summary.Requests++

@@ -1,77 +1,69 @@
 package optimizer
 
 import (
-	"runtime"
 	"slices"
 	"testing"
 )
 
-// TestParallelRefresh: a refresh that two goroutines share (the agent and
-// its helper, each taking whole clusters) leaves every cell as a fresh
-// build of it at the same state would be (statuses, racks, counts, rack
-// heads and the best rack), and the decisions stay the uncached engine's.
-// The agent waits for the helper to take each job, so the helper refreshes
-// cells in every parallel refresh; under -race this is where the two would
-// collide. The zone mixes SKUs and the requests mix sizes, priorities and
-// gangs, with evictions. The cell updates counted (CellUpdates) equal a
-// sequential twin's, so the helper's are collected.
-func TestParallelRefresh(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	}
+// TestRefreshMarks: a background refresh marks the cells of the
+// evaluations it refreshes with the journal's head, and a cell read after
+// it (as a decision reads it) equals a fresh build of it at the same state
+// (statuses, racks, counts, rack heads and the best rack), its changes up
+// to the mark applied on the background's account. The decisions stay the
+// uncached engine's. The zone mixes SKUs and the requests mix sizes,
+// priorities and gangs, with evictions. Both accounts are used, and the
+// background's time is measured (IdleUpkeep); an engine never refreshed
+// has no background account at all.
+func TestRefreshMarks(t *testing.T) {
 	zone := zoneSpec{clusters: 6, racks: 3, perRack: 6, skus: []SKU{skuSmall, skuLarge}}
 	reqs := randomRequests(buildZone(t, zone), 2500, 23)
 	off := newProteanT(t, buildZone(t, zone), func(c *Config) { c.Cache = false })
 	want := replay(t, off, reqs, 120, nil)
 	p := newProteanT(t, buildZone(t, zone), nil)
-	p.waitHelper = true
 	refreshes := 0
 	got := replay(t, p, reqs, 120, func(r *Request, _ Decision) {
 		if r.ID%11 != 0 {
 			return
 		}
-		before := p.parallelRefreshes
 		p.Refresh(0)
-		if p.parallelRefreshes == before {
-			return
-		}
 		refreshes++
+		j := p.env.State.Journal
 		p.evalPool.each(func(e *evaluation) {
 			if e.refreshed != p.refreshCall-1 {
 				return // past RefreshAge: not refreshed
 			}
 			for c, cl := range e.cells {
-				if cl != nil {
-					sameCell(t, &p.env, e, int32(c), cl)
+				if cl == nil {
+					continue
+				}
+				if h := j.Head(int32(c)); cl.mark != h && cl.cursor != h {
+					t.Fatalf("request %d, cluster %d: a refreshed cell marked at %d, read at %d, the journal at %d", r.ID, c, cl.mark.pos, cl.cursor.pos, h.pos)
+				}
+				// Read every fifth as a decision would: the rest stay
+				// behind, for decisions to catch up.
+				if (int(r.ID)/11+c)%5 == 0 {
+					read, _ := e.cell(&p.env, int32(c))
+					sameCell(t, &p.env, e, int32(c), read)
 				}
 			}
 		})
 	})
-	seq := newProteanT(t, buildZone(t, zone), nil)
-	seq.procs = 1 // every refresh on the agent alone
-	replay(t, seq, reqs, 120, func(r *Request, _ Decision) {
-		if r.ID%11 == 0 {
-			seq.Refresh(0)
-		}
-	})
-	pb, pd := p.CellUpdates()
-	sb, sd := seq.CellUpdates()
-	if pb != sb || pd != sd || pb == 0 || pd == 0 {
-		t.Fatalf("cell updates in background and at decision: %d, %d with the helper, %d, %d alone", pb, pd, sb, sd)
-	}
-	if seq.parallelRefreshes != 0 {
-		t.Fatalf("the sequential twin refreshed in parallel %d times", seq.parallelRefreshes)
-	}
-	if refreshes < 20 || p.helperCells == 0 {
-		t.Fatalf("%d parallel refreshes, the helper refreshed %d cells: the workload does not exercise the parallel path", refreshes, p.helperCells)
-	}
 	if !slices.Equal(got, want) {
 		for i := range want {
 			if got[i] != want[i] {
-				t.Fatalf("placement %d: machine %d after parallel refreshes, %d uncached", i, got[i], want[i])
+				t.Fatalf("placement %d: machine %d after refreshes, %d uncached", i, got[i], want[i])
 			}
 		}
-		t.Fatalf("%d placements after parallel refreshes, %d uncached", len(got), len(want))
+		t.Fatalf("%d placements after refreshes, %d uncached", len(got), len(want))
+	}
+	bg, dec := p.CellUpdates()
+	if refreshes < 20 || bg == 0 || dec == 0 || p.IdleUpkeep() <= 0 {
+		t.Fatalf("%d refreshes, cell updates %d background (%d ns), %d at decision: the workload does not use both accounts", refreshes, bg, p.IdleUpkeep(), dec)
+	}
+	never := newProteanT(t, buildZone(t, zone), nil)
+	replay(t, never, reqs, 120, nil)
+	if bg, dec := never.CellUpdates(); bg != 0 || never.IdleUpkeep() != 0 || dec == 0 {
+		t.Fatalf("never refreshed: cell updates %d background (%d ns), %d at decision", bg, never.IdleUpkeep(), dec)
 	}
 }
 
@@ -119,12 +111,12 @@ func sameCell(t *testing.T, env *Env, e *evaluation, c int32, cl *cell) {
 
 // TestRefreshCatchesUpAfterIdle: a refresh looks only at the clusters whose
 // journal moved since the previous refresh for the evaluations that
-// previous refresh brought up to date; an evaluation it skipped (idle past
-// RefreshAge) and used again since has cells behind in clusters that did
-// not move since, and the next refresh must bring all of them up to date.
-// Here it is used again as a request would use it (fetched from the pool,
-// one cluster's cell caught up), and the refresh after must bring its
-// other cells up to date though their clusters did not move.
+// previous refresh marked; an evaluation it skipped (idle past RefreshAge)
+// and used again since has cells behind and unmarked in clusters that did
+// not move since, and the next refresh must mark all of them. Here it is
+// used again as a request would use it (fetched from the pool, one
+// cluster's cell read), and the refresh after must mark its other cells
+// though their clusters did not move; read then, each equals a fresh build.
 func TestRefreshCatchesUpAfterIdle(t *testing.T) {
 	zone := zoneSpec{clusters: 3, racks: 2, perRack: 4, skus: []SKU{skuSmall, skuLarge}}
 	p := newProteanT(t, buildZone(t, zone), nil)
@@ -164,8 +156,22 @@ func TestRefreshCatchesUpAfterIdle(t *testing.T) {
 	if behind == 0 {
 		t.Fatal("no cell of the idle evaluation is behind: the test cannot tell")
 	}
-	p.Refresh(0)
+	unmarked := 0
 	for c, cl := range idle.cells {
-		sameCell(t, &p.env, idle, int32(c), cl)
+		if h := p.env.State.Journal.Head(int32(c)); cl.mark != h && cl.cursor != h {
+			unmarked++
+		}
+	}
+	if unmarked == 0 {
+		t.Fatal("every cell of the idle evaluation is read or marked at the head: the test cannot tell")
+	}
+	p.Refresh(0)
+	j := p.env.State.Journal
+	for c, cl := range idle.cells {
+		if h := j.Head(int32(c)); cl.mark != h && cl.cursor != h {
+			t.Fatalf("cluster %d: the evaluation used again is marked at %d, read at %d, the journal at %d", c, cl.mark.pos, cl.cursor.pos, h.pos)
+		}
+		read, _ := idle.cell(&p.env, int32(c))
+		sameCell(t, &p.env, idle, int32(c), read)
 	}
 }
