@@ -212,9 +212,8 @@ type AllocatorComparison struct {
 	Explain  bool   `json:"explain"`
 	Seed     uint64 `json:"seed"`
 	Reps     int    `json:"reps"`
-	// GoMaxProcs is the processors the Go runtime ran on: with two or
-	// more, the cache's background refresh shares its work with a helper
-	// goroutine.
+	// GoMaxProcs is the processors the Go runtime ran on (the GC and,
+	// in a replay, the healable sampler use a second one).
 	GoMaxProcs int `json:"gomaxprocs"`
 	// WarmupVMs were alive at t = 0 and placed, untimed, before each pass.
 	WarmupVMs int `json:"warmup_vms"`

@@ -31,10 +31,12 @@ arrive, as in a replay: the departures due before each request (state and
 journal upkeep), the background cache refresh in each idle gap of at least
 1 trace second (cache on), and each decision. Throughput is placements over the
 wall time of that section; cost per placement is its inverse. Decision latency
-percentiles (Allocate alone, per VM) are reported beside them. With two or more
-processors (gomaxprocs) the refresh shares the changed clusters with a helper
-goroutine, so cpu_seconds (the process's CPU time over the section) exceeds
-wall_seconds with the cache on.
+percentiles (per VM) are reported beside them. The refresh marks the cells it
+brings up to date, and the decision that next reads a cell applies the marked
+changes: that time is the refresh's (refresh_seconds), not the decision's, as
+an idle agent would have spent it (Protean §5.2.4), so a machine changed again
+before the read is re-evaluated once and a cell no decision reads costs nothing.
+cpu_seconds is the process's CPU time over the section, the GC's included.
 
 JSON fields (--format json):
   machines, explain, seed, reps, gomaxprocs, warmup_vms
@@ -44,12 +46,13 @@ JSON fields (--format json):
     cost_per_placement_us     timed wall time per placed VM, upkeep included
     placements_per_wall_sec   placed VMs / timed wall seconds
     wall_seconds, cpu_seconds, refresh_seconds, release_seconds
-    decision_latency_p50_us, decision_latency_p99_us   Allocate alone, per VM
+    decision_latency_p50_us, decision_latency_p99_us   Allocate, less the refresh's
+                              marked changes it applied, per VM
     cache_hit_rate            RuleEvaluation hits / lookups while timed
     memory_mb                 heap held by state and caches after the pass
   cache_speedup           per rep cache_off wall / cache_on wall (same VMs),
                           as {median, min, max}
-  decision_speedup        the same ratio for time in Allocate alone
+  decision_speedup        the same ratio for decision time (decision_seconds)
   same_decisions          both arms placed every VM on the same machine
   runs[]                  per rep: rep, order, cache_speedup, decision_speedup,
                           same_decisions, and cache_on/cache_off with requests,
@@ -66,8 +69,9 @@ JSON fields (--format json):
   machine_changes counts the machines' changes in the timed section (a placement, a
   departure or an eviction is one); cell_updates_background and cell_updates_at_decision
   the cache's upkeep for them: a changed machine re-evaluated in one cell (an evaluation's
-  state for one cluster) by the background refresh, or by a decision that read a cell behind
-  the journal (once per cell however often the machine changed; a rebuilt cell counts none).
+  state for one cluster) on the background refresh's account (up to the cell's mark) or on
+  the decision's own (after it), both when a decision reads a cell behind the journal (once
+  per cell however often the machine changed; a rebuilt cell counts none).
   Per change their sum is bounded by the cells holding the machine. They do not depend on
   the machine's speed, so they compare builds where times are noisy.
 

@@ -475,7 +475,12 @@ func (e *evaluation) eval(m int32) mstatus {
 }
 
 // cell returns cluster c's cell brought up to date with the journal, and
-// whether it was already materialized (a hit at this level).
+// whether it was already materialized (a hit at this level). The changes
+// up to the cell's refresh mark are applied first, on the background
+// refresh's account (idleUp, idleNs), then the rest on the reader's
+// (caughtUp); a machine whose latest change is past the mark is applied
+// once, in the second part. A cell that fell behind the journal's log is
+// rebuilt, on the reader's account.
 func (e *evaluation) cell(env *Env, c int32) (*cell, bool) {
 	cl := e.cells[c]
 	j := env.State.Journal

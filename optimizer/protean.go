@@ -263,7 +263,9 @@ func (p *Protean) IdleUpkeep() int64 { return p.idleNs }
 // decision's own work. 512 keeps the decision latency p99 of refreshing
 // every evaluation while skipping the rarely used ones; `placelab bench
 // allocator` at 30,000 machines measured 64 (p99 ×2) and 1024–∞ (more
-// refresh, same p99) beside it.
+// refresh, same p99) beside it, when Refresh still applied the changes
+// at once (the cells a decision reads, and so its latency, are the same
+// now).
 const RefreshAge = 512
 
 // Refresh is the background refresh of an idle agent (§5.2.4): it brings
@@ -321,20 +323,20 @@ func (p *Protean) Refresh(maxEvals int) int {
 	}
 	p.movedClusters = moved
 	n := 0
+	mark := func(cl *cell, c int32) {
+		if cl != nil && cl.cursor != p.refreshHeads[c] {
+			cl.mark = p.refreshHeads[c]
+			n++
+		}
+	}
 	for _, e := range evals {
 		if e.refreshed == p.refreshCall-1 {
 			for _, c := range moved {
-				if cl := e.cells[c]; cl != nil {
-					cl.mark = p.refreshHeads[c]
-					n++
-				}
+				mark(e.cells[c], c)
 			}
 		} else {
 			for c, cl := range e.cells {
-				if cl != nil {
-					cl.mark = p.refreshHeads[c]
-					n++
-				}
+				mark(cl, int32(c))
 			}
 		}
 		e.refreshed = p.refreshCall
