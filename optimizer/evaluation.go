@@ -489,28 +489,24 @@ func (e *evaluation) cell(env *Env, c int32) (*cell, bool) {
 		e.cells[c] = cl
 		return cl, false
 	}
-	if cl.mark.pos > cl.cursor.pos {
-		// The background refresh's share, timed apart.
-		t0 := time.Now()
-		if !j.ChangedUntil(c, &cl.cursor, cl.mark, func(m int32) {
-			e.idleUp++
-			if e.update(env, cl, m) {
-				cl.markHead(int(env.Inv.Machines[m].RackLocal), dirtyScore)
-			}
-		}) {
-			// Fell behind the log: rebuilt on the decision's account.
-			cl = e.build(env, c)
-			e.cells[c] = cl
-			return cl, false
-		}
-		e.idleNs += int64(time.Since(t0))
-	}
-	ok := j.Changed(c, &cl.cursor, func(m int32) {
-		e.caughtUp++
+	account := &e.caughtUp
+	apply := func(m int32) {
+		*account++
 		if e.update(env, cl, m) {
 			cl.markHead(int(env.Inv.Machines[m].RackLocal), dirtyScore)
 		}
-	})
+	}
+	ok := true
+	if cl.mark.pos > cl.cursor.pos {
+		// The background refresh's share, timed apart.
+		t0 := time.Now()
+		account = &e.idleUp
+		ok = j.ChangedUntil(c, &cl.cursor, cl.mark, apply)
+		e.idleNs += int64(time.Since(t0))
+		account = &e.caughtUp
+	}
+	// Fell behind the log: rebuilt below, on the reader's account.
+	ok = ok && j.Changed(c, &cl.cursor, apply)
 	cl.flushHeads(env, e)
 	if !ok {
 		cl = e.build(env, c)

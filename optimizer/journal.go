@@ -64,17 +64,7 @@ type Cursor struct{ pos int }
 // (without calling fn) when the entries the cursor needs were dropped: the
 // reader must rebuild.
 func (j *Journal) Changed(c int32, cur *Cursor, fn func(m int32)) bool {
-	l := &j.logs[c]
-	if cur.pos < l.base {
-		return false
-	}
-	for _, e := range l.entries[cur.pos-l.base:] {
-		if j.machineRev[e.machine] == e.rev { // latest change of that machine: process once
-			fn(e.machine)
-		}
-	}
-	cur.pos = l.base + len(l.entries)
-	return true
+	return j.ChangedUntil(c, cur, j.Head(c), fn)
 }
 
 // ChangedUntil is Changed for the log entries before end only (a cursor
@@ -89,7 +79,7 @@ func (j *Journal) ChangedUntil(c int32, cur *Cursor, end Cursor, fn func(m int32
 		return true
 	}
 	for _, e := range l.entries[cur.pos-l.base : end.pos-l.base] {
-		if j.machineRev[e.machine] == e.rev {
+		if j.machineRev[e.machine] == e.rev { // latest change of that machine: process once
 			fn(e.machine)
 		}
 	}
