@@ -41,8 +41,10 @@ func SkewOK(s *State, t int32, aff int32, maxSkew int32, c int32) bool {
 	}
 	inv := s.Inv
 	n := make([]int32, len(inv.Clusters))
-	for r, k := range s.tenantRack[t] {
-		n[inv.Racks[r].Cluster] += k
+	if tl := s.tenants[t]; tl != nil {
+		for r, k := range tl.racks {
+			n[inv.Racks[r].Cluster] += k
+		}
 	}
 	lo := int32(-1)
 	for x := range inv.Clusters {

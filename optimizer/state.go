@@ -78,8 +78,7 @@ type State struct {
 	ClusterHealthy   []int32 // healthy machines per cluster
 	ClusterUsedCores []float64
 	RackUsedCores    []float64
-	tenantRack       map[int32]map[int32]int32
-	tenantVMs        map[int32]int32
+	tenants          map[int32]*tenantLoc // tenants with VMs placed
 	Journal          *Journal
 	// Tag is each machine's oversubscription class (RC Algorithm 1,
 	// PLACEVM): set by the first VM an empty machine receives, cleared when
@@ -140,7 +139,7 @@ func NewState(inv *Inventory) *State {
 		Exclusive: make([]int32, n), onMachine: make([][]VMID, n), tenantsOn: make([][]tenantCount, n),
 		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)), ClusterHealthy: make([]int32, len(inv.Clusters)),
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
-		tenantRack: map[int32]map[int32]int32{}, tenantVMs: map[int32]int32{},
+		tenants: map[int32]*tenantLoc{},
 		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n), LowPredUtil: make([]float64, n),
 		LifetimeVMs: make([][NumLifetimeBuckets]int32, n), spread: map[int32]*tenantSpread{},
 	}
@@ -183,10 +182,28 @@ func (s *State) TenantOnMachine(t int32, m int32) int32 {
 }
 
 // TenantInRack is how many VMs of tenant t rack r hosts.
-func (s *State) TenantInRack(t int32, r int32) int32 { return s.tenantRack[t][r] }
+func (s *State) TenantInRack(t int32, r int32) int32 {
+	if tl := s.tenants[t]; tl != nil {
+		return tl.racks[r]
+	}
+	return 0
+}
+
+// tenantLoc is where a tenant's VMs are: how many are placed, and how
+// many in each rack that hosts any. One lookup of the tenant serves both
+// on every placement and departure.
+type tenantLoc struct {
+	vms   int32
+	racks map[int32]int32
+}
 
 // TenantVMs is how many VMs tenant t has placed.
-func (s *State) TenantVMs(t int32) int32 { return s.tenantVMs[t] }
+func (s *State) TenantVMs(t int32) int32 {
+	if tl := s.tenants[t]; tl != nil {
+		return tl.vms
+	}
+	return 0
+}
 
 // Place records p. It panics if the VM is already placed (a caller bug);
 // capacity is the caller's to check (the commit store checks it).
@@ -228,13 +245,13 @@ func (s *State) Place(p Placement) {
 	s.addTenant(m, p.Tenant, 1)
 	s.ClusterUsedCores[mc.Cluster] += p.Demand[Cores]
 	s.RackUsedCores[mc.Rack] += p.Demand[Cores]
-	tr := s.tenantRack[p.Tenant]
-	if tr == nil {
-		tr = map[int32]int32{}
-		s.tenantRack[p.Tenant] = tr
+	tl := s.tenants[p.Tenant]
+	if tl == nil {
+		tl = &tenantLoc{racks: map[int32]int32{}}
+		s.tenants[p.Tenant] = tl
 	}
-	tr[mc.Rack]++
-	s.tenantVMs[p.Tenant]++
+	tl.racks[mc.Rack]++
+	tl.vms++
 	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
 		s.addSpread(p, 1)
 	}
@@ -291,16 +308,15 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	s.addTenant(m, p.Tenant, -1)
 	s.ClusterUsedCores[mc.Cluster] -= p.Demand[Cores]
 	s.RackUsedCores[mc.Rack] -= p.Demand[Cores]
-	if tr := s.tenantRack[p.Tenant]; tr != nil {
-		if tr[mc.Rack]--; tr[mc.Rack] == 0 {
-			delete(tr, mc.Rack)
+	if tl := s.tenants[p.Tenant]; tl != nil {
+		if n := tl.racks[mc.Rack] - 1; n > 0 {
+			tl.racks[mc.Rack] = n
+		} else {
+			delete(tl.racks, mc.Rack)
 		}
-		if len(tr) == 0 {
-			delete(s.tenantRack, p.Tenant)
+		if tl.vms--; tl.vms <= 0 {
+			delete(s.tenants, p.Tenant)
 		}
-	}
-	if s.tenantVMs[p.Tenant]--; s.tenantVMs[p.Tenant] <= 0 {
-		delete(s.tenantVMs, p.Tenant)
 	}
 	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
 		s.addSpread(p, -1)
@@ -385,7 +401,9 @@ func (s *State) CheckInvariants() error {
 	count := make([]int32, len(inv.Machines))
 	tenants := make([]map[int32]bool, len(inv.Machines))
 	lifetimes := make([][NumLifetimeBuckets]int32, len(inv.Machines))
+	inRack := map[[2]int32]int32{} // (tenant, rack) → VMs
 	for _, p := range s.vms {
+		inRack[[2]int32{p.Tenant, inv.Machines[p.Machine].Rack}]++
 		if !inv.InSet(p.Affinity, p.Machine) || !inv.InSet(p.Tolerated, p.Machine) {
 			return fmt.Errorf("VM %d on machine %d outside its node sets (affinity %d, tolerated %d)", p.VM, p.Machine, p.Affinity, p.Tolerated)
 		}
@@ -396,6 +414,29 @@ func (s *State) CheckInvariants() error {
 			tenants[p.Machine] = map[int32]bool{}
 		}
 		tenants[p.Machine][p.Tenant] = true
+	}
+	// The tenants' locations (TenantInRack, TenantVMs) against the recount.
+	racks := 0
+	for k, n := range inRack {
+		if got := s.TenantInRack(k[0], k[1]); got != n {
+			return fmt.Errorf("tenant %d: %d VMs in rack %d, recount %d", k[0], got, k[1], n)
+		}
+	}
+	for t, tl := range s.tenants {
+		vms := int32(0)
+		for r, n := range tl.racks {
+			if n <= 0 || inRack[[2]int32{t, r}] != n {
+				return fmt.Errorf("tenant %d: %d VMs in rack %d, recount %d", t, n, r, inRack[[2]int32{t, r}])
+			}
+			vms += n
+		}
+		if vms != tl.vms || vms == 0 {
+			return fmt.Errorf("tenant %d: %d VMs placed, %d in its racks", t, tl.vms, vms)
+		}
+		racks += len(tl.racks)
+	}
+	if racks != len(inRack) {
+		return fmt.Errorf("tenants hold %d (tenant, rack) counts, recount %d", racks, len(inRack))
 	}
 	for m := range inv.Machines {
 		id := int32(m)
