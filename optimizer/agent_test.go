@@ -45,6 +45,8 @@ func TestAgentsConcurrentInvariants(t *testing.T) {
 					ag.Resolve(store, d, res)
 					if err := store.CheckInvariants(); err != nil {
 						t.Error(err)
+						for range queue { // drain, so the sender ends and the test fails instead of hanging
+						}
 						return
 					}
 					if res.OK {
