@@ -18,8 +18,10 @@ not loaded) through Protean without and with --failures, --fault-domains and
 --update-domains, --reps times, each replay timed end to end by the run pipeline
 (decisions, departures, outages, heals, cache upkeep, every interval sample). Prints
 the medians: plain_seconds_baseline, availability_seconds, availability_cost_x (per rep;
-the issue's target is at most 1.5), and healable_sample_share, the part of the plain
-replay's time its healable-failure samples took (target at most 0.10).
+the issue's target is at most 1.5), healable_sample_share, the time the plain replay's
+healable-failure samples took as a part of its time (target at most 0.10), and
+healable_wait_share, the part the replay spent waiting on them: the samples are computed
+beside the replay, on a goroutine of their own.
 
 Example:
    placelab ingest azure-flavor ../shared/data/azure-v1-flavor/v1.dev.txt \
@@ -50,9 +52,9 @@ Example:
 			if c.String("format") == "json" {
 				return printJSON(c.App.Writer, r)
 			}
-			fmt.Fprintf(c.App.Writer, "%s (%d VMs, %d machines), median of %d reps: plain %.2fs; with --failures %s --fault-domains %d --update-domains %d %.2fs (%.2fx; %d outages, %d VMs healed); healable samples %.3fs of the plain replay (%.1f%%, %d samples)\n",
+			fmt.Fprintf(c.App.Writer, "%s (%d VMs, %d machines), median of %d reps: plain %.2fs; with --failures %s --fault-domains %d --update-domains %d %.2fs (%.2fx; %d outages, %d VMs healed); healable samples %.3fs of the plain replay (%.1f%%, %d samples; the replay spent %.3fs, %.1f%%, on them)\n",
 				r.Dataset, r.VMs, r.Machines, r.Reps, r.PlainSeconds, r.Failures, r.FD, r.UD, r.AvailSeconds, r.CostX, r.Outages, r.HealVMs,
-				r.HealableSeconds, 100*r.HealableShare, r.Samples)
+				r.HealableSeconds, 100*r.HealableShare, r.Samples, r.HealableWaitSeconds, 100*r.HealableWaitShare)
 			return nil
 		},
 	}

@@ -119,6 +119,77 @@ type State struct {
 	LifeNow     float64
 	lifeScratch []lifeVM // medianEmptyTime's
 	healthEpoch uint64
+	// feed, when set, receives every change of a machine's VMs or health
+	// (Feed).
+	feed *[]MachineChange
+}
+
+// MachineChange is one change of a machine's VMs or health, with the
+// machine's values after it: what a reader that follows the state from
+// another goroutine needs (State.Feed), without reading the state.
+type MachineChange struct {
+	Machine int32
+	Kind    ChangeKind
+	// VM, Type and Demand are the VM placed or removed (zero for a
+	// health change).
+	VM     VMID
+	Type   int32
+	Demand Vec
+	// Used, Count, Tag and Healthy are the machine's after the change.
+	Used    Vec
+	Count   int32
+	Tag     MachineTag
+	Healthy bool
+}
+
+// ChangeKind is what a MachineChange did.
+type ChangeKind int8
+
+// The kinds of MachineChange.
+const (
+	VMPlaced ChangeKind = iota
+	VMRemoved
+	HealthChanged
+)
+
+// Feed asks the state to append every later change of a machine's VMs
+// or health (Place, Remove, SetHealthy) to *log. The state has one feed:
+// Feed sets log as it unless another log holds it, and reports whether
+// log holds it. The reader drains the log (keeping the pointer), checks
+// with Feeds that it still holds the feed, and lets go with Unfeed. A log
+// that grows past the zone's machine count (at least 1024 changes)
+// undrained loses the feed, so a reader gone without Unfeed costs bounded
+// memory: its reader finds it lost and reads the state again. Used, Count
+// and Tag change only through these, so a reader that copied them once
+// and applies the changes has them exactly.
+func (s *State) Feed(log *[]MachineChange) bool {
+	if s.feed == nil {
+		s.feed = log
+	}
+	return s.Feeds(log)
+}
+
+// Feeds reports whether log holds the state's feed (Feed).
+func (s *State) Feeds(log *[]MachineChange) bool { return log != nil && s.feed == log }
+
+// Unfeed ends log's feed, if it holds it.
+func (s *State) Unfeed(log *[]MachineChange) {
+	if s.Feeds(log) {
+		s.feed = nil
+	}
+}
+
+func (s *State) record(m int32, k ChangeKind, p *Placement) {
+	c := MachineChange{Machine: m, Kind: k, Used: s.Used[m], Count: s.Count[m], Tag: s.Tag[m], Healthy: s.Inv.Machines[m].Healthy}
+	if p != nil {
+		c.VM, c.Type, c.Demand = p.VM, p.Type, p.Demand
+	}
+	if len(*s.feed) >= max(len(s.Inv.Machines), 1024) {
+		*s.feed = (*s.feed)[:0]
+		s.feed = nil // lost: its reader reads the state again
+		return
+	}
+	*s.feed = append(*s.feed, c)
 }
 
 // MachineTag is a machine's oversubscription class.
@@ -264,6 +335,9 @@ func (s *State) Place(p Placement) {
 		}
 	}
 	s.Journal.Touch(m, mc.Cluster)
+	if s.feed != nil {
+		s.record(m, VMPlaced, &p)
+	}
 }
 
 // Remove takes a VM off its machine and returns where it was.
@@ -325,6 +399,9 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 		s.refreshLife(m)
 	}
 	s.Journal.Touch(m, mc.Cluster)
+	if s.feed != nil {
+		s.record(m, VMRemoved, &p)
+	}
 	return p, true
 }
 
@@ -389,6 +466,9 @@ func (s *State) SetHealthy(m int32, healthy bool) {
 	s.healthEpoch++
 	mc.Healthy = healthy
 	s.Journal.Touch(m, mc.Cluster)
+	if s.feed != nil {
+		s.record(m, HealthChanged, nil)
+	}
 }
 
 // CheckInvariants verifies capacity in every dimension, isolation, the

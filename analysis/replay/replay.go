@@ -256,9 +256,15 @@ type Summary struct {
 	// healable_rack_failures_pct.
 	HealableMachineFailuresPctMean float64 `json:"healable_machine_failures_pct_mean"`
 	HealableRackFailuresPctMean    float64 `json:"healable_rack_failures_pct_mean"`
-	// HealableSampleSeconds is the wall time the healable samples took,
-	// part of Seconds (placelab bench availability sets it beside it).
+	// HealableSampleSeconds is the time the healable samples took: each is
+	// taken on the replay's goroutine (the changes since the last one set
+	// aside) and computed on a goroutine of its own while the replay goes
+	// on (healable.Sampler.Start). HealableWaitSeconds is the part of
+	// Seconds the replay spent on them: taking each, and waiting for one
+	// not done by the next sample or the end. placelab bench availability
+	// sets both beside Seconds.
 	HealableSampleSeconds float64 `json:"healable_sample_seconds"`
+	HealableWaitSeconds   float64 `json:"healable_wait_seconds"`
 	// Means of the interval samples stranded_cores_pct and
 	// stranded_memory_pct: the share of the zone's cores (memory) free on
 	// healthy machines that no VM type fits because another dimension is
@@ -551,6 +557,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	if opt.Progress != nil {
 		opt.Progress(total, total)
 	}
+	smp.finish()
 	res.openPeak = book.peak
 	rows, err := book.finish()
 	if err != nil {

@@ -46,7 +46,14 @@ type sampler struct {
 	buffers                    optimizer.Buffers
 	clusterNames               []string
 	clusterEmpty               []int
-	healSeconds                float64 // wall time of the healable samples
+	// healSeconds is the time the healable samples took (taken on the
+	// replay's goroutine, computed on one of their own: healable.Start),
+	// healWait the part the replay spent on them (taking each, and
+	// waiting for one not done by the next sample or the end).
+	healSeconds, healWait float64
+	// healAt is the index in metrics of the pending healable sample's
+	// first row (-1: none pending).
+	healAt int
 	// counters of the current interval
 	arrivals, accepted, rejected, evicted int
 	lat                                   []float64
@@ -54,7 +61,7 @@ type sampler struct {
 
 func newSampler(inv *optimizer.Inventory, b optimizer.Buffers) *sampler {
 	s := &sampler{inv: inv, totalCores: inv.TotalCores(), heal: healable.New(inv), buffers: b,
-		clusterEmpty: make([]int, len(inv.Clusters)), strand: newStranded(inv)}
+		clusterEmpty: make([]int, len(inv.Clusters)), strand: newStranded(inv), healAt: -1}
 	for _, c := range inv.Clusters {
 		s.clusterNames = append(s.clusterNames, "empty_machines/"+c.Name)
 	}
@@ -62,7 +69,10 @@ func newSampler(inv *optimizer.Inventory, b optimizer.Buffers) *sampler {
 }
 
 // sample records the state st at trace time t and closes the interval.
+// Its healable-failure figures are computed beside the replay, and filled
+// in by the next sample or by finish.
 func (s *sampler) sample(t float64, st *optimizer.State) {
+	s.finish()
 	inv := s.inv
 	var used, nonEmpty float64
 	emptyMachines := 0
@@ -103,11 +113,13 @@ func (s *sampler) sample(t float64, st *optimizer.State) {
 	}
 	add("empty_healthy_machines", float64(healthyEmpty))
 	t0 := time.Now()
-	hm, hr := s.heal.Sample(st, s.buffers)
-	s.healSeconds += time.Since(t0).Seconds()
-	s.healM, s.healR = append(s.healM, hm), append(s.healR, hr)
-	add("healable_machine_failures_pct", hm)
-	add("healable_rack_failures_pct", hr)
+	s.heal.Start(st, s.buffers)
+	took := time.Since(t0).Seconds()
+	s.healSeconds += took
+	s.healWait += took
+	s.healAt = len(s.metrics)
+	add("healable_machine_failures_pct", math.NaN()) // finish fills them in
+	add("healable_rack_failures_pct", math.NaN())
 	sc, sm := s.strand.sample(st)
 	s.strandC, s.strandM = append(s.strandC, sc), append(s.strandM, sm)
 	add("stranded_cores_pct", sc)
@@ -127,18 +139,35 @@ func (s *sampler) sample(t float64, st *optimizer.State) {
 	s.lat = s.lat[:0]
 }
 
+// finish waits for the pending healable sample, if any, and fills in its
+// figures: the metrics and the means are complete after it.
+func (s *sampler) finish() {
+	if s.healAt < 0 {
+		return
+	}
+	t0 := time.Now()
+	hm, hr, took := s.heal.Wait()
+	s.healWait += time.Since(t0).Seconds()
+	s.healSeconds += took.Seconds()
+	s.metrics[s.healAt].Value, s.metrics[s.healAt+1].Value = hm, hr
+	s.healM, s.healR = append(s.healM, hm), append(s.healR, hr)
+	s.healAt = -1
+}
+
 // summarize fills the summary figures every path defines alike: the means
 // of the samples, the eviction rate, decision latency percentiles and
 // placements per wall-clock second.
 //
 // It sorts lat in place.
 func (s *sampler) summarize(sum *Summary, lowPlaced int, lat []float64) {
+	s.finish()
 	sum.PackingDensityMean = mean(s.densities)
 	sum.UtilizationMean = mean(s.utils)
 	sum.LowPriorityUtilizationMean = mean(s.lowUtils)
 	sum.HealableMachineFailuresPctMean = mean(s.healM)
 	sum.HealableRackFailuresPctMean = mean(s.healR)
 	sum.HealableSampleSeconds = s.healSeconds
+	sum.HealableWaitSeconds = s.healWait
 	sum.StrandedCoresPctMean = mean(s.strandC)
 	sum.StrandedMemoryPctMean = mean(s.strandM)
 	if lowPlaced > 0 {

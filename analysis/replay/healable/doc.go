@@ -61,9 +61,13 @@
 //
 // # Cost
 //
-// A Sample reads again only the machines whose VMs, tag or health changed
-// (the state's journal says which), and only in clusters where some
-// failure is not decided from counts alone. Per cluster and SKU it keeps
+// The sampler keeps its own copy of what it reads of the state — per
+// machine its VM count, resources used, tag, health and VMs in healing
+// order — brought up to date from the state's feed of changes
+// (optimizer.State.Feed), the first time and whenever it does not hold
+// the feed by reading every machine. A sample reads again only the
+// machines that changed since, and only in clusters where some failure is
+// not decided from counts alone. Per cluster and SKU it keeps
 // the empty machines in index order with their least and greatest free
 // capacity; a failure whose VMs need more cores (each at its least demand
 // over the cluster's SKUs) than the rest of the cluster has free is
@@ -83,5 +87,9 @@
 // A heal stays in its cluster and reads and writes only its cluster's
 // machines and groups, so with two or more processors a Sample shares the
 // clusters between two goroutines (the second a copy of the sampler with
-// scratch of its own); the figures are the same.
+// scratch of its own); the figures are the same. Start takes the sample at
+// once (it sets the changes since the last one aside) and computes it on
+// a goroutine of its own, from the copy only, while the caller goes on
+// changing the state; Wait returns the same figures Sample would have.
+// A replay samples this way, so its decisions do not wait for the heals.
 package healable

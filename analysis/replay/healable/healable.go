@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"placelab/optimizer"
 )
@@ -23,20 +24,40 @@ const (
 
 // Sampler computes the healable-failure percentages of a zone. It keeps its
 // indices and scratch buffers between samples; it is not safe for
-// concurrent use.
+// concurrent use (a sample Start computes runs on a goroutine of its own,
+// reading only the sampler's copy of the state).
 type Sampler struct {
 	inv     *optimizer.Inventory
 	groups  [][]group // per cluster, one group per SKU of the cluster
 	groupOf []int32   // per machine: its group's index in its cluster
 	free    []optimizer.Vec
 	mark    []uint8
-	vmsOf   [][]vmRec // per machine: its VMs, in healing order
-	// The state last read, and per machine the journal revision it was
-	// read at: load reads again only machines that changed since (a
-	// cluster's groups are rebuilt when one of its machines did).
-	state *optimizer.State
-	rev   []uint64
-	stale []bool // per cluster: read every machine again
+	// The view: the sampler's copy of the state it samples — per machine
+	// its VM count, resources used, tag, health and VMs in healing order,
+	// per cluster its empty healthy machines, and the oversubscription
+	// limit. capture brings it to the state: from the state's feed (the
+	// changes since the last capture, applied by compute), or by reading
+	// every machine when the sampler does not hold the feed. Heals read
+	// the view only, so a sample can be computed while the state moves on
+	// (Start).
+	fed          *optimizer.State // the state the view follows
+	feed         []optimizer.MachineChange
+	pending      []optimizer.MachineChange // captured, applied by the next compute
+	count        []int32
+	used         []optimizer.Vec
+	tag          []optimizer.MachineTag
+	healthy      []bool
+	clusterEmpty []int32
+	oversub      float64
+	vmsOf        [][]vmRec // per machine: its VMs, in healing order
+	// changed is, per machine, whether it changed since load last read
+	// it: load reads again only those (a cluster's groups are rebuilt
+	// when one of its machines did).
+	changed []bool
+	stale   []bool // per cluster: read every machine again
+	// running: a sample Start began is being computed; done delivers it.
+	running bool
+	done    chan result
 	// indexed is, per cluster, whether its groups' base is sorted and
 	// their fits built for the groups load built last.
 	indexed []bool
@@ -59,6 +80,12 @@ type Sampler struct {
 	undo     []undoRec
 	touched  []*group
 	spare    scratch // the second goroutine's scratch (Sample)
+}
+
+// result is a sample computed on its own goroutine (Start).
+type result struct {
+	machinePct, rackPct float64
+	took                time.Duration
 }
 
 // vmRec is a VM to heal.
@@ -109,7 +136,9 @@ type undoRec struct {
 func New(inv *optimizer.Inventory) *Sampler {
 	n := len(inv.Machines)
 	s := &Sampler{inv: inv, groups: make([][]group, len(inv.Clusters)), groupOf: make([]int32, n),
-		free: make([]optimizer.Vec, n), mark: make([]uint8, n), vmsOf: make([][]vmRec, n), rev: make([]uint64, n),
+		free: make([]optimizer.Vec, n), mark: make([]uint8, n), vmsOf: make([][]vmRec, n), changed: make([]bool, n),
+		count: make([]int32, n), used: make([]optimizer.Vec, n), tag: make([]optimizer.MachineTag, n), healthy: make([]bool, n),
+		clusterEmpty: make([]int32, len(inv.Clusters)), done: make(chan result, 1),
 		stale: make([]bool, len(inv.Clusters)), indexed: make([]bool, len(inv.Clusters)), loaded: make([]uint32, len(inv.Clusters)),
 		need: make([]float64, n), room: make([]float64, len(inv.Clusters)), machines: make([]int32, len(inv.Clusters)),
 		skuTypes: make([][]int32, len(inv.SKUs)), typeAt: make([][]int32, len(inv.SKUs))}
@@ -152,25 +181,136 @@ func New(inv *optimizer.Inventory) *Sampler {
 // for the exact heal). st is not changed. It panics if st is not a state of
 // the sampler's inventory.
 func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, rackPct float64) {
+	if s.running {
+		panic("healable: Sample while a sample Start began is not done (Wait)")
+	}
+	s.capture(st)
+	return s.compute(b, runtime.GOMAXPROCS(0) >= 2)
+}
+
+// Start takes the sample of st at this instant, as Sample would, and
+// computes it on a goroutine of its own, which reads only the sampler's
+// copy of the state: the caller may change st at once. Wait returns the
+// figures. Start panics if the sample it began before was not waited for.
+func (s *Sampler) Start(st *optimizer.State, b optimizer.Buffers) {
+	if s.running {
+		panic("healable: Start while a sample Start began is not done (Wait)")
+	}
+	s.capture(st)
+	s.running = true
+	go func() {
+		t0 := time.Now()
+		m, r := s.compute(b, false)
+		s.done <- result{m, r, time.Since(t0)}
+	}()
+}
+
+// Wait returns the figures of the sample Start began, and how long its
+// goroutine took to compute them. It panics if no sample is under way.
+func (s *Sampler) Wait() (machinePct, rackPct float64, took time.Duration) {
+	if !s.running {
+		panic("healable: Wait without Start")
+	}
+	r := <-s.done
+	s.running = false
+	return r.machinePct, r.rackPct, r.took
+}
+
+// capture brings the view to st: the changes st fed since the last
+// capture are set aside for compute, or, when the sampler does not hold
+// st's feed (the first capture of st, or the feed lost), every machine is
+// read again and the feed taken if it is free.
+func (s *Sampler) capture(st *optimizer.State) {
 	if st.Inv != s.inv {
 		panic("healable: state of another inventory")
 	}
+	if s.fed == st && st.Feeds(&s.feed) {
+		s.pending, s.feed = s.feed, s.pending[:0]
+	} else {
+		if s.fed != nil && s.fed != st {
+			s.fed.Unfeed(&s.feed)
+		}
+		s.fed = st
+		s.readAll(st)
+		s.feed, s.pending = s.feed[:0], s.pending[:0]
+		st.Feed(&s.feed)
+	}
+	copy(s.clusterEmpty, st.ClusterEmpty)
+	s.oversub = st.OversubLimit
+}
+
+// readAll reads every machine of st into the view.
+func (s *Sampler) readAll(st *optimizer.State) {
 	inv := s.inv
-	if s.state != st {
-		s.state = st
-		for c := range s.stale {
-			s.stale[c] = true // another state: read every machine again
+	for m := range inv.Machines {
+		s.count[m], s.used[m], s.tag[m], s.healthy[m] = st.Count[m], st.Used[m], st.Tag[m], inv.Machines[m].Healthy
+		capacity := inv.SKUs[inv.Machines[m].SKU].Capacity
+		vms := s.vmsOf[m][:0]
+		for _, id := range st.VMsOn(int32(m)) {
+			p, ok := st.Lookup(id)
+			if !ok {
+				panic("healable: state lists a VM it cannot look up")
+			}
+			vms = insertVM(vms, vmRec{share: share(p.Demand, capacity), vm: id, typ: p.Type})
+		}
+		s.vmsOf[m] = vms
+	}
+	for c := range s.stale {
+		s.stale[c] = true
+	}
+}
+
+// insertVM inserts v into vms, kept in healing order (a machine hosts few
+// VMs).
+func insertVM(vms []vmRec, v vmRec) []vmRec {
+	vms = append(vms, v)
+	j := len(vms) - 1
+	for ; j > 0 && before(&v, &vms[j-1]); j-- {
+		vms[j] = vms[j-1]
+	}
+	vms[j] = v
+	return vms
+}
+
+// apply brings the view up by the captured changes.
+func (s *Sampler) apply() {
+	inv := s.inv
+	for i := range s.pending {
+		ch := &s.pending[i]
+		m := ch.Machine
+		s.changed[m] = true
+		s.count[m], s.used[m], s.tag[m], s.healthy[m] = ch.Count, ch.Used, ch.Tag, ch.Healthy
+		switch ch.Kind {
+		case optimizer.VMPlaced:
+			capacity := inv.SKUs[inv.Machines[m].SKU].Capacity
+			s.vmsOf[m] = insertVM(s.vmsOf[m], vmRec{share: share(ch.Demand, capacity), vm: ch.VM, typ: ch.Type})
+		case optimizer.VMRemoved:
+			vms := s.vmsOf[m]
+			for k := range vms {
+				if vms[k].vm == ch.VM {
+					s.vmsOf[m] = append(vms[:k], vms[k+1:]...)
+					break
+				}
+			}
 		}
 	}
+	s.pending = s.pending[:0]
+}
+
+// compute applies the captured changes and takes the sample of the view,
+// on two goroutines when parallel.
+func (s *Sampler) compute(b optimizer.Buffers, parallel bool) (machinePct, rackPct float64) {
+	inv := s.inv
+	s.apply()
 	s.stamp++
 	// Clusters are independent (a heal stays in its cluster, and what a
 	// cluster's heals read and write — its machines' rows, its groups —
 	// is its own), so two goroutines share them, each with its own
 	// scratch (a copy of the sampler whose scratch slices are its own).
 	var t tally
-	if len(inv.Clusters) < 2 || runtime.GOMAXPROCS(0) < 2 {
+	if len(inv.Clusters) < 2 || !parallel {
 		for c := range inv.Clusters {
-			s.sampleCluster(st, b, int32(c), &t)
+			s.sampleCluster(b, int32(c), &t)
 		}
 		return pct(t.healed, t.machines), pct(t.rackHealed, t.racks)
 	}
@@ -183,7 +323,7 @@ func (s *Sampler) Sample(st *optimizer.State, b optimizer.Buffers) (machinePct, 
 			if c >= len(inv.Clusters) {
 				return
 			}
-			x.sampleCluster(st, b, int32(c), t)
+			x.sampleCluster(b, int32(c), t)
 		}
 	}
 	var t2 tally
@@ -213,32 +353,32 @@ type scratch struct {
 // healsNow reports whether the failure of s.down heals in cluster c. A
 // cluster's state is read (load) only when one of its failures needs its
 // heal run: healsSurely decides most of them from counts alone.
-func (s *Sampler) healsNow(st *optimizer.State, b optimizer.Buffers, c int32) bool {
-	if s.healsSurely(st, b, c) {
+func (s *Sampler) healsNow(b optimizer.Buffers, c int32) bool {
+	if s.healsSurely(b, c) {
 		return true
 	}
 	if s.loaded[c] != s.stamp {
-		s.load(st, c)
+		s.load(c)
 		s.loaded[c] = s.stamp
 	}
-	return s.heals(st, b, c)
+	return s.heals(b, c)
 }
 
 // sampleCluster tallies cluster c's healthy machines and racks, and those
 // whose failure (s.down) heals under buffers b.
-func (s *Sampler) sampleCluster(st *optimizer.State, b optimizer.Buffers, c int32, t *tally) {
+func (s *Sampler) sampleCluster(b optimizer.Buffers, c int32, t *tally) {
 	inv := s.inv
 	for _, m := range inv.Clusters[c].Machines {
-		if !inv.Machines[m].Healthy {
+		if !s.healthy[m] {
 			continue
 		}
 		t.machines++
-		if st.Count[m] == 0 {
+		if s.count[m] == 0 {
 			t.healed++
 			continue
 		}
 		s.down = append(s.down[:0], m)
-		if s.healsNow(st, b, c) {
+		if s.healsNow(b, c) {
 			t.healed++
 		}
 	}
@@ -246,16 +386,16 @@ func (s *Sampler) sampleCluster(st *optimizer.State, b optimizer.Buffers, c int3
 		s.down = s.down[:0]
 		vms := false
 		for _, m := range inv.Racks[r].Machines {
-			if inv.Machines[m].Healthy {
+			if s.healthy[m] {
 				s.down = append(s.down, m)
-				vms = vms || st.Count[m] > 0
+				vms = vms || s.count[m] > 0
 			}
 		}
 		if len(s.down) == 0 {
 			continue
 		}
 		t.racks++
-		if !vms || s.healsNow(st, b, c) {
+		if !vms || s.healsNow(b, c) {
 			t.rackHealed++
 		}
 	}
@@ -280,44 +420,36 @@ func share(d, capacity optimizer.Vec) float64 {
 	return x
 }
 
-// load brings the free capacities, the VM lists and the groups of cluster
-// c up to date with st: every machine the first time (or for another
-// state), then only the machines st's journal says changed since they were
-// read (a change of VMs, of oversubscription tag or of health touches the
-// journal), and the groups when one did.
-func (s *Sampler) load(st *optimizer.State, c int32) {
+// load brings the free capacities, the needs and the groups of cluster c
+// up to date with the view: every machine the first time (or after a
+// full read), then only the machines that changed since they were read
+// (a change of VMs, of oversubscription tag or of health), and the groups
+// when one did.
+func (s *Sampler) load(c int32) {
 	inv := s.inv
 	fresh := s.stale[c]
 	s.stale[c] = false
 	dirty := fresh
 	for _, mi := range inv.Clusters[c].Machines {
 		m := int(mi)
-		r := st.Journal.MachineRev(mi)
-		if !fresh && r == s.rev[m] {
+		if !fresh && !s.changed[m] {
 			continue
 		}
-		s.rev[m] = r
+		s.changed[m] = false
 		mc := &inv.Machines[m]
 		dirty = true
-		vms := s.vmsOf[m][:0]
 		s.need[m] = 0
-		if !mc.Healthy {
-			s.vmsOf[m] = vms
+		if !s.healthy[m] {
 			continue
 		}
 		capacity := inv.SKUs[mc.SKU].Capacity
 		limit := capacity
-		if st.OversubLimit > 0 && st.Tag[m] == optimizer.TagOversubscribable {
-			limit[optimizer.Cores] *= st.OversubLimit
+		if s.oversub > 0 && s.tag[m] == optimizer.TagOversubscribable {
+			limit[optimizer.Cores] *= s.oversub
 		}
-		s.free[m] = limit.Sub(st.Used[m])
-		for _, id := range st.VMsOn(int32(m)) {
-			p, ok := st.Lookup(id)
-			if !ok {
-				panic("healable: state lists a VM it cannot look up")
-			}
-			vms = append(vms, vmRec{share: share(p.Demand, capacity), vm: id, typ: p.Type})
-			ty, least := &inv.Types[p.Type], math.Inf(1)
+		s.free[m] = limit.Sub(s.used[m])
+		for _, v := range s.vmsOf[m] {
+			ty, least := &inv.Types[v.typ], math.Inf(1)
 			for _, g := range s.groups[mc.Cluster] {
 				if ty.Supported[g.sku] {
 					least = min(least, ty.Demand[g.sku][optimizer.Cores])
@@ -325,14 +457,6 @@ func (s *Sampler) load(st *optimizer.State, c int32) {
 			}
 			s.need[m] += least
 		}
-		for i := 1; i < len(vms); i++ { // insertion sort: a machine hosts few VMs
-			v, j := vms[i], i
-			for ; j > 0 && before(&v, &vms[j-1]); j-- {
-				vms[j] = vms[j-1]
-			}
-			vms[j] = v
-		}
-		s.vmsOf[m] = vms
 	}
 	if !dirty {
 		return
@@ -344,13 +468,13 @@ func (s *Sampler) load(st *optimizer.State, c int32) {
 		}
 		s.room[c], s.machines[c] = 0, 0
 		for _, m := range inv.Clusters[c].Machines {
-			if !inv.Machines[m].Healthy {
+			if !s.healthy[m] {
 				continue
 			}
 			s.room[c] += max(s.free[m][optimizer.Cores], 0)
 			s.machines[c]++
 			g := &gs[s.groupOf[m]]
-			if st.Count[m] == 0 {
+			if s.count[m] == 0 {
 				g.empties = append(g.empties, m)
 			} else {
 				g.base = append(g.base, entry{s.free[m][optimizer.Cores], m})
@@ -408,7 +532,7 @@ func (s *Sampler) index(c int32) {
 // heals reports whether the VMs of the failed machines s.down of cluster
 // c can all be healed, and leaves the indices as it found them. The VMs are
 // merged in healing order from the failed machines' sorted lists.
-func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool {
+func (s *Sampler) heals(b optimizer.Buffers, c int32) bool {
 	// A cheap refusal first: each machine takes at most its free cores
 	// plus Fits' tolerance, far below searchSlack.
 	need, room := 0.0, s.room[c]
@@ -419,13 +543,13 @@ func (s *Sampler) heals(st *optimizer.State, b optimizer.Buffers, c int32) bool 
 	if need > room+float64(s.machines[c])*searchSlack {
 		return false
 	}
-	empty := st.ClusterEmpty[c]
+	empty := s.clusterEmpty[c]
 	for _, m := range s.down {
-		if st.Count[m] == 0 {
+		if s.count[m] == 0 {
 			empty--
 		}
 	}
-	if s.healsBounded(st, b, c, empty) {
+	if s.healsBounded(b, c, empty) {
 		return true
 	}
 	return s.simulate(b, c, empty)
@@ -504,17 +628,17 @@ func (s *Sampler) simulate(b optimizer.Buffers, c int32, empty int32) bool {
 //     holds and an empty machine is left to take it.
 //
 // Otherwise it says nothing (false) and heals runs the heal itself.
-func (s *Sampler) healsSurely(st *optimizer.State, b optimizer.Buffers, c int32) bool {
-	if len(s.groups[c]) != 1 || st.OversubLimit > 0 {
+func (s *Sampler) healsSurely(b optimizer.Buffers, c int32) bool {
+	if len(s.groups[c]) != 1 || s.oversub > 0 {
 		return false
 	}
-	empty := st.ClusterEmpty[c]
+	empty := s.clusterEmpty[c]
 	n, busy := int32(0), 0
 	for _, m := range s.down {
-		k := st.Count[m] // s.down holds healthy machines only
+		k := s.count[m] // s.down holds healthy machines only
 		if k > 0 {
 			busy++
-		} else if st.Count[m] == 0 {
+		} else if s.count[m] == 0 {
 			empty--
 		}
 		n += int32(k)
@@ -551,7 +675,7 @@ func (s *Sampler) healsSurely(st *optimizer.State, b optimizer.Buffers, c int32)
 // VM alone. Hence every taken machine but one (the last taken by a VM of
 // σ ≤ 1/2) has L > 1/2 − δ, and as the loads add up to at most the
 // failure's volume V = Σ_VMs Σᵢ∈P dᵢ/φᵢ, K ≤ ⌊V / (1/2 − δ)⌋ + 1.
-func (s *Sampler) healsBounded(st *optimizer.State, b optimizer.Buffers, c int32, empty int32) bool {
+func (s *Sampler) healsBounded(b optimizer.Buffers, c int32, empty int32) bool {
 	gs := s.groups[c]
 	if len(gs) != 1 || empty <= b.Healing { // K ≥ 1
 		return false
@@ -559,7 +683,7 @@ func (s *Sampler) healsBounded(st *optimizer.State, b optimizer.Buffers, c int32
 	g := &gs[0]
 	left := int32(len(g.empties)) // the empties the heal may take
 	for _, m := range s.down {
-		if st.Count[m] == 0 {
+		if s.count[m] == 0 {
 			left--
 		}
 	}

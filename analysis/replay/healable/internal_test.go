@@ -160,10 +160,10 @@ func TestBoundedImpliesHeal(t *testing.T) {
 	for z := 0; z < 400; z++ {
 		st, b := looseZone(rng)
 		s := New(st.Inv)
-		s.state = st
+		s.capture(st)
+		s.apply()
 		for c := range st.Inv.Clusters {
-			s.stale[c] = true
-			s.load(st, int32(c))
+			s.load(int32(c))
 			for _, down := range failures(st, int32(c)) {
 				s.down = append(s.down[:0], down...)
 				empty, vms := st.ClusterEmpty[c], int32(0)
@@ -176,7 +176,7 @@ func TestBoundedImpliesHeal(t *testing.T) {
 				if vms == 0 {
 					continue
 				}
-				bounded := s.healsBounded(st, b, int32(c), empty)
+				bounded := s.healsBounded(b, int32(c), empty)
 				ok := s.simulate(b, int32(c), empty)
 				if bounded && !ok {
 					t.Fatalf("zone %d cluster %d failure %v (buffer %d, %d empty): healsBounded says it heals, the heal fails", z, c, down, b.Healing, empty)
@@ -225,12 +225,12 @@ func TestBoundedTight(t *testing.T) {
 			st.Place(optimizer.Placement{VM: optimizer.VMID(m), Machine: m, Type: 0, Tenant: m, Demand: types[0].Demand[0], Production: true})
 		}
 		s := New(inv)
-		s.state = st
-		s.stale[0] = true
-		s.load(st, 0)
+		s.capture(st)
+		s.apply()
+		s.load(0)
 		s.down = append(s.down[:0], 0, 1, 2)
 		b := optimizer.Buffers{}
-		bounded, ok := s.healsBounded(st, b, 0, int32(empties)), s.simulate(b, 0, int32(empties))
+		bounded, ok := s.healsBounded(b, 0, int32(empties)), s.simulate(b, 0, int32(empties))
 		if bounded && !ok || ok != (empties == 3) {
 			t.Errorf("%d empty machines: healsBounded %v, heal %v, want the heal to succeed iff 3", empties, bounded, ok)
 		}
@@ -274,12 +274,11 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 			if gotM != wantM || gotR != wantR {
 				t.Fatalf("zone %d event %d: Sample = (%v, %v), a new sampler's = (%v, %v)", z, round, gotM, gotR, wantM, wantR)
 			}
-			fresh.state = st
 			for c := range inv.Clusters {
-				s.load(st, int32(c))
+				s.load(int32(c))
 				s.index(int32(c))
 				fresh.stale[c] = true
-				fresh.load(st, int32(c))
+				fresh.load(int32(c))
 				fresh.index(int32(c))
 				if err := sameIndices(s, fresh, int32(c)); err != nil {
 					t.Fatalf("zone %d event %d cluster %d: %v", z, round, c, err)
@@ -315,4 +314,115 @@ func sameIndices(a, b *Sampler, c int32) error {
 		}
 	}
 	return nil
+}
+
+// mutate applies one random event to st: a VM placed or removed, or a
+// machine's health flipped.
+func mutate(rng *rand.Rand, st *optimizer.State, next *optimizer.VMID) {
+	inv := st.Inv
+	switch m := int32(rng.IntN(len(inv.Machines))); {
+	case rng.IntN(8) == 0:
+		st.SetHealthy(m, !inv.Machines[m].Healthy)
+	case len(st.VMsOn(m)) > 0 && rng.IntN(2) == 0:
+		vms := st.VMsOn(m)
+		st.Remove(vms[rng.IntN(len(vms))])
+	default:
+		ty := int32(rng.IntN(len(inv.Types)))
+		d, ok := inv.Demand(ty, m)
+		prod := st.OversubLimit == 0 || rng.IntN(2) == 0
+		if ok && fitsAs(st, m, d, prod) {
+			st.Place(optimizer.Placement{VM: *next, Machine: m, Type: ty, Tenant: int32(*next), Demand: d, Production: prod})
+			*next++
+		}
+	}
+}
+
+// TestStartMatchesSample: a sample Start begins describes the state at
+// Start, whatever the state does before Wait. One sampler follows each
+// zone through its feed with Start and Wait, changing the state between
+// the two; each figure must equal a new sampler's Sample of the state as
+// it was at Start. Under -race (make test), the goroutine Start runs must
+// not read the state the test changes meanwhile.
+func TestStartMatchesSample(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	samples := 0
+	for z := 0; z < 30; z++ {
+		st, b := looseZone(rng)
+		s := New(st.Inv)
+		s.Sample(st, b) // first: it takes the feed
+		next := optimizer.VMID(1 << 20)
+		for round := 0; round < 40; round++ {
+			for k := rng.IntN(6); k >= 0; k-- {
+				mutate(rng, st, &next)
+			}
+			wantM, wantR := New(st.Inv).Sample(st, b)
+			s.Start(st, b)
+			for k := rng.IntN(6); k >= 0; k-- {
+				mutate(rng, st, &next)
+			}
+			gotM, gotR, _ := s.Wait()
+			if gotM != wantM || gotR != wantR {
+				t.Fatalf("zone %d round %d: Start/Wait = (%v, %v), Sample at Start = (%v, %v)", z, round, gotM, gotR, wantM, wantR)
+			}
+			samples++
+		}
+		if !st.Feeds(&s.feed) {
+			t.Fatalf("zone %d: the sampler does not hold the state's feed: the incremental path went untested", z)
+		}
+	}
+	if samples < 1000 {
+		t.Fatalf("only %d samples", samples)
+	}
+}
+
+// TestFeedLostSharedAndLeft: a sampler whose feed overflowed (more changes
+// than the zone's machines between two samples, at least 1024) reads the
+// state again; a second sampler of a state whose feed another holds reads
+// it fully every time; a sampler that moves to another state lets go of
+// the first one's feed, so that state's later changes do not reach it.
+// Each figure must equal a new sampler's.
+func TestFeedLostSharedAndLeft(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 3))
+	st, b := looseZone(rng)
+	a, second := New(st.Inv), New(st.Inv)
+	next := optimizer.VMID(1 << 20)
+	check := func(what string, s *Sampler, x *optimizer.State) {
+		t.Helper()
+		gotM, gotR := s.Sample(x, b)
+		wantM, wantR := New(x.Inv).Sample(x, b)
+		if gotM != wantM || gotR != wantR {
+			t.Fatalf("%s: Sample = (%v, %v), a new sampler's = (%v, %v)", what, gotM, gotR, wantM, wantR)
+		}
+	}
+	check("first sample", a, st)
+	check("second sampler", second, st)
+	if !st.Feeds(&a.feed) || st.Feeds(&second.feed) {
+		t.Fatal("the first sampler should hold the feed, the second not")
+	}
+	lost := false
+	for i := 0; i < 5000 && !lost; i++ {
+		mutate(rng, st, &next)
+		lost = !st.Feeds(&a.feed)
+	}
+	if !lost {
+		t.Fatal("5000 changes without a sample did not overflow the feed")
+	}
+	check("after the feed was lost", a, st)
+	check("second sampler after many changes", second, st)
+	if !st.Feeds(&a.feed) {
+		t.Fatal("the sampler did not take the free feed again")
+	}
+	for i := 0; i < 20; i++ {
+		mutate(rng, st, &next)
+		check("second sampler, the feed held by another", second, st)
+	}
+	st2 := optimizer.NewState(st.Inv) // another state of the same inventory
+	check("moved to another state", a, st2)
+	if st.Feeds(&a.feed) {
+		t.Fatal("the sampler kept the feed of the state it left")
+	}
+	for i := 0; i < 50; i++ {
+		mutate(rng, st, &next)
+	}
+	check("the left state changed meanwhile", a, st2)
 }
