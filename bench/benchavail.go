@@ -63,9 +63,9 @@ type AvailabilityBench struct {
 	HealableSeconds     float64 `json:"healable_sample_seconds"`
 	HealableWaitShare   float64 `json:"healable_wait_share"`
 	HealableWaitSeconds float64 `json:"healable_wait_seconds"`
-	Samples         int     `json:"samples"`
-	HealVMs         int     `json:"heal_vms"`
-	Outages         int     `json:"outages"`
+	Samples             int     `json:"samples"`
+	HealVMs             int     `json:"heal_vms"`
+	Outages             int     `json:"outages"`
 }
 
 // RunAvailabilityBench measures AvailabilityBench on db (a loaded dataset)
