@@ -368,7 +368,8 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	total := int64(reqs.n)
 	sets := setNumbers{}
 	res := &Result{Summary: Summary{Policy: alloc.Name(), Dataset: tr.Dataset, RejectedBy: map[string]int{}}, Trace: tr}
-	book := newRowBook(opt.Sink)
+	book := newBookWorker(opt.Sink)
+	defer book.stop() // an early return leaves no goroutine behind
 	var deps depHeap
 	state := alloc.State()
 	inv := tr.Inv
@@ -401,9 +402,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	}
 	av := newAvail(opt.Avail, tr, alloc, book.endOf, total)
 	evict := func(vm int64, t float64) {
-		if row := book.open(vm); row != nil {
-			row.Outcome, row.EvictedAt, row.Reason = "evicted", t, optimizer.ReasonEvicted
-		}
+		book.evict(vm, t)
 		smp.evicted++
 		res.Summary.Evicted++
 	}
@@ -536,8 +535,8 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		for _, e := range d.Evicted {
 			evict(e.VM, r.Time)
 		}
-		if book.err != nil {
-			return nil, fmt.Errorf("replay: storing rows: %w", book.err)
+		if err := book.err(); err != nil {
+			return nil, fmt.Errorf("replay: storing rows: %w", err)
 		}
 	}
 	// Sample through the end of the window (a finite To), else through the
@@ -558,8 +557,8 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		opt.Progress(total, total)
 	}
 	smp.finish()
-	res.openPeak = book.peak
 	rows, err := book.finish()
+	res.openPeak = book.b.peak
 	if err != nil {
 		return nil, err
 	}
@@ -567,7 +566,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	s := &res.Summary
 	s.Seconds = time.Since(start).Seconds()
 	res.Metrics = append(smp.metrics, res.Metrics...)
-	s.VMs = int(book.seq)
+	s.VMs = int(book.b.seq)
 	smp.summarize(s, lowPlaced, lat)
 	av.summarize(s)
 	res.Metrics = append(res.Metrics, availabilityFigures(s, last)...)

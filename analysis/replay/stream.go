@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"placelab/optimizer"
 )
@@ -74,6 +75,13 @@ func (b *rowBook) open(vm int64) *PlacementRow {
 	return nil
 }
 
+// evict marks an open row evicted at t.
+func (b *rowBook) evict(vm int64, t float64) {
+	if row := b.open(vm); row != nil {
+		row.Outcome, row.EvictedAt, row.Reason = "evicted", t, optimizer.ReasonEvicted
+	}
+}
+
 // endOf is the trace end of an open VM (+Inf when it has none).
 func (b *rowBook) endOf(vm int64) float64 {
 	if i, ok := b.live[vm]; ok {
@@ -129,6 +137,142 @@ func (b *rowBook) finish() ([]PlacementRow, error) {
 	}
 	slices.SortFunc(b.out, func(x, y PlacementRow) int { return cmp.Compare(x.seq, y.seq) })
 	return b.out, nil
+}
+
+// bookBatch is how many row changes the replay gathers before it hands
+// them to its row book's goroutine (bookWorker; tests lower it).
+var bookBatch = 4096
+
+// bookWorker runs a one-agent replay's rowBook on a goroutine of its own:
+// the replay hands it its row changes (a VM decided, departed or evicted)
+// in batches, in the order they happened, so that filing rows and handing
+// final ones to the sink leave the decisions' goroutine. A question about
+// an open row (endOf) first waits until the goroutine has applied every
+// change handed to it. Nothing else reads the book until finish, which
+// waits for it the same way.
+type bookWorker struct {
+	b     *rowBook
+	batch []bookEvent
+	work  chan []bookEvent
+	spare chan []bookEvent
+	ack   chan struct{}
+	done  bool // work closed: the goroutine ends
+	// failed is the book's first storing error, set by its goroutine.
+	failed atomic.Pointer[error]
+}
+
+// bookEvent is one row change: a row filed (row, end), a VM departed
+// (row.VM), a VM evicted (row.VM, at row.EvictedAt), or a wait mark.
+type bookEvent struct {
+	row  PlacementRow
+	end  float64
+	kind uint8
+}
+
+const (
+	bookAdd uint8 = iota
+	bookClose
+	bookEvict
+	bookWait // acknowledged once every change before it is applied
+)
+
+func newBookWorker(sink Sink) *bookWorker {
+	w := &bookWorker{b: newRowBook(sink), work: make(chan []bookEvent, 2), spare: make(chan []bookEvent, 3), ack: make(chan struct{})}
+	for range 3 {
+		w.spare <- make([]bookEvent, 0, bookBatch)
+	}
+	w.batch = <-w.spare
+	go w.run()
+	return w
+}
+
+func (w *bookWorker) run() {
+	b := w.b
+	for batch := range w.work {
+		waited := false
+		for i := range batch {
+			e := &batch[i]
+			switch e.kind {
+			case bookAdd:
+				b.add(e.row, e.end)
+			case bookClose:
+				b.close(e.row.VM)
+			case bookEvict:
+				b.evict(e.row.VM, e.row.EvictedAt)
+			case bookWait: // always a batch's last
+				waited = true
+			}
+		}
+		if b.err != nil && w.failed.Load() == nil {
+			err := b.err
+			w.failed.Store(&err)
+		}
+		clear(batch) // rows hold strings and explanations
+		w.spare <- batch[:0]
+		if waited {
+			w.ack <- struct{}{} // the book is the caller's until the next batch
+		}
+	}
+}
+
+func (w *bookWorker) push(e bookEvent) {
+	w.batch = append(w.batch, e)
+	if len(w.batch) == bookBatch {
+		w.work <- w.batch
+		w.batch = <-w.spare
+	}
+}
+
+// add files the row of a VM just decided (rowBook.add).
+func (w *bookWorker) add(row PlacementRow, end float64) {
+	w.push(bookEvent{row: row, end: end, kind: bookAdd})
+}
+
+// close makes a VM's row final: it departed (rowBook.close).
+func (w *bookWorker) close(vm int64) { w.push(bookEvent{row: PlacementRow{VM: vm}, kind: bookClose}) }
+
+// evict marks an open row evicted at t.
+func (w *bookWorker) evict(vm int64, t float64) {
+	w.push(bookEvent{row: PlacementRow{VM: vm, EvictedAt: t}, kind: bookEvict})
+}
+
+// wait returns once the goroutine has applied every change handed to it.
+func (w *bookWorker) wait() {
+	w.batch = append(w.batch, bookEvent{kind: bookWait})
+	w.work <- w.batch
+	<-w.ack
+	w.batch = <-w.spare
+}
+
+// endOf is the trace end of an open VM (rowBook.endOf).
+func (w *bookWorker) endOf(vm int64) float64 {
+	w.wait()
+	return w.b.endOf(vm)
+}
+
+// err is the first error storing rows, nil if none (yet).
+func (w *bookWorker) err() error {
+	if p := w.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// stop ends the goroutine (at once if idle, else after the batches handed
+// to it); the book is not finished. Later calls do nothing.
+func (w *bookWorker) stop() {
+	if !w.done {
+		w.done = true
+		close(w.work)
+	}
+}
+
+// finish applies every change, stops the goroutine and finishes the book
+// (rowBook.finish).
+func (w *bookWorker) finish() ([]PlacementRow, error) {
+	w.wait()
+	w.stop()
+	return w.b.finish()
 }
 
 // requestAt groups the VMs of tr from index i into one service request (the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -301,4 +302,74 @@ func TestSinkErrorStopsReplay(t *testing.T) {
 	if f.batches != 2 || after > 1 {
 		t.Fatalf("the replay went on after the sink failed: %d batches, %d requests after", f.batches, after)
 	}
+}
+
+// TestBookWorkerMatchesBook: the row book run on its own goroutine
+// (bookWorker, batches of 5 changes) against the book run in line
+// (rowBook), fed the same random changes — rows placed and rejected, VMs
+// departed (some twice, some never placed), evicted and asked about
+// (endOf, which waits for the goroutine) — with a sink: the same rows
+// reach each sink in the same batches, endOf answers alike, and finish
+// returns the same.
+func TestBookWorkerMatchesBook(t *testing.T) {
+	defer func(b, s int) { bookBatch, sinkBatch = b, s }(bookBatch, sinkBatch)
+	bookBatch, sinkBatch = 5, 7
+	rng := rand.New(rand.NewPCG(3, 11))
+	var inLine, async recordSink
+	b, w := newRowBook(&inLine), newBookWorker(&async)
+	defer w.stop()
+	var placed []int64
+	for i := 0; i < 3000; i++ {
+		switch k := rng.IntN(10); {
+		case k < 5:
+			vm := int64(i)
+			row := PlacementRow{VM: vm, T: float64(i), Machine: int32(rng.IntN(9)), Outcome: "placed"} // no NaN: rows are compared with DeepEqual
+			if rng.IntN(4) == 0 {
+				row.Outcome, row.Machine, row.Reason = "rejected", -1, "full"
+			} else {
+				placed = append(placed, vm)
+			}
+			end := float64(i) + rng.Float64()*100
+			b.add(row, end)
+			w.add(row, end)
+		case k < 8 && len(placed) > 0:
+			vm := placed[rng.IntN(len(placed))]
+			if rng.IntN(3) == 0 {
+				b.evict(vm, float64(i))
+				w.evict(vm, float64(i))
+			} else {
+				b.close(vm)
+				w.close(vm)
+			}
+		case k < 9:
+			vm := int64(rng.IntN(i + 1))
+			if x, y := b.endOf(vm), w.endOf(vm); x != y {
+				t.Fatalf("change %d: endOf(%d) = %v in line, %v on the goroutine", i, vm, x, y)
+			}
+		default:
+			vm := int64(rng.IntN(i + 1)) // perhaps rejected, departed or never seen
+			b.close(vm)
+			w.close(vm)
+		}
+	}
+	if _, err := b.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if w.b.seq != b.seq || w.b.peak != b.peak {
+		t.Fatalf("seq %d peak %d on the goroutine, %d %d in line", w.b.seq, w.b.peak, b.seq, b.peak)
+	}
+	if len(inLine.batches) < 100 || !reflect.DeepEqual(inLine.batches, async.batches) {
+		t.Fatalf("%d batches in line, %d on the goroutine, or they differ", len(inLine.batches), len(async.batches))
+	}
+}
+
+// recordSink keeps every batch it is handed, copied.
+type recordSink struct{ batches [][]PlacementRow }
+
+func (r *recordSink) Placements(rows []PlacementRow) error {
+	r.batches = append(r.batches, slices.Clone(rows))
+	return nil
 }
