@@ -583,15 +583,24 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						mu.Unlock()
 						break
 					}
-					if atomic {
-						// With outages a commit and its record are one trace
-						// instant (under mu): an outage of its machine, which
-						// the dispatcher applies under mu, comes wholly before
-						// or after it, and the stored time is the commit's.
+					// With outages, or when it evicts, a commit and its
+					// record are one trace instant (under mu). An outage of
+					// its machine, which the dispatcher applies under mu,
+					// comes wholly before or after it. A commit onto the room
+					// an eviction freed comes after the evicting commit, and
+					// is recorded after it, at a trace time no earlier than
+					// the eviction's (recorded apart, the evicting commit
+					// could be recorded later, and the stored rows would show
+					// the evicted VM beside the one that took its room).
+					hold := atomic || len(d.Evicted) > 0
+					if hold {
 						mu.Lock()
 					}
 					res := store.Commit(ag.ID, req, d.Placements, d.Evicted)
-					if atomic && !res.OK {
+					if afterCommit != nil {
+						afterCommit(len(d.Evicted) > 0)
+					}
+					if hold && !res.OK {
 						mu.Unlock()
 					}
 					ag.Resolve(store, d, res)
@@ -601,7 +610,7 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 						}
 					}
 					if res.OK {
-						if !atomic {
+						if !hold {
 							mu.Lock()
 						}
 						o.ok, o.at, o.atTrace, o.evicted, o.placed = true, now(), traceNow, d.Evicted, d.Placements
@@ -755,6 +764,11 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 	*reqsP, *outsP = reqs, outs
 	return firstErr
 }
+
+// afterCommit, when set (tests), runs after each real-time commit,
+// told whether it evicted: a delay there widens the window between a
+// commit and its record.
+var afterCommit func(evicted bool)
 
 // perClock counts events in buckets of width w over [first, last] of the
 // run's clock, empty buckets included.
