@@ -127,9 +127,9 @@ func rowsWithinCapacity(tr *Trace, rows []PlacementRow) error {
 		vm[tr.VMs[i].ID] = &tr.VMs[i]
 	}
 	type ev struct {
-		t float64
-		d optimizer.Vec
-		m int32
+		t  float64
+		d  optimizer.Vec
+		m  int32
 		in bool
 	}
 	var evs []ev
