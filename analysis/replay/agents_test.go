@@ -118,14 +118,7 @@ func TestRealTimeEvictionTimes(t *testing.T) {
 // instant.
 func rowsWithinCapacity(tr *Trace, rows []PlacementRow) error {
 	inv := tr.Inv
-	index := map[int32]int32{}
-	for m, id := range tr.MachineIDs {
-		index[id] = int32(m)
-	}
-	vm := map[int64]*TraceVM{}
-	for i := range tr.VMs {
-		vm[tr.VMs[i].ID] = &tr.VMs[i]
-	}
+	index, vm := traceIndex(tr)
 	type ev struct {
 		t  float64
 		d  optimizer.Vec
@@ -173,4 +166,18 @@ func rowsWithinCapacity(tr *Trace, rows []PlacementRow) error {
 		}
 	}
 	return nil
+}
+
+// traceIndex maps a trace's database machine ids to inventory indices and
+// its VM ids to its VMs: what reading stored rows back needs.
+func traceIndex(tr *Trace) (map[int32]int32, map[int64]*TraceVM) {
+	index := map[int32]int32{}
+	for m, id := range tr.MachineIDs {
+		index[id] = int32(m)
+	}
+	vms := map[int64]*TraceVM{}
+	for i := range tr.VMs {
+		vms[tr.VMs[i].ID] = &tr.VMs[i]
+	}
+	return index, vms
 }

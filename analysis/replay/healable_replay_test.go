@@ -46,14 +46,7 @@ func TestHealableSamplesOfReplay(t *testing.T) {
 		t.Fatalf("the trace lacks a hard case: %d evicted, %d rejected", res.Summary.Evicted, res.Summary.Rejected)
 	}
 	inv := tr.Inv
-	index := map[int32]int32{}
-	for m, id := range tr.MachineIDs {
-		index[id] = int32(m)
-	}
-	byID := map[int64]*TraceVM{}
-	for i := range tr.VMs {
-		byID[tr.VMs[i].ID] = &tr.VMs[i]
-	}
+	index, byID := traceIndex(tr)
 	type fig struct{ m, r float64 }
 	got := map[float64]*fig{}
 	var times []float64

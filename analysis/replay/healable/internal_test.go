@@ -252,21 +252,7 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 		s := New(inv)
 		next := optimizer.VMID(1 << 20)
 		for round := 0; round < 60; round++ {
-			switch m := int32(rng.IntN(len(inv.Machines))); {
-			case rng.IntN(8) == 0:
-				st.SetHealthy(m, !inv.Machines[m].Healthy)
-			case len(st.VMsOn(m)) > 0 && rng.IntN(2) == 0:
-				vms := st.VMsOn(m)
-				st.Remove(vms[rng.IntN(len(vms))])
-			default:
-				ty := int32(rng.IntN(len(inv.Types)))
-				d, ok := inv.Demand(ty, m)
-				prod := st.OversubLimit == 0 || rng.IntN(2) == 0
-				if ok && fitsAs(st, m, d, prod) {
-					st.Place(optimizer.Placement{VM: next, Machine: m, Type: ty, Tenant: int32(next), Demand: d, Production: prod})
-					next++
-				}
-			}
+			mutate(rng, st, &next)
 			events++
 			gotM, gotR := s.Sample(st, b)
 			fresh := New(inv)
