@@ -41,11 +41,7 @@ func SkewOK(s *State, t int32, aff int32, maxSkew int32, c int32) bool {
 	}
 	inv := s.Inv
 	n := make([]int32, len(inv.Clusters))
-	if tl := s.tenants[t]; tl != nil {
-		for r, k := range tl.racks {
-			n[inv.Racks[r].Cluster] += k
-		}
-	}
+	s.eachTenantRack(t, func(r, k int32) { n[inv.Racks[r].Cluster] += k })
 	lo := int32(-1)
 	for x := range inv.Clusters {
 		if inv.setAllowsCluster(aff, int32(x)) && (lo < 0 || n[x] < lo) {

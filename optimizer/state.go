@@ -2,7 +2,9 @@ package optimizer
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 )
 
 // VMID identifies a VM across a run.
@@ -78,8 +80,17 @@ type State struct {
 	ClusterHealthy   []int32 // healthy machines per cluster
 	ClusterUsedCores []float64
 	RackUsedCores    []float64
-	tenants          map[int32]*tenantLoc // tenants with VMs placed
-	Journal          *Journal
+	// tenants holds where each tenant's VMs are: by tenant id for the ids
+	// below maxDenseTenant (a trace numbers its tenants from 0, so a slice
+	// index replaces a map lookup on every placement and departure; an
+	// entry with no VM is empty), in tenantsX for the others (only tenants
+	// with VMs placed). spans counts the VMs per rack of the tenants whose
+	// VMs are in more than one rack (tenantLoc.rack == spanned): most
+	// tenants' are in one, and need no map.
+	tenants  []tenantLoc
+	tenantsX map[int32]*tenantLoc
+	spans    map[int32]map[int32]int32
+	Journal  *Journal
 	// Tag is each machine's oversubscription class (RC Algorithm 1,
 	// PLACEVM): set by the first VM an empty machine receives, cleared when
 	// it empties. PredUtil sums the predicted P95 cores of the VMs of
@@ -210,7 +221,7 @@ func NewState(inv *Inventory) *State {
 		Exclusive: make([]int32, n), onMachine: make([][]VMID, n), tenantsOn: make([][]tenantCount, n),
 		vms: map[VMID]Placement{}, ClusterEmpty: make([]int32, len(inv.Clusters)), ClusterHealthy: make([]int32, len(inv.Clusters)),
 		ClusterUsedCores: make([]float64, len(inv.Clusters)), RackUsedCores: make([]float64, len(inv.Racks)),
-		tenants: map[int32]*tenantLoc{},
+		tenantsX: map[int32]*tenantLoc{}, spans: map[int32]map[int32]int32{},
 		Journal: NewJournal(inv), Tag: make([]MachineTag, n), PredUtil: make([]float64, n), LowPredUtil: make([]float64, n),
 		LifetimeVMs: make([][NumLifetimeBuckets]int32, n), spread: map[int32]*tenantSpread{},
 	}
@@ -254,23 +265,116 @@ func (s *State) TenantOnMachine(t int32, m int32) int32 {
 
 // TenantInRack is how many VMs of tenant t rack r hosts.
 func (s *State) TenantInRack(t int32, r int32) int32 {
-	if tl := s.tenants[t]; tl != nil {
-		return tl.racks[r]
+	switch tl := s.tenantOf(t); {
+	case tl == nil:
+		return 0
+	case tl.rack == spanned:
+		return s.spans[t][r]
+	case tl.rack == r:
+		return tl.vms
 	}
 	return 0
+}
+
+// eachTenantRack calls fn for every rack holding VMs of tenant t, with
+// their number.
+func (s *State) eachTenantRack(t int32, fn func(r, n int32)) {
+	switch tl := s.tenantOf(t); {
+	case tl == nil:
+	case tl.rack == spanned:
+		for r, n := range s.spans[t] {
+			fn(r, n)
+		}
+	default:
+		fn(tl.rack, tl.vms)
+	}
+}
+
+// maxDenseTenant bounds the tenant ids State.tenants holds by index.
+const maxDenseTenant = 1 << 22
+
+// tenantOf is tenant t's locations, nil if it has no VM placed.
+func (s *State) tenantOf(t int32) *tenantLoc {
+	if uint32(t) < uint32(len(s.tenants)) {
+		if tl := &s.tenants[t]; tl.vms > 0 {
+			return tl
+		}
+		return nil
+	}
+	return s.tenantsX[t]
+}
+
+// addTenantLoc counts one VM of tenant t more (d = 1) or less (d = −1)
+// in rack r.
+func (s *State) addTenantLoc(t, r, d int32) {
+	var tl *tenantLoc
+	switch {
+	case uint32(t) < uint32(len(s.tenants)):
+		tl = &s.tenants[t]
+	case t >= 0 && t < maxDenseTenant && d > 0:
+		s.tenants = slices.Grow(s.tenants, int(t)+1-len(s.tenants))
+		s.tenants = s.tenants[:cap(s.tenants)]
+		tl = &s.tenants[t]
+	default:
+		if tl = s.tenantsX[t]; tl == nil {
+			if d < 0 {
+				return
+			}
+			tl = &tenantLoc{}
+			s.tenantsX[t] = tl
+		}
+	}
+	switch {
+	case tl.vms == 0:
+		if d > 0 {
+			tl.vms, tl.rack = d, r
+		}
+		return
+	case tl.rack == r:
+		tl.vms += d
+	case tl.rack != spanned:
+		if d < 0 {
+			return // not in r
+		}
+		s.spans[t] = map[int32]int32{tl.rack: tl.vms, r: d}
+		tl.vms, tl.rack = tl.vms+d, spanned
+	default:
+		racks := s.spans[t]
+		if n := racks[r] + d; n > 0 {
+			racks[r] = n
+		} else {
+			delete(racks, r)
+		}
+		tl.vms += d
+		if len(racks) == 1 { // back in one rack
+			for r := range racks {
+				tl.rack = r
+			}
+			delete(s.spans, t)
+		}
+	}
+	if tl.vms <= 0 {
+		*tl = tenantLoc{}
+		if uint32(t) >= uint32(len(s.tenants)) {
+			delete(s.tenantsX, t)
+		}
+	}
 }
 
 // tenantLoc is where a tenant's VMs are: how many are placed, and how
 // many in each rack that hosts any. One lookup of the tenant serves both
 // on every placement and departure.
 type tenantLoc struct {
-	vms   int32
-	racks map[int32]int32
+	vms  int32
+	rack int32 // the rack holding them all, or spanned: their racks are in State.spans
 }
+
+// spanned marks a tenant whose VMs are in more than one rack.
+const spanned int32 = -1
 
 // TenantVMs is how many VMs tenant t has placed.
 func (s *State) TenantVMs(t int32) int32 {
-	if tl := s.tenants[t]; tl != nil {
+	if tl := s.tenantOf(t); tl != nil {
 		return tl.vms
 	}
 	return 0
@@ -316,13 +420,7 @@ func (s *State) Place(p Placement) {
 	s.addTenant(m, p.Tenant, 1)
 	s.ClusterUsedCores[mc.Cluster] += p.Demand[Cores]
 	s.RackUsedCores[mc.Rack] += p.Demand[Cores]
-	tl := s.tenants[p.Tenant]
-	if tl == nil {
-		tl = &tenantLoc{racks: map[int32]int32{}}
-		s.tenants[p.Tenant] = tl
-	}
-	tl.racks[mc.Rack]++
-	tl.vms++
+	s.addTenantLoc(p.Tenant, mc.Rack, 1)
 	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
 		s.addSpread(p, 1)
 	}
@@ -382,16 +480,7 @@ func (s *State) Remove(vm VMID) (Placement, bool) {
 	s.addTenant(m, p.Tenant, -1)
 	s.ClusterUsedCores[mc.Cluster] -= p.Demand[Cores]
 	s.RackUsedCores[mc.Rack] -= p.Demand[Cores]
-	if tl := s.tenants[p.Tenant]; tl != nil {
-		if n := tl.racks[mc.Rack] - 1; n > 0 {
-			tl.racks[mc.Rack] = n
-		} else {
-			delete(tl.racks, mc.Rack)
-		}
-		if tl.vms--; tl.vms <= 0 {
-			delete(s.tenants, p.Tenant)
-		}
-	}
+	s.addTenantLoc(p.Tenant, mc.Rack, -1)
 	if p.FaultDomain != NoDomain || p.UpdateDomain != NoDomain {
 		s.addSpread(p, -1)
 	}
@@ -502,18 +591,35 @@ func (s *State) CheckInvariants() error {
 			return fmt.Errorf("tenant %d: %d VMs in rack %d, recount %d", k[0], got, k[1], n)
 		}
 	}
-	for t, tl := range s.tenants {
-		vms := int32(0)
-		for r, n := range tl.racks {
+	locs := maps.Clone(s.tenantsX)
+	for t := range s.tenants {
+		if tl := &s.tenants[t]; tl.vms != 0 || tl.rack != 0 {
+			locs[int32(t)] = tl
+		}
+	}
+	for t, tl := range locs {
+		vms, held := int32(0), 0
+		var bad error
+		s.eachTenantRack(t, func(r, n int32) {
 			if n <= 0 || inRack[[2]int32{t, r}] != n {
-				return fmt.Errorf("tenant %d: %d VMs in rack %d, recount %d", t, n, r, inRack[[2]int32{t, r}])
+				bad = fmt.Errorf("tenant %d: %d VMs in rack %d, recount %d", t, n, r, inRack[[2]int32{t, r}])
 			}
 			vms += n
+			held++
+		})
+		if bad != nil {
+			return bad
 		}
 		if vms != tl.vms || vms == 0 {
 			return fmt.Errorf("tenant %d: %d VMs placed, %d in its racks", t, tl.vms, vms)
 		}
-		racks += len(tl.racks)
+		if spans := s.spans[t]; (tl.rack == spanned) != (spans != nil) || spans != nil && len(spans) < 2 {
+			return fmt.Errorf("tenant %d: rack %d with %d racks spanned", t, tl.rack, len(spans))
+		}
+		racks += held
+	}
+	if len(s.spans) > len(locs) {
+		return fmt.Errorf("%d tenants spanned, %d with VMs", len(s.spans), len(locs))
 	}
 	if racks != len(inRack) {
 		return fmt.Errorf("tenants hold %d (tenant, rack) counts, recount %d", racks, len(inRack))
