@@ -361,8 +361,9 @@ func (s *State) addTenantLoc(t, r, d int32) {
 	}
 }
 
-// tenantLoc is where a tenant's VMs are: how many are placed, and how
-// many in each rack that hosts any. One lookup of the tenant serves both
+// tenantLoc is where a tenant's VMs are: how many are placed, and the
+// rack that holds them all, or spanned when they are in several (then
+// State.spans counts them per rack). One lookup of the tenant serves both
 // on every placement and departure.
 type tenantLoc struct {
 	vms  int32
