@@ -131,14 +131,14 @@ REQUIRE_SLURM := $(shell [ "$$(id -u)" = 0 ] && echo 1)
 test: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 PLACELAB_REQUIRE_PANDAS=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) $(GO) test -count=1 -timeout 30m ./...
 	# the concurrent agents, the background refresh, the healable samples computed beside the replay, concurrent XGBoost predictions and the lifetime runs replayed at once, again under the race detector
-	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$' ./analysis/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
+	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$|^TestReplayStopsItsBookBeforeReturning$$' ./analysis/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 	# every notebook, headless, top to bottom
 	$(MAKE) notebooks-test
 
 # Long mode: every slow check (the full real traces, longer fuzzing).
 test-long: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) PLACELAB_LONG=1 $(GO) test -count=1 -timeout 120m ./...
-	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$' ./analysis/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
+	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$|^TestReplayStopsItsBookBeforeReturning$$' ./analysis/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

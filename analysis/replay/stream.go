@@ -156,7 +156,8 @@ type bookWorker struct {
 	work  chan []bookEvent
 	spare chan []bookEvent
 	ack   chan struct{}
-	done  bool // work closed: the goroutine ends
+	done  bool          // work closed: the goroutine ends
+	ended chan struct{} // closed when it has
 	// failed is the book's first storing error, set by its goroutine.
 	failed atomic.Pointer[error]
 }
@@ -177,7 +178,7 @@ const (
 )
 
 func newBookWorker(sink Sink) *bookWorker {
-	w := &bookWorker{b: newRowBook(sink), work: make(chan []bookEvent, 2), spare: make(chan []bookEvent, 3), ack: make(chan struct{})}
+	w := &bookWorker{b: newRowBook(sink), work: make(chan []bookEvent, 2), spare: make(chan []bookEvent, 3), ack: make(chan struct{}), ended: make(chan struct{})}
 	for range 3 {
 		w.spare <- make([]bookEvent, 0, bookBatch)
 	}
@@ -187,6 +188,7 @@ func newBookWorker(sink Sink) *bookWorker {
 }
 
 func (w *bookWorker) run() {
+	defer close(w.ended)
 	b := w.b
 	for batch := range w.work {
 		waited := false
@@ -258,12 +260,15 @@ func (w *bookWorker) err() error {
 	return nil
 }
 
-// stop ends the goroutine (at once if idle, else after the batches handed
-// to it); the book is not finished. Later calls do nothing.
+// stop ends the goroutine and waits for it (it applies the batches
+// handed to it first), so that nothing reaches the sink after stop: a
+// replay that returns early leaves its caller free to close the sink. The
+// book is not finished. Later calls do nothing.
 func (w *bookWorker) stop() {
 	if !w.done {
 		w.done = true
 		close(w.work)
+		<-w.ended
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
 	"placelab/analysis/replay/outage"
@@ -371,5 +373,65 @@ type recordSink struct{ batches [][]PlacementRow }
 
 func (r *recordSink) Placements(rows []PlacementRow) error {
 	r.batches = append(r.batches, slices.Clone(rows))
+	return nil
+}
+
+// TestReplayStopsItsBookBeforeReturning: a replay cancelled while rows are
+// on their way to its sink returns only after its row book's goroutine has
+// stopped, so the caller may close the sink at once (analysis.Run does:
+// a later batch would be sent on a closed channel). The sink cancels the
+// replay at its first batch and counts the batches that come after the
+// replay returned.
+func TestReplayStopsItsBookBeforeReturning(t *testing.T) {
+	defer func(b, s int) { bookBatch, sinkBatch = b, s }(bookBatch, sinkBatch)
+	bookBatch, sinkBatch = 5, 3
+	tr := streamTrace(t)
+	n, span := len(tr.VMs), tr.VMs[len(tr.VMs)-1].Start+1
+	for k := 1; k < 4; k++ { // past 1024 requests, where the replay looks at its context
+		for _, v := range tr.VMs[:n] {
+			v.ID += int64(k) << 32
+			v.Start += float64(k) * span
+			v.End += float64(k) * span
+			tr.VMs = append(tr.VMs, v)
+		}
+	}
+	for rep := 0; rep < 20; rep++ {
+		alloc, err := NewAllocator("protean", tr, optimizer.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		sink := &lateSink{cancel: cancel}
+		o := DefaultReplayOptions()
+		o.Sink = sink
+		_, err = Replay(ctx, tr, alloc, o)
+		sink.returned.Store(true)
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("replay: %v, want it cancelled", err)
+		}
+		time.Sleep(time.Millisecond)
+		if n := sink.late.Load(); n > 0 {
+			t.Fatalf("rep %d: %d batches reached the sink after the replay returned", rep, n)
+		}
+	}
+}
+
+// lateSink cancels its replay at the first batch and counts the batches it
+// gets once returned is set.
+type lateSink struct {
+	cancel   func()
+	n        int
+	returned atomic.Bool
+	late     atomic.Int32
+}
+
+func (s *lateSink) Placements(rows []PlacementRow) error {
+	if s.returned.Load() {
+		s.late.Add(1)
+	}
+	if s.n++; s.n == 1 {
+		s.cancel()
+	}
 	return nil
 }
