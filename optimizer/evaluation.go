@@ -70,13 +70,16 @@ type mstatus struct {
 
 // statusTable holds one cluster's machine statuses for the evaluations
 // that share it, machine-major: rows[local*stride+slot] is machine local's
-// status in the evaluation of that slot. A change to a machine is applied
-// to every evaluation in turn (Refresh), and machine-major the statuses it
-// reads are a few adjacent cache lines, where one array per evaluation
-// would cost a cache miss (and a TLB miss) per evaluation. An evaluation
-// without a slot (cache off) has a table of its own, stride 1.
+// status in the evaluation of that slot, one byte: the index of the first
+// validator that rejected it, or -1 when it is valid (its key is in its
+// rack's entries, the one place it is kept). One byte per status keeps a
+// zone's tables small enough to stay in the processor's cache, where a
+// catch-up (evaluation.cell) reads the status of each changed machine:
+// with the key beside it the tables of a 100,000-machine zone took tens
+// of megabytes, and that read was a cache miss. An evaluation without a
+// slot (cache off) has a table of its own, stride 1.
 type statusTable struct {
-	rows   []mstatus
+	rows   []int8
 	stride int
 }
 
@@ -138,7 +141,7 @@ func (t *statusTables) grow(stride int) {
 	for c := range t.clusters {
 		tab := &t.clusters[c]
 		if tab.rows != nil {
-			rows := make([]mstatus, t.machines[c]*stride)
+			rows := make([]int8, t.machines[c]*stride)
 			for m := 0; m < t.machines[c]; m++ {
 				copy(rows[m*stride:m*stride+t.stride], tab.rows[m*t.stride:(m+1)*t.stride])
 			}
@@ -153,7 +156,7 @@ func (t *statusTables) grow(stride int) {
 func (t *statusTables) table(c int32) *statusTable {
 	tab := &t.clusters[c]
 	if tab.rows == nil {
-		tab.rows = make([]mstatus, t.machines[c]*t.stride)
+		tab.rows = make([]int8, t.machines[c]*t.stride)
 	}
 	return tab
 }
@@ -253,8 +256,9 @@ func (cl *cell) down(i int) {
 	}
 }
 
-// st is the status of the cluster's machine local.
-func (cl *cell) st(local int32) *mstatus {
+// st is the status of the cluster's machine local: the index of the first
+// validator that rejected it, or -1 when it is valid (statusTable).
+func (cl *cell) st(local int32) *int8 {
 	t := cl.tab
 	return &t.rows[int(local)*t.stride+cl.slot]
 }
@@ -527,12 +531,12 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 	if e.tabs != nil {
 		cl.tab, cl.slot = e.tabs.table(c), e.slot
 	} else {
-		cl.tab = &statusTable{rows: make([]mstatus, len(ci.Machines)), stride: 1}
+		cl.tab = &statusTable{rows: make([]int8, len(ci.Machines)), stride: 1}
 	}
 	for _, m := range ci.Machines {
 		st := e.eval(m)
 		mc := &inv.Machines[m]
-		*cl.st(mc.Local) = st
+		*cl.st(mc.Local) = st.failed
 		if st.valid {
 			cl.racks[mc.RackLocal] = append(cl.racks[mc.RackLocal], entry{st.k, m})
 			cl.valid++
@@ -563,39 +567,47 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 }
 
 // update re-evaluates machine m: remove its old entry, insert the new one
-// (a binary search and a shift within its rack, never a re-sort), and mark
-// its rack's head for the flush that ends the catch-up (flushHeads). When
-// m's entries did not change it marks nothing and returns true: only the
-// rack's global score may have changed, which the caller marks
-// (dirtyScore) or finds unchanged.
+// (a shift within its rack, never a re-sort), and mark its rack's head for
+// the flush that ends the catch-up (flushHeads). When m's entries did not
+// change it marks nothing and returns true: only the rack's global score
+// may have changed, which the caller marks (dirtyScore) or finds
+// unchanged. A valid machine's old key is read from its entry, found by
+// its machine id in its rack.
 func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 	mc := &env.Inv.Machines[m]
 	rl := int(mc.RackLocal)
 	ost := cl.st(mc.Local)
-	old := *ost
+	oldFailed := *ost
 	st := e.eval(m)
-	switch {
-	case old.valid && st.valid && old.k == st.k:
-		return true
-	case !old.valid && !st.valid:
-		if old.failed != st.failed {
-			cl.rejected[old.failed]--
+	if oldFailed >= 0 && !st.valid {
+		if oldFailed != st.failed {
+			cl.rejected[oldFailed]--
 			cl.rejected[st.failed]++
-			*ost = st
+			*ost = st.failed
 		}
 		return true
 	}
 	rack := cl.racks[rl]
+	old := mstatus{failed: oldFailed}
+	i := -1
+	if oldFailed < 0 {
+		old.valid = true
+		if i = findEntry(rack, m); i >= 0 {
+			old.k = rack[i].k
+		}
+		if st.valid && old.k == st.k {
+			return true
+		}
+	}
 	switch {
 	case old.valid && st.valid:
-		// The entry moves within its rack: found once, then shifted
-		// toward its new place (the neighbours it passes are the only
-		// entries that move).
-		if i := searchEntry(rack, &old.k, m); i < len(rack) && rack[i].m == m {
+		// The entry moves within its rack, toward its new place (the
+		// neighbours it passes are the only entries that move).
+		if i >= 0 {
 			moveEntry(rack, i, entry{st.k, m})
 		}
 	case old.valid:
-		if i := searchEntry(rack, &old.k, m); i < len(rack) && rack[i].m == m {
+		if i >= 0 {
 			copy(rack[i:], rack[i+1:])
 			rack = rack[:len(rack)-1]
 		}
@@ -623,9 +635,21 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 	}
 	cl.racks[rl] = rack
 	cl.runs[rl] = -1
-	*ost = st
+	*ost = st.failed
 	cl.markHead(rl, dirtyEntries)
 	return false
+}
+
+// findEntry is the position of machine m's entry in a rack, or -1: a scan
+// of the rack's entries in order, which reads the few cache lines of a
+// rack once, in the order the processor prefetches them.
+func findEntry(rack []entry, m int32) int {
+	for i := range rack {
+		if rack[i].m == m {
+			return i
+		}
+	}
+	return -1
 }
 
 // moveEntry gives the entry at position i of a sorted rack the new value x

@@ -281,7 +281,7 @@ func (p *Protean) explainShort(e *evaluation, clusters []int32, ex *Explanation)
 				continue
 			}
 			for local := range p.env.Inv.Clusters[c].Machines {
-				if st := cl.st(int32(local)); !st.valid && int(st.failed) == i {
+				if int(*cl.st(int32(local))) == i {
 					if d := rv.Short(p.env.Inv.Clusters[c].Machines[local]); d != NoDim {
 						short[d]++
 						found = true
