@@ -72,11 +72,9 @@ type mstatus struct {
 // that share it, machine-major: rows[local*stride+slot] is machine local's
 // status in the evaluation of that slot, one byte: the index of the first
 // validator that rejected it, or -1 when it is valid (its key is in its
-// rack's entries, the one place it is kept). One byte per status keeps a
-// zone's tables small enough to stay in the processor's cache, where a
-// catch-up (evaluation.cell) reads the status of each changed machine:
-// with the key beside it the tables of a 100,000-machine zone took tens
-// of megabytes, and that read was a cache miss. An evaluation without a
+// rack's entries, the one place it is kept). With the key beside it a
+// status took 20 bytes; at one byte the 2M-VM zone's peak RSS fell by 7%
+// at the same speed and with the same decisions. An evaluation without a
 // slot (cache off) has a table of its own, stride 1.
 type statusTable struct {
 	rows   []int8
