@@ -48,9 +48,53 @@ func (a *key) prefixEq(b *key, n int) bool {
 	return true
 }
 
+// entry is a valid machine's key and id, as build sorts them.
 type entry struct {
 	k key
 	m int32
+}
+
+// A rack's entries are kept flattened, sorted by key then machine: entry i
+// is r[i*s:(i+1)*s], its s-1 scores (one per preference rule of the
+// evaluation) then its machine id. The stride s is the evaluation's
+// (cell.s), not maxPrefs+1: with the default rules' two preferences an
+// entry is 12 bytes, not the 20 of a full-width key, and the racks are
+// most of what a catch-up reads.
+
+// entM is the machine of entry i.
+func entM(r []int32, s, i int) int32 { return r[i*s+s-1] }
+
+// entKey is the key of entry i (scores past the stride are zero).
+func entKey(r []int32, s, i int) (k key) {
+	copy(k[:], r[i*s:i*s+s-1])
+	return k
+}
+
+// setEnt sets entry i to (k, m).
+func setEnt(r []int32, s, i int, k *key, m int32) {
+	e := r[i*s : i*s+s]
+	copy(e, k[:s-1])
+	e[s-1] = m
+}
+
+// entCmp compares entry i with (k, m): by scores, then machine.
+func entCmp(r []int32, s, i int, k *key, m int32) int {
+	e := r[i*s : i*s+s]
+	for j := 0; j < s-1; j++ {
+		if e[j] != k[j] {
+			if e[j] < k[j] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch em := e[s-1]; {
+	case em < m:
+		return -1
+	case em > m:
+		return 1
+	}
+	return 0
 }
 
 func entryLess(a, b *entry) bool {
@@ -170,7 +214,8 @@ type cell struct {
 	mark     Cursor
 	tab      *statusTable // machine statuses by Machine.Local (st)
 	slot     int
-	racks    [][]entry // by Machine.RackLocal
+	s        int       // the stride of a rack's flattened entries: preference rules + 1
+	racks    [][]int32 // by Machine.RackLocal: its valid machines' entries, sorted (entM)
 	runs     []int32   // per rack: length of the run of entries tied with its head; -1 = stale
 	valid    int32
 	rejected []int32 // machines whose first failing validator is i
@@ -273,7 +318,7 @@ func (cl *cell) setHead(env *Env, e *evaluation, rl int, entries bool) {
 			h.g = e.global.ScoreRack(env, e.traits, env.Inv.Clusters[cl.cluster].Racks[rl])
 		}
 	} else if r := cl.racks[rl]; len(r) > 0 {
-		h.ok, h.k = true, r[0].k
+		h.ok, h.k = true, entKey(r, cl.s, 0)
 		if e.global != nil {
 			h.g = e.global.ScoreRack(env, e.traits, env.Inv.Clusters[cl.cluster].Racks[rl])
 		}
@@ -334,10 +379,20 @@ func (cl *cell) walk(i int, descend func(rl int32) bool) {
 func (cl *cell) headRun(rl int, npref int) int {
 	if cl.runs[rl] < 0 {
 		r := cl.racks[rl]
-		cl.runs[rl] = int32(countPrefix(r, &r[0].k, npref))
+		k := entKey(r, cl.s, 0)
+		cl.runs[rl] = int32(countPrefix(r, cl.s, &k, npref))
 	}
 	return int(cl.runs[rl])
 }
+
+// size is the number of valid machines in rack rl.
+func (cl *cell) size(rl int) int { return len(cl.racks[rl]) / cl.s }
+
+// machine is the machine of rack rl's entry i.
+func (cl *cell) machine(rl, i int) int32 { return entM(cl.racks[rl], cl.s, i) }
+
+// key is the key of rack rl's entry i.
+func (cl *cell) key(rl, i int) key { return entKey(cl.racks[rl], cl.s, i) }
 
 // truncated keeps the first n scores of k.
 func truncated(k key, n int) key {
@@ -523,20 +578,22 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 	e.Rebuilds++
 	inv := env.Inv
 	ci := &inv.Clusters[c]
-	cl := &cell{cluster: c, cursor: env.State.Journal.Head(c),
-		racks: make([][]entry, len(ci.Racks)), runs: make([]int32, len(ci.Racks)), rejected: make([]int32, len(e.validators)),
+	s := len(e.prefs) + 1
+	cl := &cell{cluster: c, cursor: env.State.Journal.Head(c), s: s,
+		racks: make([][]int32, len(ci.Racks)), runs: make([]int32, len(ci.Racks)), rejected: make([]int32, len(e.validators)),
 		prefix: make([]prefixCounts, len(e.prefs))}
 	if e.tabs != nil {
 		cl.tab, cl.slot = e.tabs.table(c), e.slot
 	} else {
 		cl.tab = &statusTable{rows: make([]int8, len(ci.Machines)), stride: 1}
 	}
+	sorted := make([][]entry, len(ci.Racks))
 	for _, m := range ci.Machines {
 		st := e.eval(m)
 		mc := &inv.Machines[m]
 		*cl.st(mc.Local) = st.failed
 		if st.valid {
-			cl.racks[mc.RackLocal] = append(cl.racks[mc.RackLocal], entry{st.k, m})
+			sorted[mc.RackLocal] = append(sorted[mc.RackLocal], entry{st.k, m})
 			cl.valid++
 			cl.count(&st.k, 1)
 		} else {
@@ -547,8 +604,15 @@ func (e *evaluation) build(env *Env, c int32) *cell {
 	cl.heads = make([]rackHead, len(ci.Racks))
 	cl.heap = make([]int32, len(ci.Racks))
 	cl.hpos = make([]int32, len(ci.Racks))
-	for i, r := range cl.racks {
+	for i, r := range sorted {
 		sort.Slice(r, func(i, j int) bool { return entryLess(&r[i], &r[j]) })
+		if len(r) > 0 {
+			flat := make([]int32, len(r)*s)
+			for j := range r {
+				setEnt(flat, s, j, &r[j].k, r[j].m)
+			}
+			cl.racks[i] = flat
+		}
 		cl.runs[i] = -1
 		cl.heap[i], cl.hpos[i] = int32(i), int32(i)
 		if len(r) > 0 {
@@ -585,13 +649,13 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 		}
 		return true
 	}
-	rack := cl.racks[rl]
+	rack, s := cl.racks[rl], cl.s
 	old := mstatus{failed: oldFailed}
 	i := -1
 	if oldFailed < 0 {
 		old.valid = true
-		if i = findEntry(rack, m); i >= 0 {
-			old.k = rack[i].k
+		if i = findEntry(rack, s, m); i >= 0 {
+			old.k = entKey(rack, s, i)
 		}
 		if st.valid && old.k == st.k {
 			return true
@@ -602,21 +666,21 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 		// The entry moves within its rack, toward its new place (the
 		// neighbours it passes are the only entries that move).
 		if i >= 0 {
-			moveEntry(rack, i, entry{st.k, m})
+			moveEntry(rack, s, i, &st.k, m)
 		}
 	case old.valid:
 		if i >= 0 {
-			copy(rack[i:], rack[i+1:])
-			rack = rack[:len(rack)-1]
+			copy(rack[i*s:], rack[(i+1)*s:])
+			rack = rack[:len(rack)-s]
 		}
 		cl.valid--
 		cl.rejected[st.failed]++
 	default: // becomes valid (both invalid returned above)
 		cl.rejected[old.failed]--
-		i := searchEntry(rack, &st.k, m)
-		rack = append(rack, entry{})
-		copy(rack[i+1:], rack[i:])
-		rack[i] = entry{st.k, m}
+		i := searchEntry(rack, s, &st.k, m)
+		rack = append(rack, blankEntry[:s]...)
+		copy(rack[(i+1)*s:], rack[i*s:])
+		setEnt(rack, s, i, &st.k, m)
 		cl.valid++
 	}
 	// Prefix counts change only from the first score that differs.
@@ -638,61 +702,65 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 	return false
 }
 
-// findEntry is the position of machine m's entry in a rack, or -1: a scan
-// of the rack's entries in order, which reads the few cache lines of a
-// rack once, in the order the processor prefetches them.
-func findEntry(rack []entry, m int32) int {
-	for i := range rack {
-		if rack[i].m == m {
+// blankEntry is appended to make room for an entry.
+var blankEntry [maxPrefs + 1]int32
+
+// findEntry is the position of machine m's entry in a rack of stride s, or
+// -1: a scan of the rack's entries in order, which reads the few cache
+// lines of a rack once, in the order the processor prefetches them.
+func findEntry(rack []int32, s int, m int32) int {
+	for i, j := 0, s-1; j < len(rack); i, j = i+1, j+s {
+		if rack[j] == m {
 			return i
 		}
 	}
 	return -1
 }
 
-// moveEntry gives the entry at position i of a sorted rack the new value x
-// and restores the order, shifting only the entries between its old and
-// its new position. The new position is searched outward from i (a step
-// of 1, 2, 4, … then a binary search within the last step), so a small
-// change of score reads only the entries near i.
-func moveEntry(rack []entry, i int, x entry) {
+// moveEntry gives the entry at position i of a sorted rack of stride s the
+// new value (k, m), m its machine, and restores the order, shifting only
+// the entries between its old and its new position. The new position is
+// searched outward from i (a step of 1, 2, 4, … then a binary search within
+// the last step), so a small change of score reads only the entries near i.
+func moveEntry(rack []int32, s, i int, k *key, m int32) {
+	n := len(rack) / s
 	switch {
-	case i > 0 && entryLess(&x, &rack[i-1]):
+	case i > 0 && entCmp(rack, s, i-1, k, m) > 0:
 		// Moves left: find the first j < i with rack[j] > x.
 		hi, step := i-1, 1 // rack[hi] > x
 		lo := hi - step
-		for lo >= 0 && entryLess(&x, &rack[lo]) {
+		for lo >= 0 && entCmp(rack, s, lo, k, m) > 0 {
 			hi, step = lo, step*2
 			lo = hi - step
 		}
 		lo = max(lo+1, 0) // rack[lo-1] < x or lo == 0
-		j := lo + searchEntry(rack[lo:hi], &x.k, x.m)
-		copy(rack[j+1:i+1], rack[j:i])
-		rack[j] = x
-	case i+1 < len(rack) && entryLess(&rack[i+1], &x):
+		j := lo + searchEntry(rack[lo*s:hi*s], s, k, m)
+		copy(rack[(j+1)*s:(i+1)*s], rack[j*s:i*s])
+		setEnt(rack, s, j, k, m)
+	case i+1 < n && entCmp(rack, s, i+1, k, m) < 0:
 		// Moves right: find the last j > i with rack[j] < x.
 		lo, step := i+1, 1 // rack[lo] < x
 		hi := lo + step
-		for hi < len(rack) && entryLess(&rack[hi], &x) {
+		for hi < n && entCmp(rack, s, hi, k, m) < 0 {
 			lo, step = hi, step*2
 			hi = lo + step
 		}
-		hi = min(hi, len(rack))                         // rack[hi] > x or hi == len(rack)
-		j := lo + searchEntry(rack[lo+1:hi], &x.k, x.m) // rack[lo+1 .. j] < x
-		copy(rack[i:j], rack[i+1:j+1])
-		rack[j] = x
+		hi = min(hi, n)                                     // rack[hi] > x or hi == n
+		j := lo + searchEntry(rack[(lo+1)*s:hi*s], s, k, m) // rack[lo+1 .. j] < x
+		copy(rack[i*s:j*s], rack[(i+1)*s:(j+1)*s])
+		setEnt(rack, s, j, k, m)
 	default:
-		rack[i] = x
+		setEnt(rack, s, i, k, m)
 	}
 }
 
-// searchEntry is the position of (k, m) in a sorted rack (binary search).
-func searchEntry(rack []entry, k *key, m int32) int {
-	lo, hi := 0, len(rack)
-	x := entry{*k, m}
+// searchEntry is the position of (k, m) in a sorted rack of stride s
+// (binary search).
+func searchEntry(rack []int32, s int, k *key, m int32) int {
+	lo, hi := 0, len(rack)/s
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if entryLess(&rack[mid], &x) {
+		if entCmp(rack, s, mid, k, m) < 0 {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -701,19 +769,21 @@ func searchEntry(rack []entry, k *key, m int32) int {
 	return lo
 }
 
-// countPrefix counts the entries of a sorted rack whose first n scores
-// equal k's (they form one contiguous run).
-func countPrefix(rack []entry, k *key, n int) int {
-	lo := sort.Search(len(rack), func(i int) bool { return !prefixLess(&rack[i].k, k, n) })
-	hi := sort.Search(len(rack), func(i int) bool { return prefixLess(k, &rack[i].k, n) })
+// countPrefix counts the entries of a sorted rack of stride s whose first
+// n scores equal k's (they form one contiguous run).
+func countPrefix(rack []int32, s int, k *key, n int) int {
+	size := len(rack) / s
+	lo := sort.Search(size, func(i int) bool { return !prefixCmpLess(rack[i*s:], k, n, false) })
+	hi := sort.Search(size, func(i int) bool { return prefixCmpLess(rack[i*s:], k, n, true) })
 	return hi - lo
 }
 
-// prefixLess compares the first n scores.
-func prefixLess(a, b *key, n int) bool {
+// prefixCmpLess compares the first n scores of entry e with k's: e < k, or
+// with flip k < e.
+func prefixCmpLess(e []int32, k *key, n int, flip bool) bool {
 	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return a[i] < b[i]
+		if e[i] != k[i] {
+			return (e[i] < k[i]) != flip
 		}
 	}
 	return false

@@ -339,7 +339,7 @@ func (p *Protean) topBelow(sel []*cell, best *rackHead, room int) {
 			continue // empty racks sort last: nothing below either
 		}
 		if cmpKey(&h.k, h.g, &best.k, best.g) != 0 {
-			p.top = append(p.top, topCand{h.k, h.g, cl.racks[rl][0].m})
+			p.top = append(p.top, topCand{h.k, h.g, cl.machine(int(rl), 0)})
 			added++
 		}
 		for _, c := range [2]int{2*n.i + 1, 2*n.i + 2} {

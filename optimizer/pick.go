@@ -93,27 +93,28 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 				return false
 			}
 			rl := int(rl32)
-			rack := cl.racks[rl]
+			size := cl.size(rl)
 			r := racks[rl]
 			p.rackSeen[r] = p.pickStamp
 			walked = append(walked, walkedRack{cl: cl, rl: rl})
 			w := &walked[len(walked)-1]
 			if i := p.rackRule(req, v, r); i >= 0 {
-				w.rej[i] += int32(len(rack))
+				w.rej[i] += int32(size)
 				return true
 			}
 			h := 0
-			for ; h < len(rack); h++ {
-				i := p.inRackRule(req, v, rack[h].m)
+			for ; h < size; h++ {
+				i := p.inRackRule(req, v, cl.machine(rl, h))
 				if i < 0 {
 					break
 				}
 				w.rej[i]++
 			}
-			if h == len(rack) {
+			if h == size {
 				return true
 			}
-			hk := &rack[h].k
+			hkv := cl.key(rl, h)
+			hk := &hkv
 			// Without the global score, a head worse than the best (and than
 			// the worst kept top machine) cannot matter: skip it.
 			if found && !hk.less(&best) && *hk != best && (ex == nil || !p.mayEnterTop(hk)) {
@@ -124,7 +125,7 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 				g = global.ScoreRack(env, t, r)
 			}
 			if ex != nil {
-				p.offerTop(rack[h].m, hk, g)
+				p.offerTop(cl.machine(rl, h), hk, g)
 			}
 			switch c := cmpKey(hk, g, &best, bestG); {
 			case !found || c < 0:
@@ -174,8 +175,9 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 		if tt.start == 0 {
 			tt.n = tt.cl.headRun(tt.rack, npref)
 		} else {
-			r := tt.cl.racks[tt.rack]
-			tt.n = countPrefix(r[tt.start:], &r[tt.start].k, npref)
+			r, s := tt.cl.racks[tt.rack], tt.cl.s
+			k := entKey(r, s, tt.start)
+			tt.n = countPrefix(r[tt.start*s:], s, &k, npref)
 		}
 		total += tt.n
 	}
@@ -195,7 +197,7 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 		i := p.rng.IntN(total)
 		for _, tt := range ties {
 			if i < tt.n {
-				m := tt.cl.racks[tt.rack][tt.start+i].m
+				m := tt.cl.machine(tt.rack, tt.start+i)
 				if p.requestRule(req, v, m) < 0 {
 					return m, ""
 				}
@@ -205,7 +207,7 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 		}
 	}
 	tt := ties[p.rng.IntN(len(ties))]
-	return tt.cl.racks[tt.rack][tt.start].m, ""
+	return tt.cl.machine(tt.rack, tt.start), ""
 }
 
 // bestHead is the best rack head of the selected cells (key, then rack
@@ -292,11 +294,12 @@ func (p *Protean) pickSampled(req *Request, v VMRequest, t Traits, sel []*cell, 
 		// Few enough to ask each once: the valid ones, one drawn uniformly.
 		valid := p.valid[:0]
 		for _, tt := range ties {
-			for _, e := range tt.cl.racks[tt.rack][:tt.n] {
-				if k := p.requestRule(req, v, e.m); k >= 0 {
+			for i := range tt.n {
+				m := tt.cl.machine(tt.rack, i)
+				if k := p.requestRule(req, v, m); k >= 0 {
 					reqRej[k]++
 				} else {
-					valid = append(valid, e.m)
+					valid = append(valid, m)
 				}
 			}
 		}
@@ -312,7 +315,7 @@ func (p *Protean) pickSampled(req *Request, v VMRequest, t Traits, sel []*cell, 
 					i -= tt.n
 					continue
 				}
-				m := tt.cl.racks[tt.rack][i].m
+				m := tt.cl.machine(tt.rack, i)
 				if k := p.requestRule(req, v, m); k >= 0 {
 					reqRej[k]++
 				} else {
@@ -347,19 +350,23 @@ func (p *Protean) offerUnwalked(req *Request, v VMRequest, t Traits, sel []*cell
 	env := &p.env
 	for _, cl := range sel {
 		racks := env.Inv.Clusters[cl.cluster].Racks
-		for rl, rack := range cl.racks {
+		for rl := range cl.racks {
 			r := racks[rl]
-			if len(rack) == 0 || p.rackSeen[r] == p.pickStamp || !p.mayEnterTop(&rack[0].k) || p.rackRule(req, v, r) >= 0 {
+			size := cl.size(rl)
+			if size == 0 || p.rackSeen[r] == p.pickStamp {
 				continue
 			}
-			for h := range rack {
-				if p.inRackRule(req, v, rack[h].m) < 0 {
-					if p.mayEnterTop(&rack[h].k) {
+			if k0 := cl.key(rl, 0); !p.mayEnterTop(&k0) || p.rackRule(req, v, r) >= 0 {
+				continue
+			}
+			for h := range size {
+				if m := cl.machine(rl, h); p.inRackRule(req, v, m) < 0 {
+					if k := cl.key(rl, h); p.mayEnterTop(&k) {
 						var g int64
 						if p.rules.Global != nil {
 							g = p.rules.Global.ScoreRack(env, t, r)
 						}
-						p.offerTop(rack[h].m, &rack[h].k, g)
+						p.offerTop(m, &k, g)
 					}
 					break
 				}
@@ -423,7 +430,7 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 				break
 			}
 			h := &tt.cl.heads[tt.rack]
-			p.top = append(p.top, topCand{h.k, h.g, tt.cl.racks[tt.rack][0].m})
+			p.top = append(p.top, topCand{h.k, h.g, tt.cl.machine(tt.rack, 0)})
 		}
 		if room := p.cfg.TopK - len(p.top); room > 0 {
 			p.topBelow(sel, &best, room)
@@ -442,7 +449,7 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 	i := p.rng.IntN(total)
 	for _, tt := range ties {
 		if i < tt.n {
-			return tt.cl.racks[tt.rack][i].m, ""
+			return tt.cl.machine(tt.rack, i), ""
 		}
 		i -= tt.n
 	}
@@ -478,9 +485,8 @@ func (p *Protean) pickAvoiding(sel []*cell, n0 int) (int32, bool) {
 		bi := 0
 		for j := 1; j < len(fr); j++ {
 			a, b := fr[j], fr[bi]
-			ea := &sel[a.cell].racks[a.rack][a.pos]
-			eb := &sel[b.cell].racks[b.rack][b.pos]
-			c := cmpKey(&ea.k, sel[a.cell].heads[a.rack].g, &eb.k, sel[b.cell].heads[b.rack].g)
+			ka, kb := sel[a.cell].key(a.rack, a.pos), sel[b.cell].key(b.rack, b.pos)
+			c := cmpKey(&ka, sel[a.cell].heads[a.rack].g, &kb, sel[b.cell].heads[b.rack].g)
 			if c < 0 || c == 0 && (a.cell < b.cell || a.cell == b.cell && (a.rack < b.rack || a.rack == b.rack && a.pos < b.pos)) {
 				bi = j
 			}
@@ -490,10 +496,10 @@ func (p *Protean) pickAvoiding(sel []*cell, n0 int) (int32, bool) {
 		fr = fr[:len(fr)-1]
 		cl := sel[n.cell]
 		if seen == target {
-			chosen, pickM = seen, cl.racks[n.rack][n.pos].m
+			chosen, pickM = seen, cl.machine(n.rack, n.pos)
 		}
 		seen++
-		if n.pos+1 < len(cl.racks[n.rack]) {
+		if n.pos+1 < cl.size(n.rack) {
 			fr = append(fr, mergeNode{n.cell, n.rack, n.pos + 1})
 		}
 		if n.pos == 0 {
@@ -536,13 +542,14 @@ func (p *Protean) pickSafe(req *Request, v VMRequest, t Traits, sel []*cell) int
 	var nodes []int32
 	for _, cl := range sel {
 		nodes = append(nodes, inv.Clusters[cl.cluster].Machines...)
-		for _, rack := range cl.racks {
-			for _, e := range rack {
-				if p.requestRule(req, v, e.m) >= 0 {
+		for rl := range cl.racks {
+			for i := range cl.size(rl) {
+				m := cl.machine(rl, i)
+				if p.requestRule(req, v, m) >= 0 {
 					continue
 				}
-				d, _ := inv.Demand(t[TraitType], e.m)
-				cands = append(cands, cand{e.m, BestFitScore(s.Free(e.m), d, inv.Capacity(e.m), p.cfg.Weights)})
+				d, _ := inv.Demand(t[TraitType], m)
+				cands = append(cands, cand{m, BestFitScore(s.Free(m), d, inv.Capacity(m), p.cfg.Weights)})
 			}
 		}
 	}

@@ -98,9 +98,9 @@ func sameCell(t *testing.T, env *Env, e *evaluation, c int32, cl *cell) {
 		t.Fatalf("cluster %d: best rack %d, fresh %d", c, cl.best(), fresh.best())
 	}
 	for n := range cl.prefix {
-		for _, en := range fresh.racks {
-			for _, x := range en {
-				k := truncated(x.k, n+1)
+		for rl := range fresh.racks {
+			for i := range fresh.size(rl) {
+				k := truncated(fresh.key(rl, i), n+1)
 				if a, b := cl.prefix[n].get(k), fresh.prefix[n].get(k); a != b {
 					t.Fatalf("cluster %d: %d valid machines share the first %d scores %v, fresh %d", c, a, n+1, k, b)
 				}
