@@ -1,6 +1,10 @@
 package optimizer
 
-import "testing"
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
 
 // Test rules for Protean Table 4: R1 depends on traits X and Y, R2 on X.
 // X is the VM type trait, Y the priority trait.
@@ -288,5 +292,85 @@ func TestCellUpdatesByHand(t *testing.T) {
 	}
 	if b, d := q.CellUpdates(); b != 0 || d != 0 {
 		t.Fatalf("cache off: cell updates %d, %d", b, d)
+	}
+}
+
+// TestJournalLatestOnce: for readers at random positions of a log that
+// is dropped from the front as it grows, Changed and ChangedUntil call
+// back exactly the machines whose latest change lies in the part read, in
+// the order of those latest changes — checked against the full history
+// (brute force), with machines changing again and again across two
+// clusters.
+func TestJournalLatestOnce(t *testing.T) {
+	inv := buildZone(t, zoneSpec{clusters: 2, racks: 2, perRack: 5, skus: []SKU{skuSmall}})
+	j := NewJournal(inv)
+	rng := rand.New(rand.NewPCG(3, 1))
+	var hist [2][]int32 // per cluster, every change in order (position = absolute log position)
+	type reader struct {
+		c   int32
+		cur Cursor
+	}
+	var readers []reader
+	superseded, read := 0, 0
+	for step := 0; step < 20*minLogLimit; step++ {
+		m := int32(rng.IntN(len(inv.Machines)))
+		c := inv.Machines[m].Cluster
+		j.Touch(m, c)
+		hist[c] = append(hist[c], m)
+		if rng.IntN(50) == 0 {
+			c := int32(rng.IntN(2))
+			readers = append(readers, reader{c, j.Head(c)})
+		}
+		if len(readers) == 0 || rng.IntN(20) != 0 {
+			continue
+		}
+		i := rng.IntN(len(readers))
+		r := &readers[i]
+		h := hist[r.c]
+		end := j.Head(r.c)
+		until := rng.IntN(2) == 0
+		if until {
+			end = Cursor{r.cur.pos + rng.IntN(len(h)-r.cur.pos+1)}
+		}
+		// Brute force: the entries in [cur, end) that are their machine's
+		// last change in the whole history so far.
+		var want []int32
+		last := map[int32]int{} // each machine's last change in the history
+		for p, m := range h {
+			last[m] = p
+		}
+		for p := r.cur.pos; p < end.pos; p++ {
+			if last[h[p]] == p {
+				want = append(want, h[p])
+			} else {
+				superseded++
+			}
+		}
+		var got []int32
+		fn := func(m int32) { got = append(got, m) }
+		before := r.cur
+		var ok bool
+		if until {
+			ok = j.ChangedUntil(r.c, &r.cur, end, fn)
+		} else {
+			ok = j.Changed(r.c, &r.cur, fn)
+		}
+		if !ok {
+			if before.pos >= j.logs[r.c].base {
+				t.Fatalf("step %d: a reader at %d reported behind a log starting at %d", step, before.pos, j.logs[r.c].base)
+			}
+			readers = append(readers[:i], readers[i+1:]...)
+			continue
+		}
+		read++
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: cluster %d from %d to %d: got %v, want %v", step, r.c, before.pos, end.pos, got, want)
+		}
+		if r.cur != end {
+			t.Fatalf("step %d: cursor at %d after reading to %d", step, r.cur.pos, end.pos)
+		}
+	}
+	if read < 100 || superseded < 100 {
+		t.Fatalf("only %d reads skipping %d superseded entries: the test does not exercise the log", read, superseded)
 	}
 }
