@@ -380,11 +380,17 @@ func (cl *cell) walk(i int, descend func(rl int32) bool) {
 // headRun is the number of machines of rack rl tied with its head.
 func (cl *cell) headRun(rl int, npref int) int {
 	if cl.runs[rl] < 0 {
-		r := cl.racks[rl]
-		k := entKey(r, cl.s, 0)
-		cl.runs[rl] = int32(countPrefix(r, cl.s, &k, npref))
+		cl.runs[rl] = int32(cl.runFrom(rl, 0, npref))
 	}
 	return int(cl.runs[rl])
+}
+
+// runFrom is the number of machines of rack rl, from entry start on, whose
+// first npref scores equal entry start's.
+func (cl *cell) runFrom(rl, start, npref int) int {
+	r, s := cl.racks[rl], cl.s
+	k := entKey(r, s, start)
+	return countPrefix(r[start*s:], s, &k, npref)
 }
 
 // size is the number of valid machines in rack rl.

@@ -175,9 +175,7 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 		if tt.start == 0 {
 			tt.n = tt.cl.headRun(tt.rack, npref)
 		} else {
-			r, s := tt.cl.racks[tt.rack], tt.cl.s
-			k := entKey(r, s, tt.start)
-			tt.n = countPrefix(r[tt.start*s:], s, &k, npref)
+			tt.n = tt.cl.runFrom(tt.rack, tt.start, npref)
 		}
 		total += tt.n
 	}
