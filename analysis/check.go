@@ -77,6 +77,9 @@ type AvailabilityViolation struct {
 	MachineID int32   `json:"machine_id"`
 	AtS       float64 `json:"at_s"`
 	OtherVM   int64   `json:"other_vm"`
+	// Detail names the tenant, both domains and the rack or machine
+	// update domain of a spread violation ("" otherwise).
+	Detail string `json:"detail,omitempty"`
 }
 
 // ConstraintViolation is a stored placement that breaks a placement
@@ -152,7 +155,8 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 		var v AvailabilityViolation
 		var machine sql.NullInt32
 		var other sql.NullInt64
-		if err := r.Scan(&v.Problem, &v.VM, &machine, &v.AtS, &other); err != nil {
+		var detail sql.NullString
+		if err := r.Scan(&v.Problem, &v.VM, &machine, &v.AtS, &other, &detail); err != nil {
 			return err
 		}
 		v.MachineID, v.OtherVM = -1, -1
@@ -162,6 +166,7 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 		if other.Valid {
 			v.OtherVM = other.Int64
 		}
+		v.Detail = detail.String
 		rep.Avail = append(rep.Avail, v)
 		return nil
 	})

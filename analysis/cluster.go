@@ -19,21 +19,32 @@ import (
 	store "placelab/sql"
 )
 
-// ClusterSnapshot is what a run held at one instant, as the consolidation
-// questions see it (lpbound on a Kubernetes run, whatif drain, explain
-// --machine): every machine is a node, every VM the run held then a pod.
-// Pinned VMs (a DaemonSet's or a static pod, vm_constraint.pinned) stay on
-// their node: their demand is subtracted from the node's Free and they are
-// not in Problem.Pods. A node running a static pod (the control plane) is
-// not Removable. A VM of the dataset alive then that the run did not
-// place (a Pending pod) is counted in Pending and left out: a drain moves
-// running pods.
+// ClusterSnapshot is what a run held at one instant (RunState), as the
+// consolidation questions see it (lpbound on a Kubernetes run, whatif
+// drain, explain --machine, capacity --like): every machine is a node,
+// every VM the run held then a pod. Pinned VMs (a DaemonSet's or a static
+// pod, vm_constraint.pinned) stay on their node: their demand is
+// subtracted from the node's Free and they are not in Problem.Pods. A node
+// running a static pod (the control plane) is not Removable. A VM of the
+// dataset alive then that the run did not place (a Pending pod) is counted
+// in Pending and left out: a drain moves running pods.
+//
+// The Problem is generated from the run's rules, so the drain planner keeps
+// what every engine keeps: a pod's AffinityOK is NodeAffinity's verdict
+// per node (node selector, required affinity, a zonal volume's zone),
+// TolerationOK TaintToleration's, DomainOK the other static conditions
+// (AvailabilitySetSpread's update domain, IsTypeSupported's SKU), and its
+// FaultDomain and the nodes' racks AvailabilitySetSpread's rack rule.
+// Capacity, anti-affinity (MaxPerNode) and topology spread (MaxSkew) are
+// the drain's own fast encodings of AreNodeResourcesValid,
+// TenantAntiColocation and PodTopologySpread; TestDrainConformsToRules
+// holds the two to the same verdicts on random snapshots.
 type ClusterSnapshot struct {
 	Run     int64
 	Dataset string
 	Policy  string
 	Engine  string
-	T       float64 // the instant: the run's last placement unless asked
+	T       float64 // the instant: the run's last event unless asked
 	Problem drain.Problem
 	// PodVM is each pod's vm_id; Machines each node's database machine_id.
 	PodVM    []int64
@@ -46,11 +57,12 @@ type ClusterSnapshot struct {
 	// nodes holding any pod (a node with only pinned pods is empty for a
 	// drain: its DaemonSet pods go with it).
 	NodesInUse, NodesWithPods int
-	podType                   []int32
-	dims                      []optimizer.Dim
-	tr                        *replay.Trace
-	names                     map[int64]string
-	masks                     map[int32][]bool
+	// State is the run's state the snapshot was made from.
+	State   *RunState
+	podType []int32
+	dims    []optimizer.Dim
+	tr      *replay.Trace
+	masks   map[string][]bool
 }
 
 // ErrSKUDemand refuses a drain of VMs whose demand depends on the SKU (the
@@ -58,45 +70,26 @@ type ClusterSnapshot struct {
 // machine type): moving a VM would change its size.
 var ErrSKUDemand = errors.New("analysis: VM demands differ by SKU")
 
-// LoadClusterSnapshot reads run's VMs alive at at (NaN: the run's last
-// placement, when a snapshot's pods are all placed).
+// LoadClusterSnapshot reads run's state at at (NaN: the run's last event)
+// as a drain Problem (RunState.Cluster).
 func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float64) (*ClusterSnapshot, error) {
-	rep := &LPBoundReport{Run: run}
-	lr, err := loadLPRun(ctx, db, run, rep)
+	rs, err := LoadRunState(ctx, db, run, at)
 	if err != nil {
 		return nil, err
 	}
-	var engine string
-	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_head"), run).Scan(new(string), new(string), &engine); err != nil {
+	return rs.Cluster()
+}
+
+// Cluster is the run's state as a drain Problem (see ClusterSnapshot).
+func (rs *RunState) Cluster() (*ClusterSnapshot, error) {
+	if err := rs.Planning("a consolidation"); err != nil {
 		return nil, err
 	}
-	t := at
-	if math.IsNaN(t) {
-		t = lr.last
-	}
-	if math.IsInf(t, 0) {
-		return nil, fmt.Errorf("analysis: snapshot time %v: want a finite time", at)
-	}
-	tr := lr.tr
+	tr := rs.Trace
 	inv := tr.Inv
-	s := &ClusterSnapshot{Run: run, Dataset: rep.Dataset, Policy: rep.Policy, Engine: engine, T: t, tr: tr}
-	pinned := map[int64]bool{}
-	static := map[int64]bool{}
-	names := map[int64]string{}
-	err = each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
-		var id int64
-		var name string
-		var pin, stat bool
-		if err := r.Scan(&id, &name, &pin, &stat); err != nil {
-			return err
-		}
-		names[id] = name
-		pinned[id], static[id] = pin, stat
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
+	st := rs.State
+	s := &ClusterSnapshot{Run: rs.Run, Dataset: rs.Dataset, Policy: rs.Policy, Engine: rs.Engine, T: rs.T, State: rs, tr: tr,
+		Pending: len(rs.Pending)}
 	// Dimensions some SKU has.
 	for d := optimizer.Dim(0); d < optimizer.NumDims; d++ {
 		for _, k := range inv.SKUs {
@@ -115,66 +108,47 @@ func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float6
 	}
 	for m := range inv.Machines {
 		mc := &inv.Machines[m]
-		p.Nodes = append(p.Nodes, drain.Node{Name: mc.Name, Free: s.vec(inv.Capacity(int32(m))), Zone: int(mc.Cluster),
+		p.Nodes = append(p.Nodes, drain.Node{Name: mc.Name, Free: s.vec(inv.Capacity(int32(m))), Zone: int(mc.Cluster), Rack: int(mc.Rack),
 			Cost: inv.Capacity(int32(m))[optimizer.Cores], Removable: true, Schedulable: mc.Healthy})
 		s.Machines = append(s.Machines, tr.MachineIDs[m])
 	}
-	vmOf := make(map[int64]*replay.TraceVM, len(tr.VMs))
-	for i := range tr.VMs {
-		vmOf[tr.VMs[i].ID] = &tr.VMs[i]
+	var vms []optimizer.VMID
+	for m := range inv.Machines {
+		vms = append(vms, st.VMsOn(int32(m))...)
 	}
-	placed := map[int64]bool{}
+	slices.Sort(vms)
+	env := &optimizer.Env{Inv: inv, State: st, Cfg: &rs.Cfg}
 	inUse := make([]bool, len(inv.Machines))
 	withPods := make([]bool, len(inv.Machines))
-	stays := slices.Clone(lr.stays)
-	sort.SliceStable(stays, func(i, j int) bool { return stays[i].vm < stays[j].vm })
-	for _, st := range stays {
-		if !(st.from <= t && t < st.to) {
-			continue
-		}
-		v := vmOf[st.vm]
-		m := st.machine
-		d, _ := inv.Demand(st.typ, m)
-		placed[st.vm] = true
+	for _, vm := range vms {
+		pl, _ := st.Lookup(vm)
+		m := pl.Machine
 		withPods[m] = true
-		if pinned[st.vm] {
+		if pl.Pin != optimizer.PinNone {
 			n := &p.Nodes[m]
-			if static[st.vm] {
+			if pl.Pin == optimizer.PinStatic {
 				// A node running static pods (the control plane's, from
 				// the kubelet's manifests) is not a consolidation
 				// candidate: removing it removes them.
 				n.Removable = false
 			}
-			for j, x := range s.vec(d) {
+			for j, x := range s.vec(pl.Demand) {
 				n.Free[j] -= x
 			}
-			s.PinnedVM = append(s.PinnedVM, st.vm)
+			s.PinnedVM = append(s.PinnedVM, vm)
 			s.PinnedNode = append(s.PinnedNode, m)
 			continue
 		}
-		if err := sameDemandEverywhere(inv, st.typ); err != nil {
+		if err := sameDemandEverywhere(inv, pl.Type); err != nil {
 			return nil, err
 		}
 		inUse[m] = true
-		c := tr.ConstraintsOf(v)
-		pod := drain.Pod{Name: names[st.vm], Demand: s.vec(d), Node: int(m), Group: int(v.Tenant),
-			MaxPerNode: int(c.MaxPerMachine), MaxSkew: int(c.MaxSkew)}
-		if c.Affinity != 0 {
-			pod.AffinityOK = s.allowed(c.Affinity)
-			pod.AffinityDesc = inv.NodeSets[c.Affinity-1].Name
-		}
-		if c.Tolerated != 0 {
-			pod.TolerationOK = s.allowed(c.Tolerated)
-			pod.TolerationDesc = inv.NodeSets[c.Tolerated-1].Name
-		}
+		pod := drain.Pod{Name: rs.Name(vm), Demand: s.vec(pl.Demand), Node: int(m), Group: int(pl.Tenant),
+			MaxPerNode: int(pl.MaxPerMachine), MaxSkew: int(pl.MaxSkew), FaultDomain: int(pl.FaultDomain)}
+		s.masksOf(env, pl, &pod)
 		p.Pods = append(p.Pods, pod)
-		s.PodVM = append(s.PodVM, st.vm)
-		s.podType = append(s.podType, st.typ)
-	}
-	for _, v := range tr.VMs {
-		if v.Start <= t && t < v.End && !placed[v.ID] {
-			s.Pending++
-		}
+		s.PodVM = append(s.PodVM, vm)
+		s.podType = append(s.podType, pl.Type)
 	}
 	for m := range inUse {
 		if inUse[m] {
@@ -196,21 +170,60 @@ func (s *ClusterSnapshot) vec(v optimizer.Vec) []float64 {
 	return out
 }
 
-// allowed is node set k (one-based) as a per-node mask, one slice per set
-// shared by its pods (the planner groups pods by it).
-func (s *ClusterSnapshot) allowed(k int32) []bool {
-	if m, ok := s.masks[k]; ok {
+// masksOf gives pod the per-node verdicts of the rules' static conditions
+// for placement pl, each from the rule itself: NodeAffinity (AffinityOK),
+// TaintToleration (TolerationOK), and AvailabilitySetSpread's update
+// domain with IsTypeSupported's SKU (DomainOK). A mask that admits every
+// node stays nil. Pods alike share one slice per mask (the planner groups
+// pods by them).
+func (s *ClusterSnapshot) masksOf(env *optimizer.Env, pl optimizer.Placement, pod *drain.Pod) {
+	inv := env.Inv
+	req := optimizer.RequestOf(pl)
+	v := req.VMs[0]
+	if pl.Affinity != 0 {
+		pod.AffinityOK = s.mask(fmt.Sprintf("a%d", pl.Affinity), func(m int32) bool { return optimizer.NodeAffinity{}.ValidFor(env, req, v, m) })
+		pod.AffinityDesc = inv.NodeSets[pl.Affinity-1].Name
+	}
+	if pl.Tolerated != 0 {
+		pod.TolerationOK = s.mask(fmt.Sprintf("t%d", pl.Tolerated), func(m int32) bool { return optimizer.TaintToleration{}.ValidFor(env, req, v, m) })
+		pod.TolerationDesc = inv.NodeSets[pl.Tolerated-1].Name
+	}
+	ud := pl.UpdateDomain != optimizer.NoDomain
+	supported := func(m int32) bool { return inv.Types[pl.Type].Supported[inv.Machines[m].SKU] }
+	key := fmt.Sprintf("s%d", pl.Type)
+	desc := "type " + inv.Types[pl.Type].Name + " runs on the node's SKU"
+	if ud {
+		u := int32(pl.SetU)
+		key = fmt.Sprintf("%s|u%d/%d", key, (int32(pl.UpdateDomain.Index())+(pl.Tenant%u+u)%u)%u, u)
+		desc = fmt.Sprintf("update domain %d of %d; %s", pl.UpdateDomain.Index(), u, desc)
+	}
+	dm := s.mask(key, func(m int32) bool {
+		return supported(m) && (!ud || optimizer.AvailabilitySetSpread{}.ValidInRack(env, req, v, m))
+	})
+	if dm != nil {
+		pod.DomainOK, pod.DomainDesc = dm, desc
+	}
+}
+
+// mask is the per-node mask of key, computed once by ok; nil when it
+// admits every node.
+func (s *ClusterSnapshot) mask(key string, ok func(m int32) bool) []bool {
+	if m, seen := s.masks[key]; seen {
 		return m
 	}
 	if s.masks == nil {
-		s.masks = map[int32][]bool{}
+		s.masks = map[string][]bool{}
 	}
-	inv := s.tr.Inv
-	out := make([]bool, len(inv.Machines))
-	s.masks[k] = out
+	out := make([]bool, len(s.Problem.Nodes))
+	all := true
 	for m := range out {
-		out[m] = inv.InSet(k, int32(m))
+		out[m] = ok(int32(m))
+		all = all && out[m]
 	}
+	if all {
+		out = nil
+	}
+	s.masks[key] = out
 	return out
 }
 
@@ -389,7 +402,7 @@ func ClusterBound(ctx context.Context, db *store.DB, run int64, opts ClusterBoun
 func (s *ClusterSnapshot) bound(ctx context.Context, limit time.Duration, plan *drain.Result) (*ClusterBoundReport, []int, error) {
 	p := &s.Problem
 	rep := &ClusterBoundReport{SnapshotHead: s.head(),
-		Relaxed: []string{"required pod anti-affinity (at most N per node)", "topology spread", "each node rounded up to the largest free capacity of its SKU family and node-set signature"}}
+		Relaxed: []string{"required pod anti-affinity (at most N per node)", "topology spread", "fault domains' racks", "each node rounded up to the largest free capacity of its SKU family and node-set signature"}}
 	if len(p.Pods) == 0 {
 		rep.UBSource = "empty"
 		rep.Converged, rep.Stop = true, "no pods"
@@ -486,9 +499,9 @@ func usedNodes(assign []int, nodes int) int {
 // podTypes[i] item i's pods.
 func (s *ClusterSnapshot) lpProblem() (*lpbound.Problem, [][]int, [][]int) {
 	p := &s.Problem
-	// Pod classes: distinct (affinity, tolerated) masks.
+	// Pod classes: distinct (affinity, tolerated, domain) masks.
 	classOf := make([]int, len(p.Pods))
-	var classes [][2][]bool
+	var classes [][3][]bool
 	key := map[string]int{}
 	maskKey := func(m []bool) string {
 		if m == nil {
@@ -505,18 +518,18 @@ func (s *ClusterSnapshot) lpProblem() (*lpbound.Problem, [][]int, [][]int) {
 		return b.String()
 	}
 	for i := range p.Pods {
-		k := maskKey(p.Pods[i].AffinityOK) + "|" + maskKey(p.Pods[i].TolerationOK)
+		k := maskKey(p.Pods[i].AffinityOK) + "|" + maskKey(p.Pods[i].TolerationOK) + "|" + maskKey(p.Pods[i].DomainOK)
 		c, ok := key[k]
 		if !ok {
 			c = len(classes)
 			key[k] = c
-			classes = append(classes, [2][]bool{p.Pods[i].AffinityOK, p.Pods[i].TolerationOK})
+			classes = append(classes, [3][]bool{p.Pods[i].AffinityOK, p.Pods[i].TolerationOK, p.Pods[i].DomainOK})
 		}
 		classOf[i] = c
 	}
 	allows := func(c, n int) bool {
-		a, t := classes[c][0], classes[c][1]
-		return (a == nil || a[n]) && (t == nil || t[n])
+		a, t, d := classes[c][0], classes[c][1], classes[c][2]
+		return (a == nil || a[n]) && (t == nil || t[n]) && (d == nil || d[n])
 	}
 	// Node types: the nodes of one SKU family (the SKU's name before "#":
 	// a Kubernetes instance type whose nodes' allocatable differ a little)
@@ -626,25 +639,9 @@ func (s *ClusterSnapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes
 // its DaemonSet and static pods go with it (no placement row), so the run's
 // nodes with pods are the nodes the packing needs.
 func (s *ClusterSnapshot) storePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
-	id, err := db.NextRunID(ctx)
-	if err != nil {
-		return 0, err
-	}
-	params := map[string]any{"source_run": s.Run, "t_s": s.T, "objective": "nodes"}
-	for k, v := range extra {
-		params[k] = v
-	}
-	js, err := json.Marshal(params)
-	if err != nil {
-		return 0, err
-	}
-	type row struct {
-		vm      int64
-		machine int32
-	}
-	var rows []row
+	var rows []planRow
 	for i, n := range assign {
-		rows = append(rows, row{s.PodVM[i], s.Machines[n]})
+		rows = append(rows, planRow{s.PodVM[i], s.Machines[n]})
 	}
 	used := make([]bool, len(s.Problem.Nodes))
 	for _, n := range assign {
@@ -652,17 +649,58 @@ func (s *ClusterSnapshot) storePacking(ctx context.Context, db *store.DB, assign
 	}
 	for i, vm := range s.PinnedVM {
 		if used[s.PinnedNode[i]] {
-			rows = append(rows, row{vm, s.Machines[s.PinnedNode[i]]})
+			rows = append(rows, planRow{vm, s.Machines[s.PinnedNode[i]]})
 		}
+	}
+	return s.State.storePlan(ctx, db, rows, policy, extra)
+}
+
+// planRow is one VM of a stored plan and its machine (machine_id).
+type planRow struct {
+	vm      int64
+	machine int32
+}
+
+// storePlan stores rows as an offline run of the snapshot's load placed at
+// T, with the source run's availability-set domains of those VMs
+// (placement_domain), so that placelab check verifies the plan against the
+// constraints its source run kept; it returns the run's id.
+func (rs *RunState) storePlan(ctx context.Context, db *store.DB, rows []planRow, policy string, extra map[string]any) (int64, error) {
+	id, err := db.NextRunID(ctx)
+	if err != nil {
+		return 0, err
+	}
+	params := map[string]any{"source_run": rs.Run, "t_s": rs.T, "objective": "nodes"}
+	if rs.FaultDomains > 0 {
+		params["fault_domains"] = rs.FaultDomains
+	}
+	if rs.UpdateDomains > 0 {
+		params["update_domains"] = rs.UpdateDomains
+	}
+	for k, v := range extra {
+		params[k] = v
+	}
+	js, err := json.Marshal(params)
+	if err != nil {
+		return 0, err
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].vm < rows[j].vm })
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
-		if err := w.Append("run", id, OfflineEngine, policy, string(js), int64(0), s.Dataset, "lpbound",
-			time.Now().UTC(), 0.0, "done", loadID(s.tr.LoadID)); err != nil {
+		if err := w.Append("run", id, OfflineEngine, policy, string(js), int64(0), rs.Dataset, "lpbound",
+			time.Now().UTC(), 0.0, "done", loadID(rs.Trace.LoadID)); err != nil {
 			return err
 		}
 		for _, r := range rows {
-			if err := w.Append("placement", id, r.vm, s.T, r.machine, int16(0), int32(0), nil, "placed", nil, nil, nil); err != nil {
+			if err := w.Append("placement", id, r.vm, rs.T, r.machine, int16(0), int32(0), nil, "placed", nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		for _, r := range rows {
+			p, ok := rs.State.Lookup(r.vm)
+			if !ok || (p.FaultDomain == optimizer.NoDomain && p.UpdateDomain == optimizer.NoDomain) {
+				continue
+			}
+			if err := w.Append("placement_domain", id, r.vm, domain(int16(p.FaultDomain.Index())), domain(int16(p.UpdateDomain.Index()))); err != nil {
 				return err
 			}
 		}

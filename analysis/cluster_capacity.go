@@ -65,27 +65,32 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 	}
 	tr := s.tr
 	inv := tr.Inv
-	var tmpl *int
-	for i := range tr.VMs {
-		if s.vmName(ctx, db, tr.VMs[i].ID) == like {
-			tmpl = &i
-			break
-		}
+	v0, ok := s.State.FindVM(like)
+	if !ok {
+		return nil, fmt.Errorf("%w %q in dataset %q (the vm table's name column: namespace/name for a Kubernetes pod, or its vm_id)", ErrNoSuchPod, like, s.Dataset)
 	}
-	if tmpl == nil {
-		return nil, fmt.Errorf("%w %q in dataset %q (the vm table's name column: namespace/name for a Kubernetes pod)", ErrNoSuchPod, like, s.Dataset)
-	}
-	v := tr.VMs[*tmpl]
+	v := *v0
 	vc := tr.ConstraintsOf(&v)
 	if err := sameDemandEverywhere(inv, v.Type); err != nil {
 		return nil, err
 	}
-	var d optimizer.Vec
-	for k := range inv.SKUs {
-		if inv.Types[v.Type].Supported[k] {
-			d = inv.Types[v.Type].Demand[k]
-			break
+	// The pod's own requests (vm_type), whether or not a node can hold it:
+	// a Pending pod that fits no node still asks for what it asks for.
+	d, sized, err := s.State.TypeSize(ctx, db, v.Type)
+	if err != nil {
+		return nil, err
+	}
+	if !sized {
+		for k := range inv.SKUs {
+			if inv.Types[v.Type].Supported[k] {
+				d, sized = inv.Types[v.Type].Demand[k], true
+				break
+			}
 		}
+	}
+	if !sized {
+		return nil, fmt.Errorf("analysis: capacity --like %q: dataset %q gives its type %s no size of its own and no machine runs it",
+			like, s.Dataset, inv.Types[v.Type].Name)
 	}
 	dem := s.vec(d)
 	p := &s.Problem
@@ -219,25 +224,6 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 		rep.Limit = fmt.Sprintf("%s (then %s on %d of %d nodes)", rep.Limit, best, bestN, len(p.Nodes))
 	}
 	return rep, nil
-}
-
-// vmName reads one VM's name.
-func (s *ClusterSnapshot) vmName(ctx context.Context, db *store.DB, id int64) string {
-	if s.names == nil {
-		s.names = map[int64]string{}
-		rows, err := db.SQL().QueryContext(ctx, "SELECT vm_id, name FROM vm WHERE load_id = $1", s.tr.LoadID)
-		if err == nil {
-			for rows.Next() {
-				var i int64
-				var n string
-				if rows.Scan(&i, &n) == nil {
-					s.names[i] = n
-				}
-			}
-			rows.Close()
-		}
-	}
-	return s.names[id]
 }
 
 // inPool reports whether machine m is in pool: its SKU is named pool, or

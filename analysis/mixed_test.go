@@ -219,7 +219,7 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 	}
 	// whatif put a VM of an unknown machine id on machine 0 (defect 7): now
 	// it refuses, naming the VM and the machine.
-	if _, err := WhatIfMigrate(ctx, db, id, 10, 5); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("VM %d on machine 999", big[2])) {
+	if _, err := WhatIfMigrate(ctx, db, id, MigrateOptions{At: 10, Budget: 5}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("VM %d on machine 999", big[2])) {
 		t.Fatalf("whatif over a placement on machine 999: %v", err)
 	}
 }
@@ -243,7 +243,7 @@ func TestRunPinsItsLoad(t *testing.T) {
 	if _, err := CheckRun(ctx, db, res.Summary.RunID); !errors.Is(err, ErrLoadGone) {
 		t.Fatalf("check of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
-	if _, err := WhatIfMigrate(ctx, db, res.Summary.RunID, math.NaN(), 10); !errors.Is(err, ErrLoadGone) {
+	if _, err := WhatIfMigrate(ctx, db, res.Summary.RunID, DefaultMigrateOptions()); !errors.Is(err, ErrLoadGone) {
 		t.Fatalf("whatif of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
 	if _, err := LPBoundRun(ctx, db, res.Summary.RunID, DefaultLPBoundOptions()); !errors.Is(err, ErrLoadGone) {

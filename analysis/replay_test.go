@@ -140,7 +140,7 @@ func TestReplayByHand(t *testing.T) {
 	}
 	// What-if at t=4500: VMs 0, 2 on one machine and 3, 4 on the other, 8 of
 	// 10 cores each; neither can be emptied into the other's 2 free cores.
-	rep, err := WhatIfMigrate(ctx, db, id, 4500, 10)
+	rep, err := WhatIfMigrate(ctx, db, id, MigrateOptions{At: 4500, Budget: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"placelab/analysis/replay"
+	"time"
 
 	"placelab/optimizer"
 	store "placelab/sql"
@@ -12,85 +12,123 @@ import (
 
 // MigrationReport is what `placelab whatif migrate` prints.
 type MigrationReport struct {
-	Run           int64        `json:"run_id"`
-	Dataset       string       `json:"dataset"`
-	At            float64      `json:"t_s"`
-	VMs           int          `json:"vms"`
-	Budget        int          `json:"budget"`
-	DensityBefore float64      `json:"packing_density_before"`
-	DensityAfter  float64      `json:"packing_density_after"`
-	MachinesFreed int          `json:"machines_freed"`
-	Moves         []MoveRecord `json:"moves"`
+	Run     int64   `json:"run_id"`
+	Dataset string  `json:"dataset"`
+	Policy  string  `json:"policy"`
+	At      float64 `json:"t_s"`
+	// VMs are the VMs placed at the instant (pinned ones included);
+	// PinnedVMs those of them that never move; PendingVMs the VMs alive
+	// then that the run did not place.
+	VMs           int     `json:"vms"`
+	PinnedVMs     int     `json:"pinned_vms"`
+	PendingVMs    int     `json:"pending_vms"`
+	Budget        int     `json:"budget"`
+	DensityBefore float64 `json:"packing_density_before"`
+	DensityAfter  float64 `json:"packing_density_after"`
+	MachinesFreed int     `json:"machines_freed"`
+	// RemovedMachines names the machines the plan empties, in order; a
+	// DaemonSet's pods on them leave with them (PinnedDropped).
+	RemovedMachines []string     `json:"removed_machines"`
+	PinnedDropped   int          `json:"pinned_dropped"`
+	Moves           []MoveRecord `json:"moves"`
+	// PlanRun is the placement after the plan, stored as an offline run
+	// that placelab check verifies (0 when not stored).
+	PlanRun int64   `json:"plan_run,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
-// MoveRecord is one recommended move, by database ids.
+// MoveRecord is one recommended move, by name and by database id: VM is
+// the VM's name (a pod's namespace/name, also as Pod on a Kubernetes
+// dataset), From and To the machines' names.
 type MoveRecord struct {
-	VM   int64 `json:"vm_id"`
-	From int32 `json:"from_machine_id"`
-	To   int32 `json:"to_machine_id"`
+	VM     string `json:"vm"`
+	Pod    string `json:"pod,omitempty"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	VMID   int64  `json:"vm_id"`
+	FromID int32  `json:"from_machine_id"`
+	ToID   int32  `json:"to_machine_id"`
 }
 
-// WhatIfMigrate rebuilds the placement state of a stored run at time at
-// (NaN: the run's last sample) and plans migrations that raise packing
-// density (Protean §6.3), within budget moves (0: no limit).
-func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, at float64, budget int) (*MigrationReport, error) {
-	in, err := LoadRunInput(ctx, db, run)
+// MigrateOptions tune WhatIfMigrate; start from DefaultMigrateOptions.
+type MigrateOptions struct {
+	// At is the snapshot instant (NaN: the run's last event).
+	At float64
+	// Budget bounds the moves (0: none).
+	Budget int
+	// Store keeps the placement after the plan as an offline run.
+	Store bool
+}
+
+// DefaultMigrateOptions: the run's last event, at most 100 moves, the plan
+// stored.
+func DefaultMigrateOptions() MigrateOptions {
+	return MigrateOptions{At: math.NaN(), Budget: 100, Store: true}
+}
+
+// Validate refuses values out of range.
+func (o MigrateOptions) Validate() error {
+	if o.Budget < 0 {
+		return fmt.Errorf("analysis: migrate: budget %d, want ≥ 0 (0: no limit)", o.Budget)
+	}
+	return ClusterBoundOptions{At: o.At}.Validate()
+}
+
+// WhatIfMigrate rebuilds a stored run's state at opts.At (LoadRunState:
+// every field of every placement, the run's own settings) and plans
+// migrations that raise packing density (Protean §6.3) within opts.Budget
+// moves, judged by the run's rules (optimizer.PlanMigrations); the
+// placement after the plan is stored as an offline run (PlanRun) with the
+// source run's availability-set domains, so placelab check verifies it.
+func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOptions) (*MigrationReport, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	rs, err := LoadRunState(ctx, db, run, opts.At)
 	if err != nil {
 		return nil, fmt.Errorf("whatif: %w", err)
 	}
-	var ds string
-	var last float64
-	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &last); err != nil {
+	if err := rs.Planning("whatif migrate"); err != nil {
 		return nil, err
 	}
-	if math.IsNaN(at) {
-		at = last
-	}
-	tr, err := LoadTrace(ctx, db, ds, math.Inf(-1), math.Inf(1))
+	state := rs.State
+	rep := &MigrationReport{Run: run, Dataset: rs.Dataset, Policy: rs.Policy, At: rs.T, VMs: state.Len(), PinnedVMs: len(rs.PinnedVMs),
+		PendingVMs: len(rs.Pending), Budget: opts.Budget, RemovedMachines: []string{}, Moves: []MoveRecord{}}
+	plan, err := optimizer.PlanMigrations(state, rs.Cfg, rs.Rules, opts.Budget)
 	if err != nil {
 		return nil, err
 	}
-	vmOf := make(map[int64]*replay.TraceVM, len(tr.VMs))
-	for i := range tr.VMs {
-		vmOf[tr.VMs[i].ID] = &tr.VMs[i]
+	rep.DensityBefore, rep.DensityAfter, rep.MachinesFreed = plan.DensityBefore, plan.DensityAfter, plan.MachinesFreed
+	rep.PinnedDropped = len(plan.Dropped)
+	ids := rs.Trace.MachineIDs
+	k8s := rs.Trace.OnePerRequest
+	for _, m := range plan.Removed {
+		rep.RemovedMachines = append(rep.RemovedMachines, rs.MachineName(m))
 	}
-	machineOf := make(map[int32]int32, len(tr.MachineIDs))
-	for i, id := range tr.MachineIDs {
-		machineOf[id] = int32(i)
+	for _, mv := range plan.Moves {
+		r := MoveRecord{VM: rs.Name(mv.VM), From: rs.MachineName(mv.From), To: rs.MachineName(mv.To),
+			VMID: mv.VM, FromID: ids[mv.From], ToID: ids[mv.To]}
+		if k8s {
+			r.Pod = r.VM
+		}
+		rep.Moves = append(rep.Moves, r)
 	}
-	state := optimizer.NewState(tr.Inv)
-	rows, err := db.SQL().QueryContext(ctx, store.MustQuery("run_alive"), run, at)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var vmID int64
-		var mid int32
-		if err := rows.Scan(&vmID, &mid); err != nil {
+	if opts.Store {
+		var rows []planRow
+		inv := rs.Trace.Inv
+		for m := range inv.Machines {
+			for _, vm := range state.VMsOn(int32(m)) {
+				rows = append(rows, planRow{vm, ids[m]})
+			}
+		}
+		id, err := rs.storePlan(ctx, db, rows, "migrate-plan", map[string]any{"budget": opts.Budget,
+			"machines_freed": rep.MachinesFreed, "moves": len(rep.Moves), "objective": "packing density"})
+		if err != nil {
 			return nil, err
 		}
-		v := vmOf[vmID]
-		m, ok := machineOf[mid]
-		if v == nil || !ok {
-			return nil, fmt.Errorf("whatif: run %d places VM %d on machine %d; load %d of dataset %q lacks the VM or the machine", run, vmID, mid, in.LoadID, ds)
-		}
-		d, _ := tr.Inv.Demand(v.Type, m)
-		state.Place(optimizer.Placement{VM: vmID, Machine: m, Type: v.Type, Tenant: v.Tenant, Priority: v.Priority, Demand: d})
+		rep.PlanRun = id
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	cfg := optimizer.DefaultConfig()
-	cfg.Weights = replay.ScarcityWeights(tr)
-	plan, err := optimizer.PlanMigrations(state, cfg, optimizer.DefaultRules(), budget)
-	if err != nil {
-		return nil, err
-	}
-	rep := &MigrationReport{Run: run, Dataset: ds, At: at, VMs: state.Len(), Budget: budget,
-		DensityBefore: plan.DensityBefore, DensityAfter: plan.DensityAfter, MachinesFreed: plan.MachinesFreed, Moves: []MoveRecord{}}
-	for _, mv := range plan.Moves {
-		rep.Moves = append(rep.Moves, MoveRecord{mv.VM, tr.MachineIDs[mv.From], tr.MachineIDs[mv.To]})
-	}
+	rep.Seconds = time.Since(t0).Seconds()
 	return rep, nil
 }

@@ -86,6 +86,9 @@ Examples:
 					if v.OtherVM >= 0 {
 						other = fmt.Sprintf(" with VM %d", v.OtherVM)
 					}
+					if v.Detail != "" {
+						other += " (" + v.Detail + ")"
+					}
 					fmt.Fprintf(w, "  VM %d on machine %d: %s%s at t = %.0f s\n", v.VM, v.MachineID, v.Problem, other, v.AtS)
 				}
 				for _, v := range rep.Violations {

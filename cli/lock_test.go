@@ -76,9 +76,10 @@ func holdDB(t *testing.T, path string, ro bool) (pid int, done func()) {
 // file, another failed with DuckDB's lock message. It now says in one line
 // which process holds the file and what to do; commands that only read
 // (sql --view and --list, explain, export, report, characterize, check,
-// whatif migrate, whatif drain --no-store) open read-only, so they run
-// beside each other. Commands that store something (ingest; whatif drain
-// without --no-store, the plan's placement as a run; whatif policies, its
+// whatif migrate and whatif drain with --no-store) open read-only, so they
+// run beside each other. Commands that store something (ingest; whatif
+// drain and migrate without --no-store, the plan's placement as a run;
+// whatif policies, its
 // replays as runs) still need the file to themselves.
 func TestDatabaseInUse(t *testing.T) {
 	dir := t.TempDir()
@@ -94,12 +95,13 @@ func TestDatabaseInUse(t *testing.T) {
 		{"report", "--out", filepath.Join(dir, "report")},
 		{"characterize", "--out", filepath.Join(dir, "characterize")},
 		{"check", "--run", "1"},
-		{"whatif", "migrate", "--run", "1"},
+		{"whatif", "migrate", "--run", "1", "--no-store"},
 		{"whatif", "drain", "--run", "1", "--no-store"},
 	}
 	writes := [][]string{
 		{"ingest", "huawei", good, "--dataset", "hw2"},
 		{"whatif", "drain", "--run", "1"},
+		{"whatif", "migrate", "--run", "1"},
 		{"whatif", "policies", "--run", "1", "--policies", "bestfit"},
 	}
 

@@ -18,33 +18,56 @@ func whatifCommand() *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name:  "migrate",
 			Usage: "recommend VM moves that raise packing density (Protean §6.3)",
-			Description: `Rebuilds where a stored run had its VMs at --at (default: the run's last sample),
-finds fragmented machines and recommends the moves that raise packing density most per
-move — each step empties one lightly used machine onto other non-empty machines under
-every hard constraint — until --budget moves (0: no limit) or no move helps.
+			Description: `Rebuilds where a stored run had its VMs at --at (default: the run's last event) —
+every constraint each VM was placed under: node selectors and affinity, taints, a zonal
+volume's zone, anti-affinity, topology spread, its availability set's fault and update
+domains — and recommends the moves that raise packing density most per move: each step
+empties one lightly used machine onto other non-empty machines, every move judged by the
+run's own rules (the validators the replay kept), until --budget moves (0: no limit) or
+no move helps. DaemonSet and static pods never move: a DaemonSet's pods leave with an
+emptied node, and a node running a static pod is never emptied. A pod bound by a zone
+topology spread moves only within its zone.
 
-Example:
-   placelab whatif migrate --run 1 --budget 200 --format json`,
+The placement after the plan is stored as an offline run (plan_run) that placelab check
+verifies, unless --no-store. An instant at which the run held nothing is refused.
+
+JSON keys: run_id, dataset, policy, t_s, vms, pinned_vms, pending_vms, budget,
+packing_density_before, packing_density_after, machines_freed, removed_machines,
+pinned_dropped, moves (vm, pod on Kubernetes, from, to, vm_id, from_machine_id,
+to_machine_id), plan_run, seconds.
+
+Examples:
+   placelab whatif migrate --run 1 --budget 200 --format json
+   placelab whatif migrate --run 1 --at 12h --no-store`,
 			Flags: []cli.Flag{
 				&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID`"},
-				intFlag("budget", 100, 0, 0, "at most `M` moves (0: no limit)"),
-				&cli.StringFlag{Name: "at", Usage: "time of the snapshot (default: the run's last sample)"},
+				intFlag("budget", analysis.DefaultMigrateOptions().Budget, 0, 0, "at most `M` moves (0: no limit)"),
+				&cli.StringFlag{Name: "at", Usage: "snapshot `TIME` (s, m, h or d; default: the run's last event)"},
+				&cli.BoolFlag{Name: "no-store", Usage: "do not store the placement after the plan as an offline run (the database is then only read)"},
 				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
-				// NaN stands for the run's last sample: a NaN given is refused.
-				at, err := timeFlag(c, "at", math.NaN())
-				if err != nil {
+				opts := analysis.DefaultMigrateOptions()
+				var err error
+				// NaN stands for the run's last event: a NaN given is refused.
+				if opts.At, err = timeFlag(c, "at", math.NaN()); err != nil {
 					return err
 				}
-				// Only reads: beside other readers (explain, sql --view, ...).
-				db, err := openReadDB(c)
+				opts.Budget, opts.Store = c.Int("budget"), !c.Bool("no-store")
+				if err := opts.Validate(); err != nil {
+					return err
+				}
+				open := openDB
+				if !opts.Store {
+					open = openReadDB // only reads: beside other readers
+				}
+				db, err := open(c)
 				if err != nil {
 					return err
 				}
 				defer db.Close()
-				rep, err := analysis.WhatIfMigrate(c.Context, db, c.Int64("run"), at, c.Int("budget"))
+				rep, err := analysis.WhatIfMigrate(c.Context, db, c.Int64("run"), opts)
 				if err != nil {
 					return err
 				}
@@ -52,14 +75,17 @@ Example:
 					return printJSON(c.App.Writer, rep)
 				}
 				w := c.App.Writer
-				fmt.Fprintf(w, "run %d (%s) at t=%.0fs: %d VMs; %d moves free %d machines; packing density %.2f%% -> %.2f%%\n",
-					rep.Run, rep.Dataset, rep.At, rep.VMs, len(rep.Moves), rep.MachinesFreed, 100*rep.DensityBefore, 100*rep.DensityAfter)
+				fmt.Fprintf(w, "run %d (%s, %s) at t=%.0fs: %d VMs placed (%d pinned, %d pending); %d moves free %d machines; packing density %.2f%% -> %.2f%%\n",
+					rep.Run, rep.Policy, rep.Dataset, rep.At, rep.VMs, rep.PinnedVMs, rep.PendingVMs, len(rep.Moves), rep.MachinesFreed, 100*rep.DensityBefore, 100*rep.DensityAfter)
 				for i, m := range rep.Moves {
 					if i == 20 {
 						fmt.Fprintf(w, "  … %d more (use --format json)\n", len(rep.Moves)-20)
 						break
 					}
-					fmt.Fprintf(w, "  move VM %d: machine %d -> %d\n", m.VM, m.From, m.To)
+					fmt.Fprintf(w, "  move %s: %s -> %s\n", m.VM, m.From, m.To)
+				}
+				if rep.PlanRun > 0 {
+					fmt.Fprintf(w, "  placement after the plan: run %d (placelab check --run %d) [%.2fs]\n", rep.PlanRun, rep.PlanRun, rep.Seconds)
 				}
 				return nil
 			},

@@ -13,9 +13,13 @@ type Move struct {
 }
 
 // MigrationPlan is the what-if analysis of §6.3: moves that raise packing
-// density, with the density before and after.
+// density, with the density before and after. Removed are the machines
+// the plan empties, in order; Dropped the pinned VMs (PinNode: a
+// DaemonSet's pods) that leave with them.
 type MigrationPlan struct {
 	Moves          []Move
+	Removed        []int32
+	Dropped        []VMID
 	DensityBefore  float64
 	DensityAfter   float64
 	MachinesFreed  int
@@ -25,17 +29,22 @@ type MigrationPlan struct {
 // PackingDensity is Protean §6.3's packing density of a state: allocated
 // cores over the cores of non-empty machines (0 when all are empty).
 func PackingDensity(s *State) float64 {
-	var used, nonEmpty float64
+	used, nonEmpty := densityTerms(s)
+	if nonEmpty == 0 {
+		return 0
+	}
+	return used / nonEmpty
+}
+
+// densityTerms are PackingDensity's numerator and denominator.
+func densityTerms(s *State) (used, nonEmpty float64) {
 	for m := range s.Inv.Machines {
 		if s.Count[m] > 0 {
 			used += s.Used[m][Cores]
 			nonEmpty += s.Inv.Capacity(int32(m))[Cores]
 		}
 	}
-	if nonEmpty == 0 {
-		return 0
-	}
-	return used / nonEmpty
+	return used, nonEmpty
 }
 
 // migrateCandidates is how many of the least-used machines each greedy step
@@ -45,16 +54,23 @@ const migrateCandidates = 256
 // PlanMigrations finds fragmented machines and the VM moves that raise
 // packing density most per move, within a budget of moves (0: no budget).
 // Density rises only when a machine empties (its cores leave the
-// denominator), so each step tries to empty one of the least-used non-empty
-// machines: its VMs go, largest first, to the best-fitting (BestFitScore
-// with cfg.Weights) other non-empty machine that the rule set's validators
-// accept for them — the same Check the baselines and the commit store use,
-// with each VM's request rebuilt from its Placement (tenant, type,
-// priority, isolation, production, availability-set domains; a move is a
-// scale-out of the tenant). Anti-colocation bounds are not part of a
-// Placement, so they do not constrain moves; the VM's fault and update
-// domains are, so moves keep the availability set spread. The step with the best density gain per move is
-// applied; the state is changed in place.
+// denominator), so each step tries to empty one of the least-used machines
+// holding a VM that may move: its movable VMs go, largest first, to the
+// best-fitting (BestFitScore with cfg.Weights) other non-empty machine
+// that the rule set's validators accept for them — the same Check the
+// baselines, the commit store and eviction use, with each VM's request
+// rebuilt from its whole Placement (RequestOf: tenant, type, priority,
+// isolation, production, node sets, tenant bounds, availability-set
+// domains; a move is a scale-out of the tenant), asked with the VM taken
+// off its machine, as a move deletes it before it is created again.
+//
+// Pinned VMs never move (Placement.Pin): a machine holding a static pod
+// is never emptied, and a DaemonSet's pod leaves with its machine once the
+// rest have moved (Dropped), as a drained node's DaemonSet pods do. A VM
+// bounded by a topology spread (MaxSkew) moves only within its cluster:
+// leaving its zone could raise the skew its tenant's other VMs were placed
+// under, which no check at the destination sees. The step with the best
+// density gain per move is applied; the state is changed in place.
 func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPlan, error) {
 	if err := cfg.Validate(); err != nil {
 		return MigrationPlan{}, err
@@ -71,7 +87,7 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 	for budget == 0 || len(plan.Moves) < budget {
 		var cands []int32
 		for m := range inv.Machines {
-			if s.Count[m] > 0 {
+			if movable, static := pinsOn(s, int32(m)); movable > 0 && !static {
 				cands = append(cands, int32(m))
 			}
 		}
@@ -87,10 +103,11 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 		}
 		base := PackingDensity(s)
 		var best []Move
+		var bestSrc int32 = -1
 		bestGain := 0.0
 		for _, src := range cands {
 			plan.CandidatesSeen++
-			n := int(s.Count[src])
+			n, _ := pinsOn(s, src)
 			if budget > 0 && len(plan.Moves)+n > budget {
 				continue
 			}
@@ -98,10 +115,18 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 			if !ok {
 				continue
 			}
-			gain := (PackingDensity(s) - base) / float64(len(moves))
+			// src now holds only its DaemonSet pods, which go with it.
+			used, nonEmpty := densityTerms(s)
+			used -= s.Used[src][Cores]
+			nonEmpty -= inv.Capacity(src)[Cores]
+			after := 0.0
+			if nonEmpty > 0 {
+				after = used / nonEmpty
+			}
+			gain := (after - base) / float64(len(moves))
 			undo(s, moves)
 			if gain > bestGain+1e-12 {
-				best, bestGain = moves, gain
+				best, bestSrc, bestGain = moves, src, gain
 			}
 		}
 		if best == nil {
@@ -110,17 +135,38 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 		for _, mv := range best {
 			move(s, mv.VM, mv.To)
 		}
+		for _, vm := range slices.Clone(s.VMsOn(bestSrc)) {
+			s.Remove(vm)
+			plan.Dropped = append(plan.Dropped, vm)
+		}
 		plan.Moves = append(plan.Moves, best...)
+		plan.Removed = append(plan.Removed, bestSrc)
 		plan.MachinesFreed++
 	}
 	plan.DensityAfter = PackingDensity(s)
 	return plan, nil
 }
 
-// requestOf rebuilds the request context of a placed VM: what the
+// pinsOn counts the VMs on m that may move and says whether a static pod
+// holds m.
+func pinsOn(s *State, m int32) (movable int, static bool) {
+	for _, vm := range s.VMsOn(m) {
+		p, _ := s.Lookup(vm)
+		switch p.Pin {
+		case PinNone:
+			movable++
+		case PinStatic:
+			static = true
+		}
+	}
+	return movable, static
+}
+
+// RequestOf rebuilds the request context of a placed VM: what the
 // validators read about the request that placed it, its availability set
-// included (Placement.SetF, SetU, SetIndex).
-func requestOf(p Placement) *Request {
+// included (Placement.SetF, SetU, SetIndex). Every planner that asks the
+// rules about a placed VM asks with it.
+func RequestOf(p Placement) *Request {
 	return &Request{ID: p.VM, Tenant: p.Tenant, Priority: p.Priority, Isolation: p.Exclusive, Production: p.Production,
 		UtilBucket: p.UtilBucket, LifetimeBucket: p.LifetimeBucket, Kind: KindScaleOut,
 		FaultDomains: int32(p.SetF), UpdateDomains: int32(p.SetU),
@@ -129,16 +175,29 @@ func requestOf(p Placement) *Request {
 		VMs: []VMRequest{{ID: p.VM, Type: p.Type, SetIndex: p.SetIndex, Affinity: p.Affinity, Tolerated: p.Tolerated, Life: p.Life}}}
 }
 
-// emptyMachine moves every VM off src (largest first, best fit among the
-// other non-empty machines the rule set accepts); on failure it restores
-// the state and returns false.
+// MoveCheck asks the rule set whether placed VM p may move to machine dst:
+// p is taken off its machine for the question and put back after, so the
+// rules see the state the move would meet (its own share of capacity,
+// tenant counts and domains gone).
+func MoveCheck(env *Env, rules *Rules, p Placement, dst int32) Rejection {
+	s := env.State
+	s.Remove(p.VM)
+	defer s.Place(p)
+	req := RequestOf(p)
+	return NewCheck(env, rules, req, req.Kind, req.VMs[0]).Machine(dst)
+}
+
+// emptyMachine moves every movable VM off src (largest first, best fit
+// among the other non-empty machines the rule set accepts); on failure it
+// restores the state and returns false.
 func emptyMachine(env *Env, rules *Rules, src int32) ([]Move, bool) {
 	s := env.State
 	inv := s.Inv
 	var ps []Placement
 	for _, vm := range s.VMsOn(src) {
-		p, _ := s.Lookup(vm)
-		ps = append(ps, p)
+		if p, _ := s.Lookup(vm); p.Pin == PinNone {
+			ps = append(ps, p)
+		}
 	}
 	slices.SortFunc(ps, func(a, b Placement) int {
 		if a.Demand[Cores] != b.Demand[Cores] {
@@ -148,12 +207,14 @@ func emptyMachine(env *Env, rules *Rules, src int32) ([]Move, bool) {
 	})
 	var moves []Move
 	for _, p := range ps {
-		req := requestOf(p)
+		s.Remove(p.VM) // asked as the move meets the state (MoveCheck)
+		req := RequestOf(p)
 		chk := NewCheck(env, rules, req, req.Kind, req.VMs[0])
+		cluster := inv.Machines[src].Cluster
 		to, bestS := int32(-1), 0.0
 		for m := range inv.Machines {
 			dst := int32(m)
-			if dst == src || s.Count[dst] == 0 || !chk.Machine(dst).OK() {
+			if dst == src || s.Count[dst] == 0 || (p.MaxSkew > 0 && inv.Machines[m].Cluster != cluster) || !chk.Machine(dst).OK() {
 				continue
 			}
 			d, _ := inv.Demand(p.Type, dst)
@@ -162,6 +223,7 @@ func emptyMachine(env *Env, rules *Rules, src int32) ([]Move, bool) {
 				to, bestS = dst, sc
 			}
 		}
+		s.Place(p)
 		if to < 0 {
 			undo(s, moves)
 			return nil, false

@@ -48,3 +48,60 @@ func TestPlanMigrations(t *testing.T) {
 		t.Fatalf("second plan %+v", plan)
 	}
 }
+
+// TestPlanMigrationsPins, by hand on four 10-core machines: a holds a
+// DaemonSet pod (1 core, PinNode) and a 2-core VM; b a static pod (1 core,
+// PinStatic) and a 2-core VM; c and d an 8-core VM each, which fit nowhere
+// else. The plan empties a (its VM to b, c or d; the DaemonSet pod dropped
+// with it) and stops: b's static pod keeps b in use, so moving b's VM
+// frees nothing. No pinned VM is ever moved.
+func TestPlanMigrationsPins(t *testing.T) {
+	skus := []SKU{{Name: "s", Capacity: Vec{Cores: 10}}}
+	types := []VMType{
+		{Name: "c1", Demand: []Vec{{Cores: 1}}, Supported: []bool{true}},
+		{Name: "c2", Demand: []Vec{{Cores: 2}}, Supported: []bool{true}},
+		{Name: "c8", Demand: []Vec{{Cores: 8}}, Supported: []bool{true}},
+	}
+	var ms []MachineSpec
+	for _, n := range []string{"a", "b", "c", "d"} {
+		ms = append(ms, MachineSpec{Name: n, Cluster: "z", Rack: "r" + n, Healthy: true})
+	}
+	inv, err := NewInventory(skus, ms, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewState(inv)
+	s.Place(Placement{VM: 1, Machine: 0, Type: 0, Tenant: 9, Demand: Vec{Cores: 1}, Pin: PinNode})
+	s.Place(Placement{VM: 2, Machine: 0, Type: 1, Tenant: 1, Demand: Vec{Cores: 2}})
+	s.Place(Placement{VM: 3, Machine: 1, Type: 0, Tenant: 8, Demand: Vec{Cores: 1}, Pin: PinStatic})
+	s.Place(Placement{VM: 4, Machine: 1, Type: 1, Tenant: 2, Demand: Vec{Cores: 2}})
+	s.Place(Placement{VM: 5, Machine: 2, Type: 2, Tenant: 3, Demand: Vec{Cores: 8}})
+	s.Place(Placement{VM: 6, Machine: 3, Type: 2, Tenant: 4, Demand: Vec{Cores: 8}})
+	cfg := DefaultConfig()
+	cfg.Weights = Vec{Cores: 1}
+	plan, err := PlanMigrations(s, cfg, DefaultRules(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mv := range plan.Moves {
+		if mv.VM == 1 || mv.VM == 3 {
+			t.Errorf("pinned VM %d moved", mv.VM)
+		}
+	}
+	if len(plan.Removed) != 1 || plan.Removed[0] != 0 || len(plan.Dropped) != 1 || plan.Dropped[0] != 1 {
+		t.Fatalf("removed %v dropped %v, want machine a with its DaemonSet pod", plan.Removed, plan.Dropped)
+	}
+	if _, ok := s.Lookup(3); !ok || s.Count[1] == 0 {
+		t.Errorf("b, holding a static pod, was emptied")
+	}
+	if _, ok := s.Lookup(1); ok {
+		t.Errorf("the DaemonSet pod of the emptied machine is still placed")
+	}
+	// 22 cores on a, b, c, d (40) before; after, a is gone: 21/30.
+	if math.Abs(plan.DensityBefore-22.0/40) > 1e-12 || math.Abs(plan.DensityAfter-0.7) > 1e-12 {
+		t.Errorf("density %v -> %v, want 0.55 -> 0.7", plan.DensityBefore, plan.DensityAfter)
+	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}

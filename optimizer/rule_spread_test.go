@@ -149,7 +149,7 @@ func TestVMDomainsRoundRobin(t *testing.T) {
 		req := &Request{Tenant: 9, FaultDomains: tc.f, UpdateDomains: tc.u}
 		v := VMRequest{ID: 1, SetIndex: tc.i}
 		p := placementFor(domainZone(t, 1, 1, 1, 1), req, v, 0)
-		back := requestOf(p)
+		back := RequestOf(p)
 		fd, ud := VMDomains(back, back.VMs[0])
 		if back.FaultDomains != tc.f || back.UpdateDomains != tc.u || back.VMs[0].SetIndex != tc.i || fd != p.FaultDomain || ud != p.UpdateDomain {
 			t.Fatalf("F=%d U=%d i=%d: rebuilt as %+v", tc.f, tc.u, tc.i, back)

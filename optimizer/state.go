@@ -28,6 +28,10 @@ type Placement struct {
 	// LifetimeBucket is the request's predicted lifetime bucket
 	// (Request.LifetimeBucket), counted in State.LifetimeVMs.
 	LifetimeBucket int8
+	// Pin says whether the VM belongs to its machine (PinNode, PinStatic):
+	// the online engines keep it there through its affinity set alone; the
+	// planners never move it (PlanMigrations, the drain).
+	Pin Pin
 	// FaultDomain and UpdateDomain are the VM's domains in its tenant's
 	// availability set (VMDomains), one-based: the zero value NoDomain
 	// means none, so a Placement literal that sets neither is outside any
@@ -52,6 +56,21 @@ type Placement struct {
 	Life  LifetimeDist
 	Start float64
 }
+
+// Pin is how a VM belongs to its machine.
+type Pin uint8
+
+// The pins.
+const (
+	// PinNone: the VM may move.
+	PinNone Pin = iota
+	// PinNode: a Kubernetes DaemonSet pod, one per node: it never moves
+	// and goes with its machine when the machine is emptied of the rest.
+	PinNode
+	// PinStatic: a static pod (the kubelet runs it from a manifest, as the
+	// control plane's): it never moves and its machine is never emptied.
+	PinStatic
+)
 
 type tenantCount struct {
 	tenant int32

@@ -28,5 +28,5 @@ func ExampleLoad() {
 	// pod ns1/sync-28000000-bbbbb on worker-2: tenant ns1/CronJob/sync, 1.00 cores
 	// pod ns2/cache-0 on worker-2: tenant ns2/StatefulSet/cache, 0.25 cores
 	// pod ns2/debug on worker-1: tenant ns2/Pod/debug, 0.00 cores
-	// 7 files, 4 running, 3 warnings
+	// 7 files, 4 running, 2 warnings
 }

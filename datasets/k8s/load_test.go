@@ -184,7 +184,7 @@ func TestPodTerms(t *testing.T) {
 			"preferred pod anti-affinity",
 			"topology spread ScheduleAnyway",
 			"topology spread on key kubernetes.io/hostname",
-			"volume topology (persistentVolumeClaim api-data)",
+			"volume topology (persistentVolumeClaim api-data of a pod not yet bound: its volume's zone is unknown)",
 			"hostPort 8080",
 		}},
 		// tier=backend also selects api's pods; matchLabelKeys [app] keeps
@@ -192,7 +192,7 @@ func TestPodTerms(t *testing.T) {
 		{"shop", "cache-replica-1", 1, 1, []string{UnhonouredAntiAffinityOthers}},
 		{"default", "loner", 0, 0, []string{UnhonouredAntiAffinityNotSelf}},
 		{"default", "follower", 0, 0, []string{UnhonouredRequiredPodAffinity}},
-		{"default", "db-1", 0, 0, []string{"volume topology (persistentVolumeClaim data-db-1)"}},
+		{"default", "db-1", 0, 0, []string{"volume topology (persistentVolumeClaim data-db-1 of a pod not yet bound: its volume's zone is unknown)"}},
 		{"default", "p-ssd", 0, 0, nil},
 	}
 	for _, tc := range cases {
@@ -394,5 +394,38 @@ func TestSourceNames(t *testing.T) {
 	}
 	if !strings.HasSuffix(c.Nodes[0].Source, "#0") {
 		t.Errorf("first node source %q", c.Nodes[0].Source)
+	}
+}
+
+// TestVolumeZone: a running pod with a persistentVolumeClaim is held to its
+// node's zone (its volume is zonal), as part of its affinity set, and its
+// claim is no longer listed as unhonoured; a pod with no claim is not held.
+func TestVolumeZone(t *testing.T) {
+	c := load(t, "testdata/bundle")
+	p := findPod(t, c, "ns2", "cache-0")
+	if p.Node < 0 || p.Affinity < 0 {
+		t.Fatalf("cache-0: node %d affinity %d, want bound with an affinity set", p.Node, p.Affinity)
+	}
+	set := c.NodeSets[p.Affinity]
+	zone := c.Nodes[p.Node].Zone
+	if set.Key != VolumeZonePrefix+zone {
+		t.Errorf("cache-0's set %q, want %q", set.Key, VolumeZonePrefix+zone)
+	}
+	var want []int
+	for i, n := range c.Nodes {
+		if n.Zone == zone {
+			want = append(want, i)
+		}
+	}
+	if !slices.Equal(set.Nodes, want) || len(want) == len(c.Nodes) {
+		t.Errorf("cache-0's set holds nodes %v, want the nodes of zone %s %v (not every node)", set.Nodes, zone, want)
+	}
+	for _, u := range p.Unhonoured {
+		if strings.HasPrefix(u, UnhonouredVolume) {
+			t.Errorf("cache-0's claim still unhonoured: %q", u)
+		}
+	}
+	if q := findPod(t, c, "ns1", "api-6b7f9c8d4-aaaaa"); q.Affinity >= 0 && strings.Contains(c.NodeSets[q.Affinity].Key, VolumeZonePrefix) {
+		t.Errorf("a pod without a claim is held to a zone: %q", c.NodeSets[q.Affinity].Key)
 	}
 }

@@ -59,6 +59,13 @@ func (l *loader) affinitySet(pod *Pod, e *podEntry) (int, error) {
 		})
 	}
 	key := affinityKey(e.pod)
+	zone, zoned := l.volumeZone(pod, e)
+	if zoned {
+		if key != "" {
+			key += "; "
+		}
+		key += VolumeZonePrefix + zone
+	}
 	if key == "" {
 		return -1, nil
 	}
@@ -67,12 +74,45 @@ func (l *loader) affinitySet(pod *Pod, e *podEntry) (int, error) {
 		return 0, err
 	}
 	return l.nodeSet(SetAffinity, key, func(i int) (bool, error) {
+		if zoned && l.nodes[i].Zone != zone {
+			return false, nil
+		}
 		ok, err := required.Match(l.nodeK8s[i])
 		if err != nil {
 			return false, e.obj.fail(e.specPath+".affinity.nodeAffinity", fmt.Errorf("%w: %v", ErrMalformed, err))
 		}
 		return ok, nil
 	})
+}
+
+// VolumeZonePrefix starts the part of an affinity set's description that
+// keeps a pod with a persistentVolumeClaim in its volume's zone.
+const VolumeZonePrefix = "volume zone "
+
+// volumeZone is the zone a pod's persistent volumes hold it to: a pod bound
+// to a node of a zone (topology.kubernetes.io/zone) with a
+// persistentVolumeClaim volume has its claims bound to volumes in that
+// zone — a zonal disk (EBS, PD, Azure Disk) provisioned where the pod first
+// ran (WaitForFirstConsumer) or whose PersistentVolume's node affinity names
+// that zone — and kube-scheduler's VolumeBinding and VolumeZone filters keep
+// it there. A pod not yet bound, or on a node without a zone label, is not
+// held (its volume is provisioned where it lands, or the cluster has one
+// zone).
+func (l *loader) volumeZone(pod *Pod, e *podEntry) (string, bool) {
+	if pod.Node < 0 || l.nodes[pod.Node].Zone == "" || !hasClaim(e.pod) {
+		return "", false
+	}
+	return l.nodes[pod.Node].Zone, true
+}
+
+// hasClaim reports whether a pod mounts a persistentVolumeClaim.
+func hasClaim(p *corev1.Pod) bool {
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // requiredAffinity is the pod's nodeSelector and required node affinity,

@@ -103,7 +103,11 @@ func (l *loader) podTerms(pod *Pod, e *podEntry) error {
 	for _, v := range spec.Volumes {
 		switch {
 		case v.PersistentVolumeClaim != nil:
-			add(UnhonouredVolume + "(persistentVolumeClaim " + v.PersistentVolumeClaim.ClaimName + ")")
+			// A bound pod's claims hold it to its zone (volumeZone, part of
+			// its affinity set); an unbound pod's volume zone is unknown.
+			if _, held := l.volumeZone(pod, e); !held && pod.Node < 0 {
+				add(UnhonouredVolume + "(persistentVolumeClaim " + v.PersistentVolumeClaim.ClaimName + " of a pod not yet bound: its volume's zone is unknown)")
+			}
 		case v.Ephemeral != nil:
 			add(UnhonouredVolume + "(ephemeral volume " + v.Name + ")")
 		}

@@ -6,10 +6,13 @@ import (
 )
 
 // TestBruteForce compares Plan, Greedy and Repack with every assignment of
-// small random problems: Plan's result passes Check, removes at least as
-// many nodes as Greedy and at most as many as the true maximum, with
-// MaxMoves unlimited, 1 and 2 (and at the least Effort); Repack passes
-// Check and uses at least the true minimum of nodes.
+// small random problems (racks, fault domains and DomainOK masks
+// included): Plan's result passes Check, removes at least as many nodes as
+// Greedy and at most as many as the true maximum under the same rules,
+// with MaxMoves unlimited, 1 and 2 (and at the least Effort); Repack
+// passes Check and uses at least the true minimum of nodes. It also counts
+// the problems where the fault-domain rule lowers the optimum ("fault
+// domain binds"), to show the rule is exercised.
 func TestBruteForce(t *testing.T) {
 	cases := 1500
 	if testing.Short() {
@@ -24,6 +27,21 @@ func TestBruteForce(t *testing.T) {
 		}
 		c++
 		byMoves, minUsed := bruteForce(p)
+		if hasFaultDomains(p) {
+			stats["with fault domains"]++
+			q := *p
+			q.Pods = append([]Pod(nil), p.Pods...)
+			for i := range q.Pods {
+				q.Pods[i].FaultDomain = 0
+			}
+			free, _ := bruteForce(&q)
+			if bestWithin(free, -1) < bestWithin(byMoves, -1) {
+				t.Fatalf("case %d: dropping the fault-domain rule lowers the optimum", c)
+			}
+			if bestWithin(free, -1) > bestWithin(byMoves, -1) {
+				stats["fault domain binds"]++
+			}
+		}
 		for _, maxMoves := range []int{0, 1, 2} {
 			opts := Options{MaxMoves: maxMoves}
 			budget := -1
@@ -89,4 +107,13 @@ func TestBruteForce(t *testing.T) {
 		}
 	}
 	t.Logf("%v", stats)
+}
+
+func hasFaultDomains(p *Problem) bool {
+	for i := range p.Pods {
+		if p.Pods[i].FaultDomain > 0 {
+			return true
+		}
+	}
+	return false
 }

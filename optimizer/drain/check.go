@@ -12,16 +12,20 @@ import (
 //  1. shape: len(assign) = len(Pods), nodes in range, len(removed) =
 //     len(Nodes) unless removed is nil;
 //  2. per pod in index order: not on a removed node; Allowed there
-//     ("affinity", then "taint");
+//     ("affinity", then "taint", then "update domain" for DomainOK);
 //  3. capacity, per node and dimension: Σ Demand of its pods ≤ Free + Eps
 //     (the pod named is the first, in index order, that overflows);
 //  4. MaxPerNode: for every pod with Group ≥ 0 and MaxPerNode > 0, the pods
 //     of its Group on its node, itself included, number ≤ MaxPerNode;
 //  5. MaxSkew: for every pod with Group ≥ 0 and MaxSkew > 0, with cnt(z)
 //     the pods of its Group on the nodes of zone z and E the zones holding
-//     a node the pod is Allowed on that is Schedulable and not removed,
-//     cnt(zone of its node) − min_{z ∈ E} cnt(z) ≤ MaxSkew (no rule when E
-//     is empty).
+//     a node that is not removed and that the pod's AffinityOK allows
+//     (taints, DomainOK and cordons ignored), cnt(zone of its node) −
+//     min_{z ∈ E} cnt(z) ≤ MaxSkew (no rule when E is empty);
+//  6. fault domains: for every two pods of one Group with different
+//     non-zero FaultDomain, their nodes' Racks differ (the pod named is
+//     the first, in index order, that shares a rack with such a pod, and
+//     the other pod the first of them).
 //
 // Check does not ask for Schedulable nodes: a pod may stay on a cordoned
 // node. The snapshot itself is an assignment (Pod.Node for every pod).
@@ -50,6 +54,8 @@ func Check(p *Problem, assign []int, removed []bool) error {
 			return fmt.Errorf("%w: pod %d %q on node %d %q: affinity (%s)", ErrViolation, i, pod.Name, t, name, pod.AffinityDesc)
 		case pod.TolerationOK != nil && !pod.TolerationOK[t]:
 			return fmt.Errorf("%w: pod %d %q on node %d %q: taint not tolerated (%s)", ErrViolation, i, pod.Name, t, name, pod.TolerationDesc)
+		case pod.DomainOK != nil && !pod.DomainOK[t]:
+			return fmt.Errorf("%w: pod %d %q on node %d %q: update domain (%s)", ErrViolation, i, pod.Name, t, name, pod.DomainDesc)
 		}
 	}
 	d := len(p.DimNames)
@@ -116,6 +122,44 @@ func Check(p *Problem, assign []int, removed []bool) error {
 		if skew := cnt[p.Nodes[t].Zone] - low; skew > pod.MaxSkew {
 			return fmt.Errorf("%w: pod %d %q on node %d %q: topology spread: skew %d > MaxSkew %d (zone %d holds %d, eligible minimum %d)",
 				ErrViolation, i, pod.Name, t, p.Nodes[t].Name, skew, pod.MaxSkew, p.Nodes[t].Zone, cnt[p.Nodes[t].Zone], low)
+		}
+	}
+	return checkFaultDomains(p, assign)
+}
+
+// checkFaultDomains is Check's rule 6.
+func checkFaultDomains(p *Problem, assign []int) error {
+	type groupRack struct{ g, r int }
+	first := map[groupRack]map[int]int{} // per group and rack: fault domain → its first pod there
+	for i, t := range assign {
+		pod := &p.Pods[i]
+		if pod.FaultDomain == 0 {
+			continue
+		}
+		key := groupRack{pod.Group, p.Nodes[t].Rack}
+		if first[key] == nil {
+			first[key] = map[int]int{}
+		}
+		if _, ok := first[key][pod.FaultDomain]; !ok {
+			first[key][pod.FaultDomain] = i
+		}
+	}
+	for i, t := range assign {
+		pod := &p.Pods[i]
+		if pod.FaultDomain == 0 {
+			continue
+		}
+		rack := p.Nodes[t].Rack
+		other := -1
+		for f, q := range first[groupRack{pod.Group, rack}] {
+			if f != pod.FaultDomain && (other < 0 || q < other) {
+				other = q
+			}
+		}
+		if other >= 0 {
+			o := &p.Pods[other]
+			return fmt.Errorf("%w: pod %d %q on node %d %q: fault domain: rack %d holds fault domain %d (pod %d %q) and %d of group %d",
+				ErrViolation, i, pod.Name, t, p.Nodes[t].Name, rack, o.FaultDomain, other, o.Name, pod.FaultDomain, pod.Group)
 		}
 	}
 	return nil

@@ -2,8 +2,8 @@
 // snapshot: how many nodes could be drained now, which, where each moved
 // pod goes, and, for a node that cannot be drained, why.
 //
-//	Problem (nodes: Free, zone, Removable, Schedulable;
-//	         pods:  Demand, node, Allowed, group rules)
+//	Problem (nodes: Free, zone, rack, Removable, Schedulable;
+//	         pods:  Demand, node, Allowed, group rules, fault domain)
 //	   │
 //	   ├──▶ Greedy ─── Karpenter-style: candidates by disruption cost, each
 //	   │               drained alone by first fit, committed if all pods fit
@@ -23,22 +23,32 @@
 // # Rules
 //
 // A pod may be on node n when it is Allowed there (AffinityOK[n] &&
-// TolerationOK[n]); the pods on n fit its Free per dimension with Eps
-// slack; at most MaxPerNode pods of the pod's Group share n; and the
+// TolerationOK[n] && DomainOK[n], the last an availability set's
+// update-domain condition); the pods on n fit its Free per dimension with
+// Eps slack; at most MaxPerNode pods of the pod's Group share n; the
 // Group's pods keep their zone skew (Pod.MaxSkew, DoNotSchedule):
 //
 //	cnt(zone of n) − min_{z ∈ E} cnt(z) ≤ MaxSkew
 //
 // with cnt(z) the Group's pods in zone z and E the zones holding a node
 // that is not removed and that the pod's node affinity allows (AffinityOK;
-// taints and cordons ignored, as Kubernetes counts domains with its
-// defaults nodeAffinityPolicy Honor and nodeTaintsPolicy Ignore; zones with
-// no pod count, with 0). Check verifies exactly these for every pod. A pod moves
+// taints, DomainOK and cordons ignored, as Kubernetes counts domains with
+// its defaults nodeAffinityPolicy Honor and nodeTaintsPolicy Ignore; zones
+// with no pod count, with 0); and the Group's availability set keeps its
+// fault domains apart (Pod.FaultDomain, as the online allocator's
+// AvailabilitySetSpread): a rack (Node.Rack) holds pods of at most one
+// non-zero FaultDomain of a Group,
+//
+//	f(p) ≠ 0, f(q) ≠ 0, f(p) ≠ f(q), Group(p) = Group(q)  ⇒  rack(p) ≠ rack(q).
+//
+// Check verifies exactly these for every pod. A pod moves
 // only onto a Schedulable node that is not removed; it may stay on a
 // cordoned one. Rules are checked on every single move of the planner
-// (rule_capacity.go, rule_per_node.go, rule_spread.go), so a snapshot that
-// passes Check yields plans that pass Check; from a snapshot that breaks a
-// spread rule a move may not make that rule worse.
+// (rule_capacity.go, rule_per_node.go, rule_spread.go,
+// rule_fault_domain.go), so a snapshot that passes Check yields plans that
+// pass Check; from a snapshot that breaks a spread rule a move may not
+// make that rule worse, and no move enters a rack that holds another
+// fault domain of the pod's Group.
 //
 // # Moves and removals
 //

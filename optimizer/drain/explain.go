@@ -34,8 +34,9 @@ type Why struct {
 // placed before the later are tried, so n's pods compete for room. If all
 // find a node, n is Drainable and Moves says where they go. Otherwise Pod
 // is the first pod with nowhere to go and Reasons says why each other
-// node refuses it, tested in the order affinity, taint, unschedulable,
-// anti-affinity, topology spread, short of <dim>; Nearest is the node
+// node refuses it, tested in the order affinity, taint, update domain,
+// unschedulable, anti-affinity, topology spread, fault domain, short of
+// <dim>; Nearest is the node
 // refused only for capacity whose shortfall Σ_k max(0, Demand_k − free_k)
 // / max Free_k is least. A node that is not Removable is reported as such,
 // with Drainable false and Pod -1.
@@ -84,12 +85,14 @@ func (s *state) why(w *Why, i int) {
 	p := m.p
 	pod := &p.Pods[i]
 	counts := map[string]int{}
-	order := []string{ReasonAffinity, ReasonTaint, ReasonUnschedulable, ReasonAntiAffinity, ReasonSpread}
+	order := []string{ReasonAffinity, ReasonTaint, ReasonUpdateDomain, ReasonUnschedulable, ReasonAntiAffinity, ReasonSpread, ReasonFaultDomain}
 	for _, dn := range p.DimNames {
 		order = append(order, ReasonShortPrefix+dn)
 	}
 	best := -1.0
 	d := m.d
+	var fdRacks []string // per refusing rack, in node order: what it holds
+	fdSeen := map[int]bool{}
 	for t := range p.Nodes {
 		if t == w.Node {
 			continue
@@ -100,12 +103,25 @@ func (s *state) why(w *Why, i int) {
 			code = ReasonAffinity
 		case pod.TolerationOK != nil && !pod.TolerationOK[t]:
 			code = ReasonTaint
+		case pod.DomainOK != nil && !pod.DomainOK[t]:
+			code = ReasonUpdateDomain
 		case !s.target(t):
 			code = ReasonUnschedulable
 		case !s.perNodeOK(i, t):
 			code = ReasonAntiAffinity
 		case !s.spreadOK(i, t):
 			code = ReasonSpread
+		case !s.faultDomainOK(i, t):
+			code = ReasonFaultDomain
+			if r := p.Nodes[t].Rack; !fdSeen[r] {
+				fdSeen[r] = true
+				ks := s.rackFaultDomains(i, t)
+				plural := ""
+				if len(ks) > 1 {
+					plural = "s"
+				}
+				fdRacks = append(fdRacks, fmt.Sprintf("rack %d holds fault domain%s %s of group %d", r, plural, joinInts(ks), pod.Group))
+			}
 		default:
 			free := s.rem[t*d : t*d+d]
 			k := shortDim(pod.Demand, free)
@@ -141,8 +157,15 @@ func (s *state) why(w *Why, i int) {
 			if pod.MaxPerNode == 0 {
 				r.Detail = fmt.Sprintf("a pod of group %d on the node allows no more", pod.Group)
 			}
+		case ReasonUpdateDomain:
+			r.Detail = pod.DomainDesc
 		case ReasonSpread:
 			r.Detail = fmt.Sprintf("group %d spread over zones with max skew %d", pod.Group, pod.MaxSkew)
+		case ReasonFaultDomain:
+			if len(fdRacks) > maxRacksShown {
+				fdRacks = append(fdRacks[:maxRacksShown], fmt.Sprintf("%d more racks", len(fdRacks)-maxRacksShown))
+			}
+			r.Detail = strings.Join(fdRacks, "; ")
 		default:
 			if k := dimIndex(p, strings.TrimPrefix(code, ReasonShortPrefix)); k >= 0 {
 				r.Detail = fmt.Sprintf("needs %.6g %s", pod.Demand[k], p.DimNames[k])
@@ -150,6 +173,25 @@ func (s *state) why(w *Why, i int) {
 		}
 		w.Reasons = append(w.Reasons, r)
 	}
+}
+
+// maxRacksShown: the fault-domain reason details at most this many racks.
+const maxRacksShown = 3
+
+// joinInts prints 1, "1 and 3", "1, 2 and 3".
+func joinInts(xs []int) string {
+	var b strings.Builder
+	for j, x := range xs {
+		switch {
+		case j == 0:
+		case j == len(xs)-1:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, x)
+	}
+	return b.String()
 }
 
 func dimIndex(p *Problem, name string) int {

@@ -6,19 +6,26 @@ import (
 	"testing"
 )
 
-// randomProblem is a small random snapshot that passes Check: 3–6 nodes,
-// 2–8 pods, 2 dimensions, 2 zones, random Allowed vectors, two groups with
-// MaxPerNode and MaxSkew. ok is false when no valid placement was drawn.
+// randomProblem is a small random snapshot that passes Check: 3–6 nodes
+// on 1–3 racks, 2–8 pods, 2 dimensions, 2 zones, random Allowed vectors
+// (AffinityOK, TolerationOK, DomainOK), two groups with MaxPerNode,
+// MaxSkew and, for about half the groups, fault domains 1–2 (some pods of
+// such a group without one). ok is false when no valid placement was
+// drawn.
 func randomProblem(r *rand.Rand) (p *Problem, ok bool) {
 	n, np := 3+r.IntN(4), 2+r.IntN(7)
 	p = &Problem{DimNames: []string{"cores", "memory"}, Zones: []string{"a", "b"}}
+	racks := 1 + r.IntN(3)
 	for j := range n {
 		free := []float64{float64(3 + r.IntN(5)), float64(6 + r.IntN(9))}
 		p.Nodes = append(p.Nodes, Node{Name: fmt.Sprintf("n%d", j), Free: free, Zone: r.IntN(2),
-			Cost: free[0], Removable: r.Float64() < 0.85, Schedulable: r.Float64() < 0.85})
+			Cost: free[0], Removable: r.Float64() < 0.85, Schedulable: r.Float64() < 0.85, Rack: 10 * r.IntN(racks)})
 	}
-	type group struct{ perNode, skew int }
-	groups := []group{{r.IntN(3), r.IntN(2)}, {r.IntN(3), r.IntN(2)}}
+	type group struct {
+		perNode, skew int
+		faultDomains  bool
+	}
+	groups := []group{{r.IntN(3), r.IntN(2), r.Float64() < 0.5}, {r.IntN(3), r.IntN(2), r.Float64() < 0.5}}
 	randomAllowed := func() []bool {
 		a := make([]bool, n)
 		for j := range a {
@@ -37,12 +44,18 @@ func randomProblem(r *rand.Rand) (p *Problem, ok bool) {
 			if r.Float64() < 0.1 {
 				pod.MaxSkew = r.IntN(3)
 			}
+			if g.faultDomains && r.Float64() < 0.85 {
+				pod.FaultDomain = 1 + r.IntN(2)
+			}
 		}
 		if r.Float64() < 0.25 {
 			pod.AffinityOK, pod.AffinityDesc = randomAllowed(), "nodeSelector random"
 		}
 		if r.Float64() < 0.15 {
 			pod.TolerationOK, pod.TolerationDesc = randomAllowed(), "tolerates random"
+		}
+		if r.Float64() < 0.15 {
+			pod.DomainOK, pod.DomainDesc = randomAllowed(), "update domain random"
 		}
 		p.Pods = append(p.Pods, pod)
 	}
@@ -290,6 +303,84 @@ func syntheticScaled(seed uint64, nodes, pods int, scale, fill float64) *Problem
 			}
 			perNode[[2]int{g, pod.Node}]++
 			zoneCount[[2]int{g, p.Nodes[pod.Node].Zone}]++
+			p.Pods = append(p.Pods, pod)
+		}
+	}
+	return p
+}
+
+// syntheticFD is a seeded cluster of availability sets, like a replay of
+// VM traces: racks of 8 nodes, a zone per rack (3 zones), a machine
+// update domain per node (its index mod 5); sets of 1–12 pods with 2–3
+// fault domains (pod k in fault domain k mod F + 1) and 5 update domains
+// (DomainOK: the nodes whose machine update domain is ≡ k + group mod 5),
+// some sets with MaxPerNode 1 or MaxSkew 1, and pods without domains.
+// Pods are placed at random where every rule holds, filling nodes up to
+// fill of their Free.
+func syntheticFD(seed uint64, nodes, pods int, fill float64) *Problem {
+	r := rand.New(rand.NewPCG(seed, 11))
+	p := &Problem{DimNames: []string{"cores", "memory"}, Zones: []string{"z1", "z2", "z3"}}
+	const rackSize, uds = 8, 5
+	for j := range nodes {
+		free := [][]float64{{8, 32}, {16, 64}, {32, 128}}[r.IntN(3)]
+		p.Nodes = append(p.Nodes, Node{Name: fmt.Sprintf("m%04d", j), Free: append([]float64(nil), free...), Zone: (j / rackSize) % 3,
+			Rack: j / rackSize, Cost: free[0], Removable: r.Float64() < 0.95, Schedulable: r.Float64() < 0.97})
+	}
+	domainOK := make([][]bool, uds) // by residue
+	for u := range domainOK {
+		domainOK[u] = make([]bool, nodes)
+		for j := range nodes {
+			domainOK[u][j] = j%uds == u
+		}
+	}
+	used := make([]float64, nodes*2)
+	type gr struct{ g, r int }
+	rackFD := map[gr]int{}
+	perNode := map[gr]int{}
+	for g := 0; len(p.Pods) < pods && g < 10*pods; g++ {
+		replicas := min(1+r.IntN(12), pods-len(p.Pods))
+		demand := []float64{[]float64{0.5, 1, 2, 4}[r.IntN(4)], []float64{1, 2, 4, 8, 16}[r.IntN(5)]}
+		faultDomains, sets, perNodeMax, skew := 2+r.IntN(2), r.Float64() < 0.7, 0, 0
+		if r.Float64() < 0.2 {
+			perNodeMax = 1
+		}
+		if replicas >= 3 && r.Float64() < 0.1 {
+			skew = 1
+		}
+		for k := range replicas {
+			pod := Pod{Name: fmt.Sprintf("set%d-%d", g, k), Demand: demand, Group: g, Node: -1, MaxPerNode: perNodeMax, MaxSkew: skew}
+			if sets {
+				pod.FaultDomain = k%faultDomains + 1
+				u := (k + g) % uds
+				pod.DomainOK, pod.DomainDesc = domainOK[u], fmt.Sprintf("update domain %d of %d", k%uds, uds)
+			}
+			for try := 0; try < 300 && pod.Node < 0; try++ {
+				t := r.IntN(nodes)
+				if !p.Nodes[t].Schedulable || !pod.Allowed(t) || (skew > 0 && p.Nodes[t].Zone != k%3) ||
+					(perNodeMax > 0 && perNode[gr{g, t}] >= perNodeMax) {
+					continue
+				}
+				if f, ok := rackFD[gr{g, p.Nodes[t].Rack}]; pod.FaultDomain > 0 && ok && f != pod.FaultDomain {
+					continue
+				}
+				if used[2*t]+demand[0] > p.Nodes[t].Free[0]*fill || used[2*t+1]+demand[1] > p.Nodes[t].Free[1]*fill {
+					continue
+				}
+				pod.Node = t
+			}
+			if pod.Node < 0 {
+				if skew > 0 {
+					break // the zones stay balanced within one pod
+				}
+				continue
+			}
+			t := pod.Node
+			used[2*t] += demand[0]
+			used[2*t+1] += demand[1]
+			perNode[gr{g, t}]++
+			if pod.FaultDomain > 0 {
+				rackFD[gr{g, p.Nodes[t].Rack}] = pod.FaultDomain
+			}
 			p.Pods = append(p.Pods, pod)
 		}
 	}

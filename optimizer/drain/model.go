@@ -33,7 +33,14 @@ type model struct {
 	count     []int // per node: the snapshot's pods (podsOn)
 	class     []int // per pod: pods alike in demand, signature and group rules share it
 	nclass    int
-	cacheable []bool // per class: no spread rule in its group (find's memory)
+	cacheable []bool // per class: no spread rule and no fault domain in its group (find's memory)
+	// Fault domains (rule_fault_domain.go); fdg is nil when no pod has one.
+	fdg   []int  // per pod: its fault-domain group (dense, over the groups with a fault domain), -1 if FaultDomain = 0
+	fdOf  []int  // per pod: FaultDomain
+	fdNum []int  // per fault-domain group: its largest FaultDomain
+	gfd   []bool // per group: some pod of it has a FaultDomain
+	rack  []int  // per node: dense rack id (when fdg != nil)
+	nrack int
 }
 
 // skewClass is the pods of one group with one MaxSkew and one Allowed
@@ -79,16 +86,21 @@ func compile(p *Problem) *model {
 	}
 	m.buildSigs()
 	m.buildGroups()
+	m.buildFaultDomains()
 	m.buildClasses()
 	return m
 }
 
 // buildClasses numbers the pods alike for placement: same demand, Allowed
-// signature, group and group rules.
+// signature (DomainOK included), group and group rules (FaultDomain
+// included). find's memory is off for a class whose group has a spread
+// rule or a fault domain: there a node's verdict depends on pods elsewhere
+// (the zone the pod leaves; the other pods of the node's rack), which the
+// memory's epoch does not follow.
 func (m *model) buildClasses() {
 	type key struct {
-		demand                string
-		sig, g, perNode, skew int
+		demand                    string
+		sig, g, perNode, skew, fd int
 	}
 	ids := map[key]int{}
 	m.class = make([]int, len(m.p.Pods))
@@ -99,24 +111,26 @@ func (m *model) buildClasses() {
 		for _, x := range pod.Demand {
 			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
 		}
-		k := key{string(buf), m.sigOf[i], m.gid[i], pod.MaxPerNode, pod.MaxSkew}
+		k := key{string(buf), m.sigOf[i], m.gid[i], pod.MaxPerNode, pod.MaxSkew, pod.FaultDomain}
 		c, ok := ids[k]
 		if !ok {
 			c = len(ids)
 			ids[k] = c
-			m.cacheable = append(m.cacheable, m.gid[i] < 0 || len(m.gclasses[m.gid[i]]) == 0)
+			g := m.gid[i]
+			m.cacheable = append(m.cacheable, g < 0 || (len(m.gclasses[g]) == 0 && !m.gfd[g]))
 		}
 		m.class[i] = c
 	}
 	m.nclass = len(ids)
 }
 
-// buildSigs gives every pod the id of its Allowed vector, deduplicated by
-// the slices' identity first and by content second.
+// buildSigs gives every pod the id of its Allowed vector (AffinityOK &&
+// TolerationOK && DomainOK), deduplicated by the slices' identity first
+// and by content second.
 func (m *model) buildSigs() {
 	p := m.p
 	type ptrKey struct {
-		a, t *bool
+		a, t, d *bool
 	}
 	first := func(s []bool) *bool {
 		if len(s) == 0 {
@@ -132,10 +146,10 @@ func (m *model) buildSigs() {
 	buf := make([]byte, m.n)
 	for i := range p.Pods {
 		pod := &p.Pods[i]
-		if pod.AffinityOK == nil && pod.TolerationOK == nil {
+		if pod.AffinityOK == nil && pod.TolerationOK == nil && pod.DomainOK == nil {
 			continue
 		}
-		key := ptrKey{first(pod.AffinityOK), first(pod.TolerationOK)}
+		key := ptrKey{first(pod.AffinityOK), first(pod.TolerationOK), first(pod.DomainOK)}
 		if s, ok := byPtr[key]; ok {
 			m.sigOf[i] = s
 			continue
@@ -242,6 +256,55 @@ func (m *model) buildGroups() {
 		}
 		m.pclass[i] = c
 	}
+}
+
+// buildFaultDomains numbers the groups whose pods have a FaultDomain and
+// the racks, densely, for the per-(group, rack) counts of the state. It
+// leaves fdg nil when no pod has a fault domain.
+func (m *model) buildFaultDomains() {
+	p := m.p
+	m.gfd = make([]bool, len(m.limit))
+	some := false
+	for i := range p.Pods {
+		if p.Pods[i].FaultDomain > 0 {
+			m.gfd[m.gid[i]] = true
+			some = true
+		}
+	}
+	if !some {
+		return
+	}
+	dense := make([]int, len(m.limit))
+	for g := range dense {
+		dense[g] = -1
+	}
+	m.fdg = make([]int, len(p.Pods))
+	m.fdOf = make([]int, len(p.Pods))
+	for i := range p.Pods {
+		m.fdg[i] = -1
+		f := p.Pods[i].FaultDomain
+		if f == 0 {
+			continue
+		}
+		g := m.gid[i]
+		if dense[g] < 0 {
+			dense[g] = len(m.fdNum)
+			m.fdNum = append(m.fdNum, 0)
+		}
+		m.fdg[i], m.fdOf[i] = dense[g], f
+		m.fdNum[dense[g]] = max(m.fdNum[dense[g]], f)
+	}
+	racks := map[int]int{}
+	m.rack = make([]int, m.n)
+	for t := range p.Nodes {
+		r, ok := racks[p.Nodes[t].Rack]
+		if !ok {
+			r = len(racks)
+			racks[p.Nodes[t].Rack] = r
+		}
+		m.rack[t] = r
+	}
+	m.nrack = len(racks)
 }
 
 // allowed reports whether pod i may run on node t.

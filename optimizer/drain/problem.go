@@ -44,6 +44,9 @@ type Node struct {
 	// Schedulable false: the node takes no pod it does not already hold
 	// (cordoned or NotReady). Its pods may stay, and it may be drained.
 	Schedulable bool
+	// Rack is the node's rack, a problem-wide id: nodes of different racks
+	// have different ids. Only pods with a FaultDomain read it.
+	Rack int
 }
 
 // Pod is one bound pod.
@@ -51,13 +54,19 @@ type Pod struct {
 	Name   string
 	Demand []float64
 	Node   int // current node; every pod is bound
-	// AffinityOK and TolerationOK say per node whether the pod's node
-	// affinity and its tolerations admit it (nil = every node); the pod may
-	// run on n iff AffinityOK[n] && TolerationOK[n].
-	AffinityOK, TolerationOK []bool
-	// AffinityDesc and TolerationDesc describe the constraints for
-	// explanations ("nodeSelector pool=gpu", "tolerates gpu=true:NoSchedule").
-	AffinityDesc, TolerationDesc string
+	// AffinityOK, TolerationOK and DomainOK say per node whether the pod's
+	// node affinity, its tolerations and its update domain admit it (nil =
+	// every node); the pod may run on n iff AffinityOK[n] &&
+	// TolerationOK[n] && DomainOK[n]. DomainOK is the update-domain
+	// condition of an availability set, computed by the caller (the set's
+	// update domain k may use only the nodes of its machine update
+	// domains); unlike AffinityOK it does not make a zone eligible for
+	// MaxSkew.
+	AffinityOK, TolerationOK, DomainOK []bool
+	// AffinityDesc, TolerationDesc and DomainDesc describe the constraints
+	// for explanations ("nodeSelector pool=gpu", "tolerates
+	// gpu=true:NoSchedule", "update domain 2 of 5").
+	AffinityDesc, TolerationDesc, DomainDesc string
 	// Group is the tenant id, -1 for none. MaxPerNode and MaxSkew count the
 	// pods of the same Group and are ignored when Group < 0.
 	Group int
@@ -67,11 +76,17 @@ type Pod struct {
 	// MaxSkew (0 = none): topology spread over zones with Kubernetes'
 	// DoNotSchedule semantics, see the package comment.
 	MaxSkew int
+	// FaultDomain (0 = none) is the pod's fault domain, 1-based, in its
+	// Group's availability set; it needs Group ≥ 0. Pods of one Group with
+	// different non-zero FaultDomain never share a rack (Node.Rack).
+	FaultDomain int
 }
 
-// Allowed reports whether pod may run on node n at all.
+// Allowed reports whether pod may run on node n at all: AffinityOK[n] &&
+// TolerationOK[n] && DomainOK[n].
 func (pod *Pod) Allowed(n int) bool {
-	return (pod.AffinityOK == nil || pod.AffinityOK[n]) && (pod.TolerationOK == nil || pod.TolerationOK[n])
+	return (pod.AffinityOK == nil || pod.AffinityOK[n]) && (pod.TolerationOK == nil || pod.TolerationOK[n]) &&
+		(pod.DomainOK == nil || pod.DomainOK[n])
 }
 
 // Move sends pod Pod from node From (its node in the snapshot) to node To.
@@ -210,8 +225,17 @@ func Validate(p *Problem) error {
 		if pod.TolerationOK != nil && len(pod.TolerationOK) != n {
 			return fmt.Errorf("%w: pod %d %q: TolerationOK has %d entries, want %d", ErrProblem, i, pod.Name, len(pod.TolerationOK), n)
 		}
+		if pod.DomainOK != nil && len(pod.DomainOK) != n {
+			return fmt.Errorf("%w: pod %d %q: DomainOK has %d entries, want %d", ErrProblem, i, pod.Name, len(pod.DomainOK), n)
+		}
 		if pod.MaxPerNode < 0 || pod.MaxSkew < 0 {
 			return fmt.Errorf("%w: pod %d %q: MaxPerNode %d, MaxSkew %d: want ≥ 0", ErrProblem, i, pod.Name, pod.MaxPerNode, pod.MaxSkew)
+		}
+		if pod.FaultDomain < 0 {
+			return fmt.Errorf("%w: pod %d %q: FaultDomain %d: want ≥ 0 (0 = none)", ErrProblem, i, pod.Name, pod.FaultDomain)
+		}
+		if pod.FaultDomain > 0 && pod.Group < 0 {
+			return fmt.Errorf("%w: pod %d %q: FaultDomain %d without a Group: a fault domain belongs to a group's availability set", ErrProblem, i, pod.Name, pod.FaultDomain)
 		}
 	}
 	return nil

@@ -4,7 +4,7 @@ import "math"
 
 // canPlace reports whether pod i may move to node t now: t takes new pods
 // and is not i's node, i is Allowed there, it fits, and the group rules
-// hold (perNodeOK, spreadOK).
+// hold (perNodeOK, spreadOK, faultDomainOK).
 func (s *state) canPlace(i, t int) bool {
 	m := s.m
 	if t == s.assign[i] || !s.target(t) || !m.allowed(i, t) {
@@ -14,7 +14,7 @@ func (s *state) canPlace(i, t int) bool {
 	if !fits(m.p.Pods[i].Demand, s.rem[t*d:t*d+d]) {
 		return false
 	}
-	return s.perNodeOK(i, t) && s.spreadOK(i, t)
+	return s.perNodeOK(i, t) && s.spreadOK(i, t) && s.faultDomainOK(i, t)
 }
 
 // placeable is canPlace with the spread verdict cached per zone: valid
@@ -26,7 +26,7 @@ func (s *state) placeable(i, t int) bool {
 		return false
 	}
 	d := m.d
-	if !fits(m.p.Pods[i].Demand, s.rem[t*d:t*d+d]) || !s.perNodeOK(i, t) {
+	if !fits(m.p.Pods[i].Demand, s.rem[t*d:t*d+d]) || !s.perNodeOK(i, t) || !s.faultDomainOK(i, t) {
 		return false
 	}
 	if g := m.gid[i]; g < 0 || len(m.gclasses[g]) == 0 {
@@ -46,12 +46,13 @@ func (s *state) placeable(i, t int) bool {
 // -1. In Repack (busyOnly) it looks at nodes that hold a pod first and
 // then at all.
 //
-// Searches remember, per pod class without a spread rule (whose verdicts
-// do not depend on the zone a pod leaves), where the last one ended: if a
-// pod of the class on node a found its first fit at position q of the
-// target order (q = ∞: none), every node before q but a refused the class,
-// and until something frees room (epoch) a twin need only look at a and
-// then from q on. First fit over a filling order is so amortized; the
+// Searches remember, per pod class without a spread rule or fault domain
+// in its group (whose verdicts depend only on the node and the pods on it,
+// not on the zone a pod leaves or the other nodes of a rack), where the
+// last one ended: if a pod of the class on node a found its first fit at
+// position q of the target order (q = ∞: none), every node before q but a
+// refused the class, and until something frees room (epoch) a twin need
+// only look at a and then from q on. First fit over a filling order is so amortized; the
 // answers are the same as without the memory. In Repack only failures are
 // remembered (its two-phase search is not a single scan).
 func (s *state) find(i int) int {
@@ -144,7 +145,9 @@ func (s *state) descend(v, lo, hi, from, i int, demand []float64, busy bool) int
 // eject makes room for pod i by moving one pod x off a node t to another
 // node u. The nodes t are tried in target order among those that take new
 // pods and admit i; x must free what i lacks in every dimension (and be of
-// i's group when a group rule, not capacity, refuses i on t); the smallest
+// i's group when a group rule, not capacity, refuses i on t; a fault
+// domain that another node of t's rack holds is not cleared by moving x,
+// and canPlace then refuses); the smallest
 // such x that finds a node u goes, if i then passes every rule on t. It
 // returns t with x's move done (the caller moves i), or -1 with nothing
 // changed. A pod x that finds no node marks its class (same demand,
@@ -171,7 +174,7 @@ func (s *state) eject(i int) int {
 		for k := range need {
 			need[k] = dem[k] - r[k] - Eps
 		}
-		group := s.perNodeOK(i, t) && s.spreadOK(i, t)
+		group := s.perNodeOK(i, t) && s.spreadOK(i, t) && s.faultDomainOK(i, t)
 		xs = xs[:0]
 		for _, x := range s.nodePods[t] {
 			if covers(m.p.Pods[x].Demand, need) && (group || m.gid[x] == m.gid[i]) {

@@ -16,6 +16,8 @@ type state struct {
 	zcnt     []int          // group*nz + zone: pods of the group in the zone
 	occ      []int          // class*nz + zone: pods of the skew class in the zone
 	elig     []int          // elig*nz + zone: eligible nodes of the signature in the zone
+	fdAt     map[int]int    // fault-domain group*nrack + rack → offset of its counts in fdCnt
+	fdCnt    []int32        // at fdAt's offset: the group's pods with a FaultDomain in the rack, then per fault domain 1..fdNum
 	moved    int            // pods with assign ≠ orig
 	nremoved int
 	budget   int // most moved pods, -1 = no limit
@@ -87,6 +89,9 @@ func (m *model) newState(targets []int, unplaced bool, budget int, ef *effort) *
 	s.zcnt = make([]int, len(m.limit)*m.nz)
 	s.occ = make([]int, len(m.classes)*m.nz)
 	s.elig = make([]int, len(m.eligSigs)*m.nz)
+	if m.fdg != nil {
+		s.fdAt = map[int]int{}
+	}
 	s.zc = make([]int8, m.nz)
 	s.stuck = make([]int, m.nclass)
 	s.epoch = 1
@@ -165,6 +170,9 @@ func (s *state) place(i, to int) {
 		if c >= 0 {
 			s.occ[c*nz+m.zone(from)]--
 		}
+		if m.fdg != nil && m.fdg[i] >= 0 {
+			s.addFaultDomain(i, from, -1)
+		}
 	}
 	if to >= 0 {
 		r := s.rem[to*d : to*d+d]
@@ -179,6 +187,9 @@ func (s *state) place(i, to int) {
 		}
 		if c >= 0 {
 			s.occ[c*nz+m.zone(to)]++
+		}
+		if m.fdg != nil && m.fdg[i] >= 0 {
+			s.addFaultDomain(i, to, 1)
 		}
 	}
 	if from != s.orig[i] {

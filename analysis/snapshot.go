@@ -1,0 +1,294 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"placelab/analysis/replay"
+	"placelab/optimizer"
+	store "placelab/sql"
+)
+
+// RunState is what a stored run held at one instant, rebuilt from its rows:
+// the one way every planner (whatif migrate, whatif drain, explain
+// --machine, capacity --like, the cluster bound) starts from a run.
+//
+// State holds every VM the run had placed at T with its whole Placement,
+// as the engine placed it: type and demand on its machine, tenant,
+// priority, node sets (affinity — a zonal volume's zone included — and
+// tolerations), tenant bounds (MaxPerMachine, MaxSkew), its availability
+// set (the fault and update domains the run stored in placement_domain,
+// with the set's F and U from the run's parameters) and its pin (a
+// DaemonSet's or a static pod). Rules and Cfg are the run's own settings
+// that decide feasibility (buffers, BestFit weights); a run that
+// oversubscribed CPU is read but refused by the planners (Planning), its
+// feasibility resting on predictions no row keeps.
+type RunState struct {
+	Run     int64
+	Dataset string
+	Policy  string
+	Engine  string
+	// T is the instant: the run's last event (its last sample or
+	// placement) unless asked.
+	T     float64
+	Trace *replay.Trace
+	State *optimizer.State
+	Cfg   optimizer.Config
+	Rules optimizer.Rules
+	// FaultDomains and UpdateDomains are the run's availability sets (0:
+	// off); Oversub whether it oversubscribed CPU.
+	FaultDomains, UpdateDomains int32
+	Oversub                     bool
+	// Pending are the VMs (indices into Trace.VMs) alive at T that the run
+	// did not place: a cluster's Pending pods, a replay's rejected VMs.
+	Pending []int
+	// PinnedVMs are the placed VMs pinned to their machine, by vm_id.
+	PinnedVMs []optimizer.VMID
+
+	names   map[int64]string
+	vmIndex map[int64]int
+	sizes   map[string]optimizer.Vec
+	sized   map[string]bool
+}
+
+// ErrNoSnapshot says a snapshot instant holds nothing the run placed.
+var ErrNoSnapshot = errors.New("analysis: the run holds no VM at that instant")
+
+// runParams are the parts of run.params a snapshot reads.
+type runParams struct {
+	Buffers       *optimizer.Buffers `json:"buffers"`
+	Weights       *optimizer.Vec     `json:"weights"`
+	FaultDomains  int32              `json:"fault_domains"`
+	UpdateDomains int32              `json:"update_domains"`
+	MaxOversub    *float64           `json:"max_oversub"`
+}
+
+// LoadRunState rebuilds run's state at at (NaN: the run's last event). An
+// instant at which the run held no VM is refused (ErrNoSnapshot), never
+// answered with an empty state.
+func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*RunState, error) {
+	if math.IsInf(at, 0) {
+		return nil, fmt.Errorf("analysis: snapshot time %v: want a finite time", at)
+	}
+	rep := &LPBoundReport{Run: run}
+	lr, err := loadLPRun(ctx, db, run, rep)
+	if err != nil {
+		return nil, err
+	}
+	rs := &RunState{Run: run, Dataset: rep.Dataset, Policy: rep.Policy, T: at, Trace: lr.tr}
+	var params sql.NullString
+	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_params"), run).Scan(&rs.Engine, &params); err != nil {
+		return nil, err
+	}
+	if math.IsNaN(rs.T) {
+		rs.T = lr.last
+	}
+	tr := lr.tr
+	inv := tr.Inv
+	// The run's settings.
+	var pr runParams
+	if params.Valid && params.String != "" {
+		if err := json.Unmarshal([]byte(params.String), &pr); err != nil {
+			return nil, fmt.Errorf("analysis: run %d: params: %w", run, err)
+		}
+	}
+	rs.Cfg = optimizer.DefaultConfig()
+	rs.Cfg.Buffers = optimizer.Buffers{} // an observed run keeps no buffers
+	if pr.Buffers != nil {
+		rs.Cfg.Buffers = *pr.Buffers
+	}
+	rs.Cfg.Weights = replay.ScarcityWeights(tr)
+	if pr.Weights != nil && *pr.Weights != (optimizer.Vec{}) {
+		rs.Cfg.Weights = *pr.Weights
+	}
+	rs.Oversub = pr.MaxOversub != nil
+	rs.Rules = optimizer.DefaultRules()
+	rs.FaultDomains, rs.UpdateDomains = pr.FaultDomains, pr.UpdateDomains
+	// Domains, names and pins.
+	type dom struct{ f, u sql.NullInt16 }
+	doms := map[int64]dom{}
+	err = each(ctx, db.SQL(), "run_domains", []any{run}, func(r *sql.Rows) error {
+		var id int64
+		var d dom
+		if err := r.Scan(&id, &d.f, &d.u); err != nil {
+			return err
+		}
+		doms[id] = d
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rs.names = map[int64]string{}
+	pins := map[int64]optimizer.Pin{}
+	err = each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
+		var id int64
+		var name string
+		var pin, static bool
+		if err := r.Scan(&id, &name, &pin, &static); err != nil {
+			return err
+		}
+		rs.names[id] = name
+		switch {
+		case static:
+			pins[id] = optimizer.PinStatic
+		case pin:
+			pins[id] = optimizer.PinNode
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rs.vmIndex = make(map[int64]int, len(tr.VMs))
+	for i := range tr.VMs {
+		rs.vmIndex[tr.VMs[i].ID] = i
+	}
+	// The placements alive at T, in vm_id order.
+	stays := slices.Clone(lr.stays)
+	sort.SliceStable(stays, func(i, j int) bool { return stays[i].vm < stays[j].vm })
+	rs.State = optimizer.NewState(inv)
+	placed := map[int64]bool{}
+	for _, st := range stays {
+		if !(st.from <= rs.T && rs.T < st.to) {
+			continue
+		}
+		v := &tr.VMs[rs.vmIndex[st.vm]]
+		c := tr.ConstraintsOf(v)
+		d, _ := inv.Demand(st.typ, st.machine)
+		p := optimizer.Placement{VM: st.vm, Machine: st.machine, Type: st.typ, Tenant: v.Tenant, Priority: v.Priority, Demand: d,
+			Affinity: c.Affinity, Tolerated: c.Tolerated, MaxPerMachine: c.MaxPerMachine, MaxSkew: c.MaxSkew,
+			Start: math.Max(v.Start, st.from), Pin: pins[st.vm]}
+		if dm, ok := doms[st.vm]; ok {
+			if err := rs.setDomains(&p, dm.f, dm.u); err != nil {
+				return nil, err
+			}
+		}
+		rs.State.Place(p)
+		placed[st.vm] = true
+		if p.Pin != optimizer.PinNone {
+			rs.PinnedVMs = append(rs.PinnedVMs, p.VM)
+		}
+	}
+	for i, v := range tr.VMs {
+		if v.Start <= rs.T && rs.T < v.End && !placed[v.ID] {
+			rs.Pending = append(rs.Pending, i)
+		}
+	}
+	if rs.State.Len() == 0 && len(rs.Pending) == 0 {
+		return nil, fmt.Errorf("%w: run %d of dataset %q at t=%gs (its placements span [%gs, %gs]; --at picks another instant)",
+			ErrNoSnapshot, run, rs.Dataset, rs.T, lr.from, lr.last)
+	}
+	return rs, nil
+}
+
+// setDomains gives p its availability set: the fault and update domains
+// the run stored (0-based, NULL when off) as Domains, the set's F and U,
+// and a SetIndex with SetIndex mod F = f and mod U = u, so that the VM's
+// rebuilt request (optimizer.RequestOf) is asked about in the same domains.
+func (rs *RunState) setDomains(p *optimizer.Placement, f, u sql.NullInt16) error {
+	F, U := rs.FaultDomains, rs.UpdateDomains
+	if (f.Valid && (F <= 0 || int32(f.Int16) >= F)) || (u.Valid && (U <= 0 || int32(u.Int16) >= U)) {
+		return fmt.Errorf("analysis: run %d: VM %d's stored domains (%v, %v) do not fit the run's %d fault and %d update domains",
+			rs.Run, p.VM, f.Int16, u.Int16, F, U)
+	}
+	if !f.Valid {
+		F = 0
+	}
+	if !u.Valid {
+		U = 0
+	}
+	p.SetF, p.SetU = int8(F), int8(U)
+	lcm := max(F, 1) * max(U, 1)
+	for i := range lcm {
+		if (F == 0 || i%F == int32(f.Int16)) && (U == 0 || i%U == int32(u.Int16)) {
+			p.SetIndex = i
+			req := optimizer.Request{FaultDomains: F, UpdateDomains: U}
+			p.FaultDomain, p.UpdateDomain = optimizer.VMDomains(&req, optimizer.VMRequest{SetIndex: i})
+			return nil
+		}
+	}
+	return fmt.Errorf("analysis: run %d: VM %d's fault domain %d and update domain %d of %d and %d: no set index has both",
+		rs.Run, p.VM, f.Int16, u.Int16, F, U)
+}
+
+// Planning refuses a run whose state a planner cannot judge with the
+// run's own rules: one that oversubscribed CPU (its fit rule reads
+// predicted utilization no stored row keeps).
+func (rs *RunState) Planning(what string) error {
+	if rs.Oversub {
+		return fmt.Errorf("%w: %s of run %d: the run oversubscribed CPU, whose fit rule reads predicted utilization that is not stored; plan a run without --oversub",
+			ErrBadSpec, what, rs.Run)
+	}
+	return nil
+}
+
+// Name is a VM's name (the vm table's: namespace/name for a pod), or its
+// id when it has none.
+func (rs *RunState) Name(vm int64) string {
+	if n := rs.names[vm]; n != "" {
+		return n
+	}
+	return fmt.Sprint(vm)
+}
+
+// MachineName is inventory machine m's name.
+func (rs *RunState) MachineName(m int32) string { return rs.Trace.Inv.Machines[m].Name }
+
+// VM is the trace VM of vm_id id.
+func (rs *RunState) VM(id int64) (*replay.TraceVM, bool) {
+	i, ok := rs.vmIndex[id]
+	if !ok {
+		return nil, false
+	}
+	return &rs.Trace.VMs[i], true
+}
+
+// FindVM finds a VM by name or, failing that, by vm_id written in decimal.
+func (rs *RunState) FindVM(key string) (*replay.TraceVM, bool) {
+	for i := range rs.Trace.VMs {
+		if rs.names[rs.Trace.VMs[i].ID] == key {
+			return &rs.Trace.VMs[i], true
+		}
+	}
+	var id int64
+	if _, err := fmt.Sscanf(key, "%d", &id); err == nil && fmt.Sprint(id) == key {
+		return rs.VM(id)
+	}
+	return nil, false
+}
+
+// TypeSize is a VM type's own size (the vm_type row: cores, memory GB, …,
+// pods), whatever machine it is on — a Pending pod that fits no node
+// included; false when the dataset states its types only as fractions of a
+// machine (the Azure packing trace).
+func (rs *RunState) TypeSize(ctx context.Context, db *store.DB, t int32) (optimizer.Vec, bool, error) {
+	if rs.sizes == nil {
+		rs.sizes, rs.sized = map[string]optimizer.Vec{}, map[string]bool{}
+		err := each(ctx, db.SQL(), "type_sizes", []any{rs.Trace.LoadID}, func(r *sql.Rows) error {
+			var name string
+			var v [optimizer.NumDims]sql.NullFloat64
+			if err := r.Scan(&name, &v[optimizer.Cores], &v[optimizer.Memory], &v[optimizer.SSD], &v[optimizer.HDD],
+				&v[optimizer.NIC], &v[optimizer.GPU], &v[optimizer.Pods]); err != nil {
+				return err
+			}
+			var x optimizer.Vec
+			for d := range x {
+				x[d] = v[d].Float64
+			}
+			rs.sizes[name], rs.sized[name] = x, v[optimizer.Cores].Valid && v[optimizer.Memory].Valid
+			return nil
+		})
+		if err != nil {
+			return optimizer.Vec{}, false, err
+		}
+	}
+	name := rs.Trace.Inv.Types[t].Name
+	return rs.sizes[name], rs.sized[name], nil
+}
