@@ -58,6 +58,8 @@ type MigrateOptions struct {
 	Budget int
 	// Store keeps the placement after the plan as an offline run.
 	Store bool
+	// Progress, when set, is told the machines emptied so far.
+	Progress func(freed, moves int)
 }
 
 // DefaultMigrateOptions: the run's last event, at most 100 moves, the plan
@@ -95,7 +97,7 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOpt
 	state := rs.State
 	rep := &MigrationReport{Run: run, Dataset: rs.Dataset, Policy: rs.Policy, At: rs.T, VMs: state.Len(), PinnedVMs: len(rs.PinnedVMs),
 		PendingVMs: len(rs.Pending), Budget: opts.Budget, RemovedMachines: []string{}, Moves: []MoveRecord{}}
-	plan, err := optimizer.PlanMigrations(state, rs.Cfg, rs.Rules, opts.Budget)
+	plan, err := optimizer.PlanMigrationsWith(ctx, state, rs.Cfg, rs.Rules, optimizer.MigrateOptions{Budget: opts.Budget, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}

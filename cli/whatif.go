@@ -55,6 +55,8 @@ Examples:
 					return err
 				}
 				opts.Budget, opts.Store = c.Int("budget"), !c.Bool("no-store")
+				bar := newProgress("whatif migrate: machines emptied", "", c.Bool("quiet"))
+				opts.Progress = func(freed, _ int) { bar.Update(int64(freed), 0) }
 				if err := opts.Validate(); err != nil {
 					return err
 				}
@@ -68,6 +70,7 @@ Examples:
 				}
 				defer db.Close()
 				rep, err := analysis.WhatIfMigrate(c.Context, db, c.Int64("run"), opts)
+				bar.Done()
 				if err != nil {
 					return err
 				}

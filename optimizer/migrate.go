@@ -2,6 +2,7 @@ package optimizer
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 )
@@ -72,6 +73,23 @@ const migrateCandidates = 256
 // under, which no check at the destination sees. The step with the best
 // density gain per move is applied; the state is changed in place.
 func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPlan, error) {
+	return PlanMigrationsWith(context.Background(), s, cfg, rules, MigrateOptions{Budget: budget})
+}
+
+// MigrateOptions tune PlanMigrationsWith.
+type MigrateOptions struct {
+	// Budget bounds the moves (0: none).
+	Budget int
+	// Progress, when set, is told after each emptied machine how many
+	// machines and moves the plan has so far.
+	Progress func(freed, moves int)
+}
+
+// PlanMigrationsWith is PlanMigrations with a context (a cancelled plan
+// returns the context's error and leaves the state as far as it got) and
+// progress.
+func PlanMigrationsWith(ctx context.Context, s *State, cfg Config, rules Rules, o MigrateOptions) (MigrationPlan, error) {
+	budget := o.Budget
 	if err := cfg.Validate(); err != nil {
 		return MigrationPlan{}, err
 	}
@@ -85,6 +103,9 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 	plan := MigrationPlan{DensityBefore: PackingDensity(s)}
 	inv := s.Inv
 	for budget == 0 || len(plan.Moves) < budget {
+		if err := ctx.Err(); err != nil {
+			return plan, err
+		}
 		var cands []int32
 		for m := range inv.Machines {
 			if movable, static := pinsOn(s, int32(m)); movable > 0 && !static {
@@ -142,6 +163,9 @@ func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPla
 		plan.Moves = append(plan.Moves, best...)
 		plan.Removed = append(plan.Removed, bestSrc)
 		plan.MachinesFreed++
+		if o.Progress != nil {
+			o.Progress(plan.MachinesFreed, len(plan.Moves))
+		}
 	}
 	plan.DensityAfter = PackingDensity(s)
 	return plan, nil
