@@ -84,7 +84,8 @@ type AvailabilityViolation struct {
 
 // ConstraintViolation is a stored placement that breaks a placement
 // constraint of its load (query check_constraints): Problem is affinity,
-// taint, anti_affinity or topology_spread; Detail says by how much.
+// taint, anti_affinity or topology_spread; or a VM put on a machine out of
+// service (query check_health): unhealthy_machine. Detail says by how much.
 type ConstraintViolation struct {
 	Problem   string  `json:"problem"`
 	VM        int64   `json:"vm_id"`
@@ -176,22 +177,27 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 	return rep, nil
 }
 
-// checkConstraints fills rep's constraint fields (query check_constraints)
-// when the run's load has any constrained VM.
+// checkConstraints fills rep's constraint fields: machine health (query
+// check_health) for every run, the placement constraints (query
+// check_constraints) when the run's load has any constrained VM.
 func checkConstraints(ctx context.Context, db *store.DB, run int64, rep *CheckReport) error {
 	rep.Constraints = []ConstraintViolation{}
-	err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM placement p JOIN run r USING (run_id)
-		JOIN vm_constraint c ON c.load_id = r.load_id AND c.vm_id = p.vm_id
-		WHERE p.run_id = $1 AND p.machine_id IS NOT NULL`, run).Scan(&rep.Constrained)
-	if err != nil || rep.Constrained == 0 {
-		return err
-	}
-	return each(ctx, db.SQL(), "check_constraints", []any{run}, func(r *sql.Rows) error {
+	scan := func(r *sql.Rows) error {
 		var v ConstraintViolation
 		if err := r.Scan(&v.Problem, &v.VM, &v.MachineID, &v.AtS, &v.Detail); err != nil {
 			return err
 		}
 		rep.Constraints = append(rep.Constraints, v)
 		return nil
-	})
+	}
+	if err := each(ctx, db.SQL(), "check_health", []any{run}, scan); err != nil {
+		return err
+	}
+	err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM placement p JOIN run r USING (run_id)
+		JOIN vm_constraint c ON c.load_id = r.load_id AND c.vm_id = p.vm_id
+		WHERE p.run_id = $1 AND p.machine_id IS NOT NULL`, run).Scan(&rep.Constrained)
+	if err != nil || rep.Constrained == 0 {
+		return err
+	}
+	return each(ctx, db.SQL(), "check_constraints", []any{run}, scan)
 }

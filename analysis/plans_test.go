@@ -378,3 +378,65 @@ func TestDrainConformsToRules(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHealth: placelab check finds a VM a run put on a machine its
+// load marks out of service (IsMachineHealthy), and charges a stored plan
+// only for the VMs it moved: a VM the plan leaves on a machine that went
+// offline is not a fault of the plan, one it moves onto it is.
+func TestCheckHealth(t *testing.T) {
+	ctx := context.Background()
+	db := availDB(t)
+	s := DefaultSpec("s")
+	s.Engine.Explain = false
+	res, err := Run(ctx, db, s, RunOptions{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Summary.RunID
+	dr, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlanRun(t, db, dr.PlanRun)
+	var kept, moved int64
+	var keptOn, movedTo int32
+	q := `SELECT p.vm_id, p.machine_id FROM placement p JOIN vm_stay s ON s.run_id = $2 AND s.vm_id = p.vm_id
+		AND s.t0 <= p.t_s AND coalesce(s.evicted_s, 'infinity'::DOUBLE) > p.t_s
+		WHERE p.run_id = $1 AND (s.machine_id = p.machine_id) = $3 ORDER BY p.vm_id LIMIT 1`
+	if err := db.SQL().QueryRowContext(ctx, q, dr.PlanRun, run, true).Scan(&kept, &keptOn); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SQL().QueryRowContext(ctx, q, dr.PlanRun, run, false).Scan(&moved, &movedTo); err != nil {
+		t.Fatal(err)
+	}
+	offline := func(m int32) {
+		t.Helper()
+		if _, err := db.SQL().ExecContext(ctx, "UPDATE machine SET health = 'offline' WHERE machine_id = $1 AND load_id = (SELECT load_id FROM run WHERE run_id = $2)", m, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flagged := func(id, vm int64) bool {
+		t.Helper()
+		rep, err := CheckRun(ctx, db, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range rep.Constraints {
+			if v.Problem == "unhealthy_machine" && v.VM == vm {
+				return true
+			}
+		}
+		return false
+	}
+	offline(keptOn)
+	if flagged(dr.PlanRun, kept) {
+		t.Errorf("the plan is charged for VM %d, which it left on machine %d", kept, keptOn)
+	}
+	if !flagged(run, kept) {
+		t.Errorf("the replay is not charged for VM %d on offline machine %d", kept, keptOn)
+	}
+	offline(movedTo)
+	if !flagged(dr.PlanRun, moved) {
+		t.Errorf("the plan is not charged for moving VM %d onto offline machine %d", moved, movedTo)
+	}
+}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/optimizer"
 )
 
 func checkCommand() *cli.Command {
@@ -30,9 +32,17 @@ machine update domain, at any time.
 
 For a run over a Kubernetes cluster (ingest k8s) or any load with placement
 constraints, it verifies from vm_constraint and node_set_member: every pod on a node
-its node selector / required affinity / pin allows and whose taints it tolerates, at
-most max_per_machine pods of a tenant per node (required hostname anti-affinity), and
-each DoNotSchedule topology spread kept at the pod's placement.
+its node selector / required affinity / pin / persistent volume's zone allows and whose
+taints it tolerates, at most max_per_machine pods of a tenant per node (required
+hostname anti-affinity), and each DoNotSchedule topology spread kept at the pod's
+placement. No VM may be put on a machine the load marks unhealthy or offline (an
+observed run is not charged; a plan only for the VMs it moved).
+
+Plans are runs too: whatif drain and whatif migrate store the placement after the plan
+(plan_run) with the availability-set domains of their source run, so the same check
+verifies a plan, a replay and an observed run. --rules lists each rule the engines keep,
+the problems this check reports when a stored placement breaks it, and how the drain
+planner encodes it.
 
 Exit status 0 when the run is clean, 1 with the offending machines when it is not.
 A run whose dataset was re-ingested since is refused (its rows are gone).
@@ -41,11 +51,18 @@ Examples:
    placelab check --run 1
    placelab check --run 3 --format json`,
 		Flags: []cli.Flag{
-			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` (placelab sql --view run_summary lists them)"},
+			&cli.Int64Flag{Name: "run", Usage: "run `ID` (placelab sql --view run_summary lists them)"},
+			&cli.BoolFlag{Name: "rules", Usage: "list the rules, what this check reports for each and its drain encoding, and exit"},
 			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
+			if c.Bool("rules") {
+				return printRules(c, format)
+			}
+			if !c.IsSet("run") {
+				return fmt.Errorf("check: --run ID is required (or --rules)")
+			}
 			// Only reads: beside other readers (explain, sql --view, ...).
 			db, err := openReadDB(c)
 			if err != nil {
@@ -105,4 +122,21 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// printRules prints the rule registry (optimizer.Registry).
+func printRules(c *cli.Context, format string) error {
+	rules := optimizer.Registry()
+	if format == "json" {
+		return printJSON(c.App.Writer, rules)
+	}
+	w := c.App.Writer
+	for _, r := range rules {
+		checked := strings.Join(r.Check, ", ")
+		if checked == "" {
+			checked = "none: " + r.Unchecked
+		}
+		fmt.Fprintf(w, "%s (%s)\n  check: %s\n  drain: %s\n", r.Name, r.Level, checked, r.Drain)
+	}
+	return nil
 }

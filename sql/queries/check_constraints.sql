@@ -2,7 +2,8 @@
 -- placement constraints of its load (vm_constraint, node_set_member; a
 -- Kubernetes ingest), with no help from the engine:
 --   affinity       a VM on a machine outside its affinity set (node
---                  selector, required node affinity, DaemonSet/static pin);
+--                  selector, required node affinity, DaemonSet/static pin,
+--                  a persistent volume's zone), named with its description;
 --   taint          a VM on a machine outside its tolerated set;
 --   anti_affinity  more VMs of a tenant on one machine at once than a VM's
 --                  max_per_machine (checked at each stay's start, where the
@@ -39,13 +40,16 @@ member AS (
 ),
 affinity AS (
     SELECT 'affinity' AS problem, l.vm_id, l.machine_id, l.t0 AS at_s,
-           'outside node set ' || l.affinity_set AS detail
+           'outside node set ' || l.affinity_set || ' (' || coalesce((SELECT ns.description FROM node_set ns JOIN r ON ns.load_id = r.load_id
+                                                            WHERE ns.set_id = l.affinity_set), '?') || ')' AS detail
     FROM live l
     WHERE l.affinity_set IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM member x WHERE x.set_id = l.affinity_set AND x.machine_id = l.machine_id)
 ),
 taint AS (
-    SELECT 'taint', l.vm_id, l.machine_id, l.t0, 'outside node set ' || l.tolerated_set
+    SELECT 'taint', l.vm_id, l.machine_id, l.t0,
+           'outside node set ' || l.tolerated_set || ' (' || coalesce((SELECT ns.description FROM node_set ns JOIN r ON ns.load_id = r.load_id
+                                                             WHERE ns.set_id = l.tolerated_set), '?') || ')' 
     FROM live l
     WHERE l.tolerated_set IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM member x WHERE x.set_id = l.tolerated_set AND x.machine_id = l.machine_id)
