@@ -93,7 +93,8 @@ DEMO_AVAIL := --failures default --fault-domains 3 --update-domains 5 --buffers 
 DEMO_SURVIVAL := --sigma 2 --half-life none
 DEMO_LIFETIME := off,oracle,nilas,lava,nilas-oracle,lava-oracle --seeds 1 --to 10.5d
 # A Kubernetes cluster as kubectl prints it (generated), loaded, its pods
-# replayed beside kube-scheduler's placement, and a drain plan.
+# replayed beside kube-scheduler's placement, a drain plan and a migration
+# plan, the latter verified by placelab check.
 DEMO_K8S := .demo-k8s
 DEMO_OBSERVED = $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run WHERE engine = 'observed'" --format csv | tail -1)
 demo: build
@@ -106,6 +107,8 @@ demo: build
 	$(BIN) --db $(DB) ingest k8s $(DEMO_K8S) --dataset cluster
 	$(BIN) --db $(DB) whatif policies --run $(DEMO_OBSERVED) --policies protean,bestfit
 	$(BIN) --db $(DB) whatif drain --run $(DEMO_OBSERVED)
+	$(BIN) --db $(DB) whatif migrate --run $(DEMO_OBSERVED) --budget 50
+	$(BIN) --db $(DB) check --run $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run" --format csv | tail -1)
 	@if [ -f $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv ]; then \
 	  $(BIN) --db $(DB) ingest huawei $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv --dataset huawei-east-1 --inventory synthetic:200 && \
 	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean && \
