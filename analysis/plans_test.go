@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -438,5 +439,58 @@ func TestCheckHealth(t *testing.T) {
 	offline(movedTo)
 	if !flagged(dr.PlanRun, moved) {
 		t.Errorf("the plan is not charged for moving VM %d onto offline machine %d", moved, movedTo)
+	}
+}
+
+// TestIngestKeepsObjects: ingest k8s keeps every Node and every Running or
+// Pending Pod as read (k8s_object), so the real scheduler can be given the
+// user's own objects: one row per node (with its machine) and per pod (with
+// its VM), each decoding back to the object of that name, and as many as
+// kubectl's JSON holds.
+func TestIngestKeepsObjects(t *testing.T) {
+	dir, db, _ := generatedCluster(t, judgeClusters[1])
+	judge, err := kubejudge.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"Node": len(judge.Nodes)}
+	for _, p := range judge.Pods {
+		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			want["Pod"]++
+		}
+	}
+	rows, err := db.SQL().Query(`SELECT o.kind, o.name, o.object, coalesce(m.name, ''), coalesce(v.name, '')
+		FROM k8s_object o LEFT JOIN machine m ON m.load_id = o.load_id AND m.machine_id = o.machine_id
+		LEFT JOIN vm v ON v.load_id = o.load_id AND v.vm_id = o.vm_id ORDER BY o.kind, o.name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]int{}
+	for rows.Next() {
+		var kind, name, obj, machine, vm string
+		if err := rows.Scan(&kind, &name, &obj, &machine, &vm); err != nil {
+			t.Fatal(err)
+		}
+		got[kind]++
+		var meta struct {
+			Metadata struct{ Name, Namespace string } `json:"metadata"`
+		}
+		if err := json.Unmarshal([]byte(obj), &meta); err != nil {
+			t.Fatalf("%s %s: %v", kind, name, err)
+		}
+		switch kind {
+		case "Node":
+			if meta.Metadata.Name != name || machine != name {
+				t.Errorf("node row %q: object %q, machine %q", name, meta.Metadata.Name, machine)
+			}
+		case "Pod":
+			if meta.Metadata.Namespace+"/"+meta.Metadata.Name != name || vm != name {
+				t.Errorf("pod row %q: object %s/%s, vm %q", name, meta.Metadata.Namespace, meta.Metadata.Name, vm)
+			}
+		}
+	}
+	if got["Node"] != want["Node"] || got["Pod"] != want["Pod"] {
+		t.Errorf("k8s_object rows %v, want %v", got, want)
 	}
 }

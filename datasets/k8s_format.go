@@ -2,12 +2,16 @@ package datasets
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"placelab/datasets/k8s"
 	store "placelab/sql"
@@ -223,6 +227,9 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 		if err := w.Append("machine", int32(i), n.Name, zone, dc, dc, dc+"/"+pool, int16(0), skuOf[i], health); err != nil {
 			return err
 		}
+		if err := appendObject(w, "Node", n.Name, nil, int32(i), n.Object); err != nil {
+			return err
+		}
 	}
 	// Node sets.
 	for k, s := range c.NodeSets {
@@ -324,6 +331,9 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 			node, int32(p.Priority), nullStr(p.PriorityClassName)); err != nil {
 			return err
 		}
+		if err := appendObject(w, "Pod", p.Namespace+"/"+p.Name, vm, nil, p.Object); err != nil {
+			return err
+		}
 	}
 	for _, name := range extOrder {
 		c.Report.Warnings = append(c.Report.Warnings, k8s.Warning{Object: "resource " + name, Code: WarnExtendedResource,
@@ -341,6 +351,25 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 		return err
 	}
 	return writeObservedRun(w, ObservedKubeScheduler, version, map[string]any{"pods": len(c.Pods), "nodes": len(c.Nodes)}, obs)
+}
+
+// appendObject keeps one object as read (k8s_object), its managed fields
+// left out (bookkeeping of the API server's, no part of scheduling).
+func appendObject(w *store.Writer, kind, name string, vm, machine any, obj interface {
+	SetManagedFields([]metav1.ManagedFieldsEntry)
+	GetManagedFields() []metav1.ManagedFieldsEntry
+}) error {
+	if reflect.ValueOf(obj).IsNil() {
+		return nil
+	}
+	mf := obj.GetManagedFields()
+	obj.SetManagedFields(nil)
+	b, err := json.Marshal(obj)
+	obj.SetManagedFields(mf)
+	if err != nil {
+		return fmt.Errorf("datasets: k8s: %s %s: %w", kind, name, err)
+	}
+	return w.Append("k8s_object", kind, name, vm, machine, string(b))
 }
 
 // round9 rounds to 9 decimals for a type name (binary quantities in GB

@@ -414,7 +414,7 @@ func (d *DB) Tables(ctx context.Context) ([]string, error) {
 // DatasetTables are the tables whose rows belong to a dataset, in the order
 // a replacement deletes them.
 var DatasetTables = []string{
-	"ingest_warning", "k8s_pod", "vm_constraint", "node_set_member", "node_set",
+	"ingest_warning", "k8s_object", "k8s_pod", "vm_constraint", "node_set_member", "node_set",
 	"bpp_item", "bpp_instance", "app_run", "app_score", "demand_curve", "cpu_reading", "vm_censor",
 	"vm", "vm_type_demand", "vm_type", "machine", "sku",
 }

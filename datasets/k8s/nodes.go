@@ -65,6 +65,7 @@ func (l *loader) buildNodes() error {
 func (l *loader) convertNode(o *rawObject, n *corev1.Node) Node {
 	labels := n.Labels
 	node := Node{
+		Object:        n,
 		Name:          n.Name,
 		Source:        o.source(),
 		Zone:          firstLabel(labels, labelZone, labelZoneBeta),

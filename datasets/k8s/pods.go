@@ -107,6 +107,7 @@ func (l *loader) newPod(o *rawObject, specPath string, p *corev1.Pod, phase core
 		Node:              -1,
 		Affinity:          -1,
 		Tolerated:         -1,
+		Object:            p,
 	}
 	return pod, podEntry{obj: o, specPath: specPath, pod: p}
 }

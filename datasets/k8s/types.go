@@ -68,6 +68,8 @@ var PoolLabels = []string{
 
 // Node is one node of the cluster.
 type Node struct {
+	// Object is the node as read.
+	Object *corev1.Node
 	Name   string
 	Source string // "file" or "file#item" it came from
 	// Zone is topology.kubernetes.io/zone (fallback
@@ -118,6 +120,10 @@ type Pod struct {
 	PriorityClassName string
 	Created           time.Time // metadata.creationTimestamp; zero for manifests
 	NodeName          string    // spec.nodeName ("" unbound)
+	// Object is the pod as read (a manifest's replica: as expanded from
+	// its template), for a consumer that needs the user's own object (the
+	// real kube-scheduler, tools/kubesched).
+	Object *corev1.Pod
 	// Node indexes Cluster.Nodes; -1 when unbound or when NodeName names a
 	// node not in the input (warning WarnUnknownNode). Node, not NodeName,
 	// says whether the pod is bound.
