@@ -48,8 +48,8 @@ func ClusterCompare(ctx context.Context, db *store.DB, run int64, policies []str
 		return nil, fmt.Errorf("%w: no policies to compare", ErrBadSpec)
 	}
 	for _, p := range policies {
-		if !slices.Contains(replay.Policies, p) {
-			return nil, fmt.Errorf("%w: policy %q, want one of %v", ErrBadSpec, p, replay.Policies)
+		if !slices.Contains(replay.Policies, p) && p != KubeSchedulerPolicy {
+			return nil, fmt.Errorf("%w: policy %q, want one of %v or %s", ErrBadSpec, p, replay.Policies, KubeSchedulerPolicy)
 		}
 	}
 	var ds string
@@ -63,6 +63,14 @@ func ClusterCompare(ctx context.Context, db *store.DB, run int64, policies []str
 	rep := &ClusterCompareReport{Dataset: ds, T: t}
 	runs := []int64{run}
 	for _, p := range policies {
+		if p == KubeSchedulerPolicy {
+			ksr, err := RunKubeScheduler(ctx, db, ds, KubeSchedulerSeed, o)
+			if err != nil {
+				return nil, fmt.Errorf("analysis: compare: %s: %w", p, err)
+			}
+			runs = append(runs, ksr.Run)
+			continue
+		}
 		spec := DefaultSpec(ds)
 		spec.Policy = p
 		spec.Engine.Explain = false

@@ -17,7 +17,7 @@ import (
 func engineFlags() []cli.Flag {
 	def := optimizer.DefaultConfig()
 	return []cli.Flag{
-		&cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Value: "protean", Usage: "allocator: " + strings.Join(replay.Policies, ", ")},
+		&cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Value: "protean", Usage: "allocator: " + strings.Join(replay.Policies, ", ") + ", or " + analysis.KubeSchedulerPolicy + " (a Kubernetes dataset: the real scheduler, tools/kubesched)"},
 		&cli.StringFlag{Name: "buckets", Value: strconv.Itoa(def.Buckets), Usage: "BestFit quantization buckets `N` (\"inf\" or 0: no quantization; Protean only)"},
 		&cli.IntFlag{Name: "k", Value: def.K, Usage: "clusters passed to machine selection (Protean only)"},
 		&cli.StringFlag{Name: "cache", Value: "on", Usage: "Protean's cache hierarchy: on or off (Protean only; with simulated agents, off makes every evaluation a miss)"},
@@ -210,6 +210,9 @@ func replaySpec(c *cli.Context) (analysis.Spec, error) {
 
 func runReplay(c *cli.Context) error {
 	format := c.String("format")
+	if c.String("policy") == analysis.KubeSchedulerPolicy {
+		return runKubeScheduler(c)
+	}
 	spec, err := replaySpec(c)
 	if err != nil {
 		return err
@@ -269,6 +272,48 @@ func printSummary(c *cli.Context, s replay.Summary, format string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		fmt.Fprintf(w, "  rejected by %-24s %d\n", k, s.RejectedBy[k])
+	}
+	return nil
+}
+
+// runKubeScheduler replays a Kubernetes dataset through the real
+// kube-scheduler; it honours --dataset and --seed (the choice among
+// top-scored nodes) and refuses every other engine setting.
+func runKubeScheduler(c *cli.Context) error {
+	for _, name := range c.FlagNames() {
+		switch name {
+		case "dataset", "policy", "seed", "format", "d", "p":
+		default:
+			if c.IsSet(name) {
+				return fmt.Errorf("replay --policy %s: --%s is placelab's engine setting, which the real scheduler cannot honour", analysis.KubeSchedulerPolicy, name)
+			}
+		}
+	}
+	db, err := openDB(c)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	seed := uint64(analysis.KubeSchedulerSeed)
+	if c.IsSet("seed") {
+		seed = c.Uint64("seed")
+	}
+	rep, err := analysis.RunKubeScheduler(c.Context, db, c.String("dataset"), seed, analysis.RunOptions{Version: version})
+	if err != nil {
+		return err
+	}
+	if c.String("format") == "json" {
+		return printJSON(c.App.Writer, rep)
+	}
+	fmt.Fprintf(c.App.Writer, "run %d: %s (%s, seed %d) on %q: %d pods bound, %d unschedulable [%.2fs] (placelab check --run %d)\n",
+		rep.Run, analysis.KubeSchedulerPolicy, rep.Scheduler, rep.Seed, rep.Dataset, rep.Placed, rep.Unschedulable, rep.Seconds, rep.Run)
+	plugins := make([]string, 0, len(rep.Reasons))
+	for p := range rep.Reasons {
+		plugins = append(plugins, p)
+	}
+	sort.Strings(plugins)
+	for _, p := range plugins {
+		fmt.Fprintf(c.App.Writer, "  %d unschedulable pods refused by %s on some node\n", rep.Reasons[p], p)
 	}
 	return nil
 }

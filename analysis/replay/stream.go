@@ -285,11 +285,13 @@ func (w *bookWorker) finish() ([]PlacementRow, error) {
 // constraints; each VM alone when tr.OnePerRequest); it returns the request
 // (ID unset) and the index after it. VMs alive before from arrive at from.
 func requestAt(tr *Trace, i int, from float64) (optimizer.Request, int) {
-	v := &tr.VMs[i]
-	c := tr.ConstraintsOf(v)
-	r := optimizer.Request{Tenant: v.Tenant, Time: math.Max(v.Start, from), Priority: v.Priority,
-		MaxPerMachine: c.MaxPerMachine, MaxSkew: c.MaxSkew}
+	r := RequestOfVM(tr, i)
 	j := requestEnd(tr, i)
+	r.Time = math.Max(r.Time, from)
+	if j == i+1 {
+		return r, j
+	}
+	c := tr.ConstraintsOf(&tr.VMs[i])
 	r.VMs = make([]optimizer.VMRequest, j-i)
 	for k := i; k < j; k++ {
 		w := &tr.VMs[k]
@@ -297,6 +299,17 @@ func requestAt(tr *Trace, i int, from float64) (optimizer.Request, int) {
 	}
 	return r, j
 }
+
+// RequestOfVM is the request of trace VM i alone, as a replay asks for it
+// (tenant, time, priority, tenant bounds, node sets; ID unset): what a
+// judge of the rules asks the validators about one pod.
+func RequestOfVM(tr *Trace, i int) optimizer.Request {
+	v := &tr.VMs[i]
+	c := tr.ConstraintsOf(v)
+	return optimizer.Request{Tenant: v.Tenant, Time: v.Start, Priority: v.Priority, MaxPerMachine: c.MaxPerMachine, MaxSkew: c.MaxSkew,
+		VMs: []optimizer.VMRequest{{ID: v.ID, Type: v.Type, Affinity: c.Affinity, Tolerated: c.Tolerated}}}
+}
+
 
 // requestSpan is where a request's VMs sit in the trace.
 type requestSpan struct{ first, n int32 }
