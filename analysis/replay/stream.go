@@ -310,7 +310,6 @@ func RequestOfVM(tr *Trace, i int) optimizer.Request {
 		VMs: []optimizer.VMRequest{{ID: v.ID, Type: v.Type, Affinity: c.Affinity, Tolerated: c.Tolerated}}}
 }
 
-
 // requestSpan is where a request's VMs sit in the trace.
 type requestSpan struct{ first, n int32 }
 
