@@ -39,6 +39,12 @@ type ClusterCompareReport struct {
 	Dataset string              `json:"dataset"`
 	T       float64             `json:"t_s"`
 	Rows    []ClusterCompareRow `json:"rows"`
+	// With kube-scheduler among the policies: FilterDisagreements is the
+	// judgement of placelab's validators against the real scheduler's
+	// Filter (FilterJudgement: pairs, by rule, an example each, and the
+	// known differences).
+	FilterDisagreements *int             `json:"filter_disagreements,omitempty"`
+	Filter              *FilterJudgement `json:"filter_judgement,omitempty"`
 }
 
 // ClusterCompare replays run's dataset through each policy (stored as
@@ -69,6 +75,11 @@ func ClusterCompare(ctx context.Context, db *store.DB, run int64, policies []str
 				return nil, fmt.Errorf("analysis: compare: %s: %w", p, err)
 			}
 			runs = append(runs, ksr.Run)
+			j, err := JudgeKubeFilters(ctx, db, ds)
+			if err != nil {
+				return nil, fmt.Errorf("analysis: compare: the filter judgement: %w", err)
+			}
+			rep.Filter, rep.FilterDisagreements = j, &j.Disagreements
 			continue
 		}
 		spec := DefaultSpec(ds)

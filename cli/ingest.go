@@ -206,7 +206,7 @@ func printIngest(w io.Writer, s ingestSummary, format string) error {
 	return nil
 }
 
-func sortedKeys(m map[string]int64) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -307,12 +307,7 @@ func runKubeScheduler(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "run %d: %s (%s, seed %d) on %q: %d pods bound, %d unschedulable [%.2fs] (placelab check --run %d)\n",
 		rep.Run, analysis.KubeSchedulerPolicy, rep.Scheduler, rep.Seed, rep.Dataset, rep.Placed, rep.Unschedulable, rep.Seconds, rep.Run)
-	plugins := make([]string, 0, len(rep.Reasons))
-	for p := range rep.Reasons {
-		plugins = append(plugins, p)
-	}
-	sort.Strings(plugins)
-	for _, p := range plugins {
+	for _, p := range sortedKeys(rep.Reasons) {
 		fmt.Fprintf(c.App.Writer, "  %d unschedulable pods refused by %s on some node\n", rep.Reasons[p], p)
 	}
 	return nil

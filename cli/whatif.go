@@ -240,6 +240,16 @@ Example:
 			for _, r := range rep.Rows {
 				fmt.Fprintf(w, "%6d  %-9s %-15s %7d %10d %12d %8.0f %8d %10d %10d\n", r.Run, r.Engine, r.Policy, r.Placed, r.NotPlaced, r.NodesInUse, r.LBNodes, r.UBNodes, r.DrainableNodes, r.Violations)
 			}
+			if j := rep.Filter; j != nil {
+				fmt.Fprintf(w, "placelab's validators beside %s's Filter, pod by pod: %d disagreements in %d (pod, node) pairs of %d pods\n",
+					j.Scheduler, j.Disagreements, j.Pairs, j.Pods)
+				for _, k := range sortedKeys(j.ByRule) {
+					fmt.Fprintf(w, "  %s: %d pairs, e.g. %s\n", k, j.ByRule[k], j.Examples[k])
+				}
+				for _, k := range sortedKeys(j.Known) {
+					fmt.Fprintf(w, "  known difference, %s: %d pairs\n", k, j.Known[k])
+				}
+			}
 			return nil
 		},
 	}
