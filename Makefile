@@ -24,7 +24,7 @@ APT_NB_PKGS    := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ip
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build demo test test-long deps-go deps-build deps-test deps-notebooks notebooks-test fmt vet clean bench
+.PHONY: all build kubesched demo test test-long deps-go deps-build deps-test deps-notebooks notebooks-test fmt vet clean bench
 
 all: build
 
@@ -131,8 +131,18 @@ vet: deps-build
 # required when make test runs as root and skipped (saying why) otherwise.
 REQUIRE_SLURM := $(shell [ "$$(id -u)" = 0 ] && echo 1)
 
-test: deps-test vet
-	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 PLACELAB_REQUIRE_PANDAS=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) $(GO) test -count=1 -timeout 30m ./...
+# The real kube-scheduler (tools/kubesched: a Go module of its own around
+# k8s.io/kubernetes, so placelab's build, binary and importers carry none
+# of it). Built only when asked — replay --policy kube-scheduler and whatif
+# policies --policies kube-scheduler need it — or by make test, which
+# builds it, runs its tests and requires placelab's tests of it.
+KUBESCHED := bin/kubesched
+kubesched: deps-go
+	cd tools/kubesched && $(GO) build -o ../../$(KUBESCHED) .
+
+test: deps-test vet kubesched
+	cd tools/kubesched && $(GO) vet ./... && $(GO) test -count=1 ./...
+	PLACELAB_KUBESCHED=$(CURDIR)/$(KUBESCHED) PLACELAB_REQUIRE_KUBESCHED=1 PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 PLACELAB_REQUIRE_PANDAS=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) $(GO) test -count=1 -timeout 30m ./...
 	# the concurrent agents, the background refresh, the healable samples computed beside the replay, concurrent XGBoost predictions and the lifetime runs replayed at once, again under the race detector
 	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$|^TestReplayStopsItsBookBeforeReturning$$' ./analysis/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 	# every notebook, headless, top to bottom

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"placelab/datasets"
+	"placelab/internal/shareddata"
 )
 
 // RequireKubeSchedEnv makes an absent kubesched program a failure rather
@@ -170,4 +173,25 @@ func TestCapacityLikeAgainstScheduler(t *testing.T) {
 	if len(tmpls) == 0 {
 		t.Fatal("no template pod")
 	}
+}
+
+// TestFilterJudgementSamples holds the judgement at 0 on the real samples
+// in ../shared/data/k8s-samples (open-simulator's and cluster-capacity's
+// manifests, a support bundle's nodes), ingested together.
+func TestFilterJudgementSamples(t *testing.T) {
+	requireKubeSched(t)
+	dir := shareddata.Path(t, "k8s-samples")
+	ctx := context.Background()
+	db := memDB(t)
+	if _, err := datasets.Ingest(ctx, db, "k8s", []string{dir}, datasets.Options{Dataset: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	j, err := JudgeKubeFilters(ctx, db, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Pods == 0 || j.Disagreements != 0 {
+		t.Errorf("samples: %d pods, %d disagreements: %v, e.g. %v", j.Pods, j.Disagreements, j.ByRule, j.Examples)
+	}
+	t.Logf("samples: %d pods, %d pairs, known differences %v", j.Pods, j.Pairs, j.Known)
 }

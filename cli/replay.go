@@ -280,9 +280,10 @@ func printSummary(c *cli.Context, s replay.Summary, format string) error {
 // kube-scheduler; it honours --dataset and --seed (the choice among
 // top-scored nodes) and refuses every other engine setting.
 func runKubeScheduler(c *cli.Context) error {
-	for _, name := range c.FlagNames() {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
 		switch name {
-		case "dataset", "policy", "seed", "format", "d", "p":
+		case "dataset", "policy", "seed", "format":
 		default:
 			if c.IsSet(name) {
 				return fmt.Errorf("replay --policy %s: --%s is placelab's engine setting, which the real scheduler cannot honour", analysis.KubeSchedulerPolicy, name)

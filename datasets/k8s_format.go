@@ -42,7 +42,10 @@ They are parsed with the Kubernetes API's own Go types.
     10^9 bytes), ephemeral-storage -> ssd_gb, nvidia.com/gpu (and other GPU resources)
     -> gpus, pods -> pod slots; SKU = instance type (node.kubernetes.io/instance-type,
     else node pool, else "node"; shapes that differ get #2, #3…); cluster = the
-    topology zone, rack = zone/pool; a cordoned or not-Ready node is unhealthy.
+    topology zone, rack = zone/pool; a cordoned node carries the taint
+    node.kubernetes.io/unschedulable:NoSchedule and a not-Ready node its not-ready
+    taint, so only the pods that tolerate them go there (kube-scheduler's
+    NodeUnschedulable and TaintToleration).
   Pods -> VMs: Running and Pending pods (Succeeded and Failed are counted and left
     out); effective request (init and sidecar containers, overhead) as the demand, one
     pod slot each; tenant = namespace/owner (ReplicaSet -> Deployment, StatefulSet, Job,
@@ -220,10 +223,12 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 		if pool == "" {
 			pool = "nodes"
 		}
+		// A cordoned or not-Ready node keeps pods off by its taints (the
+		// cordon's node.kubernetes.io/unschedulable, the controller's
+		// not-ready), as kube-scheduler decides: only the pods that
+		// tolerate them (a DaemonSet's) go there. It is no machine out of
+		// service.
 		health := "healthy"
-		if n.Unschedulable || !n.Ready {
-			health = "unhealthy"
-		}
 		if err := w.Append("machine", int32(i), n.Name, zone, dc, dc, dc+"/"+pool, int16(0), skuOf[i], health); err != nil {
 			return err
 		}

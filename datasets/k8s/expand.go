@@ -92,7 +92,7 @@ func (l *loader) expandDaemonSet(w *workload, ownerKind, ownerName string) error
 		if !ok {
 			continue
 		}
-		if _, untolerated := schedcorev1.FindMatchingUntoleratedTaint(discardLogger, node.Spec.Taints, tolerations,
+		if _, untolerated := schedcorev1.FindMatchingUntoleratedTaint(discardLogger, placementTaints(node), tolerations,
 			placementTaint, enableTaintComparison); untolerated {
 			continue
 		}

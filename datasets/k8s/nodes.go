@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -46,7 +47,7 @@ func (l *loader) buildNodes() error {
 	l.nodeObjs = nil
 	seen := map[string]bool{}
 	for _, n := range l.nodeK8s {
-		for _, t := range n.Spec.Taints {
+		for _, t := range placementTaints(n) {
 			if !placementTaint(&t) {
 				continue
 			}
@@ -117,6 +118,29 @@ func firstLabel(labels map[string]string, keys ...string) string {
 		}
 	}
 	return ""
+}
+
+// unschedulableTaint is the taint kube-scheduler's NodeUnschedulable filter
+// reads a cordoned node (spec.unschedulable) as: a pod that does not
+// tolerate it stays off.
+var unschedulableTaint = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
+
+// placementTaints are the taints that decide which pods a node takes: its
+// own and, on a cordoned node, unschedulableTaint (the API server adds it
+// too; a hand-written manifest may not have it). A not-Ready node keeps
+// pods off through the node.kubernetes.io/not-ready taint its controller
+// sets, as kube-scheduler sees it; the Ready condition itself decides
+// nothing there.
+func placementTaints(n *corev1.Node) []corev1.Taint {
+	if !n.Spec.Unschedulable {
+		return n.Spec.Taints
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key == unschedulableTaint.Key && t.Effect == unschedulableTaint.Effect {
+			return n.Spec.Taints
+		}
+	}
+	return append(slices.Clone(n.Spec.Taints), unschedulableTaint)
 }
 
 // placementTaint reports whether a taint keeps pods off its node: effect

@@ -236,7 +236,7 @@ func (l *loader) toleratedSet(pod *Pod, e *podEntry) (int, error) {
 		key = "tolerates " + strings.Join(names, ", ")
 	}
 	return l.nodeSet(SetTolerated, key, func(i int) (bool, error) {
-		_, untolerated := schedcorev1.FindMatchingUntoleratedTaint(discardLogger, l.nodeK8s[i].Spec.Taints, tolerations,
+		_, untolerated := schedcorev1.FindMatchingUntoleratedTaint(discardLogger, placementTaints(l.nodeK8s[i]), tolerations,
 			placementTaint, enableTaintComparison)
 		return !untolerated, nil
 	})

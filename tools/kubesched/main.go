@@ -70,7 +70,7 @@ func run() int {
 		return 1
 	}
 	if *seed != "" {
-		if in.Seed, err = strconv.ParseInt(*seed, 10, 64); err != nil {
+		if in.Seed, err = strconv.ParseUint(*seed, 10, 64); err != nil {
 			fmt.Fprintln(os.Stderr, "kubesched: -seed:", err)
 			return 2
 		}

@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -70,8 +72,8 @@ const pcgStream = 0x6b75626573636864 // "kubeschd"
 
 // Input is the JSON the program reads.
 type Input struct {
-	Seed  int64  `json:"seed"`
-	Mode  string `json:"mode"`
+	Seed  uint64     `json:"seed"`
+	Mode  string     `json:"mode"`
 	Nodes []*v1.Node `json:"nodes"`
 	Pods  []*v1.Pod  `json:"pods"`
 	// Optional. PVCs a pod references and the input lacks are synthesized
@@ -87,7 +89,7 @@ type Output struct {
 	Scheduler                string      `json:"scheduler"`
 	Profile                  string      `json:"profile"`
 	PercentageOfNodesToScore int         `json:"percentage_of_nodes_to_score"`
-	Seed                     int64       `json:"seed"`
+	Seed                     uint64      `json:"seed"`
 	Placed                   int         `json:"placed"`
 	Unschedulable            int         `json:"unschedulable"`
 	Seconds                  float64     `json:"seconds"`
@@ -108,6 +110,10 @@ type PodResult struct {
 	// Feasible lists, in mode "filter", the nodes that passed Filter at the
 	// pod's turn, sorted by name (present, possibly empty, in that mode).
 	Feasible *[]string `json:"feasible,omitempty"`
+	// Rejected maps, in mode "filter", every node not in Feasible to the
+	// plugin that refused it (a PreEnqueue or PreFilter rejection names
+	// every node). An addition to the brief, read by placelab's analysis.
+	Rejected map[string]string `json:"rejected,omitempty"`
 }
 
 // SchedulerVersion is the k8s.io/kubernetes version this binary was built
@@ -255,7 +261,7 @@ func Run(ctx context.Context, in *Input) (*Output, error) {
 		fw:       fw,
 		cache:    schedCache,
 		snapshot: snapshot,
-		rng:      rand.New(rand.NewPCG(uint64(in.Seed), pcgStream)),
+		rng:      rand.New(rand.NewPCG(in.Seed, pcgStream)),
 		filter:   mode == ModeFilter,
 	}
 	for _, pod := range pending {
@@ -300,65 +306,71 @@ func (s *scheduler) scheduleOne(ctx context.Context, pod *v1.Pod) (PodResult, er
 	if err != nil {
 		return res, err
 	}
-	reject := func(reasons map[string]int) (PodResult, error) {
+	reasons := map[string]int{}
+	// refuse records that plugin rejected node.
+	refuse := func(node, plugin string) {
+		reasons[plugin]++
+		if s.filter {
+			if res.Rejected == nil {
+				res.Rejected = map[string]string{}
+			}
+			res.Rejected[node] = plugin
+		}
+	}
+	refuseAll := func(plugin string) (PodResult, error) {
+		for _, ni := range allNodes {
+			refuse(ni.Node().Name, plugin)
+		}
 		res.Reasons = reasons
 		return res, nil
 	}
 	fail := func(st *fwk.Status) (PodResult, error) {
 		res.Error = st.AsError().Error()
-		if res.Reasons == nil {
-			res.Reasons = map[string]int{}
-		}
 		name := st.Plugin()
 		if name == "" {
 			name = "Error"
 		}
-		res.Reasons[name]++
+		reasons[name]++
+		res.Reasons = reasons
 		return res, nil
 	}
 
 	// PreEnqueue (SchedulingGates): a gated pod never leaves the queue.
 	for _, pl := range s.fw.PreEnqueuePlugins() {
 		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
-			return reject(map[string]int{pl.Name(): len(allNodes)})
+			return refuseAll(pl.Name())
 		}
 	}
 	if len(allNodes) == 0 {
-		return reject(map[string]int{})
+		res.Reasons = reasons
+		return res, nil
 	}
 
 	state := framework.NewCycleState()
 	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
 
 	preRes, st, preFilterPlugins := s.fw.RunPreFilterPlugins(ctx, state, pod)
+	// Plugins whose PreFilterResult excluded nodes, as one name.
+	preFilterName := strings.Join(sets.List(preFilterPlugins), ",")
 	if !st.IsSuccess() {
 		if !st.IsRejected() {
 			return fail(st)
 		}
-		reasons := map[string]int{}
 		if st.Plugin() != "" {
-			reasons[st.Plugin()] = len(allNodes)
-		} else {
-			// The PreFilterResults of these plugins left no node.
-			for name := range preFilterPlugins {
-				reasons[name] = len(allNodes)
-			}
+			return refuseAll(st.Plugin())
 		}
-		return reject(reasons)
+		// The PreFilterResults of these plugins left no node.
+		return refuseAll(preFilterName)
 	}
 
-	reasons := map[string]int{}
 	nodes := allNodes
 	if !preRes.AllNodes() {
 		nodes = make([]fwk.NodeInfo, 0, len(preRes.NodeNames))
 		for _, ni := range allNodes {
 			if preRes.NodeNames.Has(ni.Node().Name) {
 				nodes = append(nodes, ni)
-			}
-		}
-		if excluded := len(allNodes) - len(nodes); excluded > 0 {
-			for name := range preFilterPlugins {
-				reasons[name] += excluded
+			} else {
+				refuse(ni.Node().Name, preFilterName)
 			}
 		}
 	}
@@ -374,7 +386,7 @@ func (s *scheduler) scheduleOne(ctx context.Context, pod *v1.Pod) (PodResult, er
 		case st.IsSuccess():
 			feasible = append(feasible, nodes[i])
 		case st.IsRejected():
-			reasons[st.Plugin()]++
+			refuse(nodes[i].Node().Name, st.Plugin())
 		default:
 			return fail(st)
 		}
@@ -388,7 +400,8 @@ func (s *scheduler) scheduleOne(ctx context.Context, pod *v1.Pod) (PodResult, er
 		res.Feasible = &names
 	}
 	if len(feasible) == 0 {
-		return reject(reasons)
+		res.Reasons = reasons
+		return res, nil
 	}
 
 	// Score. With one feasible node the scheduler skips scoring.
@@ -418,7 +431,9 @@ func (s *scheduler) scheduleOne(ctx context.Context, pod *v1.Pod) (PodResult, er
 		if !st.IsRejected() {
 			return fail(st)
 		}
-		return reject(map[string]int{st.Plugin(): 1})
+		// Filter admitted host, so it stays in Feasible; only Reasons say it.
+		res.Reasons = map[string]int{st.Plugin(): 1}
+		return res, nil
 	}
 	res.Node = host
 	return res, nil
@@ -549,7 +564,9 @@ func namespaces(pinned, pending []*v1.Pod) []runtime.Object {
 }
 
 // synthesizeVolumes returns the objects for the fake clientset: the input's
-// PVCs, PVs and StorageClasses, plus, for every PVC a pod references (by
+// PVCs, PVs and StorageClasses, with each claim that names its volume
+// (spec.volumeName) completed as bound (see completeBinding; a volume the
+// input lacks is synthesized), plus, for every PVC a pod references (by
 // persistentVolumeClaim or as a generic ephemeral volume) that the input
 // lacks, a synthesized PVC already bound to a synthesized PV. Without them
 // VolumeBinding would reject the pod for lack of objects. The PV has no node
@@ -559,16 +576,38 @@ func namespaces(pinned, pending []*v1.Pod) []runtime.Object {
 func synthesizeVolumes(in *Input, nodes []*v1.Node, pinned, pending []*v1.Pod) []runtime.Object {
 	var objs []runtime.Object
 	have := map[string]bool{}
+	pvs := map[string]*v1.PersistentVolume{}
+	for _, pv := range in.PersistentVolumes {
+		if pvs[pv.Name] != nil {
+			klog.Warningf("PersistentVolume %s is listed twice; the first is used", pv.Name)
+			continue
+		}
+		pv = pv.DeepCopy()
+		pvs[pv.Name] = pv
+		objs = append(objs, pv)
+	}
 	for _, c := range in.PersistentVolumeClaims {
 		c = c.DeepCopy()
 		if c.Namespace == "" {
 			c.Namespace = metav1.NamespaceDefault
 		}
-		have[c.Namespace+"/"+c.Name] = true
+		key := c.Namespace + "/" + c.Name
+		if have[key] {
+			klog.Warningf("PersistentVolumeClaim %s is listed twice; the first is used", key)
+			continue
+		}
+		have[key] = true
+		if c.Spec.VolumeName != "" {
+			pv := pvs[c.Spec.VolumeName]
+			if pv == nil {
+				// The claim names a volume the input lacks: synthesize it.
+				pv = boundPV(c.Spec.VolumeName, c, pvcSize(c))
+				pvs[pv.Name] = pv
+				objs = append(objs, pv)
+			}
+			completeBinding(c, pv)
+		}
 		objs = append(objs, c)
-	}
-	for _, pv := range in.PersistentVolumes {
-		objs = append(objs, pv.DeepCopy())
 	}
 	for _, sc := range in.StorageClasses {
 		objs = append(objs, sc.DeepCopy())
@@ -609,41 +648,17 @@ func synthesizeVolumes(in *Input, nodes []*v1.Node, pinned, pending []*v1.Pod) [
 			if size.IsZero() {
 				size = resource.MustParse("1Gi")
 			}
-			pvName := fmt.Sprintf("kubesched-pv-%s-%s", p.Namespace, claim)
 			pvc := &v1.PersistentVolumeClaim{
-				ObjectMeta: metav1.ObjectMeta{
-					Name: claim, Namespace: p.Namespace, OwnerReferences: owner,
-					UID:         types.UID("kubesched-pvc-" + key),
-					Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "yes"},
-				},
+				ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: p.Namespace, OwnerReferences: owner},
 				Spec: v1.PersistentVolumeClaimSpec{
 					AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
 					Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: size}},
 					StorageClassName: ptr.To(""),
-					VolumeName:       pvName,
-				},
-				Status: v1.PersistentVolumeClaimStatus{
-					Phase:       v1.ClaimBound,
-					AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-					Capacity:    v1.ResourceList{v1.ResourceStorage: size},
+					VolumeName:       fmt.Sprintf("kubesched-pv-%s-%s", p.Namespace, claim),
 				},
 			}
-			pv := &v1.PersistentVolume{
-				ObjectMeta: metav1.ObjectMeta{Name: pvName, Labels: map[string]string{}},
-				Spec: v1.PersistentVolumeSpec{
-					Capacity:                      v1.ResourceList{v1.ResourceStorage: size},
-					AccessModes:                   []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-					PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimRetain,
-					PersistentVolumeSource: v1.PersistentVolumeSource{
-						HostPath: &v1.HostPathVolumeSource{Path: "/kubesched/" + pvName},
-					},
-					ClaimRef: &v1.ObjectReference{
-						Kind: "PersistentVolumeClaim", APIVersion: "v1",
-						Namespace: p.Namespace, Name: claim, UID: pvc.UID,
-					},
-				},
-				Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
-			}
+			pv := boundPV(pvc.Spec.VolumeName, pvc, size)
+			completeBinding(pvc, pv)
 			if z, ok := zoneOf[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
 				pv.Labels[v1.LabelTopologyZone] = z
 			}
@@ -653,11 +668,79 @@ func synthesizeVolumes(in *Input, nodes []*v1.Node, pinned, pending []*v1.Pod) [
 	return objs
 }
 
+// completeBinding does what the PV controller does once a claim and its
+// volume point at each other: the claim gets the bind-completed annotation
+// (without it VolumeBinding takes a claim with spec.volumeName for one
+// still to bind, and rejects the pod as having unbound immediate claims),
+// both get phase Bound, and the volume's claimRef names the claim's UID.
+// A volume already bound to another claim is left alone (VolumeBinding
+// then judges the pair as it finds it).
+func completeBinding(pvc *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) {
+	ref := pv.Spec.ClaimRef
+	if ref == nil {
+		ref = &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name}
+		pv.Spec.ClaimRef = ref
+	}
+	if ref.Namespace == "" {
+		ref.Namespace = metav1.NamespaceDefault
+	}
+	if ref.Namespace != pvc.Namespace || ref.Name != pvc.Name || (ref.UID != "" && pvc.UID != "" && ref.UID != pvc.UID) {
+		return
+	}
+	if pvc.UID == "" {
+		pvc.UID = ref.UID
+	}
+	if pvc.UID == "" {
+		pvc.UID = types.UID("kubesched-pvc-" + pvc.Namespace + "/" + pvc.Name)
+	}
+	ref.UID = pvc.UID
+	metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, "pv.kubernetes.io/bind-completed", "yes")
+	pvc.Status.Phase = v1.ClaimBound
+	if len(pvc.Status.AccessModes) == 0 {
+		pvc.Status.AccessModes = pvc.Spec.AccessModes
+	}
+	if pvc.Status.Capacity == nil && pv.Spec.Capacity != nil {
+		pvc.Status.Capacity = pv.Spec.Capacity.DeepCopy()
+	}
+	pv.Status.Phase = v1.VolumeBound
+}
+
+// boundPV is a synthesized volume for pvc: no node affinity, no zone.
+func boundPV(name string, pvc *v1.PersistentVolumeClaim, size resource.Quantity) *v1.PersistentVolume {
+	modes := pvc.Spec.AccessModes
+	if len(modes) == 0 {
+		modes = []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}
+	}
+	return &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}},
+		Spec: v1.PersistentVolumeSpec{
+			Capacity:                      v1.ResourceList{v1.ResourceStorage: size},
+			AccessModes:                   modes,
+			PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource: v1.PersistentVolumeSource{
+				HostPath: &v1.HostPathVolumeSource{Path: "/kubesched/" + name},
+			},
+			StorageClassName: ptr.Deref(pvc.Spec.StorageClassName, ""),
+			ClaimRef: &v1.ObjectReference{
+				Kind: "PersistentVolumeClaim", APIVersion: "v1",
+				Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID,
+			},
+		},
+	}
+}
+
+func pvcSize(pvc *v1.PersistentVolumeClaim) resource.Quantity {
+	if q, ok := pvc.Spec.Resources.Requests[v1.ResourceStorage]; ok && !q.IsZero() {
+		return q
+	}
+	return resource.MustParse("1Gi")
+}
+
 // noNominator is an empty PodNominator: nothing is ever nominated (there is
 // no preemption), and plugins asking for nominated pods get none.
 type noNominator struct{}
 
 func (noNominator) AddNominatedPod(klog.Logger, fwk.PodInfo, *fwk.NominatingInfo) {}
-func (noNominator) DeleteNominatedPodIfExists(*v1.Pod)                          {}
-func (noNominator) UpdateNominatedPod(klog.Logger, *v1.Pod, fwk.PodInfo)        {}
-func (noNominator) NominatedPodsForNode(string) []fwk.PodInfo                   { return nil }
+func (noNominator) DeleteNominatedPodIfExists(*v1.Pod)                            {}
+func (noNominator) UpdateNominatedPod(klog.Logger, *v1.Pod, fwk.PodInfo)          {}
+func (noNominator) NominatedPodsForNode(string) []fwk.PodInfo                     { return nil }

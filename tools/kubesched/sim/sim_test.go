@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"testing"
 	"time"
@@ -68,7 +70,7 @@ var taint = v1.Taint{Key: "dedicated", Value: "special", Effect: v1.TaintEffectN
 // testCluster: 7 nodes in 3 zones (a3 tainted and labelled dedicated=special,
 // b2 labelled disktype=ssd), a DaemonSet-like pod bound to every node and a
 // pinned 3.5-CPU pod on b1, then the pods to schedule.
-func testCluster(mode string, seed int64) *Input {
+func testCluster(mode string, seed uint64) *Input {
 	in := &Input{Seed: seed, Mode: mode}
 	in.Nodes = []*v1.Node{
 		node("a1", "a", nil), node("a2", "a", nil),
@@ -298,6 +300,15 @@ func TestFilterModeFeasible(t *testing.T) {
 		if r.Node == "" && len(f) != 0 {
 			t.Errorf("%s: unschedulable with feasible nodes %v", r.Pod, f)
 		}
+		// Feasible and the keys of Rejected partition the nodes.
+		if got := len(f) + len(r.Rejected); got != len(in.Nodes) {
+			t.Errorf("%s: %d feasible + %d rejected nodes, want %d", r.Pod, len(f), len(r.Rejected), len(in.Nodes))
+		}
+		for _, n := range f {
+			if _, ok := r.Rejected[n]; ok {
+				t.Errorf("%s: %s both feasible and rejected", r.Pod, n)
+			}
+		}
 		if r.Node == "" && r.Reasons == nil {
 			t.Errorf("%s: unschedulable without reasons", r.Pod)
 		}
@@ -308,6 +319,10 @@ func TestFilterModeFeasible(t *testing.T) {
 		case "test/selector":
 			if !slices.Equal(f, []string{"b2"}) {
 				t.Errorf("selector feasible %v, want [b2]", f)
+			}
+		case "test/big":
+			if r.Rejected["a3"] != "TaintToleration" || r.Rejected["a1"] != "NodeResourcesFit" {
+				t.Errorf("big: rejected %v, want a3 by TaintToleration, a1 by NodeResourcesFit", r.Rejected)
 			}
 		case "test/tolerating":
 			if !slices.Equal(f, []string{"a3"}) {
@@ -326,8 +341,8 @@ func TestFilterModeFeasible(t *testing.T) {
 	in.Mode = ModeSchedule
 	sched := run(t, in)
 	for i, r := range sched.Pods {
-		if r.Feasible != nil {
-			t.Errorf("%s: feasible list in schedule mode", r.Pod)
+		if r.Feasible != nil || r.Rejected != nil {
+			t.Errorf("%s: feasible or rejected list in schedule mode", r.Pod)
 		}
 		if r.Node != out.Pods[i].Node || r.Pod != out.Pods[i].Pod {
 			t.Errorf("schedule mode %s->%s, filter mode %s->%s", r.Pod, r.Node, out.Pods[i].Pod, out.Pods[i].Node)
@@ -363,5 +378,96 @@ func TestSynthesizedPVCZone(t *testing.T) {
 func TestBadMode(t *testing.T) {
 	if _, err := Run(context.Background(), &Input{Mode: "nope"}); err == nil {
 		t.Fatal("want an error for an unknown mode")
+	}
+}
+
+// Run stops every goroutine it started (informers, the DRA tracker, the
+// framework's metrics recorder, the cache's metrics loop) before returning,
+// or shortly after for loops that only poll their stop channel.
+func TestNoGoroutineLeft(t *testing.T) {
+	run(t, testCluster(ModeSchedule, 1)) // process-wide one-time goroutines start here
+	time.Sleep(100 * time.Millisecond)
+	base := runtime.NumGoroutine()
+	run(t, testCluster(ModeFilter, 2))
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			var buf bytes.Buffer
+			_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+			t.Fatalf("%d goroutines after Run, %d before:\n%s", runtime.NumGoroutine(), base, buf.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A PVC the input supplies unbound (no class, no PV) is not replaced by a
+// synthesized one: VolumeBinding rejects its pod at PreFilter.
+func TestUnboundInputPVC(t *testing.T) {
+	in := testCluster(ModeSchedule, 1)
+	p := pod("unbound", "", 200, "100m", "64Mi")
+	p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{
+		PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "pending-claim"}}}}
+	in.Pods = append(in.Pods, p)
+	in.PersistentVolumeClaims = []*v1.PersistentVolumeClaim{{
+		ObjectMeta: metav1.ObjectMeta{Name: "pending-claim", Namespace: "test"},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			StorageClassName: ptr.To(""),
+			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
+		},
+	}}
+	out := run(t, in)
+	last := out.Pods[len(out.Pods)-1]
+	if last.Pod != "test/unbound" || last.Node != "" || last.Reasons["VolumeBinding"] != len(in.Nodes) {
+		t.Fatalf("got %+v, want test/unbound rejected by VolumeBinding on all %d nodes", last, len(in.Nodes))
+	}
+}
+
+// A pod with a scheduling gate stays in the queue: SchedulingGates
+// (PreEnqueue) refuses it on every node.
+func TestSchedulingGate(t *testing.T) {
+	in := testCluster(ModeFilter, 1)
+	p := pod("gated", "", 300, "100m", "64Mi")
+	p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/wait"}}
+	in.Pods = append(in.Pods, p)
+	out := run(t, in)
+	last := out.Pods[len(out.Pods)-1]
+	if last.Pod != "test/gated" || last.Node != "" || last.Reasons["SchedulingGates"] != len(in.Nodes) || len(last.Rejected) != len(in.Nodes) {
+		t.Fatalf("got %+v, want test/gated refused by SchedulingGates on all %d nodes", last, len(in.Nodes))
+	}
+}
+
+// A claim given as placelab gives it (spec.volumeName, phase Bound, no
+// bind-completed annotation) to a volume with zone-b node affinity is
+// completed as the PV controller would: the pod may go to zone b only, and
+// VolumeBinding's Filter names the other nodes.
+func TestInputClaimCompleted(t *testing.T) {
+	in := testCluster(ModeFilter, 1)
+	p := pod("zonal", "", 400, "100m", "64Mi")
+	p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{
+		PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "zonal-data"}}}}
+	in.Pods = append(in.Pods, p)
+	in.PersistentVolumeClaims = []*v1.PersistentVolumeClaim{{
+		ObjectMeta: metav1.ObjectMeta{Name: "zonal-data", Namespace: "test"},
+		Spec:       v1.PersistentVolumeClaimSpec{VolumeName: "pv-zonal", AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}},
+		Status:     v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound},
+	}}
+	in.PersistentVolumes = []*v1.PersistentVolume{{
+		ObjectMeta: metav1.ObjectMeta{Name: "pv-zonal"},
+		Spec: v1.PersistentVolumeSpec{
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			ClaimRef:    &v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "test", Name: "zonal-data"},
+			NodeAffinity: &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+				MatchExpressions: []v1.NodeSelectorRequirement{{Key: zoneKey, Operator: v1.NodeSelectorOpIn, Values: []string{"b"}}}}}}},
+		},
+		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound},
+	}}
+	out := run(t, in)
+	last := out.Pods[len(out.Pods)-1]
+	if last.Pod != "test/zonal" || (last.Node != "b1" && last.Node != "b2") || !slices.Equal(*last.Feasible, []string{"b2"}) && !slices.Equal(*last.Feasible, []string{"b1", "b2"}) {
+		t.Fatalf("got %+v, want test/zonal in zone b", last)
+	}
+	if last.Rejected["a1"] != "VolumeBinding" || last.Rejected["c1"] != "VolumeBinding" {
+		t.Errorf("rejected %v, want zones a and c by VolumeBinding", last.Rejected)
 	}
 }
