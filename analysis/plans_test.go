@@ -167,7 +167,7 @@ func TestCapacityLikePendingPods(t *testing.T) {
 // and holds its pods (whatif migrate planned for 1 VM before).
 func TestRunStateAtAnEmptyInstant(t *testing.T) {
 	ctx := context.Background()
-	_, db, run := generatedCluster(t, judgeClusters[0])
+	dir, db, run := generatedCluster(t, judgeClusters[0])
 	if _, err := LoadRunState(ctx, db, run, -1e9); err == nil || !strings.Contains(err.Error(), "holds no VM") {
 		t.Fatalf("snapshot before the first placement: %v, want ErrNoSnapshot", err)
 	}
@@ -177,6 +177,22 @@ func TestRunStateAtAnEmptyInstant(t *testing.T) {
 	}
 	if rs.State.Len() < 300 || len(rs.PinnedVMs) == 0 {
 		t.Fatalf("default snapshot holds %d VMs (%d pinned)", rs.State.Len(), len(rs.PinnedVMs))
+	}
+	// Its Pending pods are the kubectl JSON's (pods with no node), created
+	// after the last pod the scheduler bound: the default instant holds
+	// them (it ended before them, and drain said 0 Pending).
+	judge, err := kubejudge.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := 0
+	for _, p := range judge.Pods {
+		if p.Spec.NodeName == "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			pending++
+		}
+	}
+	if pending == 0 || len(rs.Pending) != pending {
+		t.Errorf("default snapshot: %d Pending VMs, kubectl's JSON %d Pending pods", len(rs.Pending), pending)
 	}
 	// Every placement is rebuilt whole: its node sets and tenant bounds are
 	// the trace's, and a pinned pod carries its pin.

@@ -35,7 +35,7 @@ type RunState struct {
 	Policy  string
 	Engine  string
 	// T is the instant: the run's last event (its last sample or
-	// placement) unless asked.
+	// placement, or its dataset's last arrival when later) unless asked.
 	T     float64
 	Trace *replay.Trace
 	State *optimizer.State
@@ -86,10 +86,18 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_params"), run).Scan(&rs.Engine, &params); err != nil {
 		return nil, err
 	}
-	if math.IsNaN(rs.T) {
-		rs.T = lr.last
-	}
 	tr := lr.tr
+	if math.IsNaN(rs.T) {
+		// The run's last event: its last sample or placement, or the last
+		// arrival of its dataset when later (a cluster's Pending pods,
+		// created after the last pod the scheduler bound).
+		rs.T = lr.last
+		for i := range tr.VMs {
+			if v := &tr.VMs[i]; v.Start > rs.T && v.Start < v.End {
+				rs.T = v.Start
+			}
+		}
+	}
 	inv := tr.Inv
 	// The run's settings.
 	var pr runParams
