@@ -300,3 +300,33 @@ func (rs *RunState) TypeSize(ctx context.Context, db *store.DB, t int32) (optimi
 	name := rs.Trace.Inv.Types[t].Name
 	return rs.sizes[name], rs.sized[name], nil
 }
+
+// ResolveVM is the vm_id of the VM of run's load named key (a pod's
+// namespace/name) or, when no VM has that name, whose vm_id key is; a name
+// several VMs share is refused (give the vm_id).
+func ResolveVM(ctx context.Context, db *store.DB, run int64, key string) (int64, error) {
+	id, err := resolve(ctx, db, "resolve_vm", "VM", "vm_id", run, key)
+	return id, err
+}
+
+// ResolveMachine is the machine_id of the machine of run's load named key
+// or, when none has that name, whose machine_id key is.
+func ResolveMachine(ctx context.Context, db *store.DB, run int64, key string) (int32, error) {
+	id, err := resolve(ctx, db, "resolve_machine", "machine", "machine_id", run, key)
+	return int32(id), err
+}
+
+// resolve runs a resolve_* query.
+func resolve(ctx context.Context, db *store.DB, query, what, idName string, run int64, key string) (int64, error) {
+	var id, n int64
+	err := db.SQL().QueryRowContext(ctx, store.MustQuery(query), run, key).Scan(&id, &n)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, fmt.Errorf("analysis: run %d's load has no %s named %q and none with that %s", run, what, key, idName)
+	case err != nil:
+		return 0, err
+	case n > 1:
+		return 0, fmt.Errorf("analysis: %d %ss of run %d's load are named %q: give the %s", n, what, run, key, idName)
+	}
+	return id, nil
+}

@@ -54,8 +54,8 @@ Examples:
    placelab explain --run 1 --machine ip-10-0-3-17`,
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` (placelab sql \"SELECT * FROM run\")"},
-			&cli.Int64Flag{Name: "vm", Usage: "vm_id `ID`"},
-			&cli.StringFlag{Name: "machine", Usage: "with --vm: machine_id `ID` to compare with the chosen machine; without: a node (name or id) to explain why it cannot be drained"},
+			&cli.StringFlag{Name: "vm", Usage: "the VM or pod: its `NAME` (namespace/name for a pod) or vm_id"},
+			&cli.StringFlag{Name: "machine", Usage: "with --vm: a machine (`NAME` or machine_id) to compare with the chosen machine; without: a node (name or id) to explain why it cannot be drained"},
 			&cli.StringFlag{Name: "at", Usage: "with --machine and no --vm: snapshot `TIME` (default: the run's last placement)"},
 			formatFlag("table", "json"),
 		},
@@ -222,7 +222,11 @@ func runExplain(c *cli.Context) error {
 	if c.IsSet("at") {
 		return errors.New("--at applies to --machine without --vm (why a node cannot be drained)")
 	}
-	run, vm := c.Int64("run"), c.Int64("vm")
+	run := c.Int64("run")
+	vm, err := analysis.ResolveVM(c.Context, db, run, c.String("vm"))
+	if err != nil {
+		return err
+	}
 	var rec explainRecord
 	var params string
 	var machine sql.NullInt64
@@ -279,11 +283,11 @@ func runExplain(c *cli.Context) error {
 		}
 	}
 	if c.IsSet("machine") {
-		other, err := strconv.ParseInt(c.String("machine"), 10, 64)
-		if err != nil || other < 0 {
-			return fmt.Errorf("--machine %q: with --vm, give a machine_id (an integer ≥ 0)", c.String("machine"))
+		other, err := analysis.ResolveMachine(c.Context, db, run, c.String("machine"))
+		if err != nil {
+			return err
 		}
-		cmp, err := compareMachine(c, db, &rec, other)
+		cmp, err := compareMachine(c, db, &rec, int64(other))
 		if err != nil {
 			return err
 		}

@@ -141,3 +141,44 @@ func TestCompareScores(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainByName: explain takes a VM's and a machine's names as well as
+// their ids (issue 52: --vm vm01483 was a flag parse error and --machine
+// east-m006 was refused), with the same answer; an unknown name is one
+// line naming it.
+func TestExplainByName(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.duckdb")
+	explainZone(t, db)
+	mustRun(t, db, "replay", "--dataset", "ev")
+	// The zone's VMs share one name: refused, asking for the vm_id.
+	shared := strings.TrimSpace(lastLine(mustRun(t, db, "sql", "SELECT name FROM vm WHERE vm_id = 5", "--format", "csv")))
+	if _, err := run(t, db, "explain", "--run", "1", "--vm", shared); err == nil || !strings.Contains(err.Error(), "give the vm_id") {
+		t.Errorf("a name 6 VMs share: %v", err)
+	}
+	s, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SQL().Exec("UPDATE vm SET name = 'vm-' || lpad(CAST(vm_id AS VARCHAR), 3, '0')"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	name := "vm-005"
+	byID := mustRun(t, db, "explain", "--run", "1", "--vm", "5", "--machine", "0", "--format", "json")
+	byName := mustRun(t, db, "explain", "--run", "1", "--vm", name, "--machine", "A", "--format", "json")
+	if byID != byName {
+		t.Errorf("by id:\n%s\nby name:\n%s", byID, byName)
+	}
+	if _, err := run(t, db, "explain", "--run", "1", "--vm", "no-such-vm"); err == nil || !strings.Contains(err.Error(), `no VM named "no-such-vm"`) {
+		t.Errorf("unknown VM: %v", err)
+	}
+	if _, err := run(t, db, "explain", "--run", "1", "--vm", name, "--machine", "Z"); err == nil || !strings.Contains(err.Error(), `no machine named "Z"`) {
+		t.Errorf("unknown machine: %v", err)
+	}
+}
+
+// lastLine is s's last non-empty line.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
