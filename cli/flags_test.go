@@ -23,7 +23,9 @@ func eachCommand(cmds []*cli.Command, path []string, fn func([]string, *cli.Comm
 func requiredArgs(c *cli.Command) []string {
 	var args []string
 	for _, f := range c.Flags {
-		if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() {
+		rf, ok := f.(cli.RequiredFlag)
+		df, doc := f.(cli.DocGenerationFlag)
+		if (ok && rf.IsRequired()) || (doc && strings.HasSuffix(df.GetUsage(), "(required)")) {
 			args = append(args, "--"+f.Names()[0], "1")
 		}
 	}

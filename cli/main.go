@@ -39,7 +39,7 @@ func exitCode(err error) int {
 }
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "placelab",
 		Usage:   "study cloud VM allocation: traces and inventory in DuckDB, allocators, bounds, reports",
 		Version: version,
@@ -108,6 +108,54 @@ Typical session:
 		// Errors, usage errors included, come back to main, which prints them
 		// once and picks the exit code (urfave/cli would otherwise os.Exit).
 		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	for _, c := range app.Commands {
+		requiredInAction(c, "placelab")
+	}
+	return app
+}
+
+// requiredInAction checks a command's required flags in its action, so
+// that a missing one is one line naming it and the help to read, not the
+// whole help (urfave/cli prints it before the error); the flags' usage
+// says "(required)". Subcommands alike.
+func requiredInAction(c *cli.Command, parent string) {
+	path := parent + " " + c.Name
+	for _, sub := range c.Subcommands {
+		requiredInAction(sub, path)
+	}
+	var required []string
+	for _, f := range c.Flags {
+		rf, ok := f.(cli.RequiredFlag)
+		if !ok || !rf.IsRequired() {
+			continue
+		}
+		name := f.Names()[0]
+		required = append(required, name)
+		switch x := f.(type) {
+		case *cli.StringFlag:
+			x.Required, x.Usage = false, x.Usage+" (required)"
+		case *cli.Int64Flag:
+			x.Required, x.Usage = false, x.Usage+" (required)"
+		case *cli.IntFlag:
+			x.Required, x.Usage = false, x.Usage+" (required)"
+		case *cli.StringSliceFlag:
+			x.Required, x.Usage = false, x.Usage+" (required)"
+		default:
+			required = required[:len(required)-1] // left to urfave/cli
+		}
+	}
+	if len(required) == 0 || c.Action == nil {
+		return
+	}
+	action := c.Action
+	c.Action = func(ctx *cli.Context) error {
+		for _, name := range required {
+			if !ctx.IsSet(name) {
+				return fmt.Errorf("%s: --%s is required (%s --help)", path, name, path)
+			}
+		}
+		return action(ctx)
 	}
 }
 

@@ -184,3 +184,16 @@ func TestMemoryLimitFlag(t *testing.T) {
 		t.Errorf("bad size: %v", err)
 	}
 }
+
+// TestMissingRequiredFlag: a command run without a required flag says in
+// one line which flag and where the help is, instead of printing the whole
+// help (issue 52: whatif drain without --run dumped it).
+func TestMissingRequiredFlag(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.duckdb")
+	for _, args := range [][]string{{"whatif", "drain"}, {"whatif", "migrate"}, {"explain"}} {
+		out, err := run(t, db, args...)
+		if err == nil || !strings.Contains(err.Error(), "--run is required") || strings.Contains(out, "USAGE") {
+			t.Errorf("placelab %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
