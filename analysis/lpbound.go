@@ -84,7 +84,11 @@ type LPBoundReport struct {
 	Every     float64      `json:"every_s"`
 	From      float64      `json:"from_s"` // the run's first placement: the first snapshot
 	Snapshots []LPSnapshot `json:"snapshots"`
-	// Means over the snapshots with VMs.
+	// Over the snapshots with VMs, densities weighted by allocated cores
+	// (Σ allocated cores / Σ the cores that hold them: online, UB's, LB's),
+	// so a snapshot of one VM weighs what its VM weighs; MeanEmptiable is
+	// the plain mean of the machines the online allocator could have
+	// emptied.
 	MeanOnlineDensity float64 `json:"mean_online_density"`
 	MeanLBDensity     float64 `json:"mean_lb_density"`
 	MeanUBDensity     float64 `json:"mean_ub_density"`
@@ -495,6 +499,7 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 	if opts.Progress != nil {
 		opts.Progress(int64(len(times)), int64(len(times)))
 	}
+	var alloc, online, ubCores, lbCores float64
 	for _, s := range rep.Snapshots {
 		if s.VMs == 0 {
 			continue
@@ -503,16 +508,21 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 		if s.Converged {
 			rep.Converged++
 		}
-		rep.MeanOnlineDensity += s.OnlineDensity
-		rep.MeanLBDensity += s.LBDensity
-		rep.MeanUBDensity += s.UBDensity
+		alloc += s.AllocatedCores
+		online += s.OnlineCores
+		ubCores += s.UBCores
+		lbCores += s.LBCores
 		rep.MeanEmptiable += s.EmptiableMachines
 		rep.MaxIntervalGapPct = math.Max(rep.MaxIntervalGapPct, s.IntervalGapPct)
 	}
+	ratio := func(a, b float64) float64 {
+		if b <= 0 {
+			return 0
+		}
+		return a / b
+	}
+	rep.MeanOnlineDensity, rep.MeanLBDensity, rep.MeanUBDensity = ratio(alloc, online), ratio(alloc, ubCores), ratio(alloc, lbCores)
 	if n := float64(rep.Bounded); n > 0 {
-		rep.MeanOnlineDensity /= n
-		rep.MeanLBDensity /= n
-		rep.MeanUBDensity /= n
 		rep.MeanEmptiable /= n
 	}
 	// Draw the offline runs' ids before the transaction.

@@ -173,6 +173,20 @@ func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 	if len(rep.Snapshots) > 7 {
 		t.Errorf("%d snapshots over a 5000 s run at every 1000 s", len(rep.Snapshots))
 	}
+	// The means of densities are weighted by allocated cores (issue 52: a
+	// first snapshot of one VM at 4% dragged the plain mean below every
+	// loaded snapshot's), recomputed here from the snapshots.
+	var alloc, online, ub, lb float64
+	for _, s := range rep.Snapshots {
+		if s.VMs > 0 {
+			alloc, online, ub, lb = alloc+s.AllocatedCores, online+s.OnlineCores, ub+s.UBCores, lb+s.LBCores
+		}
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
+	if !near(rep.MeanOnlineDensity, alloc/online) || !near(rep.MeanLBDensity, alloc/ub) || !near(rep.MeanUBDensity, alloc/lb) {
+		t.Errorf("means %v %v %v, want Σ allocated / Σ cores: %v %v %v", rep.MeanOnlineDensity, rep.MeanLBDensity, rep.MeanUBDensity,
+			alloc/online, alloc/ub, alloc/lb)
+	}
 }
 
 // TestLPBoundRunSynthetic bounds a Protean replay of a small synthetic zone

@@ -77,7 +77,9 @@ func TestLPIntervalViewsByHand(t *testing.T) {
 		"mean_online_density_pct", "mean_lb_density_pct", "mean_ub_density_pct",
 		"mean_online_machines", "mean_lb_machines", "mean_ub_machines", "mean_emptiable_machines",
 		"mean_interval_gap_pct", "max_interval_gap_pct")
-	want = []string{"1 protean 2 1 55 65 68.75 7.5 6 6.5 1 6.25 12.5"}
+	// Densities weighted by cores: 300 allocated over 120 + 240 online,
+	// 96 + 216 UB and 96 + 192 LB cores.
+	want = []string{"1 protean 2 1 83.33 96.15 104.17 7.5 6 6.5 1 6.25 12.5"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("lpbound_gap:\n got  %q\n want %q", got, want)
 	}
