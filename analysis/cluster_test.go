@@ -22,6 +22,15 @@ import (
 // and returns it with the observed run.
 func loadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
 	t.Helper()
+	_, db, run := ingestCluster(t, nodes, pods)
+	return db, run
+}
+
+// ingestCluster writes a cluster's two kubectl files to a folder, ingests
+// them into a fresh database and returns the folder, the database and the
+// observed run.
+func ingestCluster(t *testing.T, nodes, pods []byte) (string, *store.DB, int64) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := k8sgen.WriteDir(dir, nodes, pods); err != nil {
 		t.Fatal(err)
@@ -38,7 +47,7 @@ func loadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
 	if c.ObservedRun == 0 {
 		t.Fatal("no observed run")
 	}
-	return db, c.ObservedRun
+	return dir, db, c.ObservedRun
 }
 
 // exactRelaxed is the optimum of the snapshot's pods on its nodes as they

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"placelab/analysis/replay"
-	"placelab/datasets"
 	"placelab/datasets/k8sgen"
 	"placelab/internal/kubejudge"
 	"placelab/optimizer"
@@ -30,20 +29,7 @@ func generatedCluster(t *testing.T, o k8sgen.Options) (string, *store.DB, int64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := k8sgen.WriteDir(dir, nodes, pods); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(context.Background(), ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	c, err := datasets.Ingest(context.Background(), db, "k8s", []string{dir}, datasets.Options{Dataset: "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, db, c.ObservedRun
+	return ingestCluster(t, nodes, pods)
 }
 
 // judgeClusters are the held-out clusters of the plan tests: the issue's
