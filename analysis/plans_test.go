@@ -234,14 +234,7 @@ func overlappingPairs(t *testing.T, db *store.DB, plan, source int64) (fd, ud in
 func TestPlansKeepAvailabilitySets(t *testing.T) {
 	ctx := context.Background()
 	db := availDB(t)
-	s := DefaultSpec("s")
-	s.Engine.Explain = false
-	s.FaultDomains, s.UpdateDomains = 3, 5
-	res, err := Run(ctx, db, s, RunOptions{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := res.Summary.RunID
+	run := replayWithDomains(t, db, 3, 5)
 	dr, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -324,14 +317,7 @@ func TestDrainConformsToRules(t *testing.T) {
 		srcs = append(srcs, src{fmt.Sprintf("k8s seed %d", o.Seed), db, run})
 	}
 	db := availDB(t)
-	s := DefaultSpec("s")
-	s.Engine.Explain = false
-	s.FaultDomains, s.UpdateDomains = 3, 5
-	res, err := Run(ctx, db, s, RunOptions{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs = append(srcs, src{"replay with availability sets", db, res.Summary.RunID})
+	srcs = append(srcs, src{"replay with availability sets", db, replayWithDomains(t, db, 3, 5)})
 	for _, sc := range srcs {
 		cs, err := LoadClusterSnapshot(ctx, sc.db, sc.run, math.NaN())
 		if err != nil {
@@ -389,13 +375,7 @@ func TestDrainConformsToRules(t *testing.T) {
 func TestCheckHealth(t *testing.T) {
 	ctx := context.Background()
 	db := availDB(t)
-	s := DefaultSpec("s")
-	s.Engine.Explain = false
-	res, err := Run(ctx, db, s, RunOptions{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := res.Summary.RunID
+	run := replayWithDomains(t, db, 0, 0)
 	dr, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -495,4 +475,19 @@ func TestIngestKeepsObjects(t *testing.T) {
 	if got["Node"] != want["Node"] || got["Pod"] != want["Pod"] {
 		t.Errorf("k8s_object rows %v, want %v", got, want)
 	}
+}
+
+// replayWithDomains stores a Protean replay of dataset "s" with fault
+// domains f and update domains u (0: off), explanations off, and returns
+// its run id.
+func replayWithDomains(t *testing.T, db *store.DB, f, u int32) int64 {
+	t.Helper()
+	s := DefaultSpec("s")
+	s.Engine.Explain = false
+	s.FaultDomains, s.UpdateDomains = f, u
+	res, err := Run(context.Background(), db, s, RunOptions{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Summary.RunID
 }
