@@ -99,9 +99,9 @@ DEMO_K8S := .demo-k8s
 DEMO_OBSERVED = $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run WHERE engine = 'observed'" --format csv | tail -1)
 demo: build
 	$(BIN) --db $(DB) generate
-	$(BIN) --db $(DB) replay --policy protean
-	$(BIN) --db $(DB) replay --policy bestfit
-	$(BIN) --db $(DB) replay --policy protean --no-explain $(DEMO_AVAIL)
+	$(BIN) --db $(DB) replay --dataset synthetic --policy protean
+	$(BIN) --db $(DB) replay --dataset synthetic --policy bestfit
+	$(BIN) --db $(DB) replay --dataset synthetic --policy protean --no-explain $(DEMO_AVAIL)
 	$(BIN) --db $(DB) check --run $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run" --format csv | tail -1)
 	$(BIN) generate k8s --out $(DEMO_K8S)
 	$(BIN) --db $(DB) ingest k8s $(DEMO_K8S) --dataset cluster

@@ -39,6 +39,22 @@ const (
 // CapacityScales lists the scales Capacity knows.
 var CapacityScales = []string{ScaleMix, ScalePerSKU}
 
+// What the rejection target counts (CapacityOptions.TargetCounts).
+const (
+	// CountShed counts every VM the trace asked for and the allocator did
+	// not serve to its end: rejected, or evicted (a replay never places an
+	// evicted VM again). The default: an inventory that meets it holds
+	// every VM it does not count, so it can be no smaller than the LP
+	// bound less the VMs counted.
+	CountShed = "shed"
+	// CountRejected counts rejections only; evictions are reported beside
+	// them and not charged.
+	CountRejected = "rejected"
+)
+
+// TargetCountings lists what the target can count.
+var TargetCountings = []string{CountShed, CountRejected}
+
 // CapacityMaxGrowth caps the search's upper end: it doubles from the zone's
 // size (or the LP floor, when larger) at most up to this many times it.
 const CapacityMaxGrowth = 16
@@ -56,8 +72,10 @@ var ErrCapacity = errors.New("analysis: capacity")
 // run spec.
 type CapacityOptions struct {
 	// MaxRejection is the target: the share of requested VMs the allocator
-	// may reject over the whole trace, in [0, 1).
+	// may leave unserved over the whole trace, in [0, 1); TargetCounts
+	// says which count against it ("" is CountShed).
 	MaxRejection float64
+	TargetCounts string
 	// MaxHealFailure, when set, is a second target: the share of the VMs
 	// of hard-failed machines that may fail to heal (heal_failure_rate), in
 	// [0, 1). It needs failures (spec.Failures or spec.FailureFile).
@@ -91,6 +109,9 @@ func (o *CapacityOptions) Validate() error {
 	if !slices.Contains(CapacityScales, o.Scale) {
 		return fmt.Errorf("%w: scale %q: want %s", ErrCapacity, o.Scale, strings.Join(CapacityScales, " or "))
 	}
+	if o.TargetCounts != "" && !slices.Contains(TargetCountings, o.TargetCounts) {
+		return fmt.Errorf("%w: target counts %q: want %s", ErrCapacity, o.TargetCounts, strings.Join(TargetCountings, " or "))
+	}
 	return o.validateAvail()
 }
 
@@ -121,10 +142,13 @@ type CapacityProbe struct {
 	PerSKU   map[string]int `json:"machines_per_sku"`
 	Cores    float64        `json:"cores"`
 	// VMs is the VMs requested, Rejected those the allocator refused,
-	// RejectionRate = Rejected / VMs.
+	// RejectionRate = Rejected / VMs; ShedVMs those it did not serve
+	// (Rejected + Evicted), ShedRate = ShedVMs / VMs.
 	VMs           int     `json:"vms"`
 	Rejected      int     `json:"rejected"`
 	RejectionRate float64 `json:"rejection_rate"`
+	ShedVMs       int     `json:"shed_vms"`
+	ShedRate      float64 `json:"shed_rate"`
 	// Met: the probe met every target in force; MetTargets lists the
 	// targets it met (TargetRejection, TargetHealFailure, TargetSurviveRack),
 	// judged whether in force or not — heal_failure only with a heal target.
@@ -140,12 +164,18 @@ type CapacityProbe struct {
 
 // CapacityReport is the answer to the capacity planner's question.
 type CapacityReport struct {
-	Dataset string `json:"dataset"`
+	// AnswerID is the capacity_answer row the search was stored as (0:
+	// not stored); LoadID the load of Dataset it read.
+	AnswerID int64  `json:"answer_id,omitempty"`
+	Dataset  string `json:"dataset"`
+	LoadID   int64  `json:"load_id"`
 	Policy  string `json:"policy"`
 	Scale   string `json:"scale"`
 	// MaxRejection is the target share; AllowedRejections the VMs it
-	// allows, of VMs requested.
+	// allows, of VMs requested; TargetCounts what counts against it
+	// (CountShed or CountRejected).
 	MaxRejection float64 `json:"max_rejection"`
+	TargetCounts string  `json:"target_counts"`
 	// MaxHealFailure is the heal target share (null: none), Survive the
 	// survive mode, Targets the targets in force; Failures and FailureFile
 	// the failures every probe replays.
@@ -170,10 +200,18 @@ type CapacityReport struct {
 	Rejected      int            `json:"rejected"`
 	RejectionRate float64        `json:"rejection_rate"`
 	Evicted       int            `json:"evicted"`
+	ShedVMs       int            `json:"shed_vms"`
+	ShedRate      float64        `json:"shed_rate"`
 	// The answer's heal figures and peak sample (its probe's).
 	ProbeAvailability
 	// MixMachines is the mix answer the per-SKU search started from.
 	MixMachines int `json:"mix_machines"`
+	// BisectionMachines is the smallest total the first bisection found
+	// meeting the targets. When a larger probe then failed (the probes
+	// contradict monotonicity) the answer is instead the smallest total
+	// from which every larger probe met them, and Notes say so; otherwise
+	// it equals MixMachines.
+	BisectionMachines int `json:"bisection_machines"`
 	// BelowAnswer says how the step below the answer (one machine less of
 	// the mix, or of any SKU) is known to fail: BelowProbed, BelowFloor or
 	// BelowOnePerSKU.
@@ -235,6 +273,13 @@ func CapacityPlan(ctx context.Context, db *store.DB, spec Spec, o CapacityOption
 	return Capacity(ctx, tr, spec, o)
 }
 
+// ValidateCapacity refuses a search that cannot run as asked (spec and o
+// out of range, or settings the search cannot honour) before anything is
+// read: CapacityPlan checks the same.
+func ValidateCapacity(spec Spec, o CapacityOptions) error {
+	return checkCapacity(&spec, &o)
+}
+
 func checkCapacity(spec *Spec, o *CapacityOptions) error {
 	if err := spec.Validate(); err != nil {
 		return err
@@ -267,6 +312,8 @@ type capacitySearch struct {
 	allowed  int            // rejections the target allows
 	seen     map[string]int // counts key → probe index
 	reasons  map[string]int // rejections of the last probe by reason
+	// runTrace replays a probe: RunTrace (tests put a stand-in there).
+	runTrace func(context.Context, *replay.Trace, *Spec, RunOptions) (*replay.Result, error)
 }
 
 // Capacity finds the smallest inventory on which spec's allocator meets
@@ -307,7 +354,7 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	if vms == 0 {
 		return nil, fmt.Errorf("%w: dataset %q has no VMs in the window", ErrCapacity, tr.Dataset)
 	}
-	s := &capacitySearch{ctx: ctx, tr: tr, spec: spec, o: o, seen: map[string]int{},
+	s := &capacitySearch{ctx: ctx, tr: tr, spec: spec, o: o, seen: map[string]int{}, runTrace: RunTrace,
 		zone: make([]int, len(inv.SKUs)), template: make([][]int, len(inv.SKUs))}
 	for m, mc := range inv.Machines {
 		s.zone[mc.SKU]++
@@ -316,7 +363,10 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	if o.Survive == "" {
 		s.o.Survive = SurviveNone
 	}
-	rep := &CapacityReport{Dataset: tr.Dataset, Policy: spec.Policy, Scale: o.Scale, MaxRejection: o.MaxRejection, VMs: vms,
+	if s.o.TargetCounts == "" {
+		s.o.TargetCounts = CountShed
+	}
+	rep := &CapacityReport{Dataset: tr.Dataset, Policy: spec.Policy, Scale: o.Scale, MaxRejection: o.MaxRejection, TargetCounts: s.o.TargetCounts, VMs: vms, LoadID: tr.LoadID,
 		MaxHealFailure: o.MaxHealFailure, Survive: s.o.Survive, Targets: s.o.targets(), Failures: spec.Failures, FailureFile: spec.FailureFile,
 		ZoneMachines: len(inv.Machines), ZonePerSKU: map[string]int{}, Monotone: true, Notes: []string{}, Probes: []CapacityProbe{}}
 	if rep.Failures == "" {
@@ -357,10 +407,12 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	rep.LPSeconds = lb.Seconds + lc.Seconds
 	// The floor: removing one VM from a packing frees at most one machine,
 	// so an allocator that sheds e of the peak's VMs needs at least
-	// LB(held) − e machines; it sheds at most the placeable rejections the
-	// target allows plus, when it may evict, the low-priority VMs.
+	// LB(held) − e machines; it sheds at most the placeable VMs the target
+	// allows plus, when it may evict and evictions are not counted, the
+	// low-priority VMs.
 	held := rep.LPMachines
-	if spec.Engine.Evict && pk.lowPriority > 0 {
+	evictFree := spec.Engine.Evict && pk.lowPriority > 0 && s.o.TargetCounts == CountRejected
+	if evictFree {
 		hb, err := peakBound(ctx, inv, pk.high, o.LP, lpbound.MinCount)
 		if err != nil {
 			return nil, err
@@ -375,7 +427,7 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 		return nil, err
 	}
 	rep.MixLPMachines, rep.LPSeconds = mixLB, rep.LPSeconds+secs
-	if s.allowed-pk.unplaceable == 0 && (!spec.Engine.Evict || pk.lowPriority == 0) {
+	if s.allowed-pk.unplaceable == 0 && !evictFree {
 		s.floor = max(s.floor, mixLB)
 	}
 	rep.FloorMachines = s.floor
@@ -388,12 +440,22 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	rep.MixMachines = answer
 	final := s.mixCounts(answer)
 	if o.Scale == ScalePerSKU {
-		if final, err = s.perSKUSearch(final); err != nil {
+		mixBelow := rep.BelowAnswer
+		shrunk, err := s.perSKUSearch(final)
+		if err != nil {
 			return nil, err
+		}
+		if q := s.failedAbove(shrunk); q != nil {
+			rep.BelowAnswer = mixBelow
+			s.nonMonotone(fmt.Sprintf("the per-SKU answer (%d machines) is below a probe that failed (%d machines, %s): the answer is the mix's, %d machines, from which every larger probe met the targets",
+				sum(shrunk), q.Machines, q.Step, answer))
+		} else {
+			final = shrunk
 		}
 	}
 	p := &rep.Probes[s.seen[countsKey(final)]]
 	rep.Machines, rep.PerSKU, rep.Cores, rep.Rejected, rep.RejectionRate, rep.Evicted = p.Machines, p.PerSKU, p.Cores, p.Rejected, p.RejectionRate, p.Evicted
+	rep.ShedVMs, rep.ShedRate = p.ShedVMs, p.ShedRate
 	rep.ProbeAvailability = p.ProbeAvailability
 	s.checkMonotone()
 	s.availabilityNotes(p)
@@ -402,7 +464,10 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 }
 
 // mixSearch bisects on the total of the mix and returns the answer; it
-// sets BelowAnswer and probes the answer + 1 step.
+// sets BelowAnswer and probes the answer + 1 step. When a probe above the
+// answer failed (monotonicity contradicted), it bisects again above the
+// largest failure, so that the answer is the smallest total from which
+// every larger probe met the targets.
 func (s *capacitySearch) mixSearch() (int, error) {
 	// Below lowest the mix cannot be made (one machine per SKU) or the
 	// floor proves it fails.
@@ -423,41 +488,106 @@ func (s *capacitySearch) mixSearch() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for !p.Met {
-		low = hi
-		if hi >= limit {
-			return 0, fmt.Errorf("%w: no inventory of up to %d machines (%d× the %d it started from) meets %s: %d machines reject %d of %d VMs (%.3g%%%s)%s",
-				ErrCapacity, limit, growth, first, s.targetsText(), p.Machines, p.Rejected, p.VMs, 100*p.RejectionRate, s.lastReasons(), s.missedOthers(p))
+	grow := func(p *CapacityProbe) error {
+		for !p.Met {
+			low = hi
+			if hi >= limit {
+				return fmt.Errorf("%w: no inventory of up to %d machines (%d× the %d it started from) meets %s: %d machines leave %s%s%s",
+					ErrCapacity, limit, growth, first, s.targetsText(), p.Machines, s.unservedText(p), s.lastReasons(), s.missedOthers(p))
+			}
+			hi = min(2*hi, limit)
+			var err error
+			if p, err = s.probe(s.mixCounts(hi), StepGrow); err != nil {
+				return err
+			}
 		}
-		hi = min(2*hi, limit)
-		if p, err = s.probe(s.mixCounts(hi), StepGrow); err != nil {
-			return 0, err
-		}
+		return nil
 	}
-	for hi-low > 1 {
-		mid := low + (hi-low)/2
-		p, err := s.probe(s.mixCounts(mid), StepBisect)
-		if err != nil {
-			return 0, err
-		}
-		if p.Met {
-			hi = mid
-		} else {
-			low = mid
-		}
-	}
-	switch {
-	case low >= lowest:
-		s.rep.BelowAnswer = BelowProbed
-	case low < s.floor:
-		s.rep.BelowAnswer = BelowFloor
-	default:
-		s.rep.BelowAnswer = BelowOnePerSKU
-	}
-	if _, err := s.probe(s.mixCounts(hi+1), StepCheck); err != nil {
+	if err := grow(p); err != nil {
 		return 0, err
 	}
+	for round := 0; ; round++ {
+		for hi-low > 1 {
+			mid := low + (hi-low)/2
+			p, err := s.probe(s.mixCounts(mid), StepBisect)
+			if err != nil {
+				return 0, err
+			}
+			if p.Met {
+				hi = mid
+			} else {
+				low = mid
+			}
+		}
+		if round == 0 {
+			s.rep.BisectionMachines = hi
+		}
+		switch {
+		case low >= lowest:
+			s.rep.BelowAnswer = BelowProbed
+		case low < s.floor:
+			s.rep.BelowAnswer = BelowFloor
+		default:
+			s.rep.BelowAnswer = BelowOnePerSKU
+		}
+		if _, err := s.probe(s.mixCounts(hi+1), StepCheck); err != nil {
+			return 0, err
+		}
+		// Every probe so far is of the mix. The answer is a total from
+		// which every larger probe met the targets: when one above hi
+		// failed, search again above the largest that failed.
+		failed := s.largestFailed()
+		if failed < hi {
+			break
+		}
+		low, hi = failed, 0
+		for _, q := range s.rep.Probes {
+			if q.Met && q.Machines > failed && (hi == 0 || q.Machines < hi) {
+				hi = q.Machines
+			}
+		}
+		if hi == 0 {
+			hi = failed
+			p, err := s.probe(s.mixCounts(min(2*hi, limit)), StepGrow)
+			if err != nil {
+				return 0, err
+			}
+			hi = p.Machines
+			if err := grow(p); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if hi != s.rep.BisectionMachines {
+		s.nonMonotone(fmt.Sprintf("bisection found %d machines meeting the targets, but a larger inventory failed them: the answer, %d machines, is the smallest from which every larger probe met them",
+			s.rep.BisectionMachines, hi))
+	}
 	return hi, nil
+}
+
+// failedAbove is a probe that failed the targets with no fewer machines
+// of any SKU than counts (and more of one), or nil.
+func (s *capacitySearch) failedAbove(counts []int) *CapacityProbe {
+	key := countsKey(counts)
+	for i := range s.rep.Probes {
+		q := &s.rep.Probes[i]
+		if !q.Met && countsKey(q.counts) != key && leq(counts, q.counts) {
+			return q
+		}
+	}
+	return nil
+}
+
+// largestFailed is the most machines of a probe that failed the targets,
+// or -1.
+func (s *capacitySearch) largestFailed() int {
+	out := -1
+	for _, q := range s.rep.Probes {
+		if !q.Met && q.Machines > out {
+			out = q.Machines
+		}
+	}
+	return out
 }
 
 // perSKUSearch shrinks each SKU of counts in turn (most cores first, ties
@@ -542,7 +672,7 @@ func (s *capacitySearch) probe(counts []int, step string) (*CapacityProbe, error
 	if spec.FailureFile != "" {
 		spec.failureRows = s.probeRows(counts)
 	}
-	res, err := RunTrace(s.ctx, tr, &spec, RunOptions{NoWrite: true, Progress: s.o.Progress})
+	res, err := s.runTrace(s.ctx, tr, &spec, RunOptions{NoWrite: true, Progress: s.o.Progress})
 	if err != nil {
 		return nil, fmt.Errorf("%w: probe of %d machines: %w", ErrCapacity, p.Machines, err)
 	}
@@ -552,6 +682,8 @@ func (s *capacitySearch) probe(counts []int, step string) (*CapacityProbe, error
 	}
 	p.VMs, p.Rejected, p.Evicted = sm.VMs, sm.Rejected, sm.Evicted
 	p.RejectionRate = float64(sm.Rejected) / float64(sm.VMs)
+	p.ShedVMs = sm.Rejected + sm.Evicted
+	p.ShedRate = float64(p.ShedVMs) / float64(sm.VMs)
 	if err := s.judge(&p, res); err != nil {
 		return nil, err
 	}

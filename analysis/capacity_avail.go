@@ -128,9 +128,12 @@ func allowedOf(share float64, n int) int {
 
 // capTargets are a search's targets as counts and modes.
 type capTargets struct {
-	allowed int      // rejections the rejection target allows
-	maxHeal *float64 // heal failure share allowed; nil: no heal target
-	survive string   // SurviveNone or SurviveRack
+	allowed int // unserved VMs the rejection target allows
+	// rejectedOnly: the rejection target counts rejections (CountRejected),
+	// else every VM shed (CountShed).
+	rejectedOnly bool
+	maxHeal      *float64 // heal failure share allowed; nil: no heal target
+	survive      string   // SurviveNone or SurviveRack
 }
 
 // metTargets lists the targets p meets, in report order. Every target is
@@ -150,12 +153,31 @@ func metTargets(p *CapacityProbe, t capTargets) (met []string, all bool) {
 			all = false
 		}
 	}
-	judge(TargetRejection, p.Rejected <= t.allowed, true)
+	judge(TargetRejection, p.counted(t.rejectedOnly) <= t.allowed, true)
 	if t.maxHeal != nil {
 		judge(TargetHealFailure, p.HealFailed <= allowedOf(*t.maxHeal, p.HealVMs), true)
 	}
 	judge(TargetSurviveRack, p.Sampled && p.HealableRackPct >= allRacksHealable, t.survive == SurviveRack)
 	return met, all
+}
+
+// counted is what the rejection target charges p: its rejections, or
+// every VM it shed.
+func (p *CapacityProbe) counted(rejectedOnly bool) int {
+	if rejectedOnly {
+		return p.Rejected
+	}
+	return p.ShedVMs
+}
+
+// unservedText says what p charged the rejection target: "3 of 100 VMs
+// rejected (3%)", or with evictions counted "5 of 100 VMs not served
+// (5%: 3 rejected, 2 evicted)".
+func (s *capacitySearch) unservedText(p *CapacityProbe) string {
+	if s.o.TargetCounts == CountRejected {
+		return fmt.Sprintf("%d of %d VMs rejected (%.3g%%)", p.Rejected, p.VMs, 100*p.RejectionRate)
+	}
+	return fmt.Sprintf("%d of %d VMs not served (%.3g%%: %d rejected, %d evicted)", p.ShedVMs, p.VMs, 100*p.ShedRate, p.Rejected, p.Evicted)
 }
 
 // judge fills p's availability figures from its replay and decides which
@@ -175,7 +197,8 @@ func (s *capacitySearch) judge(p *CapacityProbe, res *replay.Result) error {
 		return fmt.Errorf("%w: --survive rack: the replay of %d machines took no interval sample (no arrival after the window's start): there is no peak to check",
 			ErrCapacity, p.Machines)
 	}
-	p.MetTargets, p.Met = metTargets(p, capTargets{allowed: s.allowed, maxHeal: s.o.MaxHealFailure, survive: s.o.Survive})
+	p.MetTargets, p.Met = metTargets(p, capTargets{allowed: s.allowed, rejectedOnly: s.o.TargetCounts == CountRejected,
+		maxHeal: s.o.MaxHealFailure, survive: s.o.Survive})
 	return nil
 }
 
@@ -218,7 +241,7 @@ func (s *capacitySearch) missedOthers(p *CapacityProbe) string {
 func (s *capacitySearch) misses(p *CapacityProbe, rejection bool) []string {
 	var out []string
 	if rejection && !slices.Contains(p.MetTargets, TargetRejection) {
-		out = append(out, fmt.Sprintf("%d of %d VMs rejected (%.3g%%)", p.Rejected, p.VMs, 100*p.RejectionRate))
+		out = append(out, s.unservedText(p))
 	}
 	if s.o.MaxHealFailure != nil && !slices.Contains(p.MetTargets, TargetHealFailure) {
 		out = append(out, fmt.Sprintf("%d of %d VMs to heal not healed (%.3g%%)", p.HealFailed, p.HealVMs, 100*p.HealFailureRate))
@@ -236,7 +259,11 @@ func (s *capacitySearch) misses(p *CapacityProbe, rejection bool) []string {
 // targetsText writes the targets in force for messages: "0.1% rejected,
 // heal failures ≤ 1%, every rack failure healable at the peak".
 func (s *capacitySearch) targetsText() string {
-	out := []string{fmt.Sprintf("%.4g%% rejected", 100*s.o.MaxRejection)}
+	what := "not served (rejected or evicted)"
+	if s.o.TargetCounts == CountRejected {
+		what = "rejected"
+	}
+	out := []string{fmt.Sprintf("≤ %.4g%% of VMs %s", 100*s.o.MaxRejection, what)}
 	if h := s.o.MaxHealFailure; h != nil {
 		out = append(out, fmt.Sprintf("heal failures ≤ %.4g%%", 100**h))
 	}

@@ -574,7 +574,7 @@ func TestCapacityMetTargets(t *testing.T) {
 	} {
 		first := -1
 		for i, r := range table {
-			p := CapacityProbe{Machines: r.machines, Rejected: r.rejected, ProbeAvailability: ProbeAvailability{HealVMs: r.healVMs,
+			p := CapacityProbe{Machines: r.machines, Rejected: r.rejected, ShedVMs: r.rejected, ProbeAvailability: ProbeAvailability{HealVMs: r.healVMs,
 				HealFailed: r.healFailed, HealableRackPct: r.rackPct, Sampled: r.sampled}}
 			met, all := metTargets(&p, tc.targets)
 			if !slices.Equal(met, tc.want[i]) {
@@ -757,5 +757,150 @@ func TestCapacityProbeRows(t *testing.T) {
 		if _, err := outage.FromRows(sc.Inv, "f.csv", rows); err != nil {
 			t.Errorf("counts %v: the probe's rows do not resolve on its inventory: %v", tc.counts, err)
 		}
+	}
+}
+
+// evictZone is one 10-core machine and four 4-core VMs that stay to the
+// end: two low-priority ones first (t = 0, 1), then two high-priority
+// ones (t = 2, 3). On the one machine the high-priority VMs each evict a
+// low-priority one: nothing is rejected and two VMs are never served.
+func evictZone(t *testing.T, db *store.DB) {
+	t.Helper()
+	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: "ev", Format: "test", Source: "ev"}, func(w *store.Writer) error {
+		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
+			return err
+		}
+		if err := w.Append("machine", int32(0), "A", "z", "dc", "c1", "r1", int16(0), "s10", "healthy"); err != nil {
+			return err
+		}
+		if err := w.Append("vm_type", "c4", nil, 4.0, 8.0, nil, nil, nil, nil); err != nil {
+			return err
+		}
+		for i, prio := range []int16{1, 1, 0, 0} {
+			if err := w.Append("vm", int64(i), fmt.Sprint("vm", i), fmt.Sprint("t", i), nil, "c4", prio, float64(i), 9000.0, nil, nil, nil, nil, nil); err != nil {
+				return err
+			}
+		}
+		return w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCapacityCountsEvictions reproduces issue 52's contradiction: with
+// only rejections counted, one machine "meets" a 0% target by evicting
+// half the VMs, below the LP bound of 2 machines for the four VMs alive at
+// the peak. Counting every VM not served (the default), the answer is 2
+// machines, which serve all four, and is no smaller than the bound; the
+// report says what it counted.
+func TestCapacityCountsEvictions(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	evictZone(t, db)
+	spec := DefaultSpec("ev")
+	spec.Engine.Explain = false
+	spec.Engine.Evict = true
+
+	o := capOpts(0, ScaleMix)
+	o.TargetCounts = CountRejected
+	rep, err := CapacityPlan(ctx, db, spec, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Machines != 1 || rep.Rejected != 0 || rep.Evicted != 2 || rep.ShedVMs != 2 || rep.ShedRate != 0.5 || rep.TargetCounts != CountRejected {
+		t.Errorf("rejections only: %d machines, %d rejected, %d evicted, shed %d (%v), counts %q; want 1, 0, 2, 2 (0.5)",
+			rep.Machines, rep.Rejected, rep.Evicted, rep.ShedVMs, rep.ShedRate, rep.TargetCounts)
+	}
+	if rep.LPMachines != 2 {
+		t.Errorf("LP bound %v, want 2", rep.LPMachines)
+	}
+
+	rep, err = CapacityPlan(ctx, db, spec, capOpts(0, ScaleMix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TargetCounts != CountShed || rep.Machines != 2 || rep.ShedVMs != 0 || rep.Evicted != 0 || rep.FloorMachines != 2 {
+		t.Errorf("shed counted: counts %q, %d machines, shed %d, evicted %d, floor %d; want shed, 2, 0, 0, 2",
+			rep.TargetCounts, rep.Machines, rep.ShedVMs, rep.Evicted, rep.FloorMachines)
+	}
+	if float64(rep.Machines) < rep.LPMachines {
+		t.Errorf("answer %d machines below the LP bound %v", rep.Machines, rep.LPMachines)
+	}
+	for _, p := range rep.Probes {
+		if p.ShedVMs != p.Rejected+p.Evicted || p.ShedRate != float64(p.ShedVMs)/float64(p.VMs) {
+			t.Errorf("probe %+v: shed_vms is not rejected + evicted", p)
+		}
+		if p.Met != (p.ShedVMs == 0) {
+			t.Errorf("probe of %d machines: met %v with %d shed and none allowed", p.Machines, p.Met, p.ShedVMs)
+		}
+	}
+	if o := (CapacityOptions{MaxRejection: 0, Scale: ScaleMix, TargetCounts: "evicted"}); o.Validate() == nil {
+		t.Error("target counts \"evicted\" accepted")
+	}
+}
+
+// TestCapacityHeadlineNonMonotone: on probes whose outcome is not monotone
+// in the machines (met from 3, except at 4), bisection from a zone of 5
+// finds 3, and the check one above it, 4, fails. The answer is then the
+// smallest total from which every larger probe met the target, 5 (6 is
+// probed as its check), and a note says so; bisection_machines keeps 3.
+func TestCapacityHeadlineNonMonotone(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	mixedZone(t, db, "mixed", 200, 1)
+	tr, err := LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zone := make([]int, len(tr.Inv.SKUs))
+	var present []int
+	for _, m := range tr.Inv.Machines {
+		zone[m.SKU]++
+	}
+	for k, n := range zone {
+		if n > 0 {
+			present = append(present, k)
+		}
+	}
+	met := func(n int) bool { return n >= 3 && n != 4 }
+	var probed []int
+	s := &capacitySearch{ctx: ctx, tr: tr, spec: DefaultSpec("mixed"), o: CapacityOptions{Survive: SurviveNone, Scale: ScaleMix},
+		seen: map[string]int{}, zone: zone, present: present, floor: 1,
+		rep: &CapacityReport{VMs: 10, ZoneMachines: 5, Monotone: true},
+		runTrace: func(_ context.Context, tr *replay.Trace, _ *Spec, _ RunOptions) (*replay.Result, error) {
+			n := len(tr.Inv.Machines)
+			probed = append(probed, n)
+			res := &replay.Result{}
+			res.Summary.VMs = 10
+			if !met(n) {
+				res.Summary.Rejected = 1
+			}
+			return res, nil
+		}}
+	s.template = make([][]int, len(zone))
+	for m, mc := range tr.Inv.Machines {
+		s.template[mc.SKU] = append(s.template[mc.SKU], m)
+	}
+	if len(present) > 3 {
+		t.Skipf("zone has %d SKUs; the test needs at most 3", len(present))
+	}
+	got, err := s.mixSearch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 5 || s.rep.BisectionMachines != 3 || s.rep.Monotone {
+		t.Errorf("answer %d, bisection %d, monotone %v (probed %v); want 5, 3, false", got, s.rep.BisectionMachines, s.rep.Monotone, probed)
+	}
+	for _, n := range probed {
+		if n > got && !met(n) {
+			t.Errorf("probe of %d machines above the answer %d failed", n, got)
+		}
+	}
+	if !slices.Contains(probed, got+1) {
+		t.Errorf("the answer's check, %d machines, was not probed (%v)", got+1, probed)
+	}
+	if len(s.rep.Notes) == 0 || !strings.Contains(s.rep.Notes[len(s.rep.Notes)-1], "every larger probe") {
+		t.Errorf("notes %q", s.rep.Notes)
 	}
 }

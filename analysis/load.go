@@ -302,3 +302,22 @@ func loadNodeSets(ctx context.Context, q *sql.DB, dataset string, tr *replay.Tra
 	}
 	return out, nil
 }
+
+// ReplayableDatasets names the datasets whose current load has machines,
+// in name order: those a replay or a capacity search can run on.
+func ReplayableDatasets(ctx context.Context, db *store.DB) ([]string, error) {
+	rows, err := db.SQL().QueryContext(ctx, store.MustQuery("replayable_datasets"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}

@@ -26,9 +26,11 @@ func capacityCommand() *cli.Command {
 		}
 	}
 	flags = append(flags,
-		&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` (it needs machines)"},
-		&cli.StringFlag{Name: "max-rejection", Value: "0.1%", Usage: "rejection target: the share of requested VMs the allocator may reject, as a percentage in [0%, 100%)",
+		replayDatasetFlag(),
+		&cli.StringFlag{Name: "max-rejection", Value: "0.1%", Usage: "rejection target: the share of requested VMs the allocator may leave unserved (see --target-counts), as a percentage in [0%, 100%)",
 			Action: func(_ *cli.Context, s string) error { _, err := parsePercent("max-rejection", s); return err }},
+		&cli.StringFlag{Name: "target-counts", Value: analysis.CountShed, Usage: "what counts against --max-rejection: shed (every VM not served: rejected, or evicted and never placed again) or rejected (rejections only; evictions reported, not counted)",
+			Action: func(_ *cli.Context, s string) error { return checkTargetCounts(s) }},
 		&cli.StringFlag{Name: "max-heal-failure", DefaultText: "none: no heal target", Usage: "heal target: the share of the VMs of hard-failed machines that may fail to heal (heal_failure_rate), as a percentage in [0%, 100%); needs --failures or --failure-file",
 			Action: func(_ *cli.Context, s string) error { _, err := parsePercent("max-heal-failure", s); return err }},
 		&cli.StringFlag{Name: "survive", Value: analysis.SurviveNone, Usage: "rack: every single-rack failure must be healable in its cluster at the peak sample (healable_rack_failures_pct = 100); none: no such target",
@@ -40,6 +42,7 @@ func capacityCommand() *cli.Command {
 		&cli.StringFlag{Name: "pool", Usage: "snapshot mode: the fewest nodes of node pool `POOL` (a SKU / instance type, or the pool of ingest k8s) the running pods need"},
 		&cli.StringFlag{Name: "at", Usage: "snapshot mode: the instant (default: the run's last placement)"},
 		durationFlag("time-limit", 30*time.Second, "stop each LP solve at the peak after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
+		&cli.BoolFlag{Name: "no-store", Usage: "do not keep the answer in table capacity_answer (by default it is kept, for the report and scripts)"},
 		formatFlag("table", "json"),
 	)
 	flags = append(flags, availabilityFlags()...)
@@ -47,8 +50,10 @@ func capacityCommand() *cli.Command {
 		Name:  "capacity",
 		Usage: "the smallest inventory on which an allocator meets a rejection target (and heal or rack-survival targets), beside the LP lower bound",
 		Description: `Replays --dataset through --policy on inventories of the zone's SKUs and finds,
-by bisection, the fewest machines on which the policy rejects at most --max-rejection
-of the requested VMs over the whole trace (rejected / requested VMs). Every probe runs
+by bisection, the fewest machines on which the policy leaves at most --max-rejection
+of the requested VMs unserved over the whole trace: by default (--target-counts shed)
+rejected or evicted VMs, as a replay never places an evicted VM again (shed_vms /
+requested VMs = shed_rate); --target-counts rejected counts rejections only. Every probe runs
 under the same validated settings; machines are the zone's own, in its clusters and
 racks, all in service, copied into new clusters past the zone's size.
 
@@ -60,7 +65,9 @@ by bisection while the target holds: a greedy minimum, not a global one, checked
 probing one machine less of every SKU.
 
 Bisection assumes more machines never reject more VMs, which online allocators do not
-guarantee: every probe is printed, and the output says when two contradict it.
+guarantee: every probe is printed, and the output says when two contradict it. Then the
+answer is the smallest total from which every larger probe met the targets (the search
+bisects again above the largest failure; bisection_machines keeps its first answer).
 
 Beside the answer: the LP lower bound on machines at the trace's peak (the instant
 with the most allocated cores), over the zone's SKUs with no limit on their number.
@@ -81,7 +88,12 @@ most allocated cores) every single-rack failure could be healed in its own clust
 under the healing buffer (healable_rack_failures_pct = 100). Inventories keep the
 zone's layout: a cluster with one rack can never heal a rack failure, at any size.
 
-JSON (--format json), beside the rejection figures: max_heal_failure (null: none),
+The answer is kept in table capacity_answer (its id: answer_id) unless --no-store.
+
+JSON (--format json): machines, machines_per_sku, rejected, evicted, shed_vms (rejected
++ evicted), shed_rate (shed_vms / vms), target_counts, allowed_rejections (the VMs the
+target allows), bisection_machines, lp_bound_machines, monotone, notes; beside them
+max_heal_failure (null: none),
 survive, targets (in force: rejection, heal_failure, survive_rack), failures,
 failure_file; the answer's heal_vms, heal_failed, heal_failure_rate, machine_failures,
 rack_failures, peak_sample_t_s, peak_sample_allocated_cores, healable_rack_failures_pct;
@@ -137,6 +149,13 @@ func checkSurvive(s string) error {
 	return nil
 }
 
+func checkTargetCounts(s string) error {
+	if !slices.Contains(analysis.TargetCountings, s) {
+		return fmt.Errorf("--target-counts %q: want %s", s, orList(analysis.TargetCountings))
+	}
+	return nil
+}
+
 func checkScale(s string) error {
 	if !slices.Contains(analysis.CapacityScales, s) {
 		return fmt.Errorf("--scale %q: want %s", s, orList(analysis.CapacityScales))
@@ -151,7 +170,9 @@ func runCapacity(c *cli.Context) error {
 	if c.IsSet("at") {
 		return errors.New("--at applies to snapshot mode (--run with --like or --pool)")
 	}
-	spec := analysis.DefaultSpec(c.String("dataset"))
+	// The flags are checked before the database is opened; the dataset
+	// is resolved there.
+	spec := analysis.DefaultSpec(pendingDataset(c))
 	spec.Policy = c.String("policy")
 	if err := engineConfig(c, &spec.Engine, spec.Set); err != nil {
 		return err
@@ -173,7 +194,11 @@ func runCapacity(c *cli.Context) error {
 	if err := checkSurvive(survive); err != nil {
 		return err
 	}
-	o := analysis.CapacityOptions{MaxRejection: target, Scale: scale, Survive: survive, LP: lpbound.Options{TimeLimit: c.Duration("time-limit")}}
+	counts := c.String("target-counts")
+	if err := checkTargetCounts(counts); err != nil {
+		return err
+	}
+	o := analysis.CapacityOptions{MaxRejection: target, TargetCounts: counts, Scale: scale, Survive: survive, LP: lpbound.Options{TimeLimit: c.Duration("time-limit")}}
 	if c.IsSet("max-heal-failure") {
 		h, err := parsePercent("max-heal-failure", c.String("max-heal-failure"))
 		if err != nil {
@@ -181,11 +206,17 @@ func runCapacity(c *cli.Context) error {
 		}
 		o.MaxHealFailure = &h
 	}
+	if err := analysis.ValidateCapacity(spec, o); err != nil {
+		return err
+	}
 	db, err := openDB(c)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if spec.Dataset, err = datasetArg(c, db); err != nil {
+		return err
+	}
 	var bar *progressBar
 	o.OnProbe = func(step string, machines int) {
 		bar.Done()
@@ -196,6 +227,11 @@ func runCapacity(c *cli.Context) error {
 	bar.Done()
 	if err != nil {
 		return err
+	}
+	if !c.Bool("no-store") {
+		if err := analysis.StoreCapacity(c.Context, db, rep); err != nil {
+			return err
+		}
 	}
 	if c.String("format") == "json" {
 		return printJSON(c.App.Writer, rep)
@@ -218,15 +254,19 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 		}
 		return strings.Join(out, ", ")
 	}
-	fmt.Fprintf(w, "%s on %q (%s): at most %s of %d VMs rejected (%d VMs)%s; the zone has %d machines (%s)\n", rep.Policy, rep.Dataset, rep.Scale,
-		pct(rep.MaxRejection), rep.VMs, rep.AllowedRejections, availTargets(rep), rep.ZoneMachines, perSKU(rep.ZonePerSKU))
+	what := "not served (rejected, or evicted and never placed again)"
+	if rep.TargetCounts == analysis.CountRejected {
+		what = "rejected (evictions not counted)"
+	}
+	fmt.Fprintf(w, "%s on %q (%s): at most %s of %d VMs %s (%d VMs)%s; the zone has %d machines (%s)\n", rep.Policy, rep.Dataset, rep.Scale,
+		pct(rep.MaxRejection), rep.VMs, what, rep.AllowedRejections, availTargets(rep), rep.ZoneMachines, perSKU(rep.ZonePerSKU))
 	heals := rep.Failures != "none" || rep.FailureFile != ""
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	healHead := ""
 	if heals {
 		healHead = "failures\theal VMs\theal failed\t"
 	}
-	fmt.Fprintf(tw, "step\tmachines\t%s\tcores\trejected\trate\tevicted\t%sracks healable at peak\tmet\tseconds\t\n", strings.Join(skus, "\t"), healHead)
+	fmt.Fprintf(tw, "step\tmachines\t%s\tcores\trejected\tevicted\tshed\tshed rate\t%sracks healable at peak\tmet\tseconds\t\n", strings.Join(skus, "\t"), healHead)
 	row := func(step string, machines int, per map[string]int, rest ...string) {
 		cells := []string{step, strconv.Itoa(machines)}
 		for _, s := range skus {
@@ -235,7 +275,7 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 		fmt.Fprintln(tw, strings.Join(append(cells, rest...), "\t")+"\t")
 	}
 	for _, p := range rep.Probes {
-		cells := []string{strconv.FormatFloat(p.Cores, 'f', 0, 64), strconv.Itoa(p.Rejected), pct(p.RejectionRate), strconv.Itoa(p.Evicted)}
+		cells := []string{strconv.FormatFloat(p.Cores, 'f', 0, 64), strconv.Itoa(p.Rejected), strconv.Itoa(p.Evicted), strconv.Itoa(p.ShedVMs), pct(p.ShedRate)}
 		if heals {
 			cells = append(cells, strconv.Itoa(p.MachineFailures+p.RackFailures), strconv.Itoa(p.HealVMs), fmt.Sprintf("%d (%s)", p.HealFailed, pct(p.HealFailureRate)))
 		}
@@ -245,8 +285,8 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s needs %d machines for this trace (%s; %.0f cores), rejecting %d of %d VMs (%s) and evicting %d\n",
-		rep.Policy, rep.Machines, perSKU(rep.PerSKU), rep.Cores, rep.Rejected, rep.VMs, pct(rep.RejectionRate), rep.Evicted)
+	fmt.Fprintf(w, "%s needs %d machines for this trace (%s; %.0f cores), leaving %d of %d VMs unserved (%s: %d rejected, %d evicted)\n",
+		rep.Policy, rep.Machines, perSKU(rep.PerSKU), rep.Cores, rep.ShedVMs, rep.VMs, pct(rep.ShedRate), rep.Rejected, rep.Evicted)
 	if heals {
 		fmt.Fprintf(w, "  and fails to heal %d of the %d VMs of its hard failures (%s)\n", rep.HealFailed, rep.HealVMs, pct(rep.HealFailureRate))
 	}
@@ -271,7 +311,11 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 	for _, n := range rep.Notes {
 		fmt.Fprintln(w, "  "+n)
 	}
-	fmt.Fprintf(w, "%d probes in %.1fs\n", len(rep.Probes), rep.Seconds)
+	stored := ""
+	if rep.AnswerID != 0 {
+		stored = fmt.Sprintf("; stored as capacity answer %d", rep.AnswerID)
+	}
+	fmt.Fprintf(w, "%d probes in %.1fs%s\n", len(rep.Probes), rep.Seconds, stored)
 	return nil
 }
 

@@ -67,7 +67,8 @@ func TestCapacityJSON(t *testing.T) {
 	}
 	for _, k := range []string{"dataset", "policy", "scale", "max_rejection", "vms", "allowed_rejections", "zone_machines", "zone_machines_per_sku",
 		"machines", "machines_per_sku", "cores", "rejected", "rejection_rate", "evicted", "below_answer", "monotone", "notes",
-		"peak_t_s", "peak_vms", "peak_cores", "lp_bound_machines", "lp_bound_cores", "lp_converged", "lp_stop", "floor_machines", "probes"} {
+		"peak_t_s", "peak_vms", "peak_cores", "lp_bound_machines", "lp_bound_cores", "lp_converged", "lp_stop", "floor_machines", "probes",
+		"shed_vms", "shed_rate", "target_counts", "bisection_machines", "answer_id", "load_id"} {
 		if _, ok := rep[k]; !ok {
 			t.Errorf("no %q in %s", k, out)
 		}
@@ -89,17 +90,28 @@ func TestCapacityJSON(t *testing.T) {
 	}
 	for _, p := range probes {
 		p := p.(map[string]any)
-		for _, k := range []string{"step", "machines", "machines_per_sku", "cores", "vms", "rejected", "rejection_rate", "met", "evicted", "seconds"} {
+		for _, k := range []string{"step", "machines", "machines_per_sku", "cores", "vms", "rejected", "rejection_rate", "met", "evicted", "seconds",
+			"shed_vms", "shed_rate"} {
 			if _, ok := p[k]; !ok {
 				t.Errorf("probe %v has no %q", p, k)
 			}
 		}
-		if met := p["rejected"].(float64) <= 10; p["met"] != met {
-			t.Errorf("probe %v: met %v, want %v", p, p["met"], met)
+		// The target counts every VM not served: rejected or evicted.
+		shed := p["rejected"].(float64) + p["evicted"].(float64)
+		if met := shed <= 10; p["met"] != met || p["shed_vms"] != shed || p["shed_rate"] != shed/2000 {
+			t.Errorf("probe %v: met %v, want %v (shed %v)", p, p["met"], met, shed)
 		}
 	}
-	out = mustRun(t, db, "capacity", "--max-rejection", "0.5%", "--time-limit", "300ms")
-	for _, want := range []string{fmt.Sprintf("protean needs %v machines for this trace", rep["machines"]),
+	if rep["target_counts"] != "shed" || rep["shed_vms"].(float64) > 10 {
+		t.Errorf("target counts %v, shed %v of 10 allowed", rep["target_counts"], rep["shed_vms"])
+	}
+	// The answer is kept, as printed.
+	stored := mustRun(t, db, "sql", fmt.Sprintf("SELECT machines, target_counts, answer->>'shed_vms' FROM capacity_answer WHERE id = %v", rep["answer_id"]), "--format", "csv")
+	if want := fmt.Sprintf("%v,shed,%v", rep["machines"], rep["shed_vms"]); !strings.Contains(stored, want) {
+		t.Errorf("stored answer %q, want %q", stored, want)
+	}
+	out = mustRun(t, db, "capacity", "--max-rejection", "0.5%", "--time-limit", "300ms", "--no-store")
+	for _, want := range []string{fmt.Sprintf("protean needs %v machines for this trace", rep["machines"]), "not served (rejected, or evicted and never placed again)",
 		fmt.Sprintf("no allocator can do with fewer than %v:", rep["lp_bound_machines"]), "met", "bisect"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

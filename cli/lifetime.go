@@ -93,7 +93,7 @@ Examples:
    placelab lifetime --dataset huawei --arms off,oracle,nilas,lava,nilas-oracle --seeds 1,2,3,4,5
    placelab lifetime --dataset synthetic --arms oracle --from 1d --to 3d --format json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` to replay (it needs machines)"},
+			replayDatasetFlag(),
 			&cli.StringFlag{Name: "arms", Value: "off,oracle", Usage: "comma-separated `ARMS`: " + strings.Join(analysis.LifetimeArms, ", ")},
 			&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 2d; default: the trace's start)"},
 			&cli.StringFlag{Name: "to", Usage: "end of the window (default: the last arrival)"},
@@ -134,7 +134,11 @@ Examples:
 				Approach: c.String("approach"), RepredictEvery: c.Duration("repredict-every").Seconds(), Version: version, Workers: c.Int("workers")}
 			bar := newProgress(fmt.Sprintf("lifetime: %d arms × %d seeds", len(arms), len(seeds)), "runs", c.Bool("quiet"))
 			o.Progress = bar.Update
-			cmp, err := analysis.LifetimeCompare(c.Context, db, c.String("dataset"), o)
+			dataset, err := datasetArg(c, db)
+			if err != nil {
+				return err
+			}
+			cmp, err := analysis.LifetimeCompare(c.Context, db, dataset, o)
 			bar.Done()
 			if err != nil {
 				return err

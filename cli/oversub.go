@@ -45,7 +45,7 @@ Examples:
    placelab oversub --arm rc-soft --max-oversub 1.15 --format json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "arm", Value: "all", Usage: "`ARM`: " + strings.Join(analysis.OversubArms, ", ") + " or all"},
-			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` to replay (it needs machines)"},
+			replayDatasetFlag(),
 			&cli.StringFlag{Name: "series", Usage: "dataset whose CPU readings give the VMs their utilization (default: --dataset)"},
 			floatFlag("max-oversub", def.MaxOversub, interval{lo: 1, hi: math.Inf(1), openHi: true}, "MAX_OVERSUB: allocated vcores / physical cores on oversubscribable servers"),
 			floatFlag("max-util", def.MaxUtil, positive, "MAX_UTIL: predicted P95 cores / physical cores"),
@@ -87,6 +87,10 @@ Examples:
 				return err
 			}
 			defer db.Close()
+			dataset, err := datasetArg(c, db)
+			if err != nil {
+				return err
+			}
 			var out []*analysis.OversubResult
 			for _, arm := range arms {
 				bar := newProgress("oversub "+arm, "requests", c.Bool("quiet"))
@@ -95,7 +99,7 @@ Examples:
 				o.ProductionShare, o.Series, o.Seed = c.Float64("production-share"), c.String("series"), c.Uint64("seed")
 				o.From, o.To, o.Progress = from, to, bar.Update
 				if arm == "rc-model" {
-					pred, cut, rc, err := analysis.P95Predictor(c.Context, db, c.String("dataset"), c.String("approach"))
+					pred, cut, rc, err := analysis.P95Predictor(c.Context, db, dataset, c.String("approach"))
 					if errors.Is(err, predict.ErrNoModel) && len(arms) > 1 {
 						bar.Done()
 						fmt.Fprintf(os.Stderr, "oversub: rc-model skipped: %v\n", err)
@@ -108,12 +112,12 @@ Examples:
 					defer rc.Close()
 					o.Predict, o.ModelCut = pred, cut
 				}
-				r, err := analysis.OversubReplay(c.Context, db, c.String("dataset"), o)
+				r, err := analysis.OversubReplay(c.Context, db, dataset, o)
 				bar.Done()
 				if err != nil {
 					return err
 				}
-				id, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "oversub", Policy: arm, Dataset: c.String("dataset"),
+				id, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "oversub", Policy: arm, Dataset: dataset,
 					Version: version, Seed: c.Uint64("seed"), Params: map[string]any{"series": r.Series, "max_oversub": r.MaxOversub,
 						"max_util": r.MaxUtil, "production_share": c.Float64("production-share"), "model_cut_s": o.ModelCut}}, r.Seconds, r.Figures())
 				if err != nil {

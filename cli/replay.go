@@ -118,7 +118,7 @@ func parseTime(s string, def float64) (float64, error) {
 
 func replayCommand() *cli.Command {
 	flags := append(engineFlags(),
-		&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Value: "synthetic", Usage: "dataset `NAME` to replay (it needs machines)"},
+		replayDatasetFlag(),
 		&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 0, 36h, 2d); VMs alive then are placed first"},
 		&cli.StringFlag{Name: "to", Usage: "end of the window (default: the end of the trace)"},
 		&cli.StringFlag{Name: "interval", Value: "1h", Usage: "metric sampling interval"},
@@ -172,8 +172,8 @@ Examples:
 
 // replaySpec turns the flags into a run spec; the spec refuses what does
 // not apply (analysis.Spec.Validate).
-func replaySpec(c *cli.Context) (analysis.Spec, error) {
-	spec := analysis.DefaultSpec(c.String("dataset"))
+func replaySpec(c *cli.Context, dataset string) (analysis.Spec, error) {
+	spec := analysis.DefaultSpec(dataset)
 	spec.Policy = c.String("policy")
 	if err := engineConfig(c, &spec.Engine, spec.Set); err != nil {
 		return spec, err
@@ -213,7 +213,7 @@ func runReplay(c *cli.Context) error {
 	if c.String("policy") == analysis.KubeSchedulerPolicy {
 		return runKubeScheduler(c)
 	}
-	spec, err := replaySpec(c)
+	spec, err := replaySpec(c, pendingDataset(c))
 	if err != nil {
 		return err
 	}
@@ -222,6 +222,9 @@ func runReplay(c *cli.Context) error {
 		return err
 	}
 	defer db.Close()
+	if spec.Dataset, err = datasetArg(c, db); err != nil {
+		return err
+	}
 	bar := newProgress("replay "+spec.Policy, "", c.Bool("quiet"))
 	res, err := analysis.Run(c.Context, db, spec, analysis.RunOptions{Progress: bar.Update, Version: version})
 	bar.Done()
@@ -299,7 +302,11 @@ func runKubeScheduler(c *cli.Context) error {
 	if c.IsSet("seed") {
 		seed = c.Uint64("seed")
 	}
-	rep, err := analysis.RunKubeScheduler(c.Context, db, c.String("dataset"), seed, analysis.RunOptions{Version: version})
+	dataset, err := datasetArg(c, db)
+	if err != nil {
+		return err
+	}
+	rep, err := analysis.RunKubeScheduler(c.Context, db, dataset, seed, analysis.RunOptions{Version: version})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func specOf(t *testing.T, args ...string) (analysis.Spec, error) {
 	var specErr error
 	cmd := replayCommand()
 	cmd.Action = func(c *cli.Context) error {
-		spec, specErr = replaySpec(c)
+		spec, specErr = replaySpec(c, "synthetic")
 		return nil
 	}
 	app := &cli.App{Name: "placelab", Commands: []*cli.Command{cmd}, ExitErrHandler: func(*cli.Context, error) {}}
