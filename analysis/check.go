@@ -64,7 +64,26 @@ type CapacityViolation struct {
 	Problem   string  `json:"problem"` // cores, memory, ssd, hdd, nic, gpu, or one of the above
 	Peak      float64 `json:"peak"`    // load / capacity at its peak
 	AtS       float64 `json:"at_s"`    // trace time of the peak (first occurrence)
+	// Machine and SKU are the machine's and its SKU's names ("" for a
+	// machine the load lacks); Capacity is the SKU's capacity in the
+	// dimension and Load the machine's load at the peak (Peak × Capacity),
+	// both in the SKU's units (Unit: cores, GB, Gbit/s, GPUs, pod slots;
+	// 0 for the problems without a peak).
+	Machine  string  `json:"machine"`
+	SKU      string  `json:"sku,omitempty"`
+	Capacity float64 `json:"capacity,omitempty"`
+	Load     float64 `json:"load,omitempty"`
+	Unit     string  `json:"unit,omitempty"`
+	// VMs names the first few VMs on the machine at the peak, largest in
+	// the dimension first (for the problems without a peak, the VMs so
+	// placed); VMCount counts them all.
+	VMs     []string `json:"vms"`
+	VMCount int64    `json:"vm_count"`
 }
+
+// capacityUnits are the units of check_capacity's dimensions.
+var capacityUnits = map[string]string{"cores": "cores", "memory": "GB memory", "ssd": "GB SSD", "hdd": "GB HDD",
+	"nic": "Gbit/s NIC", "gpu": "GPUs", "pods": "pod slots"}
 
 // AvailabilityViolation is a stored row that breaks the availability rules
 // of a run with outages or availability sets (query check_availability):
@@ -77,6 +96,11 @@ type AvailabilityViolation struct {
 	MachineID int32   `json:"machine_id"`
 	AtS       float64 `json:"at_s"`
 	OtherVM   int64   `json:"other_vm"`
+	// VMName, MachineName and OtherVMName are the user's names of VM,
+	// MachineID and OtherVM ("" when absent).
+	VMName      string `json:"vm"`
+	MachineName string `json:"machine"`
+	OtherVMName string `json:"other_vm_name,omitempty"`
 	// Detail names the tenant, both domains and the rack or machine
 	// update domain of a spread violation ("" otherwise).
 	Detail string `json:"detail,omitempty"`
@@ -92,6 +116,9 @@ type ConstraintViolation struct {
 	MachineID int32   `json:"machine_id"`
 	AtS       float64 `json:"at_s"`
 	Detail    string  `json:"detail"`
+	// VMName and MachineName are the user's names of VM and MachineID.
+	VMName      string `json:"vm"`
+	MachineName string `json:"machine"`
 }
 
 // CheckReport is the outcome of CheckRun.
@@ -131,11 +158,23 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 	rep := &CheckReport{RunInput: *in, Violations: []CapacityViolation{}}
 	err = each(ctx, db.SQL(), "check_capacity", []any{run, in.CoresLimit}, func(r *sql.Rows) error {
 		var v CapacityViolation
-		var peak sql.NullFloat64
-		if err := r.Scan(&v.MachineID, &v.Problem, &peak, &v.AtS); err != nil {
+		var peak, capacity, load sql.NullFloat64
+		var machine, sku sql.NullString
+		var vms any // a LIST: []any of names
+		if err := r.Scan(&v.MachineID, &v.Problem, &peak, &v.AtS, &machine, &sku, &capacity, &load, &vms, &v.VMCount); err != nil {
 			return err
 		}
-		v.Peak = peak.Float64
+		v.Peak, v.Machine, v.SKU, v.Capacity, v.Load = peak.Float64, machine.String, sku.String, capacity.Float64, load.Float64
+		if peak.Valid {
+			v.Unit = capacityUnits[v.Problem]
+		}
+		list, _ := vms.([]any)
+		v.VMs = make([]string, 0, len(list))
+		for _, x := range list {
+			if s, ok := x.(string); ok {
+				v.VMs = append(v.VMs, s)
+			}
+		}
 		rep.Violations = append(rep.Violations, v)
 		return nil
 	})
@@ -150,7 +189,7 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 		return nil, err
 	}
 	if rep.Outages+rep.Moves+rep.Domains == 0 {
-		return rep, nil
+		return rep, nameViolations(ctx, db, rep)
 	}
 	err = each(ctx, db.SQL(), "check_availability", []any{run}, func(r *sql.Rows) error {
 		var v AvailabilityViolation
@@ -174,7 +213,55 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 	if err != nil {
 		return nil, err
 	}
-	return rep, nil
+	return rep, nameViolations(ctx, db, rep)
+}
+
+// nameViolations fills the user's names of the VMs and machines the
+// availability and constraint violations give by id (query check_names).
+func nameViolations(ctx context.Context, db *store.DB, rep *CheckReport) error {
+	if len(rep.Avail)+len(rep.Constraints) == 0 {
+		return nil
+	}
+	var vms, machines []int64
+	for _, v := range rep.Avail {
+		vms = append(vms, v.VM)
+		if v.OtherVM >= 0 {
+			vms = append(vms, v.OtherVM)
+		}
+		machines = append(machines, int64(v.MachineID))
+	}
+	for _, v := range rep.Constraints {
+		vms, machines = append(vms, v.VM), append(machines, int64(v.MachineID))
+	}
+	vmName, machineName := map[int64]string{}, map[int64]string{}
+	err := each(ctx, db.SQL(), "check_names", []any{rep.LoadID, vms, machines}, func(r *sql.Rows) error {
+		var kind, name string
+		var id int64
+		if err := r.Scan(&kind, &id, &name); err != nil {
+			return err
+		}
+		if kind == "vm" {
+			vmName[id] = name
+		} else {
+			machineName[id] = name
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := range rep.Avail {
+		v := &rep.Avail[i]
+		v.VMName, v.MachineName = vmName[v.VM], machineName[int64(v.MachineID)]
+		if v.OtherVM >= 0 {
+			v.OtherVMName = vmName[v.OtherVM]
+		}
+	}
+	for i := range rep.Constraints {
+		v := &rep.Constraints[i]
+		v.VMName, v.MachineName = vmName[v.VM], machineName[int64(v.MachineID)]
+	}
+	return nil
 }
 
 // checkConstraints fills rep's constraint fields: machine health (query

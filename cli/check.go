@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -43,6 +45,12 @@ Plans are runs too: whatif drain and whatif migrate store the placement after th
 verifies a plan, a replay and an observed run. --rules lists each rule the engines keep,
 the problems this check reports when a stored placement breaks it, and how the drain
 planner encodes it.
+
+Every problem names machines and VMs as the load does (name and id); a machine over
+capacity gives its SKU, the SKU's capacity and the load at the peak in the SKU's units
+and the first VMs on it then, largest first (JSON: machine, sku, capacity, load, unit,
+vms, vm_count beside machine_id, problem, peak, at_s; vm and machine beside vm_id and
+machine_id in the other problems).
 
 Exit status 0 when the run is clean, 1 with the offending machines when it is not.
 A run whose dataset was re-ingested since is refused (its rows are gone).
@@ -96,24 +104,24 @@ Examples:
 					}
 				}
 				for _, v := range rep.Constraints {
-					fmt.Fprintf(w, "  VM %d on machine %d: %s (%s) at t = %.0f s\n", v.VM, v.MachineID, v.Problem, v.Detail, v.AtS)
+					fmt.Fprintf(w, "  VM %s on machine %s: %s (%s) at t = %.0f s\n", named(v.VMName, int64(v.VM)), named(v.MachineName, int64(v.MachineID)), v.Problem, v.Detail, v.AtS)
 				}
 				for _, v := range rep.Avail {
 					other := ""
 					if v.OtherVM >= 0 {
-						other = fmt.Sprintf(" with VM %d", v.OtherVM)
+						other = " with VM " + named(v.OtherVMName, v.OtherVM)
 					}
 					if v.Detail != "" {
 						other += " (" + v.Detail + ")"
 					}
-					fmt.Fprintf(w, "  VM %d on machine %d: %s%s at t = %.0f s\n", v.VM, v.MachineID, v.Problem, other, v.AtS)
+					machine := "no machine"
+					if v.MachineID >= 0 {
+						machine = "machine " + named(v.MachineName, int64(v.MachineID))
+					}
+					fmt.Fprintf(w, "  VM %s on %s: %s%s at t = %.0f s\n", named(v.VMName, v.VM), machine, v.Problem, other, v.AtS)
 				}
 				for _, v := range rep.Violations {
-					if v.Peak > 0 {
-						fmt.Fprintf(w, "  machine %d: %s at %.1f%% of capacity at t = %.0f s\n", v.MachineID, v.Problem, 100*v.Peak, v.AtS)
-					} else {
-						fmt.Fprintf(w, "  machine %d: %s (first at t = %.0f s)\n", v.MachineID, v.Problem, v.AtS)
-					}
+					fmt.Fprintln(w, "  "+capacityLine(v))
 				}
 			}
 			if !rep.OK() {
@@ -139,4 +147,48 @@ func printRules(c *cli.Context, format string) error {
 		fmt.Fprintf(w, "%s (%s)\n  check: %s\n  drain: %s\n", r.Name, r.Level, checked, r.Drain)
 	}
 	return nil
+}
+
+// named writes a VM's or machine's name with its id ("vm01483 (id 41)"),
+// or the id alone when the load has no name for it.
+func named(name string, id int64) string {
+	if name == "" {
+		return fmt.Sprintf("id %d", id)
+	}
+	return fmt.Sprintf("%s (id %d)", name, id)
+}
+
+// capacityLine is one capacity violation in the user's names and units:
+// "machine east-m074 (id 73, SKU gen5): cores at 133.3% of capacity, 64 of
+// 48 cores, at t = 0 s; VMs on it then: vm1, vm2, vm3 and 2 more".
+func capacityLine(v analysis.CapacityViolation) string {
+	head := fmt.Sprintf("machine id %d", v.MachineID)
+	if v.Machine != "" {
+		head = fmt.Sprintf("machine %s (id %d, SKU %s)", v.Machine, v.MachineID, v.SKU)
+	}
+	var line string
+	if v.Unit != "" {
+		line = fmt.Sprintf("%s: %s at %.1f%% of capacity, %s of %s %s, at t = %.0f s", head, v.Problem, 100*v.Peak,
+			round3(v.Load), round3(v.Capacity), v.Unit, v.AtS)
+	} else {
+		line = fmt.Sprintf("%s: %s (first at t = %.0f s)", head, v.Problem, v.AtS)
+	}
+	if len(v.VMs) > 0 {
+		vms := strings.Join(v.VMs, ", ")
+		if more := v.VMCount - int64(len(v.VMs)); more > 0 {
+			vms += fmt.Sprintf(" and %d more", more)
+		}
+		if v.Unit != "" {
+			line += "; VMs on it then, largest first: " + vms
+		} else {
+			line += "; VMs: " + vms
+		}
+	}
+	return line
+}
+
+// round3 writes x rounded to 3 decimals, without trailing zeros (a load
+// summed from fractions reads 10, not 10.000000000000002).
+func round3(x float64) string {
+	return strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -27,10 +26,15 @@ func ingestCommand() *cli.Command {
 format's name). Re-ingesting a dataset name replaces it. The whole ingest is one
 transaction: a bad row stops it with an error naming file, row and field, and the
 database is left exactly as it was (--max-rejects N skips up to N bad rows and
-counts them by reason instead). A row with more fields than the header names is a
-bad row. What loads but should be known is a named warning, printed and kept in
+counts them by reason instead, in the trace formats; not in placelab, k8s or an
+--inventory file, which load whole). A row with more fields than the header names is
+a bad row. What loads but should be known is a named warning, printed, under
+"warnings" in --format json (source, object, row, count, code, message) and kept in
 table ingest_warning: a file with a header and no rows ("0 rows"), a column a
-format with a fixed column list does not define.
+format with a fixed column list does not define; for placelab, a VM no SKU can host,
+a machine its recorded VMs fill beyond capacity, a VM recorded on an offline or
+unhealthy machine, a VM of 0 cores or 0 memory ("placelab ingest help-format
+placelab"). A warning many rows raise is one, with their count and the first few.
 
 Formats:
 ` + formats.String() + `
@@ -143,10 +147,9 @@ func runIngest(c *cli.Context) error {
 	bar.Done()
 	if err != nil {
 		hint := ""
-		var re *datasets.RowError
-		invFile, _ := datasets.InventoryFilePath(c.String("inventory"))
-		if errors.As(err, &re) && re.Row > 0 && c.Int64("max-rejects") == 0 && (invFile == "" || re.File != invFile) {
-			// an inventory file's rows are never skipped
+		if datasets.Skippable(err) && c.Int64("max-rejects") == 0 {
+			// only a format that skips rows, at a row it would skip: never
+			// an inventory file's rows, a header, ingest placelab or k8s
 			hint = "; --max-rejects N skips up to N bad rows"
 		}
 		return fmt.Errorf("ingest %s: %w (nothing was changed%s)", fmtName, err, hint)
@@ -189,6 +192,9 @@ func printIngest(w io.Writer, s ingestSummary, format string) error {
 	}
 	for _, wa := range s.Warnings {
 		where := wa.Source
+		if wa.Row > 0 {
+			where += fmt.Sprintf(": row %d", wa.Row)
+		}
 		if wa.Object != "" {
 			where += ": " + wa.Object
 		}

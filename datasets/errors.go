@@ -36,19 +36,25 @@ const (
 )
 
 // RowError says where in which file a value is bad. Row is 1-based and
-// counts physical records including a header (0 when not row-specific).
+// counts physical records including a header (0 when not row-specific),
+// unless Numbering says how it counts (NumberingCSV: the file's line;
+// NumberingParquet), which the message then states after the row.
 type RowError struct {
-	File  string
-	Row   int64
-	Field string
-	Value string
-	Err   error
+	File      string
+	Row       int64
+	Numbering string
+	Field     string
+	Value     string
+	Err       error
 }
 
 func (e *RowError) Error() string {
 	loc := e.File
 	if e.Row > 0 {
 		loc = fmt.Sprintf("%s: row %d", e.File, e.Row)
+		if e.Numbering != "" {
+			loc += " (" + e.Numbering + ")"
+		}
 	}
 	if e.Field != "" {
 		loc += ": field " + e.Field
@@ -71,4 +77,21 @@ func (e *RowError) Reason() string {
 		return e.Err.Error()
 	}
 	return e.Field + ": " + e.Err.Error()
+}
+
+// skippable marks a bad row that Options.MaxRejects could have skipped: the
+// rejecter of a format that skips rows returns it when it may skip no more.
+type skippable struct{ err error }
+
+func (s skippable) Error() string { return s.err.Error() }
+func (s skippable) Unwrap() error { return s.err }
+
+// Skippable reports whether err stopped an ingest at a bad row that
+// --max-rejects (Options.MaxRejects) would have skipped: a row error of a
+// format that skips rows, raised where it skips them. Other errors (an
+// inventory file's rows, a header, the whole-file formats placelab and
+// k8s) are not, and a hint to raise --max-rejects would mislead.
+func Skippable(err error) bool {
+	var s skippable
+	return errors.As(err, &s)
 }

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,9 +25,8 @@ var (
 // FailureRow is one row of a failure file: at T (seconds) the machine or the
 // rack named (exactly one is non-empty) went down for Duration seconds, by a
 // host reboot (Kind "reboot") or a hardware failure ("hard"). Row is the
-// file's row as RowError counts records: for CSV the header is row 1 and
-// the first failure row 2 (blank lines are not records); for Parquet the
-// first record is row 1.
+// file's row as a user sees it (NumberingCSV: the line it starts on, the
+// header line 1; NumberingParquet: the first record is row 1).
 type FailureRow struct {
 	Row                 int
 	T, Duration         float64
@@ -46,73 +44,6 @@ const FailureFileHelp = `A failure file lists a fleet's own incidents, one per r
   duration_s  how long it was down, seconds > 0
   kind        reboot (VMs stay, down for the outage) or hard (VMs are healed elsewhere)`
 
-// openTableFile checks that path is a non-empty file and returns the
-// DuckDB table function that reads it — read_parquet for Parquet (by name
-// or magic bytes), else read_csv with a header and every column as text so
-// that a bad value is seen rather than coerced —, how many rows precede
-// its first data row (a CSV's header), and how to turn a DuckDB error about
-// it into a one-line *RowError naming the file.
-func openTableFile(path string) (src string, headerRows int, dbErr func(error) error, err error) {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return "", 0, nil, &RowError{File: path, Err: errors.New("no such file")}
-	case err != nil:
-		return "", 0, nil, &RowError{File: path, Err: err}
-	case st.IsDir():
-		return "", 0, nil, &RowError{File: path, Err: errors.New("is a directory")}
-	case st.Size() == 0:
-		return "", 0, nil, &RowError{File: path, Err: fmt.Errorf("%w: empty file, expected a header", ErrMalformed)}
-	}
-	parquet, err := isParquet(path)
-	if err != nil {
-		return "", 0, nil, &RowError{File: path, Err: err}
-	}
-	// Table functions take literal paths; the path is quoted as a string.
-	src = "read_csv(" + store.QuoteString(path) + ", header = true, all_varchar = true)"
-	headerRows = 1 // a CSV's first data row is row 2
-	if parquet {
-		src = "read_parquet(" + store.QuoteString(path) + ")"
-		headerRows = 0
-	} else if err := checkCSVWidth(path); err != nil {
-		return "", 0, nil, err
-	}
-	dbErr = func(err error) error {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		msg, _, _ := strings.Cut(err.Error(), "\n") // DuckDB's first line; the rest is advice
-		return &RowError{File: path, Err: fmt.Errorf("%w: duckdb: %s", ErrMalformed, strings.TrimSpace(msg))}
-	}
-	return src, headerRows, dbErr, nil
-}
-
-// checkCSVWidth refuses a CSV file with a row wider than its header
-// (ErrExtraField, naming the row and the first extra field): DuckDB's
-// sniffer would otherwise guess the dialect from the wider row and report
-// the header's columns missing.
-func checkCSVWidth(path string) error {
-	src, err := openSource(path)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	c, err := newCSV(src, ',', true)
-	if err != nil {
-		return err
-	}
-	for {
-		if _, err := c.next(); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		if err := c.extra(); err != nil {
-			return err
-		}
-	}
-}
-
 // ReadFailureFile reads a failure file (CSV with a header, or Parquet: a
 // .parquet or .pq name or Parquet magic bytes) through DuckDB, every column
 // read as text so that a bad value is seen rather than coerced. It refuses
@@ -123,13 +54,13 @@ func checkCSVWidth(path string) error {
 // case), a row with both or neither of machine and rack, and a file of
 // 0 rows.
 func ReadFailureFile(ctx context.Context, db *store.DB, path string) ([]FailureRow, error) {
-	src, headerRows, dbErr, err := openTableFile(path)
+	tf, err := openTableFile(path)
 	if err != nil {
 		return nil, err
 	}
-	have, found, err := failureFileColumns(ctx, db, src)
+	have, found, err := failureFileColumns(ctx, db, tf.src)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, tf.dbErr(err)
 	}
 	var sel []string
 	for _, c := range failureColumns {
@@ -140,30 +71,30 @@ func ReadFailureFile(ctx context.Context, db *store.DB, path string) ([]FailureR
 		case c == "machine" && have["rack"] != "" || c == "rack" && have["machine"] != "":
 			sel = append(sel, "NULL::VARCHAR")
 		default:
-			return nil, &RowError{File: path, Row: int64(headerRows), Field: c,
-				Err: fmt.Errorf("%w: no column %q (a failure file has t_s, machine or rack, duration_s, kind; this one has %s)",
-					ErrMissingField, c, strings.Join(found, ", "))}
+			return nil, tf.headerErr(c,
+				fmt.Errorf("%w: no column %q (a failure file has t_s, machine or rack, duration_s, kind; this one has %s)",
+					ErrMissingField, c, strings.Join(found, ", ")))
 		}
 	}
-	rows, err := db.SQL().QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+src)
+	rows, err := db.SQL().QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+tf.src)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, tf.dbErr(err)
 	}
 	defer rows.Close()
 	var out []FailureRow
-	for n := 1 + headerRows; rows.Next(); n++ {
+	for rec := int64(0); rows.Next(); rec++ {
 		var v [5]sql.NullString
 		if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4]); err != nil {
-			return nil, dbErr(err)
+			return nil, tf.dbErr(err)
 		}
-		r, err := failureRow(path, n, v)
+		r, err := failureRow(tf, rec, v)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, dbErr(err)
+		return nil, tf.dbErr(err)
 	}
 	if len(out) == 0 {
 		return nil, &RowError{File: path, Err: fmt.Errorf("%w: 0 rows: the file lists no failures", ErrMalformed)}
@@ -172,12 +103,12 @@ func ReadFailureFile(ctx context.Context, db *store.DB, path string) ([]FailureR
 }
 
 // failureRow checks one row's values (t_s, machine, rack, duration_s, kind).
-func failureRow(path string, n int, v [5]sql.NullString) (FailureRow, error) {
+func failureRow(tf *tableFile, rec int64, v [5]sql.NullString) (FailureRow, error) {
 	s := func(i int) string { return strings.TrimSpace(v[i].String) }
 	bad := func(field, value string, err error) error {
-		return &RowError{File: path, Row: int64(n), Field: field, Value: value, Err: err}
+		return tf.rowErr(rec, field, value, err)
 	}
-	r := FailureRow{Row: n, Machine: s(1), Rack: s(2), Kind: strings.ToLower(s(4))}
+	r := FailureRow{Row: int(tf.row(rec)), Machine: s(1), Rack: s(2), Kind: strings.ToLower(s(4))}
 	num := func(i int, field string) (float64, error) {
 		if s(i) == "" {
 			return 0, bad(field, "", fmt.Errorf("%w: empty", ErrMissingField))

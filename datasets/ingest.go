@@ -114,14 +114,18 @@ type rejecter struct {
 	max int64
 }
 
-// handle returns nil if the row error may be skipped, else the error.
+// handle returns nil if the row error may be skipped, else the error
+// (Skippable when it is a row error: a larger --max-rejects would skip it).
 func (r rejecter) handle(err error) error {
 	var re *RowError
-	if !errors.As(err, &re) || r.w.Counts.RowsRejected >= r.max {
-		if errors.As(err, &re) && r.max > 0 {
-			return fmt.Errorf("%w (%d allowed): %v", ErrTooManyRejects, r.max, err)
-		}
+	if !errors.As(err, &re) {
 		return err
+	}
+	if r.w.Counts.RowsRejected >= r.max {
+		if r.max > 0 {
+			return skippable{fmt.Errorf("%w (%d allowed): %v", ErrTooManyRejects, r.max, err)}
+		}
+		return skippable{err}
 	}
 	r.w.Counts.Reject(re.Reason())
 	return nil

@@ -85,7 +85,10 @@ may be absent or its cell empty):
   health          healthy, unhealthy or offline                 optional, default healthy
 Every row of one SKU must give the same capacities (cores through gpus); machine names
 must be unique. Machines are numbered in file order; SKUs get no generation. A bad row
-stops the ingest with an error naming the file, row and field (CSV: the header is row 1).
+stops the ingest with an error naming the file, row and field (a CSV row is its line in
+the file, the header line 1; a Parquet row its data row from 1); a row with fewer or more
+fields than the header is a bad row. An inventory's rows are never skipped (--max-rejects
+does not apply to them).
 Example:
   name,cluster,rack,sku,cores,memory_gb,ssd_gb,health
   c1-r1-m1,c1,c1-r1,gen5,48,384,1024,
@@ -125,11 +128,11 @@ func InventoryFilePath(inventory string) (string, bool) {
 // row's, a SKU the trace already wrote, more than synth.MaxMachines rows,
 // and a file of 0 rows.
 func WriteInventoryFile(w *store.Writer, path string) (machines int, err error) {
-	skus, ms, err := readInventoryFile(w, path)
+	tf, skus, ms, err := readInventoryFile(w, path)
 	if err != nil {
 		return 0, err
 	}
-	if err := checkNewSKUs(w, path, skus); err != nil {
+	if err := checkNewSKUs(w, tf, skus); err != nil {
 		return 0, err
 	}
 	first, err := synth.NextMachineID(w)
@@ -150,74 +153,75 @@ func WriteInventoryFile(w *store.Writer, path string) (machines int, err error) 
 	return len(ms), nil
 }
 
-// invSKU is a SKU with the row that first defined it.
+// invSKU is a SKU with the data record that first defined it.
 type invSKU struct {
 	synth.SKU
-	row int
+	rec int64
 }
 
 // readInventoryFile reads and checks every row of an inventory file,
 // returning its SKUs in order of first appearance and its machines in file
 // order (IDs unset).
-func readInventoryFile(w *store.Writer, path string) ([]invSKU, []synth.Machine, error) {
-	src, headerRows, dbErr, err := openTableFile(path)
+func readInventoryFile(w *store.Writer, path string) (*tableFile, []invSKU, []synth.Machine, error) {
+	tf, err := openTableFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	sel, _, err := selectColumns(w, path, src, headerRows, dbErr, inventoryColumns,
+	sel, _, err := selectColumns(w, tf, inventoryColumns,
 		"an inventory file has name, cluster, rack, sku, cores, memory_gb and optional zone, datacenter, update_domain, ssd_gb, hdd_gb, nic_gbps, gpus, health")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	chk := newInventoryCheck(path)
-	n := headerRows
-	err = w.QueryRows("SELECT "+sel+" FROM "+src, func(row []driver.Value) error {
-		n++
+	chk := newInventoryCheck(tf)
+	rec := int64(-1)
+	err = w.QueryRows("SELECT "+sel+" FROM "+tf.src, func(row []driver.Value) error {
+		rec++
 		if len(chk.machines) >= synth.MaxMachines {
-			return &RowError{File: path, Row: int64(n), Err: fmt.Errorf("%w: more than %d machines", ErrMalformed, synth.MaxMachines)}
+			return tf.rowErr(rec, "", "", fmt.Errorf("%w: more than %d machines", ErrMalformed, synth.MaxMachines))
 		}
 		var v [icCount]string
 		for i := range v {
 			s, _ := row[i].(string) // NULL: empty
 			v[i] = strings.TrimSpace(s)
 		}
-		return chk.add(n, v)
+		return chk.add(rec, v)
 	})
 	if err != nil {
 		var re *RowError
 		if errors.As(err, &re) {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return nil, nil, dbErr(err)
+		return nil, nil, nil, tf.dbErr(err)
 	}
 	if len(chk.machines) == 0 {
-		return nil, nil, &RowError{File: path, Err: fmt.Errorf("%w: 0 rows: the file lists no machines", ErrMalformed)}
+		return nil, nil, nil, &RowError{File: path, Err: fmt.Errorf("%w: 0 rows: the file lists no machines", ErrMalformed)}
 	}
 	skus := make([]invSKU, len(chk.skuOrder))
 	for i, name := range chk.skuOrder {
 		skus[i] = chk.skus[name]
 	}
-	return skus, chk.machines, nil
+	return tf, skus, chk.machines, nil
 }
 
 // inventoryCheck checks rows one by one against the rows before them.
 type inventoryCheck struct {
-	path     string
+	tf       *tableFile
 	skus     map[string]invSKU
 	skuOrder []string
-	names    map[string]int // machine name → row
+	names    map[string]int64 // machine name → row
 	machines []synth.Machine
 }
 
-func newInventoryCheck(path string) *inventoryCheck {
-	return &inventoryCheck{path: path, skus: map[string]invSKU{}, names: map[string]int{}}
+func newInventoryCheck(tf *tableFile) *inventoryCheck {
+	return &inventoryCheck{tf: tf, skus: map[string]invSKU{}, names: map[string]int64{}}
 }
 
-// add checks row n's values (in inventoryColumns order, trimmed, "" for
-// empty) and keeps its machine and SKU.
-func (c *inventoryCheck) add(n int, v [icCount]string) error {
+// add checks data record rec's values (in inventoryColumns order, trimmed,
+// "" for empty) and keeps its machine and SKU.
+func (c *inventoryCheck) add(rec int64, v [icCount]string) error {
+	n := c.tf.row(rec)
 	bad := func(i int, err error) error {
-		return &RowError{File: c.path, Row: int64(n), Field: inventoryColumns[i].name, Value: v[i], Err: err}
+		return c.tf.rowErr(rec, inventoryColumns[i].name, v[i], err)
 	}
 	for i, col := range inventoryColumns {
 		if col.required && v[i] == "" {
@@ -276,11 +280,11 @@ func (c *inventoryCheck) add(n int, v [icCount]string) error {
 		for i := range had {
 			if had[i] != caps[i] {
 				return bad(icCores+i, fmt.Errorf("%w: SKU %q has %s %s from row %d",
-					ErrSKUDisagrees, sku.Name, inventoryColumns[icCores+i].name, fnum(had[i]), prev.row))
+					ErrSKUDisagrees, sku.Name, inventoryColumns[icCores+i].name, fnum(had[i]), c.tf.row(prev.rec)))
 			}
 		}
 	} else {
-		c.skus[sku.Name] = invSKU{sku, n}
+		c.skus[sku.Name] = invSKU{sku, rec}
 		c.skuOrder = append(c.skuOrder, sku.Name)
 	}
 	zone, dc := v[icZone], v[icDatacenter]
@@ -298,7 +302,7 @@ func (c *inventoryCheck) add(n int, v [icCount]string) error {
 
 // checkNewSKUs refuses a SKU that this ingest has already written (a trace
 // with its own SKUs), naming the file's row that defined it.
-func checkNewSKUs(w *store.Writer, path string, skus []invSKU) error {
+func checkNewSKUs(w *store.Writer, tf *tableFile, skus []invSKU) error {
 	written := map[string]bool{}
 	err := w.QueryRows("SELECT sku FROM sku WHERE load_id = $1", func(row []driver.Value) error {
 		name, _ := row[0].(string)
@@ -306,11 +310,11 @@ func checkNewSKUs(w *store.Writer, path string, skus []invSKU) error {
 		return nil
 	}, w.LoadID())
 	if err != nil {
-		return fmt.Errorf("datasets: %s: reading sku table: %w", path, err)
+		return fmt.Errorf("datasets: %s: reading sku table: %w", tf.path, err)
 	}
 	for _, s := range skus {
 		if written[s.Name] {
-			return &RowError{File: path, Row: int64(s.row), Field: "sku", Value: s.Name, Err: ErrSKUAlreadyThere}
+			return tf.rowErr(s.rec, "sku", s.Name, ErrSKUAlreadyThere)
 		}
 	}
 	return nil
@@ -322,10 +326,10 @@ func checkNewSKUs(w *store.Writer, path string, skus []invSKU) error {
 // absent optional column as NULL) and the columns found. A missing required
 // column is a *RowError on the header row naming it, what the format has
 // (has) and what the file has.
-func selectColumns(w *store.Writer, path, src string, headerRows int, dbErr func(error) error, cols []inventoryColumn, has string) (sel string, present map[string]bool, err error) {
+func selectColumns(w *store.Writer, tf *tableFile, cols []inventoryColumn, has string) (sel string, present map[string]bool, err error) {
 	var found []string
 	have := map[string]string{}
-	err = w.QueryRows("DESCRIBE SELECT * FROM "+src, func(row []driver.Value) error {
+	err = w.QueryRows("DESCRIBE SELECT * FROM "+tf.src, func(row []driver.Value) error {
 		c, _ := row[0].(string)
 		found = append(found, c)
 		k := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")))
@@ -337,7 +341,7 @@ func selectColumns(w *store.Writer, path, src string, headerRows int, dbErr func
 		return nil
 	})
 	if err != nil {
-		return "", nil, dbErr(err)
+		return "", nil, tf.dbErr(err)
 	}
 	var list []string
 	present = map[string]bool{}
@@ -350,8 +354,8 @@ func selectColumns(w *store.Writer, path, src string, headerRows int, dbErr func
 		case !c.required:
 			list = append(list, "NULL::VARCHAR")
 		default:
-			return "", nil, &RowError{File: path, Row: int64(headerRows), Field: c.name,
-				Err: fmt.Errorf("%w: no column %q (%s; this one has %s)", ErrMissingField, c.name, has, strings.Join(found, ", "))}
+			return "", nil, tf.headerErr(c.name,
+				fmt.Errorf("%w: no column %q (%s; this one has %s)", ErrMissingField, c.name, has, strings.Join(found, ", ")))
 		}
 	}
 	return strings.Join(list, ", "), present, nil

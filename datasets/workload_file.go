@@ -51,7 +51,23 @@ the same start_s are one request. Rows with a machine become an observed run (en
 observed, policy recorded; "ingest --format json" prints its id as observed_run): the
 VM on that machine from start_s, which placelab check verifies and lpbound, whatif drain
 and explain --machine read. A bad row stops the ingest with an error naming the file,
-row and field (CSV: the header is row 1), and nothing changes.
+row and field, and nothing changes; a CSV row is its line in the file (the header is
+line 1, blank lines count), a Parquet row its data row from 1. A row with fewer or
+more fields than the header is a bad row. --max-rejects does not apply: the file
+loads whole or not at all.
+What loads but looks wrong is a named warning, printed, in "ingest --format json"
+under warnings (source, object, row, count, code, message) and in table
+ingest_warning; one warning per kind and file however many rows raise it, with their
+count and the first 3 (file row, VM and machine names, sizes):
+  vm-fits-no-sku           a VM no SKU of the inventory can host (larger than every
+                           SKU in some size, or than each in a different one)
+  machine-over-capacity    the VMs recorded on a machine sum to more than its SKU's
+                           cores, memory_gb, ssd_gb, hdd_gb, nic_gbps or gpus at some
+                           instant (names the machine, the peak and the VMs on it)
+  vm-on-unhealthy-machine  a VM recorded on a machine the inventory marks offline or
+                           unhealthy
+  vm-zero-cores            a VM of 0 cores (it takes none, so it fits anywhere)
+  vm-zero-memory           a VM of 0 GB memory
 Example:
   id,tenant,cores,memory_gb,priority,start_s,end_s,machine
   vm1,web,4,16,0,0,,c1-r1-m1
@@ -84,7 +100,8 @@ const (
 
 // workloadRow is one checked row.
 type workloadRow struct {
-	row          int
+	row          int64 // as the user sees it (tableFile.row)
+	numbering    string
 	id, tenant   string
 	typ          string
 	sized        bool
@@ -122,8 +139,10 @@ func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts
 		return fmt.Errorf("datasets: --inventory %q: %w", opts.Inventory, err)
 	}
 	machines := map[string]int32{}
-	if err := w.QueryRows("SELECT name, machine_id FROM machine WHERE load_id = $1", func(r []driver.Value) error {
+	health := map[int32]string{}
+	if err := w.QueryRows("SELECT name, machine_id, health FROM machine WHERE load_id = $1", func(r []driver.Value) error {
 		machines[r[0].(string)] = r[1].(int32)
+		health[r[1].(int32)], _ = r[2].(string)
 		return nil
 	}, w.LoadID()); err != nil {
 		return err
@@ -136,7 +155,7 @@ func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts
 		}
 		if first, ok := named[r.typ]; ok {
 			if d := shapeDiff(first.shape, r.shape); d != "" {
-				return &RowError{File: path, Row: int64(r.row), Field: d, Err: fmt.Errorf("%w: type %q, row %d", ErrTypeDisagrees, r.typ, first.row)}
+				return r.err(path, d, "", fmt.Errorf("%w: type %q, row %d", ErrTypeDisagrees, r.typ, first.row))
 			}
 			continue
 		}
@@ -145,6 +164,7 @@ func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts
 	types := newVMTypes(w)
 	written := map[string]bool{}
 	var obs []observedPlacement
+	shapes := make([]typeShape, len(rows)) // by vm_id, for the warnings
 	for i, r := range rows {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -154,7 +174,7 @@ func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts
 		case typ != "":
 			def, ok := named[typ]
 			if !ok {
-				return &RowError{File: path, Row: int64(r.row), Field: "type", Value: typ, Err: ErrTypeUndefined}
+				return r.err(path, "type", typ, ErrTypeUndefined)
 			}
 			if !written[typ] {
 				s := def.shape
@@ -163,13 +183,15 @@ func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts
 				}
 				written[typ] = true
 			}
+			shapes[i] = def.shape
 		default:
+			shapes[i] = r.shape
 			if typ, err = types.name(r.shape); err != nil {
 				return err
 			}
 			if _, clash := named[typ]; clash {
-				return &RowError{File: path, Row: int64(r.row), Field: "type",
-					Err: fmt.Errorf("%w: this row's sizes are named %q, which the file also uses as a type name: give the row that type or rename it", ErrTypeDisagrees, typ)}
+				return r.err(path, "type", "",
+					fmt.Errorf("%w: this row's sizes are named %q, which the file also uses as a type name: give the row that type or rename it", ErrTypeDisagrees, typ))
 			}
 		}
 		var end any
@@ -183,7 +205,7 @@ func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts
 		if r.machineGiven {
 			m, ok := machines[r.machine]
 			if !ok {
-				return &RowError{File: path, Row: int64(r.row), Field: "machine", Value: r.machine, Err: ErrUnknownMachine}
+				return r.err(path, "machine", r.machine, ErrUnknownMachine)
 			}
 			obs = append(obs, observedPlacement{vm: int64(i), t: r.start, machine: m})
 		}
@@ -191,7 +213,15 @@ func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts
 	if err := deriveDemand(w); err != nil {
 		return err
 	}
-	return writeObservedRun(w, ObservedRecorded, opts.Version, map[string]any{"file": path}, obs)
+	if err := writeObservedRun(w, ObservedRecorded, opts.Version, map[string]any{"file": path}, obs); err != nil {
+		return err
+	}
+	return warnWorkload(w, path, rows, shapes, health, obs)
+}
+
+// err is a *RowError at the row.
+func (r workloadRow) err(path, field, value string, err error) *RowError {
+	return &RowError{File: path, Row: r.row, Numbering: r.numbering, Field: field, Value: value, Err: err}
 }
 
 // shapeDiff names the first size column in which two shapes differ.
@@ -208,27 +238,26 @@ func shapeDiff(a, b typeShape) string {
 
 // readWorkloadFile reads and checks every row (see WorkloadFileHelp).
 func readWorkloadFile(ctx context.Context, w *store.Writer, path string) ([]workloadRow, error) {
-	src, headerRows, dbErr, err := openTableFile(path)
+	tf, err := openTableFile(path)
 	if err != nil {
 		return nil, err
 	}
-	sel, have, err := selectColumns(w, path, src, headerRows, dbErr, workloadColumns,
+	sel, have, err := selectColumns(w, tf, workloadColumns,
 		"a workload file has id, tenant, start_s and optional type, cores, memory_gb, ssd_gb, hdd_gb, nic_gbps, gpus, priority, end_s, machine")
 	if err != nil {
 		return nil, err
 	}
 	if !have["cores"] {
 		if !have["type"] {
-			return nil, &RowError{File: path, Row: int64(headerRows), Field: "cores",
-				Err: fmt.Errorf("%w: neither a type nor a cores column: a VM's demand is unknown", ErrMissingField)}
+			return nil, tf.headerErr("cores", fmt.Errorf("%w: neither a type nor a cores column: a VM's demand is unknown", ErrMissingField))
 		}
 	}
 	var out []workloadRow
-	ids := map[string]int{}
-	n := headerRows
-	err = w.QueryRows("SELECT "+sel+" FROM "+src, func(row []driver.Value) error {
-		n++
-		if n%65536 == 0 {
+	ids := map[string]int64{}
+	rec := int64(-1)
+	err = w.QueryRows("SELECT "+sel+" FROM "+tf.src, func(row []driver.Value) error {
+		rec++
+		if rec%65536 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -238,7 +267,7 @@ func readWorkloadFile(ctx context.Context, w *store.Writer, path string) ([]work
 			s, _ := row[i].(string)
 			v[i] = strings.TrimSpace(s)
 		}
-		r, err := checkWorkloadRow(path, n, v, ids)
+		r, err := checkWorkloadRow(tf, rec, v, ids)
 		if err != nil {
 			return err
 		}
@@ -250,7 +279,7 @@ func readWorkloadFile(ctx context.Context, w *store.Writer, path string) ([]work
 		if errors.As(err, &re) || errors.Is(err, context.Canceled) {
 			return nil, err
 		}
-		return nil, dbErr(err)
+		return nil, tf.dbErr(err)
 	}
 	w.Counts.RowsRead = int64(len(out))
 	if len(out) == 0 {
@@ -259,10 +288,12 @@ func readWorkloadFile(ctx context.Context, w *store.Writer, path string) ([]work
 	return out, nil
 }
 
-// checkWorkloadRow checks row n (values in workloadColumns order).
-func checkWorkloadRow(path string, n int, v [wcCount]string, ids map[string]int) (workloadRow, error) {
+// checkWorkloadRow checks data record rec (values in workloadColumns
+// order); ids maps the ids seen so far to their rows.
+func checkWorkloadRow(tf *tableFile, rec int64, v [wcCount]string, ids map[string]int64) (workloadRow, error) {
+	n := tf.row(rec)
 	bad := func(i int, err error) (workloadRow, error) {
-		return workloadRow{}, &RowError{File: path, Row: int64(n), Field: workloadColumns[i].name, Value: v[i], Err: err}
+		return workloadRow{}, tf.rowErr(rec, workloadColumns[i].name, v[i], err)
 	}
 	for i, col := range workloadColumns {
 		if col.required && v[i] == "" {
@@ -279,7 +310,7 @@ func checkWorkloadRow(path string, n int, v [wcCount]string, ids map[string]int)
 		}
 		return x, true, nil
 	}
-	r := workloadRow{row: n, id: v[wcID], tenant: v[wcTenant], typ: v[wcType], machine: v[wcMachine], machineGiven: v[wcMachine] != ""}
+	r := workloadRow{row: n, numbering: tf.numbering(), id: v[wcID], tenant: v[wcTenant], typ: v[wcType], machine: v[wcMachine], machineGiven: v[wcMachine] != ""}
 	if prev, dup := ids[r.id]; dup {
 		return bad(wcID, fmt.Errorf("%w: also row %d", ErrDuplicateID, prev))
 	}

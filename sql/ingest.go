@@ -43,10 +43,17 @@ type Counts struct {
 }
 
 // Warning is one named warning of an ingest, stored in ingest_warning with
-// the load.
+// the load. A warning that many rows or objects raise is one Warning with
+// their Count, the first of them in Object and Row and a few more named in
+// the message.
 type Warning struct {
-	Source  string `json:"source"` // the file it is about ("" for the whole ingest)
-	Object  string `json:"object,omitempty"`
+	Source string `json:"source"` // the file it is about ("" for the whole ingest)
+	Object string `json:"object,omitempty"`
+	// Row is the file row it names (the first, when it counts several):
+	// a CSV file's line, the header line 1; 0 when it names no row.
+	Row int64 `json:"row,omitempty"`
+	// Count is how many rows or objects it stands for (0: not counted).
+	Count   int64  `json:"count,omitempty"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
@@ -55,7 +62,15 @@ type Warning struct {
 // transaction, and in Counts.Warnings for the caller to print.
 func (w *Writer) Warn(wa Warning) error {
 	w.Counts.Warnings = append(w.Counts.Warnings, wa)
-	return w.Append("ingest_warning", nullString(wa.Source), nullString(wa.Object), wa.Code, wa.Message)
+	return w.Append("ingest_warning", nullString(wa.Source), nullString(wa.Object), wa.Code, wa.Message,
+		nullInt(wa.Row), nullInt(wa.Count))
+}
+
+func nullInt(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
 }
 
 func nullString(s string) any {
@@ -100,6 +115,11 @@ func (w *Writer) LoadID() int64 { return w.loadID }
 // rows as before.
 var optionalPods = map[string]int{"sku": 9, "vm_type": 8, "vm_type_demand": 8}
 
+// optionalTrailing are the tables that gained trailing columns later, with
+// their column count before them and how many: a row of that many values
+// gets them NULL (ingest_warning's row and count, migration 0015).
+var optionalTrailing = map[string][2]int{"ingest_warning": {4, 2}}
+
 // Append adds one row to table (a dataset table); vals are the columns
 // after (dataset, load_id).
 func (w *Writer) Append(table string, vals ...driver.Value) error {
@@ -126,6 +146,9 @@ func (w *Writer) appendRow(table string, prefix bool, vals []driver.Value) error
 	}
 	if base, ok := optionalPods[table]; ok && prefix && len(vals) == base {
 		vals = append(vals, nil) // pods: NULL, the dataset counts no pod slots
+	}
+	if t, ok := optionalTrailing[table]; ok && prefix && len(vals) == t[0] {
+		vals = append(vals, make([]driver.Value, t[1])...)
 	}
 	row := vals
 	if prefix {

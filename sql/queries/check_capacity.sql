@@ -14,7 +14,11 @@
 -- exceeds 1 (cores: $2, the run's MAX_OVERSUB, 1 without oversubscription),
 -- with the time of the peak, and every placement on a machine, or of a VM,
 -- that the run's load lacks, or of a VM type the machine's SKU cannot host.
--- $1 = run_id, $2 = cores limit.
+-- Each row names the machine and its SKU as the user does, the capacity in
+-- that dimension and the load at the peak in the SKU's units (cores, GB, …:
+-- peak × capacity), and the VMs on the machine then, largest in that
+-- dimension first (the first 3 names and how many; for a placement the data
+-- cannot account for, the VMs so placed). $1 = run_id, $2 = cores limit.
 WITH r AS (
     SELECT run_id, load_id FROM run WHERE run_id = $1
 ),
@@ -28,6 +32,7 @@ stay AS (
            least(coalesce(v.end_s, 'infinity'::DOUBLE), coalesce(s.evicted_s, 'infinity'::DOUBLE),
                  coalesce(s.moved_s, 'infinity'::DOUBLE)) AS t1,
            v.vm_id IS NULL AS unknown_vm, m.machine_id IS NULL AS unknown_machine,
+           coalesce(v.name, 'vm_id ' || s.vm_id) AS vm_name, m.name AS machine_name, m.sku AS machine_sku,
            d.cores IS NULL AS unsupported,
            d.cores, d.memory, d.ssd, d.hdd, d.nic, d.gpu, coalesce(d.pods, 0) AS pods
     FROM stays s
@@ -56,14 +61,35 @@ peaks AS (
     SELECT machine_id, dim, max(val) AS peak, arg_max(t, val) AS at_s
     FROM (UNPIVOT swept ON cores, memory, ssd, hdd, nic, gpu, pods INTO NAME dim VALUE val)
     GROUP BY machine_id, dim
+),
+over AS (
+    SELECT machine_id, dim AS problem, peak, at_s
+    FROM peaks
+    WHERE peak > CASE WHEN dim = 'cores' THEN $2 ELSE 1 END + 1e-6
+),
+named AS (
+    SELECT o.*, m.name AS machine, m.sku,
+           CASE o.problem WHEN 'cores' THEN sk.cores WHEN 'memory' THEN sk.memory_gb WHEN 'ssd' THEN sk.ssd_gb
+                          WHEN 'hdd' THEN sk.hdd_gb WHEN 'nic' THEN sk.nic_gbps WHEN 'gpu' THEN sk.gpus
+                          ELSE sk.pods END AS capacity,
+           (SELECT list(st.vm_name ORDER BY CASE o.problem WHEN 'cores' THEN st.cores WHEN 'memory' THEN st.memory
+                                                           WHEN 'ssd' THEN st.ssd WHEN 'hdd' THEN st.hdd WHEN 'nic' THEN st.nic
+                                                           WHEN 'gpu' THEN st.gpu ELSE st.pods END DESC, st.vm_id)
+            FROM stay st
+            WHERE st.machine_id = o.machine_id AND st.t0 <= o.at_s AND st.t1 > o.at_s AND NOT st.unsupported) AS vms
+    FROM over o
+    JOIN r ON true
+    LEFT JOIN machine m ON m.load_id = r.load_id AND m.machine_id = o.machine_id
+    LEFT JOIN sku sk ON sk.load_id = r.load_id AND sk.sku = m.sku
 )
-SELECT machine_id, dim AS problem, peak, at_s
-FROM peaks
-WHERE peak > CASE WHEN dim = 'cores' THEN $2 ELSE 1 END + 1e-6
+SELECT machine_id, problem, peak, at_s, machine, sku, capacity, peak * capacity AS load,
+       coalesce(vms, [])[1:3] AS vms, len(coalesce(vms, [])) AS vm_count
+FROM named
 UNION ALL
 SELECT machine_id,
        CASE WHEN unknown_vm THEN 'unknown_vm' WHEN unknown_machine THEN 'unknown_machine' ELSE 'type_unsupported' END,
-       NULL, min(t0)
+       NULL, min(t0), any_value(machine_name), any_value(machine_sku), NULL, NULL,
+       list(vm_name ORDER BY t0, vm_id)[1:3], count(*)
 FROM stay WHERE unsupported
-GROUP BY ALL
+GROUP BY machine_id, 2
 ORDER BY machine_id, problem;
