@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -120,6 +121,13 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 	} else {
 		p.Sections = append(p.Sections,
 			report.Section{Title: "Datasets", Note: "What each loaded dataset holds.", Table: summary, SQL: summarySQL},
+		)
+		planner, err := plannerSections(ctx, db, dataset)
+		if err != nil {
+			return nil, err
+		}
+		p.Sections = append(p.Sections, planner...)
+		p.Sections = append(p.Sections,
 			report.Section{Title: "Inventory", Note: "Machines by SKU (hardware generation): the shape of Protean Table 1.", Table: inv, SQL: invSQL},
 			report.Section{Title: "Workload", Note: "VMs, tenants, lifetimes (completed VMs; censored VMs counted apart) and sizes.", Table: work, SQL: workSQL},
 			report.Section{Title: "VM type mix", Note: "Share of VM requests per VM type (the shape of Protean Table 2).",
@@ -132,7 +140,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 		p.Sections = append(p.Sections,
 			report.Section{Title: "Replay runs", Note: "Every stored replay: policy, parameters, outcomes, mean packing density (allocated cores / cores of non-empty machines, Protean §6.3) and decision latency.",
 				Table: runs, SQL: runsSQL},
-			report.Section{Title: "Packing density over time", Note: "One line per run (the latest " + fmt.Sprint(maxRunLines) + ").",
+			report.Section{Title: "Packing density over time", Note: "One line per run (the latest " + fmt.Sprint(maxRunLines) + "); a run of one sample, such as placelab lpbound's packing at one instant, is in the table above.",
 				Chart: densityChart(dens), SQL: densSQL})
 	}
 	if len(avail.Rows) > 0 {
@@ -551,7 +559,8 @@ func densityChart(d *store.Result) *charts.Line {
 }
 
 // runLineChart draws column value (× scale) of d against its hour, one
-// line per run (the latest maxRunLines), the y axis named yName.
+// line per run of two samples or more (the latest maxRunLines), the y axis
+// named yName.
 func runLineChart(d *store.Result, value, yName string, scale float64) *charts.Line {
 	rc, pc, dc, hc, vc := col(d, "run_id"), col(d, "policy"), col(d, "dataset"), col(d, "hour"), col(d, value)
 	type series struct {
@@ -570,6 +579,9 @@ func runLineChart(d *store.Result, value, yName string, scale float64) *charts.L
 		}
 		s.pts = append(s.pts, opts.LineData{Value: []float64{round2(num(row[hc])), round2(scale * num(row[vc]))}})
 	}
+	// A run of one sample (a packing or a plan at one instant) is no line
+	// over time: it is in the runs' table.
+	order = slices.DeleteFunc(order, func(id int64) bool { return len(byRun[id].pts) < 2 })
 	if len(order) > maxRunLines {
 		order = order[len(order)-maxRunLines:]
 	}

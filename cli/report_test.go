@@ -14,9 +14,13 @@ import (
 )
 
 // TestReportSiteInChromium writes the whole site for a small database (a
-// replay with its LP bound, a quick experiment) and opens every page in
-// headless Chromium: every chart draws non-blank, the console stays clean,
-// and every link — to another page, an asset or an anchor — resolves.
+// replay with its LP bound, a migration plan, a quick experiment) and opens
+// every page in headless Chromium: every chart draws non-blank, the console
+// stays clean, every link — to another page, an asset or an anchor —
+// resolves, no table cell prints NULL, <nil> or NaN, and every table's box
+// takes its section's width with its first column sticky (issue 52 item
+// 10: tables capped near 1,140 px, NULL printed). The overview has the
+// planner's section with the plan's moves by name.
 func TestReportSiteInChromium(t *testing.T) {
 	if _, err := report.Browser(); err != nil {
 		if os.Getenv("PLACELAB_REQUIRE_CHROMIUM") != "" {
@@ -29,6 +33,7 @@ func TestReportSiteInChromium(t *testing.T) {
 	mustRun(t, db, "generate", "--machines", "200", "--vms", "3000", "--days", "2", "--series", "20")
 	mustRun(t, db, "replay", "--to", "1d")
 	mustRun(t, db, "lpbound", "--run", "1", "--every", "12h", "--time-limit", "2s")
+	mustRun(t, db, "whatif", "migrate", "--run", "1", "--budget", "5")
 	mustRun(t, db, "experiment", "paragon", "--quick")
 	out := filepath.Join(dir, "site")
 	mustRun(t, db, "report", "--out", out)
@@ -71,6 +76,23 @@ func TestReportSiteInChromium(t *testing.T) {
 		}
 		if links < 3 {
 			t.Errorf("%s: only %d links", p, links)
+		}
+		if len(chk.Raw) != 0 {
+			t.Errorf("%s: cells print a missing value raw: %q", p, chk.Raw)
+		}
+		if len(chk.Tables) == 0 {
+			t.Errorf("%s: %d tables measured", p, len(chk.Tables))
+		}
+		for i, tb := range chk.Tables {
+			if tb.Container != tb.Section-40 || tb.Container < report.CheckWidth-150 || !tb.Sticky {
+				t.Errorf("%s: table %d: box %d px in a section of %d (20 px padding) in a %d px window, first column sticky %v", p, i, tb.Container, tb.Section, chk.Window, tb.Sticky)
+			}
+		}
+		if p == "index.html" {
+			if !strings.Contains(chk.DOM, `id="what-a-planner-asks-stored-plans"`) || !strings.Contains(chk.DOM, "whatif migrate of run 1") ||
+				!regexp.MustCompile(`<td class="text">c[0-9]+-r[0-9]+-m[0-9]+</td>`).MatchString(chk.DOM) {
+				t.Error("index.html: no planner section with the plan's moves by machine name")
+			}
 		}
 	}
 }
@@ -122,8 +144,8 @@ func TestReportAfterQuickExperimentsOnFreshDatabase(t *testing.T) {
 	if strings.Contains(ex, "No stored runs") {
 		t.Error("experiments page says an experiment has no stored runs")
 	}
-	if n := strings.Count(ex, "<td>quick</td>"); n < 100 || strings.Contains(ex, "<td>full</td>") {
-		t.Errorf("experiments page: %d rows of the quick grid, full rows %v", n, strings.Contains(ex, "<td>full</td>"))
+	if n := strings.Count(ex, `<td class="text">quick</td>`); n < 100 || strings.Contains(ex, `<td class="text">full</td>`) {
+		t.Errorf("experiments page: %d rows of the quick grid, full rows %v", n, strings.Contains(ex, `<td class="text">full</td>`))
 	}
 	if !strings.Contains(read("index.html"), "holds no datasets") || !strings.Contains(read("characterize.html"), "holds no datasets") {
 		t.Error("the overview or characterization page does not say that no dataset is loaded")

@@ -22,8 +22,28 @@ type CheckResult struct {
 	Rendered int      `json:"rendered"` // charts drawn without an exception
 	Errors   []string `json:"errors"`   // console errors and uncaught exceptions
 	Canvases []int    `json:"canvases"` // non-transparent pixels per chart canvas
-	DOM      string   `json:"-"`        // the document after scripts ran
+	// Window is the window's width (CheckWidth), Tables what each table's
+	// scroll box measured, Raw the table cells that print a missing value
+	// as NULL, <nil>, NaN, null or undefined (none on placelab's pages).
+	Window int          `json:"window"`
+	Tables []TableCheck `json:"tables"`
+	Raw    []string     `json:"raw"`
+	DOM    string       `json:"-"` // the document after scripts ran
 }
+
+// TableCheck is one table of a page as the browser laid it out: the width
+// of its scroll box and of the section holding it, the table's own width
+// (wider than the box: it scrolls) and whether its first column is sticky
+// (stays in view while it scrolls).
+type TableCheck struct {
+	Container int  `json:"container"`
+	Section   int  `json:"section"`
+	Width     int  `json:"width"`
+	Sticky    bool `json:"sticky"`
+}
+
+// CheckWidth is the window width, in CSS pixels, pages are checked at.
+const CheckWidth = 1400
 
 // Browser finds a Chromium binary.
 func Browser() (string, error) {
@@ -57,7 +77,7 @@ func Check(ctx context.Context, page string) (*CheckResult, error) {
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--no-first-run", "--disable-quic", "--user-data-dir="+profile,
-		"--window-size=1280,2000", "--virtual-time-budget=10000", "--dump-dom",
+		fmt.Sprintf("--window-size=%d,2000", CheckWidth), "--virtual-time-budget=10000", "--dump-dom",
 		"file://"+abs+"#selfcheck")
 	out, err := cmd.Output()
 	if err != nil {

@@ -123,7 +123,12 @@ func Fragment(title string, ch Chart, table *store.Result, maxRows int) (string,
 			}
 			b.WriteString("<tr>")
 			for _, x := range row {
-				fmt.Fprintf(&b, "<td style=\"border:1px solid #ccc;padding:2px 6px;text-align:right\">%s</td>", html.EscapeString(Cell(x)))
+				text, title := PageCell(x)
+				if title != "" {
+					fmt.Fprintf(&b, "<td style=\"border:1px solid #ccc;padding:2px 6px;text-align:center;color:#999\" title=%q>%s</td>", title, html.EscapeString(text))
+					continue
+				}
+				fmt.Fprintf(&b, "<td style=\"border:1px solid #ccc;padding:2px 6px;text-align:right\">%s</td>", html.EscapeString(text))
 			}
 			b.WriteString("</tr>\n")
 		}

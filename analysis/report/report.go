@@ -1,13 +1,16 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	store "placelab/sql"
 )
@@ -35,8 +38,10 @@ type Section struct {
 	Note  string // one paragraph under the title
 	Chart Chart  // optional
 	Table *store.Result
-	// MaxRows caps the rows shown (0: 50); the rest are summarized.
+	// MaxRows caps the rows shown (0: 50); the rest are counted, with
+	// Rest saying where to find them (default: query the view).
 	MaxRows int
+	Rest    string
 	SQL     string // the query or view behind the section, shown folded
 }
 
@@ -88,10 +93,30 @@ type sectionView struct {
 	ID, Title, Note, SQL string
 	ChartID              string
 	Options              template.JS
-	Columns              []string
-	Rows                 [][]string
-	More                 int
+	Columns              []colView
+	Rows                 [][]cellView
+	Shown, More          int
+	Rest                 string
 }
+
+// colView is a table's column header, aligned as its first value.
+type colView struct {
+	Name string
+	Str  bool
+}
+
+// cellView is one table cell on a page: its text and, for a missing value,
+// the tooltip that says so. A cell of more than longCell characters wraps;
+// the others stay on one line. Text (a string value) is aligned left,
+// numbers right.
+type cellView struct {
+	Text, Title string
+	Long, Str   bool
+}
+
+// longCell is the length beyond which a cell's text wraps (a parameter
+// list, a message) rather than widening its column.
+const longCell = 40
 
 // Render returns the page's HTML.
 func (p *Page) Render() ([]byte, error) {
@@ -118,24 +143,40 @@ func (p *Page) Render() ([]byte, error) {
 				return nil, fmt.Errorf("report: section %q: %w", s.Title, err)
 			}
 			v.ChartID = fmt.Sprintf("chart-%d", i)
-			v.Options = template.JS(b)
+			v.Options = template.JS(missingLabels(b))
 		}
 		if s.Table != nil {
 			max := s.MaxRows
 			if max == 0 {
 				max = 50
 			}
-			v.Columns = s.Table.Columns
+			for c, name := range s.Table.Columns {
+				cv := colView{Name: name}
+				for _, row := range s.Table.Rows {
+					if c < len(row) && row[c] != nil {
+						_, cv.Str = row[c].(string)
+						break
+					}
+				}
+				v.Columns = append(v.Columns, cv)
+			}
 			for r, row := range s.Table.Rows {
 				if r == max {
 					v.More = len(s.Table.Rows) - max
 					break
 				}
-				cells := make([]string, len(row))
+				cells := make([]cellView, len(row))
 				for c, x := range row {
-					cells[c] = Cell(x)
+					cells[c].Text, cells[c].Title = PageCell(x)
+					cells[c].Long = utf8.RuneCountInString(cells[c].Text) > longCell
+					_, cells[c].Str = x.(string)
 				}
 				v.Rows = append(v.Rows, cells)
+			}
+			v.Shown = len(v.Rows)
+			v.Rest = s.Rest
+			if v.Rest == "" {
+				v.Rest = "query the view for all"
 			}
 		}
 		views = append(views, v)
@@ -144,11 +185,50 @@ func (p *Page) Render() ([]byte, error) {
 	err := pageTpl.Execute(&b, map[string]any{
 		"Title": p.Title, "Subtitle": p.Subtitle, "Footer": p.Footer,
 		"Sections": views, "EChartsVersion": EChartsVersion, "Links": p.Links, "ErrorCapture": template.HTML(errorCapture),
+		"ChartFit": template.JS(chartFit),
 	})
 	return []byte(b.String()), err
 }
 
-// Cell formats a value for a table cell.
+// Missing is what a page shows for a missing value (SQL NULL, NaN): an em
+// dash, with MissingTitle as its tooltip.
+const (
+	Missing      = "—"
+	MissingTitle = "no value"
+)
+
+// PageCell formats a value for a page's table cell: as Cell, except that a
+// missing value (nil, NaN) is Missing with a title saying why, and an
+// infinity is ∞ or −∞, so that no page prints NULL, <nil> or NaN.
+func PageCell(x any) (text, title string) {
+	switch v := x.(type) {
+	case nil:
+		return Missing, MissingTitle
+	case float64:
+		switch {
+		case math.IsNaN(v):
+			return Missing, "not a number"
+		case math.IsInf(v, 1):
+			return "∞", ""
+		case math.IsInf(v, -1):
+			return "−∞", ""
+		}
+	case float32:
+		return PageCell(float64(v))
+	}
+	return Cell(x), ""
+}
+
+// missingLabels replaces, in a chart's marshalled options, every string
+// that is exactly fmt's "<nil>" (a label built with fmt.Sprint from a NULL
+// column) by Missing, so that a chart never labels a category "<nil>".
+// encoding/json writes < and > as \u003c and \u003e.
+func missingLabels(b []byte) []byte {
+	return bytes.ReplaceAll(b, []byte(`"\u003cnil\u003e"`), []byte(`"`+Missing+`"`))
+}
+
+// Cell formats a value for a text table cell (placelab sql): NULL for a
+// missing value, as SQL consoles print it. Pages use PageCell.
 func Cell(x any) string {
 	switch v := x.(type) {
 	case nil:
@@ -195,15 +275,20 @@ header { background: #1f3a5f; color: #fff; padding: 18px 32px; }
 header h1 { margin: 0; font-size: 22px; } header p { margin: 4px 0 0; opacity: .85; }
 nav { padding: 8px 32px; background: #e8eef5; font-size: 14px; }
 nav a { margin-right: 14px; color: #1f3a5f; }
-main { padding: 8px 32px 32px; max-width: 1200px; }
+main { padding: 8px 32px 32px; }
 section { background: #fff; border: 1px solid #ddd; border-radius: 6px; margin: 18px 0; padding: 12px 20px; }
 h2 { font-size: 18px; margin: 6px 0; }
-.note { color: #555; font-size: 14px; }
+.note { color: #555; font-size: 14px; max-width: 1100px; }
 .chart { width: 100%; height: 380px; }
-table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
-.scroll { overflow-x: auto; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
+table { border-collapse: separate; border-spacing: 0; font-size: 13px; margin: 8px 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
+th, td { border: 1px solid #ddd; border-width: 0 1px 1px 0; padding: 3px 8px; text-align: right; background: #fff; }
+tr > :first-child { border-left-width: 1px; } thead th { border-top-width: 1px; }
 th { background: #f0f3f7; } td:first-child, th:first-child { text-align: left; }
+/* The first column (the row's key) stays in view while a wide table scrolls. */
+td:first-child, th:first-child { position: sticky; left: 0; z-index: 1; box-shadow: 2px 0 2px -1px rgba(0,0,0,.15); }
+td.missing { color: #999; text-align: center; }
+td { white-space: nowrap; } td.long { white-space: normal; min-width: 24em; } td.text, th.text { text-align: left; }
 details { font-size: 13px; } pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 footer { color: #777; font-size: 12px; padding: 0 32px 24px; }
 </style>
@@ -217,9 +302,9 @@ footer { color: #777; font-size: 12px; padding: 0 32px 24px; }
 <h2>{{.Title}}</h2>
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
 {{if .ChartID}}<div class="chart" id="{{.ChartID}}"></div>{{end}}
-{{if .Columns}}<div class="scroll"><table><thead><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>{{if .More}}<p class="note">… {{.More}} more rows (query the view for all).</p>{{end}}{{end}}
+{{if .Columns}}<div class="scroll"><table><thead><tr>{{range .Columns}}<th{{if .Str}} class="text"{{end}}>{{.Name}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}{{if .Title}}<td class="missing" title="{{.Title}}">{{.Text}}</td>{{else}}<td{{if or .Long .Str}} class="{{if .Long}}long{{end}}{{if and .Long .Str}} {{end}}{{if .Str}}text{{end}}"{{end}}>{{.Text}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody></table></div>{{if .More}}<p class="note">The first {{.Shown}} rows; {{.More}} more ({{.Rest}}).</p>{{end}}{{end}}
 {{if .SQL}}<details><summary>SQL</summary><pre>{{.SQL}}</pre></details>{{end}}
 </section>
 {{end}}</main>
@@ -230,11 +315,14 @@ footer { color: #777; font-size: 12px; padding: 0 32px 24px; }
   var charts = [
 {{range .Sections}}{{if .ChartID}}    [{{.ChartID}}, {{.Options}}],
 {{end}}{{end}}  ];
+  var fit = {{.ChartFit}};
   if (typeof echarts === 'undefined') { check.errors.push('echarts script did not load'); }
   else charts.forEach(function (c) {
     check.charts++;
     try {
-      var chart = echarts.init(document.getElementById(c[0]), null, { renderer: 'canvas' });
+      var el = document.getElementById(c[0]);
+      fit(el, c[1]);
+      var chart = echarts.init(el, null, { renderer: 'canvas' });
       chart.setOption(c[1]);
       window.addEventListener('resize', function () { chart.resize(); });
       check.rendered++;
@@ -249,6 +337,19 @@ footer { color: #777; font-size: 12px; padding: 0 32px 24px; }
       var d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data, n = 0;
       for (var i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
       check.canvases.push(n);
+    });
+    // Tables: the width each may use and the width it takes, whether its
+    // first column is sticky, and cells that print a missing value raw.
+    check.window = window.innerWidth;
+    check.tables = [];
+    document.querySelectorAll('.scroll').forEach(function (sc) {
+      var t = sc.querySelector('table'), first = t.querySelector('tbody td, thead th');
+      check.tables.push({ container: sc.clientWidth, section: sc.parentNode.clientWidth, width: t.scrollWidth,
+        sticky: !!first && getComputedStyle(first).position === 'sticky' });
+    });
+    check.raw = [];
+    document.querySelectorAll('td, th').forEach(function (c) {
+      if (/^(NULL|<nil>|NaN|null|undefined)$/.test(c.textContent.trim())) check.raw.push(c.textContent.trim());
     });
     var pre = document.createElement('pre'); pre.id = 'selfcheck';
     pre.textContent = JSON.stringify(check); document.body.appendChild(pre);
