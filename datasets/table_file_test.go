@@ -50,6 +50,8 @@ func TestTableFileRowErrors(t *testing.T) {
 			"start_s", "row 7 (its line in the file; the header is line 1): field start_s: not a number", 7, ErrNotNumber},
 		{"duplicate id names both lines", "id,tenant,cores,memory_gb,start_s\na,web,1,1,0\n\nb,web,1,1,0\na,web,1,1,0\n",
 			"id", "row 5 (its line in the file; the header is line 1): field id: duplicate id: also row 2", 5, ErrDuplicateID},
+		{"empty file", "", "", "vms.csv: malformed: empty file, expected a header", 0, ErrMalformed},
+		{"header only", "id,tenant,cores,memory_gb,start_s\n", "", "vms.csv: malformed: 0 rows: the file lists no VMs", 0, ErrMalformed},
 		{"missing column is the header line", "id,tenant,cores,memory_gb\na,web,1,1\n", "start_s", "row 1 (its line in the file; the header is line 1): field start_s: missing field: no column", 1, ErrMissingField},
 	} {
 		t.Run(c.name, func(t *testing.T) {

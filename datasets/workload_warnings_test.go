@@ -109,8 +109,8 @@ func TestWorkloadWarningsQuiet(t *testing.T) {
 // TestWorkloadWarningsAggregate: a warning repeated over many rows of a
 // 5,000-row file is one warning with the count and the first 3 examples,
 // not one per row: 1,000 VMs of 0 cores, 500 VMs too large for any SKU,
-// and 40 overfull machines... of an inventory of 3, so 1 machine holding
-// 60 VMs.
+// and 60 VMs recorded at once on one 16-core machine (one
+// machine-over-capacity warning naming its first 3 VMs and 57 more).
 func TestWorkloadWarningsAggregate(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("id,tenant,cores,memory_gb,start_s,end_s,machine\n")
