@@ -171,8 +171,8 @@ func plannerSections(ctx context.Context, db *store.DB, dataset string) ([]repor
 	}
 	if answers != nil {
 		note := "Every answer stored by placelab capacity: the smallest inventory on which the policy meets the target (machines, of zone_machines), the share of VMs it leaves unserved " +
-			"(shed_pct; target_counts says what counts: rejected, or also evicted and never re-placed) against the target, and the lower bounds at the peak: no packing holds the peak's VMs " +
-			"on fewer than lower_bound_machines of the zone's SKUs, nor on fewer than mix_lower_bound_machines of its SKU mix."
+			"(shed_pct, in percent; target_counts says what counts: shed, every VM rejected or evicted and never re-placed, or rejected only) against the target (target_pct), and the lower bounds at the peak, in machines: " +
+			"no packing holds the peak's VMs on fewer than lower_bound of the zone's SKUs, nor on fewer than mix_lower_bound of its SKU mix."
 		if len(answers.Rows) == 0 {
 			note = "No capacity answer is stored yet (placelab capacity --dataset NAME stores one unless --no-store)."
 			answers = nil

@@ -123,8 +123,8 @@ func TestOverviewPlannerSection(t *testing.T) {
 			t.Fatalf("no table of capacity answers: %+v", cs)
 		}
 		row := cs.Table.Rows[0]
-		for c, v := range map[string]any{"machines": int64(3), "zone_machines": int64(4), "target_max_shed_pct": 0.1, "shed_pct": 0.05,
-			"lower_bound_machines": int64(3), "mix_lower_bound_machines": nil, "target_counts": "shed"} {
+		for c, v := range map[string]any{"machines": int64(3), "zone_machines": int64(4), "target_pct": 0.1, "shed_pct": 0.05,
+			"lower_bound": int64(3), "mix_lower_bound": nil, "target_counts": "shed"} {
 			if got := row[col(cs.Table, c)]; got != v {
 				t.Errorf("capacity answer %s = %v (%T), want %v", c, got, got, v)
 			}

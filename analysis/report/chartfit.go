@@ -6,8 +6,9 @@ package report
 //   - the grid contains its axis labels (grid.containLabel, which reserves
 //     the height of rotated x labels, and a left margin computed here for
 //     the first ones, which run left of their ticks), so no label runs off
-//     the left or bottom edge; a rotated category label is cut at 180 px
-//     with an ellipsis (the tooltip names the category in full);
+//     the left or bottom edge; a rotated category label longer than 220 px
+//     is cut in the middle, its start and end kept around an ellipsis (the
+//     tooltip names the category in full);
 //   - an x axis's name sits centred under its labels (ECharts' default puts
 //     it past the axis end, where a long name is cut at the right edge),
 //     and a y axis's name starts at its axis line and runs inwards (centred,
@@ -30,7 +31,7 @@ const chartFit = `function (el, o) {
     if (Array.isArray(v)) v = v[v.length - 1];
     return v;
   }
-  var W = el.clientWidth || 1000, plot = 280, maxLabel = 180;
+  var W = el.clientWidth || 1000, plot = 280, maxLabel = 220;
   arr(o.series).forEach(function (s) {
     if (s.type !== 'line') return;
     var n = arr(s.data).filter(function (d) { var v = value(d); return v != null && v !== '-' && v === v; }).length;
@@ -56,7 +57,15 @@ const chartFit = `function (el, o) {
       var cats = arr(a.data).map(function (c) { return width(c !== null && typeof c === 'object' ? c.value : c); });
       var mw = Math.max.apply(null, cats.concat([0]));
       if (mw > maxLabel) {
-        a.axisLabel.width = maxLabel; a.axisLabel.overflow = 'truncate';
+        // Cut in the middle: categories that differ only at the end (a
+        // grid point's parameters) stay told apart.
+        var keep = Math.floor(maxLabel / (mw / Math.max.apply(null, arr(a.data).map(function (c) { return String(c !== null && typeof c === 'object' ? c.value : c).length; }))));
+        a.axisLabel.formatter = function (v) {
+          v = String(v);
+          if (v.length <= keep) return v;
+          var head = Math.floor(keep * 0.4);
+          return v.slice(0, head) + '…' + v.slice(v.length - (keep - head - 1));
+        };
         mw = maxLabel;
       }
       h = mw * Math.abs(Math.sin(rot)) + 12 * Math.abs(Math.cos(rot)) + 8;

@@ -23,8 +23,9 @@ type CheckResult struct {
 	Errors   []string `json:"errors"`   // console errors and uncaught exceptions
 	Canvases []int    `json:"canvases"` // non-transparent pixels per chart canvas
 	// Window is the window's width (CheckWidth), Tables what each table's
-	// scroll box measured, Raw the table cells that print a missing value
-	// as NULL, <nil>, NaN, null or undefined (none on placelab's pages).
+	// scroll box measured, Raw the table cells of the document that print
+	// a missing value as NULL, <nil>, NaN, null or undefined (none on
+	// placelab's pages).
 	Window int          `json:"window"`
 	Tables []TableCheck `json:"tables"`
 	Raw    []string     `json:"raw"`
@@ -96,8 +97,15 @@ func Check(ctx context.Context, page string) (*CheckResult, error) {
 		return nil, fmt.Errorf("report: self-check: %w", err)
 	}
 	res.DOM = string(out)
+	for _, m := range rawCellRe.FindAllStringSubmatch(res.DOM, -1) {
+		res.Raw = append(res.Raw, html.UnescapeString(m[1]))
+	}
 	return &res, nil
 }
+
+// rawCellRe matches a table cell of the document that prints a missing
+// value raw (CheckResult.Raw).
+var rawCellRe = regexp.MustCompile(`<t[dh][^>]*>\s*(NULL|&lt;nil&gt;|NaN|null|undefined)\s*</t[dh]>`)
 
 // errorCapture collects console errors and uncaught exceptions from the
 // first script on into window.placelabErrors, which a page's self-check

@@ -338,18 +338,14 @@ footer { color: #777; font-size: 12px; padding: 0 32px 24px; }
       for (var i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
       check.canvases.push(n);
     });
-    // Tables: the width each may use and the width it takes, whether its
-    // first column is sticky, and cells that print a missing value raw.
+    // Tables: the width each may use and the width it takes, and whether
+    // its first column is sticky.
     check.window = window.innerWidth;
     check.tables = [];
     document.querySelectorAll('.scroll').forEach(function (sc) {
       var t = sc.querySelector('table'), first = t.querySelector('tbody td, thead th');
       check.tables.push({ container: sc.clientWidth, section: sc.parentNode.clientWidth, width: t.scrollWidth,
         sticky: !!first && getComputedStyle(first).position === 'sticky' });
-    });
-    check.raw = [];
-    document.querySelectorAll('td, th').forEach(function (c) {
-      if (/^(NULL|<nil>|NaN|null|undefined)$/.test(c.textContent.trim())) check.raw.push(c.textContent.trim());
     });
     var pre = document.createElement('pre'); pre.id = 'selfcheck';
     pre.textContent = JSON.stringify(check); document.body.appendChild(pre);

@@ -5,9 +5,10 @@
 -- answer sheds (shed_rate: rejected, or evicted and never re-placed; an
 -- answer stored before shed_rate existed gives its rejection_rate), and the
 -- lower bounds at the peak: no packing holds the peak's VMs on fewer
--- machines of the zone's SKUs in any numbers (lp_bound_machines, rounded
--- up), nor on fewer of the zone's SKU mix (lp_mix_machines; NULL when no LP
--- certificate was found). Shares in percent. $1 = dataset ('' = every
+-- machines of the zone's SKUs in any numbers (lower_bound: lp_bound_machines,
+-- rounded up), nor on fewer of its SKU mix (mix_lower_bound: lp_mix_machines;
+-- NULL when no LP certificate was found). Shares in percent (target_pct,
+-- shed_pct). $1 = dataset ('' = every
 -- dataset).
 WITH a AS (
     SELECT id, dataset, created_at, CAST(answer AS JSON) AS j FROM capacity_answer
@@ -17,13 +18,13 @@ SELECT id, dataset, created_at,
        json_extract_string(j, '$.policy') AS policy,
        CAST(json_extract_string(j, '$.machines') AS BIGINT) AS machines,
        CAST(json_extract_string(j, '$.zone_machines') AS BIGINT) AS zone_machines,
-       round(100 * CAST(json_extract_string(j, '$.max_rejection') AS DOUBLE), 4) AS target_max_shed_pct,
+       round(100 * CAST(json_extract_string(j, '$.max_rejection') AS DOUBLE), 4) AS target_pct,
        json_extract_string(j, '$.target_counts') AS target_counts,
        round(100 * coalesce(CAST(json_extract_string(j, '$.shed_rate') AS DOUBLE),
                             CAST(json_extract_string(j, '$.rejection_rate') AS DOUBLE)), 4) AS shed_pct,
        CAST(json_extract_string(j, '$.shed_vms') AS BIGINT) AS shed_vms,
        CAST(json_extract_string(j, '$.vms') AS BIGINT) AS vms,
-       ceil(CAST(json_extract_string(j, '$.lp_bound_machines') AS DOUBLE))::BIGINT AS lower_bound_machines,
-       nullif(CAST(json_extract_string(j, '$.lp_mix_machines') AS BIGINT), 0) AS mix_lower_bound_machines
+       ceil(CAST(json_extract_string(j, '$.lp_bound_machines') AS DOUBLE))::BIGINT AS lower_bound,
+       nullif(CAST(json_extract_string(j, '$.lp_mix_machines') AS BIGINT), 0) AS mix_lower_bound
 FROM a
 ORDER BY id;
