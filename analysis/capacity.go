@@ -169,8 +169,8 @@ type CapacityReport struct {
 	AnswerID int64  `json:"answer_id,omitempty"`
 	Dataset  string `json:"dataset"`
 	LoadID   int64  `json:"load_id"`
-	Policy  string `json:"policy"`
-	Scale   string `json:"scale"`
+	Policy   string `json:"policy"`
+	Scale    string `json:"scale"`
 	// MaxRejection is the target share; AllowedRejections the VMs it
 	// allows, of VMs requested; TargetCounts what counts against it
 	// (CountShed or CountRejected).
@@ -445,12 +445,27 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 		if err != nil {
 			return nil, err
 		}
+		final = shrunk
 		if q := s.failedAbove(shrunk); q != nil {
-			rep.BelowAnswer = mixBelow
-			s.nonMonotone(fmt.Sprintf("the per-SKU answer (%d machines) is below a probe that failed (%d machines, %s): the answer is the mix's, %d machines, from which every larger probe met the targets",
-				sum(shrunk), q.Machines, q.Step, answer))
-		} else {
-			final = shrunk
+			// The smallest inventory no failed probe dominates; the mix
+			// answer is one (every larger mix probe met the targets and
+			// the per-SKU probes are no larger than it).
+			best := -1
+			for i := range rep.Probes {
+				c := &rep.Probes[i]
+				if c.Met && s.failedAbove(c.counts) == nil && (best < 0 || c.Machines < rep.Probes[best].Machines ||
+					c.Machines == rep.Probes[best].Machines && c.Cores < rep.Probes[best].Cores) {
+					best = i
+				}
+			}
+			final = rep.Probes[best].counts
+			if countsKey(final) == countsKey(s.mixCounts(answer)) {
+				rep.BelowAnswer = mixBelow
+			} else {
+				rep.BelowAnswer = BelowProbed
+			}
+			s.nonMonotone(fmt.Sprintf("the per-SKU search ended at %d machines, below a probe that failed (%d machines, %s): the answer, %d machines (%s), is the smallest probed from which every larger probe met the targets",
+				sum(shrunk), q.Machines, q.Step, rep.Probes[best].Machines, rep.Probes[best].Step))
 		}
 	}
 	p := &rep.Probes[s.seen[countsKey(final)]]
