@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"placelab/analysis/replay"
+	"placelab/internal/kunits"
 	"placelab/optimizer"
 	"placelab/optimizer/drain"
 	"placelab/optimizer/lpbound"
@@ -27,7 +28,8 @@ import (
 // subtracted from the node's Free and they are not in Problem.Pods. A node
 // running a static pod (the control plane) is not Removable. A VM of the
 // dataset alive then that the run did not place (a Pending pod) is counted
-// in Pending and left out: a drain moves running pods.
+// in Pending; it is a pod of the Problem only when a plan placed it first
+// (RunState.PlacePending), and NodesInUse never counts it.
 //
 // The Problem is generated from the run's rules, so the drain planner keeps
 // what every engine keeps: a pod's AffinityOK is NodeAffinity's verdict
@@ -89,7 +91,7 @@ func (rs *RunState) Cluster() (*ClusterSnapshot, error) {
 	inv := tr.Inv
 	st := rs.State
 	s := &ClusterSnapshot{Run: rs.Run, Dataset: rs.Dataset, Policy: rs.Policy, Engine: rs.Engine, T: rs.T, State: rs, tr: tr,
-		Pending: len(rs.Pending)}
+		Pending: len(rs.Pending) + len(rs.tried)}
 	// Dimensions some SKU has.
 	for d := optimizer.Dim(0); d < optimizer.NumDims; d++ {
 		for _, k := range inv.SKUs {
@@ -102,6 +104,10 @@ func (rs *RunState) Cluster() (*ClusterSnapshot, error) {
 	p := &s.Problem
 	for _, d := range s.dims {
 		p.DimNames = append(p.DimNames, d.String())
+	}
+	p.GroupNames = rs.TenantNames
+	if tr.OnePerRequest { // a Kubernetes cluster: its own units
+		p.Amount = func(k int, x float64) string { return kunits.Amount(p.DimNames[k], x) }
 	}
 	for _, c := range inv.Clusters {
 		p.Zones = append(p.Zones, c.Name)
@@ -123,7 +129,10 @@ func (rs *RunState) Cluster() (*ClusterSnapshot, error) {
 	for _, vm := range vms {
 		pl, _ := st.Lookup(vm)
 		m := pl.Machine
-		withPods[m] = true
+		// The snapshot's counts are of the run's pods: Pending pods a
+		// plan placed (PlacePending) are in the Problem, not in them.
+		ours := !rs.PlacedPending(vm)
+		withPods[m] = withPods[m] || ours
 		if pl.Pin != optimizer.PinNone {
 			n := &p.Nodes[m]
 			if pl.Pin == optimizer.PinStatic {
@@ -142,7 +151,7 @@ func (rs *RunState) Cluster() (*ClusterSnapshot, error) {
 		if err := sameDemandEverywhere(inv, pl.Type); err != nil {
 			return nil, err
 		}
-		inUse[m] = true
+		inUse[m] = inUse[m] || ours
 		pod := drain.Pod{Name: rs.Name(vm), Demand: s.vec(pl.Demand), Node: int(m), Group: int(pl.Tenant),
 			MaxPerNode: int(pl.MaxPerMachine), MaxSkew: int(pl.MaxSkew), FaultDomain: int(pl.FaultDomain)}
 		s.masksOf(env, pl, &pod)
@@ -323,21 +332,30 @@ type ClusterBoundReport struct {
 // run, the instant, its nodes and pods (movable, pinned, pending) and the
 // nodes in use.
 type SnapshotHead struct {
-	Run           int64   `json:"run_id"`
-	Dataset       string  `json:"dataset"`
-	Policy        string  `json:"policy"`
-	T             float64 `json:"t_s"`
-	Nodes         int     `json:"nodes"`
-	Pods          int     `json:"pods"`
-	PinnedPods    int     `json:"pinned_pods"`
-	PendingPods   int     `json:"pending_pods"`
-	NodesInUse    int     `json:"nodes_in_use"`
-	NodesWithPods int     `json:"nodes_with_pods"`
+	Run     int64   `json:"run_id"`
+	Dataset string  `json:"dataset"`
+	Policy  string  `json:"policy"`
+	T       float64 `json:"t_s"`
+	// Time is T as an RFC 3339 timestamp, for a dataset whose times have
+	// an origin (a Kubernetes cluster's earliest creation); else omitted.
+	Time          string `json:"time,omitempty"`
+	Nodes         int    `json:"nodes"`
+	Pods          int    `json:"pods"`
+	PinnedPods    int    `json:"pinned_pods"`
+	PendingPods   int    `json:"pending_pods"`
+	NodesInUse    int    `json:"nodes_in_use"`
+	NodesWithPods int    `json:"nodes_with_pods"`
 }
 
 // head is the snapshot's SnapshotHead.
 func (s *ClusterSnapshot) head() SnapshotHead {
-	return SnapshotHead{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Nodes: len(s.Problem.Nodes), Pods: len(s.Problem.Pods),
+	pods := 0
+	for _, vm := range s.PodVM {
+		if !s.State.PlacedPending(vm) {
+			pods++
+		}
+	}
+	return SnapshotHead{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Time: Stamp(s.tr, s.T), Nodes: len(s.Problem.Nodes), Pods: pods,
 		PinnedPods: len(s.PinnedVM), PendingPods: s.Pending, NodesInUse: s.NodesInUse, NodesWithPods: s.NodesWithPods}
 }
 
@@ -720,4 +738,13 @@ func IsClusterRun(ctx context.Context, db *store.DB, run int64) (bool, error) {
 		return false, fmt.Errorf("%w: %d (placelab sql --view run_summary lists the runs)", ErrNoRun, run)
 	}
 	return n > 0, err
+}
+
+// Stamp is instant t of tr as an RFC 3339 timestamp when tr's times have
+// an origin (dataset.time_origin: a Kubernetes cluster's), else "".
+func Stamp(tr *replay.Trace, t float64) string {
+	if tr == nil || tr.TimeOrigin.IsZero() || math.IsNaN(t) || math.IsInf(t, 0) {
+		return ""
+	}
+	return kunits.Time(tr.TimeOrigin, t)
 }

@@ -25,6 +25,7 @@ type FitReport struct {
 	Run     int64              `json:"run_id"`
 	Dataset string             `json:"dataset"`
 	T       float64            `json:"t_s"`
+	Time    string             `json:"time,omitempty"` // T as RFC 3339 (Stamp)
 	Like    string             `json:"like"`
 	Demand  map[string]float64 `json:"demand"`
 	// More is how many more copies fit; PerZone splits them by cluster
@@ -46,6 +47,7 @@ type PoolReport struct {
 	Run       int64   `json:"run_id"`
 	Dataset   string  `json:"dataset"`
 	T         float64 `json:"t_s"`
+	Time      string  `json:"time,omitempty"` // T as RFC 3339 (Stamp)
 	Pool      string  `json:"pool"`
 	PoolNodes int     `json:"pool_nodes"`
 	PoolInUse int     `json:"pool_nodes_in_use"`
@@ -94,7 +96,7 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 	}
 	dem := s.vec(d)
 	p := &s.Problem
-	rep := &FitReport{Run: run, Dataset: s.Dataset, T: s.T, Like: like, Demand: map[string]float64{}, PerZone: map[string]int{}}
+	rep := &FitReport{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.tr, s.T), Like: like, Demand: map[string]float64{}, PerZone: map[string]int{}}
 	for j, name := range p.DimNames {
 		rep.Demand[name] = dem[j]
 	}
@@ -226,11 +228,13 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 	return rep, nil
 }
 
-// inPool reports whether machine m is in pool: its SKU is named pool, or
-// its rack's last path element is (ingest k8s names racks zone/pool).
+// inPool reports whether machine m is in pool: its SKU is named pool (an
+// instance type; or one of its allocatables, "pool (16 cpu, 61Gi)"), or
+// its rack's last path element is (ingest k8s names racks zone/pool, pool
+// the node-pool label, else the instance type).
 func inPool(inv *optimizer.Inventory, m int32, pool string) bool {
 	mc := &inv.Machines[m]
-	if inv.SKUs[mc.SKU].Name == pool {
+	if sku := inv.SKUs[mc.SKU].Name; sku == pool || strings.HasPrefix(sku, pool+" (") {
 		return true
 	}
 	r := inv.Racks[mc.Rack].Name
@@ -248,7 +252,7 @@ func PoolFewest(ctx context.Context, db *store.DB, run int64, pool string, at fl
 	inv := s.tr.Inv
 	p := s.Problem // a copy: Removable changes below
 	p.Nodes = append([]drain.Node(nil), s.Problem.Nodes...)
-	rep := &PoolReport{Run: run, Dataset: s.Dataset, T: s.T, Pool: pool}
+	rep := &PoolReport{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.tr, s.T), Pool: pool}
 	in := make([]bool, len(p.Nodes))
 	for n := range p.Nodes {
 		in[n] = inPool(inv, int32(n), pool)

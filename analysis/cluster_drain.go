@@ -54,14 +54,34 @@ type DrainMove struct {
 type DrainReport struct {
 	SnapshotHead
 	MaxMoves int `json:"max_moves"`
-	// NodesRemoved counts the nodes the plan drains (RemovedNodes), empty
-	// nodes included; NodesAfter the nodes in use after it.
-	NodesRemoved int         `json:"nodes_removed"`
-	RemovedNodes []string    `json:"removed_nodes"`
-	Moves        []DrainMove `json:"moves"`
-	NodesAfter   int         `json:"nodes_after"`
+	// The counts, one definition each (a node is in use when it holds a
+	// pod that can move; one with only DaemonSet pods is empty):
+	//   - NodesInUse (SnapshotHead): in use at the snapshot, as the run
+	//     left it;
+	//   - PendingPlaced: the snapshot's Pending pods the plan placed first
+	//     (Pending: what became of each), on the run's rules; with them
+	//     NodesInUseWithPending nodes are in use;
+	//   - NodesRemoved: nodes in use (with the pending pods) the plan
+	//     empties and removes (RemovedNodes);
+	//   - EmptyNodesRemoved: empty nodes it removes besides
+	//     (RemovedEmptyNodes; out-of-service ones among them);
+	//   - NodesNewlyUsed: nodes empty before the plan that hold a pod after;
+	//   - NodesAfter: in use after the plan, = NodesInUseWithPending −
+	//     NodesRemoved + NodesNewlyUsed.
+	PendingPlaced         int              `json:"pending_placed"`
+	PendingOutcomes       []PendingOutcome `json:"pending"`
+	NodesInUseWithPending int              `json:"nodes_in_use_with_pending"`
+	NodesRemoved          int              `json:"nodes_removed"`
+	RemovedNodes          []string         `json:"removed_nodes"`
+	EmptyNodesRemoved     int              `json:"empty_nodes_removed"`
+	RemovedEmptyNodes     []string         `json:"removed_empty_nodes"`
+	Moves                 []DrainMove      `json:"moves"`
+	NodesNewlyUsed        int              `json:"nodes_newly_used"`
+	NodesAfter            int              `json:"nodes_after"`
 	// GreedyRemoved is what the single-node greedy (Karpenter's
-	// node-by-node consolidation) drains under the same MaxMoves.
+	// node-by-node consolidation) removes under the same MaxMoves, counted
+	// as NodesRemoved is (nodes in use; the empty ones every plan removes
+	// left out).
 	GreedyRemoved int     `json:"greedy_nodes_removed"`
 	LBNodes       float64 `json:"lb_nodes"`
 	UBNodes       int     `json:"ub_nodes"`
@@ -78,7 +98,18 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 		return nil, err
 	}
 	t0 := time.Now()
-	s, err := LoadClusterSnapshot(ctx, db, run, opts.At)
+	rs, err := LoadRunState(ctx, db, run, opts.At)
+	if err != nil {
+		return nil, err
+	}
+	if err := rs.Planning("a consolidation"); err != nil {
+		return nil, err
+	}
+	pending, err := rs.PlacePending()
+	if err != nil {
+		return nil, err
+	}
+	s, err := rs.Cluster()
 	if err != nil {
 		return nil, err
 	}
@@ -87,14 +118,51 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 	if err != nil {
 		return nil, fmt.Errorf("analysis: drain: %w", err)
 	}
-	rep := &DrainReport{SnapshotHead: s.head(), MaxMoves: opts.MaxMoves, GreedyRemoved: pl.Greedy, RemovedNodes: []string{}, Moves: []DrainMove{}}
+	rep := &DrainReport{SnapshotHead: s.head(), MaxMoves: opts.MaxMoves, PendingOutcomes: pending, RemovedNodes: []string{},
+		RemovedEmptyNodes: []string{}, Moves: []DrainMove{}}
+	for _, o := range pending {
+		if o.Placed {
+			rep.PendingPlaced++
+		}
+	}
+	before := make([]int, len(p.Pods))
+	for i := range p.Pods {
+		before[i] = p.Pods[i].Node
+	}
+	occupied := make([]bool, len(p.Nodes))
+	for _, n := range before {
+		occupied[n] = true
+	}
+	rep.NodesInUseWithPending = usedNodes(before, len(p.Nodes))
+	emptyRemovable := 0
+	for n := range p.Nodes {
+		if !occupied[n] && p.Nodes[n].Removable {
+			emptyRemovable++
+		}
+	}
 	removed := make([]bool, len(p.Nodes))
 	for _, n := range pl.Removed {
 		removed[n] = true
-		rep.RemovedNodes = append(rep.RemovedNodes, p.Nodes[n].Name)
+		if occupied[n] {
+			rep.RemovedNodes = append(rep.RemovedNodes, p.Nodes[n].Name)
+		} else {
+			rep.RemovedEmptyNodes = append(rep.RemovedEmptyNodes, p.Nodes[n].Name)
+		}
 	}
-	rep.NodesRemoved = len(pl.Removed)
+	rep.NodesRemoved, rep.EmptyNodesRemoved = len(rep.RemovedNodes), len(rep.RemovedEmptyNodes)
+	// The greedy removes every empty removable node first; what it
+	// removes beyond them are nodes in use. (A plan taken from a packing
+	// from scratch may instead fill empty nodes: NodesNewlyUsed.)
+	rep.GreedyRemoved = pl.Greedy - emptyRemovable
+	if rep.GreedyRemoved < 0 {
+		return nil, fmt.Errorf("analysis: drain: the greedy removed %d nodes of %d empty removable ones (a bug)", pl.Greedy, emptyRemovable)
+	}
 	for _, mv := range pl.Moves {
+		if vm := s.PodVM[mv.Pod]; rs.PlacedPending(vm) {
+			// A pending pod is bound once, where the plan leaves it.
+			setPendingNode(rep.PendingOutcomes, vm, p.Nodes[mv.To].Name)
+			continue
+		}
 		rep.Moves = append(rep.Moves, DrainMove{Pod: p.Pods[mv.Pod].Name, VM: s.PodVM[mv.Pod], From: p.Nodes[mv.From].Name, To: p.Nodes[mv.To].Name})
 	}
 	after := applyPlan(p, pl)
@@ -102,6 +170,13 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 		return nil, fmt.Errorf("analysis: drain: the plan breaks a constraint (a bug): %w", err)
 	}
 	rep.NodesAfter = usedNodes(after, len(p.Nodes))
+	newly := make([]bool, len(p.Nodes))
+	for _, n := range after {
+		if n >= 0 && !occupied[n] && !newly[n] {
+			newly[n] = true
+			rep.NodesNewlyUsed++
+		}
+	}
 	// The interval: as lpbound stored it for this run at this instant, or
 	// computed now.
 	if lb, ub, ok := storedInterval(ctx, db, run, s.T); ok {
@@ -121,7 +196,8 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 	rep.BeyondPlan = math.Max(0, float64(rep.NodesAfter)-rep.LBNodes)
 	if opts.Store {
 		id, err := s.storePacking(ctx, db, after, "drain-plan", map[string]any{"max_moves": opts.MaxMoves,
-			"nodes_removed": rep.NodesRemoved, "moves": len(rep.Moves)})
+			"nodes_removed": rep.NodesRemoved, "empty_nodes_removed": rep.EmptyNodesRemoved, "pending_placed": rep.PendingPlaced,
+			"moves": len(rep.Moves)})
 		if err != nil {
 			return nil, err
 		}
@@ -138,6 +214,7 @@ type MachineWhy struct {
 	Run       int64              `json:"run_id"`
 	Dataset   string             `json:"dataset"`
 	T         float64            `json:"t_s"`
+	Time      string             `json:"time,omitempty"` // T as RFC 3339 (Stamp)
 	Node      string             `json:"node"`
 	Pods      int                `json:"pods"`        // movable pods on the node
 	Pinned    int                `json:"pinned_pods"` // DaemonSet/static pods that go with it
@@ -168,7 +245,7 @@ func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, a
 		return nil, fmt.Errorf("analysis: explain: run %d's dataset %q has no machine named %q", run, s.Dataset, node)
 	}
 	why := drain.Explain(p, n)
-	out := &MachineWhy{Run: run, Dataset: s.Dataset, T: s.T, Node: node, Drainable: why.Drainable, Reasons: why.Reasons,
+	out := &MachineWhy{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.tr, s.T), Node: node, Drainable: why.Drainable, Reasons: why.Reasons,
 		Text: why.Text, Moves: []DrainMove{}}
 	for i := range p.Pods {
 		if p.Pods[i].Node == n {
@@ -188,6 +265,28 @@ func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, a
 	}
 	if !why.Drainable && why.Pod >= 0 && why.Pod < len(p.Pods) {
 		out.Pod = p.Pods[why.Pod].Name
+		// A Kubernetes pod kept off nodes by their taints: name the taints
+		// (the reason's own detail describes the pod's tolerations).
+		pod := &p.Pods[why.Pod]
+		if s.tr.OnePerRequest && pod.TolerationOK != nil {
+			off := map[string]bool{}
+			for t := range p.Nodes {
+				if t != n && (pod.AffinityOK == nil || pod.AffinityOK[t]) && !pod.TolerationOK[t] {
+					off[p.Nodes[t].Name] = true
+				}
+			}
+			if len(off) > 0 {
+				desc, err := untoleratedTaints(ctx, db, s.tr.LoadID, s.PodVM[why.Pod], off)
+				if err != nil {
+					return nil, err
+				}
+				for i := range out.Reasons {
+					if out.Reasons[i].Code == drain.ReasonTaint && desc != "" {
+						out.Reasons[i].Detail = desc
+					}
+				}
+			}
+		}
 	}
 	if why.Nearest >= 0 {
 		out.Nearest = p.Nodes[why.Nearest].Name
@@ -264,4 +363,13 @@ func storedInterval(ctx context.Context, db *store.DB, run int64, t float64) (lb
 		return 0, 0, false
 	}
 	return l.Float64, int(u.Float64), true
+}
+
+// setPendingNode records that pending VM vm ends on node.
+func setPendingNode(outs []PendingOutcome, vm int64, node string) {
+	for i := range outs {
+		if outs[i].VMID == vm {
+			outs[i].Machine = node
+		}
+	}
 }

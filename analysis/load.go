@@ -28,7 +28,11 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	q := db.SQL()
 	tr := &replay.Trace{Dataset: dataset}
 	var format string
-	err := q.QueryRowContext(ctx, "SELECT load_id, format FROM dataset WHERE name = ?", dataset).Scan(&tr.LoadID, &format)
+	var origin sql.NullTime
+	err := q.QueryRowContext(ctx, "SELECT load_id, format, time_origin FROM dataset WHERE name = ?", dataset).Scan(&tr.LoadID, &format, &origin)
+	if origin.Valid {
+		tr.TimeOrigin = origin.Time.UTC()
+	}
 	// A Kubernetes cluster's pods are scheduled one by one.
 	tr.OnePerRequest = format == "k8s"
 	if errors.Is(err, sql.ErrNoRows) {

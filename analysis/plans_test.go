@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -68,6 +70,7 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 			plan.Moves = append(plan.Moves, kubejudge.Move{Pod: mv.Pod, From: mv.From, To: mv.To})
 		}
 		plan.Removed = mig.RemovedMachines
+		plan.Binds = binds(t, mig.PendingOutcomes)
 		for _, v := range judge.Judge(plan) {
 			if v.Kind != kubejudge.KindOverAllocatableBefore {
 				t.Errorf("seed %d: migrate: %s", o.Seed, v)
@@ -79,7 +82,7 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan = kubejudge.Plan{Removed: dr.RemovedNodes}
+		plan = kubejudge.Plan{Removed: append(slices.Clone(dr.RemovedNodes), dr.RemovedEmptyNodes...), Binds: binds(t, dr.PendingOutcomes)}
 		for _, mv := range dr.Moves {
 			plan.Moves = append(plan.Moves, kubejudge.Move{Pod: mv.Pod, From: mv.From, To: mv.To})
 		}
@@ -89,6 +92,113 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 			}
 		}
 		checkPlanRun(t, db, dr.PlanRun)
+	}
+}
+
+// binds are a plan's placed Pending pods as the judge reads them.
+func binds(t *testing.T, outs []PendingOutcome) []kubejudge.Bind {
+	t.Helper()
+	var b []kubejudge.Bind
+	for _, o := range outs {
+		if o.Placed != (o.Machine != "") || (!o.Placed && o.Reason == "") {
+			t.Errorf("pending outcome %+v", o)
+		}
+		if o.Placed {
+			b = append(b, kubejudge.Bind{Pod: o.VM, To: o.Machine})
+		}
+	}
+	return b
+}
+
+// TestPlanCountsAgree is issue 52's "counts that do not add up": on the
+// generated clusters, the Pending pods whatif drain and migrate report are
+// the pods kubectl's JSON shows Pending; both plans try them (each outcome
+// placed on a node or with a reason); nodes in use are the nodes holding a
+// pod that is neither a DaemonSet's nor static, counted from the files;
+// and the plans' counts add up: nodes_after = nodes_in_use_with_pending −
+// nodes_removed + nodes_newly_used, recounted from the moves, and
+// machines_in_use_after = machines_in_use_with_pending − machines_freed +
+// machines_newly_used.
+func TestPlanCountsAgree(t *testing.T) {
+	ctx := context.Background()
+	for _, o := range judgeClusters {
+		dir, db, run := generatedCluster(t, o)
+		judge, err := kubejudge.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending, inUse := 0, map[string]bool{}
+		for _, p := range judge.Pods {
+			if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+				continue
+			}
+			if p.Spec.NodeName == "" {
+				pending++
+			} else if !kubejudge.IsPinned(p) {
+				inUse[p.Spec.NodeName] = true
+			}
+		}
+		dr, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dr.PendingPods != pending || len(dr.PendingOutcomes) != pending || dr.NodesInUse != len(inUse) {
+			t.Errorf("seed %d: drain: %d pending (%d tried), %d nodes in use; kubectl: %d pending, %d nodes in use",
+				o.Seed, dr.PendingPods, len(dr.PendingOutcomes), dr.NodesInUse, pending, len(inUse))
+		}
+		// Recount from the plan: nodes in use after = those with a
+		// running pod that stays or moves there, or a pending pod bound.
+		final := map[string]string{}
+		for _, p := range judge.Pods {
+			if p.Spec.NodeName != "" && !kubejudge.IsPinned(p) && kubejudge.IsRunning(p) {
+				final[kubejudge.PodKey(p)] = p.Spec.NodeName
+			}
+		}
+		for _, mv := range dr.Moves {
+			final[mv.Pod] = mv.To
+		}
+		placed := 0
+		for _, po := range dr.PendingOutcomes {
+			if po.Placed {
+				final[po.VM] = po.Machine
+				placed++
+			}
+		}
+		after := map[string]bool{}
+		for _, n := range final {
+			after[n] = true
+		}
+		if dr.NodesAfter != len(after) || dr.PendingPlaced != placed ||
+			dr.NodesAfter != dr.NodesInUseWithPending-dr.NodesRemoved+dr.NodesNewlyUsed || dr.NodesRemoved != len(dr.RemovedNodes) {
+			t.Errorf("seed %d: drain: %d nodes after (%d recounted) = %d with pending − %d removed + %d newly used? pending placed %d (%d)",
+				o.Seed, dr.NodesAfter, len(after), dr.NodesInUseWithPending, dr.NodesRemoved, dr.NodesNewlyUsed, dr.PendingPlaced, placed)
+		}
+		for _, n := range dr.RemovedNodes {
+			if !inUse[n] && !slices.ContainsFunc(dr.PendingOutcomes, func(po PendingOutcome) bool { return po.Placed && po.Machine == n }) {
+				// a node a pending pod was placed on and the plan then
+				// emptied is in use with the pending pods
+				t.Logf("seed %d: removed node %s was empty at the snapshot", o.Seed, n)
+			}
+		}
+		for _, n := range dr.RemovedEmptyNodes {
+			if inUse[n] {
+				t.Errorf("seed %d: node %s counted empty but holds a pod that can move", o.Seed, n)
+			}
+		}
+
+		mig, err := WhatIfMigrate(ctx, db, run, MigrateOptions{At: math.NaN(), Budget: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mig.PendingVMs != pending || len(mig.PendingOutcomes) != pending || mig.MachinesInUse != len(inUse) ||
+			mig.MachinesInUseAfter != mig.MachinesInUseWithPending-mig.MachinesFreed+mig.MachinesNewlyUsed {
+			t.Errorf("seed %d: migrate: %d pending (%d tried), %d in use, %d with pending, %d freed, %d after; kubectl %d pending, %d in use",
+				o.Seed, mig.PendingVMs, len(mig.PendingOutcomes), mig.MachinesInUse, mig.MachinesInUseWithPending, mig.MachinesFreed,
+				mig.MachinesInUseAfter, pending, len(inUse))
+		}
+		if pending == 0 {
+			t.Errorf("seed %d: no Pending pod: the test wants some", o.Seed)
+		}
 	}
 }
 
@@ -490,4 +600,146 @@ func replayWithDomains(t *testing.T, db *store.DB, f, u int32) int64 {
 		t.Fatal(err)
 	}
 	return res.Summary.RunID
+}
+
+// TestOneSKUPerInstanceType is issue 52's "60 nodes of 60 SKUs": on the
+// generated clusters (a kubelet's memory differs by KiB from node to node)
+// the SKUs are no more than the distinct (instance type, allocatable)
+// pairs of kubectl's JSON, and no more than the instance types there;
+// every node's SKU is its instance type; no SKU is larger than a node it
+// holds; and capacity --pool TYPE finds every node kubectl labels TYPE.
+func TestOneSKUPerInstanceType(t *testing.T) {
+	ctx := context.Background()
+	for _, o := range judgeClusters {
+		dir, db, run := generatedCluster(t, o)
+		judge, err := kubejudge.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs, types, byType := map[string]bool{}, map[string]bool{}, map[string]int{}
+		typeOf := map[string]string{}
+		for _, n := range judge.Nodes {
+			it := n.Labels[corev1.LabelInstanceTypeStable]
+			a := n.Status.Allocatable
+			pairs[fmt.Sprintf("%s|%s|%s|%s|%s", it, a.Cpu(), a.Memory(), a.StorageEphemeral(), a.Pods())] = true
+			types[it] = true
+			byType[it]++
+			typeOf[n.Name] = it
+		}
+		var skus int
+		if err := db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM sku WHERE dataset = 'c'").Scan(&skus); err != nil {
+			t.Fatal(err)
+		}
+		if skus > len(pairs) || skus > len(types) {
+			t.Errorf("seed %d: %d SKUs for %d instance types and %d (type, allocatable) pairs", o.Seed, skus, len(types), len(pairs))
+		}
+		rows, err := db.SQL().QueryContext(ctx, `SELECT m.name, s.sku, s.memory_gb FROM machine m JOIN sku s ON s.load_id = m.load_id AND s.sku = m.sku WHERE m.dataset = 'c'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem := map[string]float64{}
+		for _, n := range judge.Nodes {
+			mem[n.Name] = float64(n.Status.Allocatable.Memory().Value()) / 1e9
+		}
+		for rows.Next() {
+			var name, sku string
+			var gb float64
+			if err := rows.Scan(&name, &sku, &gb); err != nil {
+				t.Fatal(err)
+			}
+			if it := typeOf[name]; sku != it && !strings.HasPrefix(sku, it+" (") {
+				t.Errorf("seed %d: node %s of type %s has SKU %q", o.Seed, name, it, sku)
+			}
+			if gb > mem[name]+1e-9 {
+				t.Errorf("seed %d: node %s: SKU %s has %v GB memory, the node %v", o.Seed, name, sku, gb, mem[name])
+			}
+		}
+		rows.Close()
+		for it, n := range byType {
+			rep, err := PoolFewest(ctx, db, run, it, math.NaN(), ClusterBoundTimeLimit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.PoolNodes != n {
+				t.Errorf("seed %d: capacity --pool %s: %d nodes, kubectl labels %d", o.Seed, it, rep.PoolNodes, n)
+			}
+		}
+	}
+}
+
+// TestKubernetesUnits is issue 52's "Kubernetes output in Kubernetes
+// units": on the generated clusters, explain --machine of every node in
+// use writes amounts in cpu and Gi/Mi (never "4.29497 memory"), groups by
+// their owner (never "group 54"), a taint reason by the taint the pod does
+// not tolerate (checked against kubectl's JSON), and the instant as an RFC
+// 3339 timestamp: the earliest pod creation in the files plus t_s.
+func TestKubernetesUnits(t *testing.T) {
+	ctx := context.Background()
+	bare := regexp.MustCompile(`\b[0-9]+(\.[0-9]+)? (memory|cores|ssd|gpu)\b|group [0-9]+`)
+	taints := 0
+	for _, o := range judgeClusters {
+		dir, db, run := generatedCluster(t, o)
+		judge, err := kubejudge.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var origin time.Time
+		for _, p := range judge.Pods {
+			if c := p.CreationTimestamp.Time; !c.IsZero() && (origin.IsZero() || c.Before(origin)) {
+				origin = c
+			}
+		}
+		nodeByName := map[string]*corev1.Node{}
+		for _, n := range judge.Nodes {
+			nodeByName[n.Name] = n
+		}
+		inUse := map[string]bool{}
+		for _, p := range judge.Pods {
+			if kubejudge.IsRunning(p) && !kubejudge.IsPinned(p) {
+				inUse[p.Spec.NodeName] = true
+			}
+		}
+		for name := range inUse {
+			why, err := ExplainMachine(ctx, db, run, name, math.NaN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := origin.Add(time.Duration(why.T * float64(time.Second))).UTC().Format(time.RFC3339); why.Time != want {
+				t.Fatalf("seed %d: time %q, want %q (origin %v + %vs)", o.Seed, why.Time, want, origin, why.T)
+			}
+			texts := []string{why.Text}
+			for _, r := range why.Reasons {
+				texts = append(texts, r.Detail)
+				if r.Code != drain.ReasonTaint {
+					continue
+				}
+				taints++
+				if !strings.HasPrefix(r.Detail, "untolerated taint ") {
+					t.Errorf("seed %d: node %s: taint reason %q names no taint", o.Seed, name, r.Detail)
+				}
+				// Every taint named is on some node of the files.
+				for _, part := range strings.Split(strings.TrimPrefix(r.Detail, "untolerated taint "), ", ") {
+					key, _, _ := strings.Cut(part, " on ")
+					found := false
+					for _, n := range judge.Nodes {
+						for _, tn := range n.Spec.Taints {
+							found = found || tn.ToString() == key
+						}
+						found = found || (n.Spec.Unschedulable && key == corev1.TaintNodeUnschedulable+":NoSchedule")
+					}
+					if !found {
+						t.Errorf("seed %d: node %s: taint %q is on no node", o.Seed, name, key)
+					}
+				}
+			}
+			for _, s := range texts {
+				if m := bare.FindString(s); m != "" {
+					t.Errorf("seed %d: node %s: %q in %q", o.Seed, name, m, s)
+				}
+			}
+		}
+	}
+	if taints == 0 {
+		t.Log("no explanation had a taint reason")
+	}
 }

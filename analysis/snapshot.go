@@ -50,12 +50,22 @@ type RunState struct {
 	Pending []int
 	// PinnedVMs are the placed VMs pinned to their machine, by vm_id.
 	PinnedVMs []optimizer.VMID
+	// TenantNames names the trace's tenant indices (TraceVM.Tenant): a
+	// Kubernetes pod's namespace/owner.
+	TenantNames []string
 
 	names   map[int64]string
+	pins    map[int64]optimizer.Pin
+	doms    map[int64]dom
 	vmIndex map[int64]int
-	sizes   map[string]optimizer.Vec
-	sized   map[string]bool
+	// tried: VMs PlacePending placed (not the run's placements).
+	tried map[optimizer.VMID]bool
+	sizes map[string]optimizer.Vec
+	sized map[string]bool
 }
+
+// dom is a VM's stored fault and update domain (NULL: none).
+type dom struct{ f, u sql.NullInt16 }
 
 // ErrNoSnapshot says a snapshot instant holds nothing the run placed.
 var ErrNoSnapshot = errors.New("analysis: the run holds no VM at that instant")
@@ -119,7 +129,6 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	rs.Rules = optimizer.DefaultRules()
 	rs.FaultDomains, rs.UpdateDomains = pr.FaultDomains, pr.UpdateDomains
 	// Domains, names and pins.
-	type dom struct{ f, u sql.NullInt16 }
 	doms := map[int64]dom{}
 	err = each(ctx, db.SQL(), "run_domains", []any{run}, func(r *sql.Rows) error {
 		var id int64
@@ -135,14 +144,16 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	}
 	rs.names = map[int64]string{}
 	pins := map[int64]optimizer.Pin{}
+	tenantOf := map[int64]string{}
 	err = each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
 		var id int64
-		var name string
+		var name, tenant string
 		var pin, static bool
-		if err := r.Scan(&id, &name, &pin, &static); err != nil {
+		if err := r.Scan(&id, &name, &pin, &static, &tenant); err != nil {
 			return err
 		}
 		rs.names[id] = name
+		tenantOf[id] = tenant
 		switch {
 		case static:
 			pins[id] = optimizer.PinStatic
@@ -154,9 +165,15 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	if err != nil {
 		return nil, err
 	}
+	rs.pins, rs.doms = pins, doms
 	rs.vmIndex = make(map[int64]int, len(tr.VMs))
+	rs.TenantNames = make([]string, tr.NumTenants)
 	for i := range tr.VMs {
-		rs.vmIndex[tr.VMs[i].ID] = i
+		v := &tr.VMs[i]
+		rs.vmIndex[v.ID] = i
+		if int(v.Tenant) < len(rs.TenantNames) {
+			rs.TenantNames[v.Tenant] = tenantOf[v.ID]
+		}
 	}
 	// The placements alive at T, in vm_id order.
 	stays := slices.Clone(lr.stays)

@@ -16,16 +16,32 @@ type MigrationReport struct {
 	Dataset string  `json:"dataset"`
 	Policy  string  `json:"policy"`
 	At      float64 `json:"t_s"`
+	Time    string  `json:"time,omitempty"` // At as RFC 3339 (Stamp)
 	// VMs are the VMs placed at the instant (pinned ones included);
 	// PinnedVMs those of them that never move; PendingVMs the VMs alive
 	// then that the run did not place.
-	VMs           int     `json:"vms"`
-	PinnedVMs     int     `json:"pinned_vms"`
-	PendingVMs    int     `json:"pending_vms"`
-	Budget        int     `json:"budget"`
-	DensityBefore float64 `json:"packing_density_before"`
-	DensityAfter  float64 `json:"packing_density_after"`
-	MachinesFreed int     `json:"machines_freed"`
+	VMs        int `json:"vms"`
+	PinnedVMs  int `json:"pinned_vms"`
+	PendingVMs int `json:"pending_vms"`
+	// The plan tries the Pending VMs first, on the run's rules
+	// (RunState.PlacePending): PendingPlaced of them found a machine,
+	// Pending says what became of each.
+	PendingPlaced   int              `json:"pending_placed"`
+	PendingOutcomes []PendingOutcome `json:"pending"`
+	// Machines in use hold a VM that can move (one with only DaemonSet
+	// pods is empty): MachinesInUse at the snapshot as the run left it,
+	// MachinesInUseWithPending once the pending VMs are placed, and
+	// MachinesInUseAfter after the plan, = MachinesInUseWithPending −
+	// MachinesFreed + MachinesNewlyUsed (machines that held only pinned
+	// pods and took a moved VM).
+	MachinesInUse            int     `json:"machines_in_use"`
+	MachinesInUseWithPending int     `json:"machines_in_use_with_pending"`
+	MachinesNewlyUsed        int     `json:"machines_newly_used"`
+	MachinesInUseAfter       int     `json:"machines_in_use_after"`
+	Budget                   int     `json:"budget"`
+	DensityBefore            float64 `json:"packing_density_before"`
+	DensityAfter             float64 `json:"packing_density_after"`
+	MachinesFreed            int     `json:"machines_freed"`
 	// RemovedMachines names the machines the plan empties, in order; a
 	// DaemonSet's pods on them leave with them (PinnedDropped).
 	RemovedMachines []string     `json:"removed_machines"`
@@ -95,13 +111,35 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOpt
 		return nil, err
 	}
 	state := rs.State
-	rep := &MigrationReport{Run: run, Dataset: rs.Dataset, Policy: rs.Policy, At: rs.T, VMs: state.Len(), PinnedVMs: len(rs.PinnedVMs),
+	rep := &MigrationReport{Run: run, Dataset: rs.Dataset, Policy: rs.Policy, At: rs.T, Time: Stamp(rs.Trace, rs.T), VMs: state.Len(), PinnedVMs: len(rs.PinnedVMs),
 		PendingVMs: len(rs.Pending), Budget: opts.Budget, RemovedMachines: []string{}, Moves: []MoveRecord{}}
+	rep.MachinesInUse = machinesInUse(state)
+	if rep.PendingOutcomes, err = rs.PlacePending(); err != nil {
+		return nil, err
+	}
+	for _, o := range rep.PendingOutcomes {
+		if o.Placed {
+			rep.PendingPlaced++
+		}
+	}
+	usedBefore := inUseSet(state)
+	rep.MachinesInUseWithPending = len(usedBefore)
 	plan, err := optimizer.PlanMigrationsWith(ctx, state, rs.Cfg, rs.Rules, optimizer.MigrateOptions{Budget: opts.Budget, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}
 	rep.DensityBefore, rep.DensityAfter, rep.MachinesFreed = plan.DensityBefore, plan.DensityAfter, plan.MachinesFreed
+	usedAfter := inUseSet(state)
+	rep.MachinesInUseAfter = len(usedAfter)
+	for m := range usedAfter {
+		if !usedBefore[m] {
+			rep.MachinesNewlyUsed++
+		}
+	}
+	if rep.MachinesInUseAfter != rep.MachinesInUseWithPending-rep.MachinesFreed+rep.MachinesNewlyUsed {
+		return nil, fmt.Errorf("analysis: migrate: %d machines in use after freeing %d of %d (a bug)",
+			rep.MachinesInUseAfter, rep.MachinesFreed, rep.MachinesInUseWithPending)
+	}
 	rep.PinnedDropped = len(plan.Dropped)
 	ids := rs.Trace.MachineIDs
 	k8s := rs.Trace.OnePerRequest
@@ -109,6 +147,11 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOpt
 		rep.RemovedMachines = append(rep.RemovedMachines, rs.MachineName(m))
 	}
 	for _, mv := range plan.Moves {
+		if rs.PlacedPending(mv.VM) {
+			// A pending VM is placed once, where the plan leaves it.
+			setPendingNode(rep.PendingOutcomes, mv.VM, rs.MachineName(mv.To))
+			continue
+		}
 		r := MoveRecord{VM: rs.Name(mv.VM), From: rs.MachineName(mv.From), To: rs.MachineName(mv.To),
 			VMID: mv.VM, FromID: ids[mv.From], ToID: ids[mv.To]}
 		if k8s {
@@ -125,7 +168,7 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOpt
 			}
 		}
 		id, err := rs.storePlan(ctx, db, rows, "migrate-plan", map[string]any{"budget": opts.Budget,
-			"machines_freed": rep.MachinesFreed, "moves": len(rep.Moves), "objective": "packing density"})
+			"machines_freed": rep.MachinesFreed, "moves": len(rep.Moves), "pending_placed": rep.PendingPlaced, "objective": "packing density"})
 		if err != nil {
 			return nil, err
 		}
@@ -133,4 +176,22 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOpt
 	}
 	rep.Seconds = time.Since(t0).Seconds()
 	return rep, nil
+}
+
+// machinesInUse counts the machines holding a VM that is not pinned (a
+// machine with only DaemonSet or static pods holds nothing a plan moves).
+func machinesInUse(s *optimizer.State) int { return len(inUseSet(s)) }
+
+// inUseSet is the set machinesInUse counts.
+func inUseSet(s *optimizer.State) map[int32]bool {
+	out := map[int32]bool{}
+	for m := range s.Inv.Machines {
+		for _, vm := range s.VMsOn(int32(m)) {
+			if pl, _ := s.Lookup(vm); pl.Pin == optimizer.PinNone {
+				out[int32(m)] = true
+				break
+			}
+		}
+	}
+	return out
 }

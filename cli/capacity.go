@@ -397,8 +397,8 @@ func runSnapshotCapacity(c *cli.Context) error {
 			zones = append(zones, fmt.Sprintf("%s %d", z, n))
 		}
 		slices.Sort(zones)
-		fmt.Fprintf(w, "run %d (%s) at t=%.0fs: %d more pods like %s fit on %d nodes (%s); limit: %s\n",
-			rep.Run, rep.Dataset, rep.T, rep.More, rep.Like, rep.NodesWithRoom, strings.Join(zones, ", "), rep.Limit)
+		fmt.Fprintf(w, "run %d (%s) at %s: %d more pods like %s fit on %d nodes (%s); limit: %s\n",
+			rep.Run, rep.Dataset, atText(rep.T, rep.Time), rep.More, rep.Like, rep.NodesWithRoom, strings.Join(zones, ", "), rep.Limit)
 		return nil
 	}
 	rep, err := analysis.PoolFewest(c.Context, db, c.Int64("run"), c.String("pool"), at, c.Duration("time-limit"))
@@ -408,7 +408,7 @@ func runSnapshotCapacity(c *cli.Context) error {
 	if c.String("format") == "json" {
 		return printJSON(w, rep)
 	}
-	fmt.Fprintf(w, "run %d (%s) at t=%.0fs: pool %s has %d nodes, %d in use; the running pods need at least %.0f of them (LP) and fit on %d (a drain plan of %d moves) [%.2fs]\n",
-		rep.Run, rep.Dataset, rep.T, rep.Pool, rep.PoolNodes, rep.PoolInUse, rep.LBNodes, rep.UBNodes, rep.Moves, rep.Seconds)
+	fmt.Fprintf(w, "run %d (%s) at %s: pool %s has %d nodes, %d in use; the running pods need at least %.0f of them (LP) and fit on %d (a drain plan of %d moves) [%.2fs]\n",
+		rep.Run, rep.Dataset, atText(rep.T, rep.Time), rep.Pool, rep.PoolNodes, rep.PoolInUse, rep.LBNodes, rep.UBNodes, rep.Moves, rep.Seconds)
 	return nil
 }

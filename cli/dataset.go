@@ -50,3 +50,13 @@ func datasetArg(c *cli.Context, db *store.DB) (string, error) {
 	}
 	return "", fmt.Errorf("--dataset: %d datasets with machines are loaded (%s): name one", len(names), strings.Join(shown, ", "))
 }
+
+// atText writes a snapshot instant: "2026-11-02T13:41:13Z (t=106873s)"
+// when the dataset's times have an origin (stamp, RFC 3339: a Kubernetes
+// cluster's), else "t=106873s".
+func atText(t float64, stamp string) string {
+	if stamp == "" {
+		return fmt.Sprintf("t=%.0fs", t)
+	}
+	return fmt.Sprintf("%s (t=%.0fs)", stamp, t)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/datasets"
+	"placelab/internal/kunits"
 	store "placelab/sql"
 )
 
@@ -69,8 +72,12 @@ type explainRecord struct {
 	Policy          string          `json:"policy"`
 	Dataset         string          `json:"dataset"`
 	Time            float64         `json:"t_s"`
+	Stamp           string          `json:"time,omitempty"` // t_s as RFC 3339, for a dataset with a time origin
+	Engine          string          `json:"engine"`
+	Name            string          `json:"vm"`
 	Outcome         string          `json:"outcome"`
 	Machine         *int64          `json:"machine_id"`
+	MachineName     string          `json:"machine,omitempty"`
 	Reason          string          `json:"reason,omitempty"`
 	LatencyUS       float64         `json:"latency_us"`
 	Clusters        int64           `json:"clusters"`
@@ -233,16 +240,31 @@ func runExplain(c *cli.Context) error {
 	var reason, crej, ctop, cfail, mrej, mtop, mfail sql.NullString
 	var clusters, machines sql.NullInt64
 	var latency sql.NullFloat64
+	var vmName, machineName sql.NullString
+	var origin sql.NullTime
 	err = db.SQL().QueryRowContext(c.Context, store.MustQuery("explain_vm"), run, vm).Scan(
 		&rec.Policy, &rec.Dataset, &params, &rec.Time, &machine, &rec.Outcome, &reason, &latency,
+		&rec.Engine, &vmName, &machineName, &origin,
 		&clusters, &crej, &ctop, &cfail, &machines, &mrej, &mtop, &mfail)
 	if errors.Is(err, sql.ErrNoRows) {
+		var engine string
+		var name sql.NullString
+		if db.SQL().QueryRowContext(c.Context, store.MustQuery("explain_absent"), run, vm).Scan(&engine, &name) == nil && name.Valid {
+			if engine == datasets.ObservedEngine {
+				return fmt.Errorf("explain: VM %s (id %d) has no placement in observed run %d: the source recorded it unplaced (a Pending pod); placelab whatif policies --run %d replays it through placelab's engines", name.String, vm, run, run)
+			}
+			return fmt.Errorf("explain: VM %s (id %d) is not in run %d (outside its window?)", name.String, vm, run)
+		}
 		return fmt.Errorf("explain: no VM %d in run %d (check placelab sql \"SELECT run_id, policy, dataset FROM run\")", vm, run)
 	}
 	if err != nil {
 		return err
 	}
 	rec.Run, rec.VM, rec.Reason, rec.LatencyUS = run, vm, reason.String, latency.Float64
+	rec.Name, rec.MachineName = cmp.Or(vmName.String, strconv.FormatInt(vm, 10)), machineName.String
+	if origin.Valid {
+		rec.Stamp = kunits.Time(origin.Time, rec.Time)
+	}
 	rec.Clusters, rec.Machines = clusters.Int64, machines.Int64
 	if machine.Valid {
 		rec.Machine = &machine.Int64
@@ -410,9 +432,15 @@ func fmtCounts(m map[string]int) string {
 }
 
 func printExplain(w io.Writer, r *explainRecord) {
-	fmt.Fprintf(w, "run %d (%s on %s), VM %d at t=%.0fs: %s", r.Run, r.Policy, r.Dataset, r.VM, r.Time, r.Outcome)
+	fmt.Fprintf(w, "run %d (%s on %s), VM %s (id %d) at %s: %s", r.Run, r.Policy, r.Dataset, r.Name, r.VM, atText(r.Time, r.Stamp), r.Outcome)
 	if r.Machine != nil {
-		fmt.Fprintf(w, " on machine %d", *r.Machine)
+		fmt.Fprintf(w, " on machine %s (id %d)", cmp.Or(r.MachineName, strconv.FormatInt(*r.Machine, 10)), *r.Machine)
+	}
+	if r.Engine == datasets.ObservedEngine {
+		// An observed run is the cluster's own record: no placelab engine
+		// decided it, and nothing was timed.
+		fmt.Fprintf(w, ", as the cluster's own scheduler recorded it (observed run: placelab decided nothing; placelab whatif policies replays it through placelab's engines)\n")
+		return
 	}
 	g := r.Gang
 	switch {
@@ -581,8 +609,8 @@ func explainNode(c *cli.Context, db *store.DB, format string) error {
 		return printJSON(c.App.Writer, why)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "run %d (%s) at t=%.0fs, node %s: %d pods that can move, %d pinned (DaemonSet/static, they go with it)\n",
-		why.Run, why.Dataset, why.T, why.Node, why.Pods, why.Pinned)
+	fmt.Fprintf(w, "run %d (%s) at %s, node %s: %d pods that can move, %d pinned (DaemonSet/static, they go with it)\n",
+		why.Run, why.Dataset, atText(why.T, why.Time), why.Node, why.Pods, why.Pinned)
 	fmt.Fprintln(w, "  "+why.Text)
 	for _, r := range why.Reasons {
 		detail := ""

@@ -277,8 +277,8 @@ func humanSeconds(s float64) string {
 
 // printClusterBound prints a Kubernetes run's interval.
 func printClusterBound(w io.Writer, r *analysis.ClusterBoundReport) {
-	fmt.Fprintf(w, "run %d (%s, %s) at t=%.0fs: %d pods on %d of %d nodes (+%d pinned DaemonSet/static pods, %d pending)\n",
-		r.Run, r.Policy, r.Dataset, r.T, r.Pods, r.NodesInUse, r.Nodes, r.PinnedPods, r.PendingPods)
+	fmt.Fprintf(w, "run %d (%s, %s) at %s: %d pods on %d of %d nodes (+%d pinned DaemonSet/static pods, %d pending)\n",
+		r.Run, r.Policy, r.Dataset, atText(r.T, r.Time), r.Pods, r.NodesInUse, r.Nodes, r.PinnedPods, r.PendingPods)
 	fmt.Fprintf(w, "  no placement of these pods needs fewer than %.0f nodes (LB, %s); one on %d nodes exists (UB, %s", r.LBNodes, r.Stop, r.UBNodes, r.UBSource)
 	if r.PackingRun > 0 {
 		fmt.Fprintf(w, ", stored as run %d: placelab check --run %d", r.PackingRun, r.PackingRun)

@@ -31,8 +31,20 @@ topology spread moves only within its zone.
 The placement after the plan is stored as an offline run (plan_run) that placelab check
 verifies, unless --no-store. An instant at which the run held nothing is refused.
 
-JSON keys: run_id, dataset, policy, t_s, vms, pinned_vms, pending_vms, budget,
-packing_density_before, packing_density_after, machines_freed, removed_machines,
+Pending VMs (a cluster's Pending pods, a replay's VMs alive then that it rejected) are
+tried first, on the run's rules with no eviction, high priority first then by arrival;
+those placed are part of the state the plan improves.
+
+Counts, one definition each: a machine is in use when it holds a VM that can move
+(one with only DaemonSet pods is empty). machines_in_use at the snapshot as the run
+left it, machines_in_use_with_pending once the pending VMs are placed, and
+machines_in_use_after = machines_in_use_with_pending − machines_freed +
+machines_newly_used (machines that held only DaemonSet pods and took a moved VM).
+
+JSON keys: run_id, dataset, policy, t_s, vms, pinned_vms, pending_vms, pending_placed,
+pending (pod, vm_id, placed, node, reason), machines_in_use, machines_in_use_with_pending,
+machines_newly_used, machines_in_use_after, budget, packing_density_before, packing_density_after,
+machines_freed, removed_machines,
 pinned_dropped, moves (vm, pod on Kubernetes, from, to, vm_id, from_machine_id,
 to_machine_id), plan_run, seconds.
 
@@ -78,8 +90,18 @@ Examples:
 					return printJSON(c.App.Writer, rep)
 				}
 				w := c.App.Writer
-				fmt.Fprintf(w, "run %d (%s, %s) at t=%.0fs: %d VMs placed (%d pinned, %d pending); %d moves free %d machines; packing density %.2f%% -> %.2f%%\n",
-					rep.Run, rep.Policy, rep.Dataset, rep.At, rep.VMs, rep.PinnedVMs, rep.PendingVMs, len(rep.Moves), rep.MachinesFreed, 100*rep.DensityBefore, 100*rep.DensityAfter)
+				fmt.Fprintf(w, "run %d (%s, %s) at %s: %d VMs placed (%d pinned, %d pending) on %d machines in use\n",
+					rep.Run, rep.Policy, rep.Dataset, atText(rep.At, rep.Time), rep.VMs, rep.PinnedVMs, rep.PendingVMs, rep.MachinesInUse)
+				if rep.PendingVMs > 0 {
+					fmt.Fprintf(w, "  pending VMs first, on the run's rules: %d of %d placed (%d machines in use with them)%s\n",
+						rep.PendingPlaced, rep.PendingVMs, rep.MachinesInUseWithPending, pendingLeft(rep.PendingOutcomes))
+				}
+				newly := ""
+				if rep.MachinesNewlyUsed > 0 {
+					newly = fmt.Sprintf(" (%d of them held only pinned pods before)", rep.MachinesNewlyUsed)
+				}
+				fmt.Fprintf(w, "  %d moves free %d machines: %d machines in use after%s; packing density %.2f%% -> %.2f%%\n",
+					len(rep.Moves), rep.MachinesFreed, rep.MachinesInUseAfter, newly, 100*rep.DensityBefore, 100*rep.DensityAfter)
 				for i, m := range rep.Moves {
 					if i == 20 {
 						fmt.Fprintf(w, "  … %d more (use --format json)\n", len(rep.Moves)-20)
@@ -115,9 +137,21 @@ and sets the LP bound beside it: beyond_plan_max = nodes_after − lb_nodes is h
 more nodes any placement of the same pods could still free. The placement after the
 plan is stored as an offline run (plan_run) that placelab check verifies.
 
-JSON keys: nodes_in_use, nodes_removed, removed_nodes, moves (pod, vm_id, from, to),
-nodes_after, greedy_nodes_removed, lb_nodes, ub_nodes, beyond_plan_max, plan_run,
-pinned_pods, pending_pods, seconds.
+Pending pods are tried first, on the run's rules (no preemption), high priority first
+then by creation; those placed are pods the plan keeps room for and may move.
+
+Counts, one definition each: a node is in use when it holds a pod that can move (one
+with only DaemonSet pods is empty). nodes_in_use: at the snapshot, as the run left it;
+nodes_in_use_with_pending: once the pending pods are placed; nodes_removed: nodes in use
+the plan empties and removes; empty_nodes_removed: empty nodes it removes besides (out of
+service ones among them; every plan removes them); nodes_newly_used: nodes empty before
+that hold a pod after; nodes_after = nodes_in_use_with_pending − nodes_removed +
+nodes_newly_used. greedy_nodes_removed counts as nodes_removed does.
+
+JSON keys: nodes_in_use, pending_pods, pending_placed, pending (pod, vm_id, placed, node,
+reason), nodes_in_use_with_pending, nodes_removed, removed_nodes, empty_nodes_removed,
+removed_empty_nodes, moves (pod, vm_id, from, to), nodes_newly_used, nodes_after,
+greedy_nodes_removed, lb_nodes, ub_nodes, beyond_plan_max, plan_run, pinned_pods, seconds.
 
 Examples:
    placelab whatif drain --run 1
@@ -164,10 +198,18 @@ Examples:
 			if rep.MaxMoves > 0 {
 				budget = fmt.Sprintf("at most %d moves", rep.MaxMoves)
 			}
-			fmt.Fprintf(w, "run %d (%s, %s) at t=%.0fs: %d pods on %d nodes in use of %d (+%d pinned, %d pending); %s\n",
-				rep.Run, rep.Policy, rep.Dataset, rep.T, rep.Pods, rep.NodesInUse, rep.Nodes, rep.PinnedPods, rep.PendingPods, budget)
-			fmt.Fprintf(w, "  remove %d nodes moving %d pods: %d nodes in use after (Karpenter-style node-by-node greedy: %d nodes)\n",
-				rep.NodesRemoved, len(rep.Moves), rep.NodesAfter, rep.GreedyRemoved)
+			fmt.Fprintf(w, "run %d (%s, %s) at %s: %d pods on %d nodes in use of %d (+%d pinned, %d pending); %s\n",
+				rep.Run, rep.Policy, rep.Dataset, atText(rep.T, rep.Time), rep.Pods, rep.NodesInUse, rep.Nodes, rep.PinnedPods, rep.PendingPods, budget)
+			if rep.PendingPods > 0 {
+				fmt.Fprintf(w, "  pending pods first, on the run's rules: %d of %d placed (%d nodes in use with them)%s\n",
+					rep.PendingPlaced, rep.PendingPods, rep.NodesInUseWithPending, pendingLeft(rep.PendingOutcomes))
+			}
+			newly := ""
+			if rep.NodesNewlyUsed > 0 {
+				newly = fmt.Sprintf(", %d of them empty before", rep.NodesNewlyUsed)
+			}
+			fmt.Fprintf(w, "  remove %d nodes in use, moving %d pods, and %d empty nodes: %d nodes in use after%s (Karpenter-style node-by-node greedy: %d nodes in use)\n",
+				rep.NodesRemoved, len(rep.Moves), rep.EmptyNodesRemoved, rep.NodesAfter, newly, rep.GreedyRemoved)
 			fmt.Fprintf(w, "  LP bound: the pods need at least %.0f nodes, so at most %.0f more could go; a placement on %d exists\n",
 				rep.LBNodes, rep.BeyondPlan, rep.UBNodes)
 			for i, n := range rep.RemovedNodes {
@@ -176,6 +218,9 @@ Examples:
 					break
 				}
 				fmt.Fprintf(w, "  remove %s\n", n)
+			}
+			if len(rep.RemovedEmptyNodes) > 0 {
+				fmt.Fprintf(w, "  remove the empty nodes %s\n", nameList(rep.RemovedEmptyNodes, 10))
 			}
 			for i, m := range rep.Moves {
 				if i == 20 {
@@ -253,4 +298,31 @@ Example:
 			return nil
 		},
 	}
+}
+
+// pendingLeft names the pending pods a plan could not place, with the
+// first one's reason: "; 2 fit nowhere (default/big-0: AreNodeResourcesValid, …)".
+func pendingLeft(outs []analysis.PendingOutcome) string {
+	var left []string
+	reason := ""
+	for _, o := range outs {
+		if !o.Placed {
+			if reason == "" {
+				reason = o.Reason
+			}
+			left = append(left, o.VM)
+		}
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d fit nowhere (%s; the first refused by %s)", len(left), nameList(left, 5), reason)
+}
+
+// nameList is names joined, at most n of them, then "… and k more".
+func nameList(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s … and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

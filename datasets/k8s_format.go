@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,12 +9,14 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"placelab/datasets/k8s"
+	"placelab/internal/kunits"
 	store "placelab/sql"
 )
 
@@ -41,7 +44,11 @@ They are parsed with the Kubernetes API's own Go types.
   Nodes -> machines: allocatable (not capacity) cpu -> cores, memory -> memory_gb (GB,
     10^9 bytes), ephemeral-storage -> ssd_gb, nvidia.com/gpu (and other GPU resources)
     -> gpus, pods -> pod slots; SKU = instance type (node.kubernetes.io/instance-type,
-    else node pool, else "node"; shapes that differ get #2, #3…); cluster = the
+    else node pool, else "node") with one allocatable: nodes of a type whose cpu, GPUs
+    and pods agree and whose memory and ephemeral storage are within 1% share it, with
+    the smallest of each (a kubelet's memory differs by KiB from node to node; warning
+    node-over-sku when a node's bound pods exceed that); types with allocatables
+    further apart get one SKU each, named by cpu and memory; cluster = the
     topology zone, rack = zone/pool; a cordoned node carries the taint
     node.kubernetes.io/unschedulable:NoSchedule and a not-Ready node its not-ready
     taint, so only the pods that tolerate them go there (kube-scheduler's
@@ -160,44 +167,134 @@ type k8sSKU struct {
 	cores, mem, eph, gpus, pods float64
 }
 
+// skuTolerance is how far apart, as a share of the smaller, the memory
+// and ephemeral storage of nodes of one instance type may be and still be
+// one SKU: a kubelet reports memory a few KiB apart from node to node
+// (what the kernel keeps), below anything a user sizes pods by.
+const skuTolerance = 0.01
+
+// skuGroups names each node's SKU: its instance type
+// (node.kubernetes.io/instance-type; else its node pool; else "node") with
+// one allocatable. Nodes of one type whose cpu, GPUs and pod slots agree
+// and whose memory and ephemeral storage lie within skuTolerance of each
+// other share a SKU with the smallest of each (so every node holds what
+// its SKU says); a type with allocatables further apart gets one SKU per
+// group, named by what tells them apart ("m5.4xlarge (15.89 cpu, 57.4Gi)").
+func skuGroups(c *k8s.Cluster) (skuOf []string, shapes map[string]k8sSKU, order []string, err error) {
+	type group struct {
+		base    string
+		min     k8sSKU
+		maxMem  float64
+		maxEph  float64
+		members []int
+	}
+	byBase := map[string][]*group{}
+	var bases []string
+	close := func(lo, hi float64) bool { return hi <= lo*(1+skuTolerance)+1e-12 }
+	for i, n := range c.Nodes {
+		a := n.Allocatable
+		if !(a.Cores > 0) || !(a.MemoryGB > 0) {
+			return nil, nil, nil, &RowError{File: n.Source, Field: "status.allocatable", Value: n.Name,
+				Err: fmt.Errorf("%w: node %s has allocatable cpu %g, memory %g GB: a node with no cpu or memory can hold no pod", ErrNonPositive, n.Name, a.Cores, a.MemoryGB)}
+		}
+		base := cmp.Or(n.InstanceType, n.Pool, "node")
+		if _, ok := byBase[base]; !ok {
+			bases = append(bases, base)
+		}
+		var into *group
+		for _, g := range byBase[base] {
+			if g.min.cores != a.Cores || g.min.gpus != a.GPUs || g.min.pods != a.Pods {
+				continue
+			}
+			lo, hi := math.Min(g.min.mem, a.MemoryGB), math.Max(g.maxMem, a.MemoryGB)
+			le, he := math.Min(g.min.eph, a.EphemeralGB), math.Max(g.maxEph, a.EphemeralGB)
+			if close(lo, hi) && (he == 0 || close(le, he)) {
+				into = g
+				g.min.mem, g.maxMem, g.min.eph, g.maxEph = lo, hi, le, he
+				break
+			}
+		}
+		if into == nil {
+			into = &group{base: base, min: k8sSKU{a.Cores, a.MemoryGB, a.EphemeralGB, a.GPUs, a.Pods}, maxMem: a.MemoryGB, maxEph: a.EphemeralGB}
+			byBase[base] = append(byBase[base], into)
+		}
+		into.members = append(into.members, i)
+	}
+	skuOf = make([]string, len(c.Nodes))
+	shapes = map[string]k8sSKU{}
+	for _, base := range bases {
+		gs := byBase[base]
+		for _, g := range gs {
+			name := base
+			if len(gs) > 1 {
+				name = fmt.Sprintf("%s (%s cpu, %s)", base, strconv.FormatFloat(g.min.cores, 'f', -1, 64), kunits.Bytes(g.min.mem))
+			}
+			if _, dup := shapes[name]; dup {
+				name = fmt.Sprintf("%s (%s cpu, %s, %s pods, %s GPUs)", base, strconv.FormatFloat(g.min.cores, 'f', -1, 64), kunits.Bytes(g.min.mem),
+					strconv.FormatFloat(g.min.pods, 'f', -1, 64), strconv.FormatFloat(g.min.gpus, 'f', -1, 64))
+			}
+			for k := 2; ; k++ {
+				if _, dup := shapes[name]; !dup {
+					break
+				}
+				name = fmt.Sprintf("%s #%d", name, k)
+			}
+			shapes[name] = g.min
+			order = append(order, name)
+			for _, i := range g.members {
+				skuOf[i] = name
+			}
+		}
+	}
+	return skuOf, shapes, order, nil
+}
+
+// WarnNodeOverSKU: the pods bound to a node request more memory or
+// ephemeral storage than its SKU, the smallest allocatable of its instance
+// type (skuGroups), though no more than the node's own.
+const WarnNodeOverSKU = "node-over-sku"
+
+// skuOverWarnings adds one warning naming the nodes whose bound pods fit
+// their own allocatable but not their SKU's, which is a little smaller.
+func skuOverWarnings(c *k8s.Cluster, skuOf []string, shapes map[string]k8sSKU) {
+	mem := make([]float64, len(c.Nodes))
+	eph := make([]float64, len(c.Nodes))
+	for _, p := range c.Pods {
+		if p.Node >= 0 {
+			mem[p.Node] += p.Requests.MemoryGB
+			eph[p.Node] += p.Requests.EphemeralGB
+		}
+	}
+	var over []string
+	for i, n := range c.Nodes {
+		k := shapes[skuOf[i]]
+		if (mem[i] > k.mem+1e-12 && mem[i] <= n.Allocatable.MemoryGB+1e-12) || (eph[i] > k.eph+1e-12 && eph[i] <= n.Allocatable.EphemeralGB+1e-12) {
+			over = append(over, fmt.Sprintf("%s (%s, pods request %s of its %s; SKU %s)", n.Name, skuOf[i], kunits.Bytes(mem[i]), kunits.Bytes(n.Allocatable.MemoryGB), kunits.Bytes(k.mem)))
+		}
+	}
+	if len(over) == 0 {
+		return
+	}
+	shown := over
+	if len(shown) > 3 {
+		shown = append(shown[:3:3], fmt.Sprintf("… %d more", len(over)-3))
+	}
+	c.Report.Warnings = append(c.Report.Warnings, k8s.Warning{Object: fmt.Sprintf("%d node(s)", len(over)), Code: WarnNodeOverSKU,
+		Message: fmt.Sprintf("bound pods request more than the node's SKU, the smallest allocatable of its instance type within %g%%, though no more than the node's own: %s; placelab check will count the excess",
+			100*skuTolerance, strings.Join(shown, "; "))})
+}
+
 // writeK8s writes a loaded cluster into an ingest (see K8sHelp).
 func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version string) error {
 	if len(c.Nodes) == 0 {
 		return fmt.Errorf("%w: no nodes: give the nodes too (kubectl get nodes -o json > nodes.json)", ErrNoInventory)
 	}
-	// SKUs: one per (name, allocatable shape).
-	skuOf := make([]string, len(c.Nodes))
-	shapes := map[string]k8sSKU{}
-	var skuOrder []string
-	for i, n := range c.Nodes {
-		a := n.Allocatable
-		if !(a.Cores > 0) || !(a.MemoryGB > 0) {
-			return &RowError{File: n.Source, Field: "status.allocatable", Value: n.Name,
-				Err: fmt.Errorf("%w: node %s has allocatable cpu %g, memory %g GB: a node with no cpu or memory can hold no pod", ErrNonPositive, n.Name, a.Cores, a.MemoryGB)}
-		}
-		shape := k8sSKU{a.Cores, a.MemoryGB, a.EphemeralGB, a.GPUs, a.Pods}
-		base := n.InstanceType
-		if base == "" {
-			base = n.Pool
-		}
-		if base == "" {
-			base = "node"
-		}
-		name := base
-		for k := 2; ; k++ {
-			s, ok := shapes[name]
-			if !ok {
-				shapes[name] = shape
-				skuOrder = append(skuOrder, name)
-				break
-			}
-			if s == shape {
-				break
-			}
-			name = fmt.Sprintf("%s#%d", base, k)
-		}
-		skuOf[i] = name
+	// SKUs: one per instance type and allocatable (skuGroups).
+	skuOf, shapes, skuOrder, err := skuGroups(c)
+	if err != nil {
+		return err
 	}
+	skuOverWarnings(c, skuOf, shapes)
 	for _, name := range skuOrder {
 		s := shapes[name]
 		var pods any
@@ -259,6 +356,9 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 		if p.Created.After(tMax) {
 			tMax = p.Created
 		}
+	}
+	if !t0.IsZero() {
+		w.SetTimeOrigin(t0)
 	}
 	last := tMax.Sub(t0).Seconds()
 	// Extended resources other than the GPU count (e.g. a GPU-sharing

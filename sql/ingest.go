@@ -101,7 +101,12 @@ type Writer struct {
 	raw     bool // WriteTx: no (dataset, load_id) prefix
 	db      *DB
 	Counts  Counts
+	origin  time.Time
 }
+
+// SetTimeOrigin records the wall-clock instant the dataset's t = 0 stands
+// for (dataset.time_origin): a Kubernetes cluster's earliest creation.
+func (w *Writer) SetTimeOrigin(t time.Time) { w.origin = t.UTC() }
 
 // Dataset is the name rows are written under.
 func (w *Writer) Dataset() string { return w.dataset }
@@ -276,18 +281,22 @@ func (d *DB) Ingest(ctx context.Context, info IngestInfo, load func(w *Writer) e
 		return fail(err)
 	}
 	c := w.Counts
-	q := `INSERT INTO dataset (load_id, format, source, loaded_at, rows_read, rows_loaded, rows_rejected, params, name)
-	      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	q := `INSERT INTO dataset (load_id, format, source, loaded_at, rows_read, rows_loaded, rows_rejected, params, name, time_origin)
+	      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 	if exists {
 		// UPDATE touches only non-key columns, so it is done in place.
 		q = `UPDATE dataset SET load_id = $1, format = $2, source = $3, loaded_at = $4, rows_read = $5,
-		     rows_loaded = $6, rows_rejected = $7, params = $8 WHERE name = $9`
+		     rows_loaded = $6, rows_rejected = $7, params = $8, time_origin = $10 WHERE name = $9`
 	}
 	var params any
 	if info.Params != "" {
 		params = info.Params
 	}
-	if err := w.Exec(q, w.loadID, info.Format, info.Source, time.Now().UTC(), c.RowsRead, c.RowsLoaded, c.RowsRejected, params, w.dataset); err != nil {
+	var origin any
+	if !w.origin.IsZero() {
+		origin = w.origin
+	}
+	if err := w.Exec(q, w.loadID, info.Format, info.Source, time.Now().UTC(), c.RowsRead, c.RowsLoaded, c.RowsRejected, params, w.dataset, origin); err != nil {
 		return fail(fmt.Errorf("store: dataset row: %w", err))
 	}
 	if err := execConn(ctx, conn, "COMMIT"); err != nil {

@@ -205,3 +205,27 @@ func TestMigrationDropsSingleBound(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSummaryDensityFromLPBound: a run with no interval samples (an
+// observed run) takes run_summary's packing density from its lpbound
+// snapshots, Σ allocated / Σ online cores (100 + 200 of 120 + 240 cores =
+// 83.33%), and says so; a run with samples keeps their mean; a run with
+// neither shows NULL with no source.
+func TestRunSummaryDensityFromLPBound(t *testing.T) {
+	db := openMem(t)
+	lpRun(t, db, 1, "observed", "recorded", "done")
+	lpRun(t, db, 2, "replay", "protean", "done")
+	lpRun(t, db, 3, "observed", "recorded", "done")
+	lpMetrics(t, db, 1, 0, interval(10, 5, 4, 4, 0.6, 0.75, 0.75, 1))
+	lpMetrics(t, db, 1, 3600, interval(20, 10, 8, 9, 0.5, 0.55, 0.625, 0))
+	lpMetrics(t, db, 2, 0, map[string]float64{"packing_density": 0.9})
+	lpMetrics(t, db, 2, 60, map[string]float64{"packing_density": 0.7})
+	lpMetrics(t, db, 2, 120, interval(20, 10, 8, 9, 0.5, 0.55, 0.625, 0))
+	res, err := db.Query(context.Background(), "SELECT run_id, packing_density_pct, packing_density_source FROM run_summary ORDER BY run_id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(res.Rows), "[[1 83.33 lpbound snapshots] [2 80 samples] [3 <nil> <nil>]]"; got != want {
+		t.Errorf("run_summary = %s, want %s", got, want)
+	}
+}

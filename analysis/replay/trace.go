@@ -2,6 +2,7 @@ package replay
 
 import (
 	"math"
+	"time"
 
 	"placelab/optimizer"
 )
@@ -12,7 +13,10 @@ type Trace struct {
 	Dataset string
 	// LoadID is the load of Dataset the trace was read from: a run records
 	// it, so that it stays tied to the rows it read.
-	LoadID     int64
+	LoadID int64
+	// TimeOrigin is the wall-clock instant t = 0 stands for
+	// (dataset.time_origin), zero when the dataset's times are relative.
+	TimeOrigin time.Time
 	Inv        *optimizer.Inventory
 	MachineIDs []int32 // database machine_id per inventory index
 	VMs        []TraceVM

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	schedcorev1 "k8s.io/component-helpers/scheduling/corev1"
 )
 
 // Node label keys Load reads.
@@ -155,4 +156,13 @@ func taintString(t corev1.Taint) string {
 		return t.Key + ":" + string(t.Effect)
 	}
 	return t.Key + "=" + t.Value + ":" + string(t.Effect)
+}
+
+// UntoleratedTaint is the first taint of node that keeps a pod with
+// tolerations off it — a NoSchedule or NoExecute taint none of them
+// tolerates, the cordon's node.kubernetes.io/unschedulable included — as
+// ingest decides its "tolerated" node sets (kube-scheduler's
+// TaintToleration, through component-helpers).
+func UntoleratedTaint(node *corev1.Node, tolerations []corev1.Toleration) (corev1.Taint, bool) {
+	return schedcorev1.FindMatchingUntoleratedTaint(discardLogger, placementTaints(node), tolerations, placementTaint, enableTaintComparison)
 }

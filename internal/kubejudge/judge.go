@@ -17,7 +17,14 @@ type Move struct{ Pod, From, To string }
 type Plan struct {
 	Moves   []Move
 	Removed []string
+	// Binds are the Pending pods the plan places (spec.nodeName empty,
+	// phase neither Succeeded nor Failed), each on node To where the plan
+	// leaves it.
+	Binds []Bind
 }
+
+// Bind places one Pending pod, "namespace/name", on node To.
+type Bind struct{ Pod, To string }
 
 // Violation is one broken rule. Pod is "namespace/name" or "" for a rule
 // about a node; Node is the node concerned (a move's destination, an
@@ -45,6 +52,10 @@ const (
 // Judge applies the plan to the running pods of the snapshot (spec.nodeName
 // set, phase neither Succeeded nor Failed) and returns every violation,
 // sorted by Kind, Pod, Node, then Detail. A clean plan returns nil.
+//
+// Binds are applied first, each checked at its node as a move is (the
+// volume rule by the bound PV's node affinity only: the pod has no node of
+// its own); a bind of a pod that is not Pending is "unknown".
 //
 // Moves are applied in order. A move is not applied when it is "unknown"
 // (no such pod, the pod is not running, From or To is not a node, or From
@@ -91,6 +102,37 @@ func (c *Cluster) Judge(p Plan) []Violation {
 		place[k] = n
 	}
 	moved := map[string]bool{}
+	// Binds: each checked at its node as a move is.
+	for i, b := range p.Binds {
+		pod := ix.pods[b.Pod]
+		if pod == nil {
+			add(KindUnknown, b.Pod, b.To, "bind %d: no pod %q", i, b.Pod)
+			continue
+		}
+		if _, running := place[b.Pod]; running || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			add(KindUnknown, b.Pod, b.To, "bind %d: pod is not Pending (phase %q, nodeName %q)", i, pod.Status.Phase, pod.Spec.NodeName)
+			continue
+		}
+		to := ix.nodes[b.To]
+		if to == nil {
+			add(KindUnknown, b.Pod, b.To, "bind %d: node %q does not exist", i, b.To)
+			continue
+		}
+		if ok, why := matchesNode(pod, to); !ok {
+			add(KindAffinity, b.Pod, b.To, "%s", why)
+		}
+		if t, bad := untoleratedTaint(pod, to); bad {
+			add(KindTaint, b.Pod, b.To, "untolerated taint %s", t.ToString())
+		}
+		if to.Spec.Unschedulable {
+			add(KindUnschedulableTarget, b.Pod, b.To, "node %s is cordoned (spec.unschedulable)", b.To)
+		}
+		if why := ix.volumeProblem(pod, to, to); why != "" {
+			add(KindVolumeZone, b.Pod, b.To, "%s", why)
+		}
+		place[b.Pod] = b.To
+		moved[b.Pod] = true
+	}
 	for i, m := range p.Moves {
 		pod := ix.pods[m.Pod]
 		if pod == nil {

@@ -104,6 +104,15 @@ func TestJudge(t *testing.T) {
 		}, []string{
 			"unknown  ghost2", "unknown jobs/done n1", "unknown pending/p n1", "unknown web/nope n2", "unknown web/web-a n3", "unknown web/web-b ghost",
 		}},
+		{"clean: a Pending pod bound where it fits", kubejudge.Plan{Binds: []kubejudge.Bind{{Pod: "pending/p", To: "n3"}}}, nil},
+		{"binds: an untolerated taint, a cordoned node, over allocatable, not Pending, no node", kubejudge.Plan{Binds: []kubejudge.Bind{
+			{Pod: "pending/p", To: "g3"}, {Pod: "web/web-a", To: "n3"}, {Pod: "jobs/done", To: "n3"}, {Pod: "web/nope", To: "n3"},
+		}}, []string{"taint pending/p g3", "unknown jobs/done n3", "unknown web/nope n3", "unknown web/web-a n3"}},
+		{"binds: cordoned, and over allocatable", kubejudge.Plan{Binds: []kubejudge.Bind{{Pod: "pending/p", To: "c1"}}}, []string{"unschedulable_target pending/p c1"}},
+		{"binds: a bound pod overfills its node", kubejudge.Plan{Binds: []kubejudge.Bind{{Pod: "pending/p", To: "m1"}}}, []string{"over_allocatable  m1"}},
+		{"binds: left on a removed node", kubejudge.Plan{Removed: []string{"n3"}, Binds: []kubejudge.Bind{{Pod: "pending/p", To: "n3"}},
+			Moves: []kubejudge.Move{mv("other/web-x", "n3", "n2"), mv("zonal/z", "n3", "g2"), mv("scratch/s", "n3", "n2")}}, []string{
+			"removed_node_pods pending/p n3", "taint zonal/z g2"}},
 		{"affinity: nodeSelector", kubejudge.Plan{Moves: []kubejudge.Move{mv("cache/redis", "m1", "n1")}}, []string{"affinity cache/redis n1"}},
 		{"affinity: required node affinity", kubejudge.Plan{Moves: []kubejudge.Move{mv("zonal/z", "n3", "n2")}}, []string{"affinity zonal/z n2"}},
 		{"taint: NoSchedule", kubejudge.Plan{Moves: []kubejudge.Move{mv("web/web-a", "n1", "g1")}}, []string{"taint web/web-a g1"}},

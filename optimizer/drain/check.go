@@ -99,8 +99,8 @@ func Check(p *Problem, assign []int, removed []bool) error {
 		pod := &p.Pods[i]
 		if pod.Group >= 0 && pod.MaxPerNode > 0 {
 			if c := perNode[groupNode{pod.Group, t}]; c > pod.MaxPerNode {
-				return fmt.Errorf("%w: pod %d %q on node %d %q: anti-affinity: %d pods of group %d > MaxPerNode %d",
-					ErrViolation, i, pod.Name, t, p.Nodes[t].Name, c, pod.Group, pod.MaxPerNode)
+				return fmt.Errorf("%w: pod %d %q on node %d %q: anti-affinity: %d pods of %s > MaxPerNode %d",
+					ErrViolation, i, pod.Name, t, p.Nodes[t].Name, c, p.groupName(pod.Group), pod.MaxPerNode)
 			}
 		}
 	}
@@ -158,8 +158,8 @@ func checkFaultDomains(p *Problem, assign []int) error {
 		}
 		if other >= 0 {
 			o := &p.Pods[other]
-			return fmt.Errorf("%w: pod %d %q on node %d %q: fault domain: rack %d holds fault domain %d (pod %d %q) and %d of group %d",
-				ErrViolation, i, pod.Name, t, p.Nodes[t].Name, rack, o.FaultDomain, other, o.Name, pod.FaultDomain, pod.Group)
+			return fmt.Errorf("%w: pod %d %q on node %d %q: fault domain: rack %d holds fault domain %d (pod %d %q) and %d of %s",
+				ErrViolation, i, pod.Name, t, p.Nodes[t].Name, rack, o.FaultDomain, other, o.Name, pod.FaultDomain, p.groupName(pod.Group))
 		}
 	}
 	return nil

@@ -120,7 +120,7 @@ func (s *state) why(w *Why, i int) {
 				if len(ks) > 1 {
 					plural = "s"
 				}
-				fdRacks = append(fdRacks, fmt.Sprintf("rack %d holds fault domain%s %s of group %d", r, plural, joinInts(ks), pod.Group))
+				fdRacks = append(fdRacks, fmt.Sprintf("rack %d holds fault domain%s %s of %s", r, plural, joinInts(ks), p.groupName(pod.Group)))
 			}
 		default:
 			free := s.rem[t*d : t*d+d]
@@ -153,14 +153,14 @@ func (s *state) why(w *Why, i int) {
 		case ReasonTaint:
 			r.Detail = pod.TolerationDesc
 		case ReasonAntiAffinity:
-			r.Detail = fmt.Sprintf("at most %d pods of group %d per node", pod.MaxPerNode, pod.Group)
+			r.Detail = fmt.Sprintf("at most %d pods of %s per node", pod.MaxPerNode, p.groupName(pod.Group))
 			if pod.MaxPerNode == 0 {
-				r.Detail = fmt.Sprintf("a pod of group %d on the node allows no more", pod.Group)
+				r.Detail = fmt.Sprintf("a pod of %s on the node allows no more", p.groupName(pod.Group))
 			}
 		case ReasonUpdateDomain:
 			r.Detail = pod.DomainDesc
 		case ReasonSpread:
-			r.Detail = fmt.Sprintf("group %d spread over zones with max skew %d", pod.Group, pod.MaxSkew)
+			r.Detail = fmt.Sprintf("%s spread over zones with max skew %d", p.groupName(pod.Group), pod.MaxSkew)
 		case ReasonFaultDomain:
 			if len(fdRacks) > maxRacksShown {
 				fdRacks = append(fdRacks[:maxRacksShown], fmt.Sprintf("%d more racks", len(fdRacks)-maxRacksShown))
@@ -168,7 +168,7 @@ func (s *state) why(w *Why, i int) {
 			r.Detail = strings.Join(fdRacks, "; ")
 		default:
 			if k := dimIndex(p, strings.TrimPrefix(code, ReasonShortPrefix)); k >= 0 {
-				r.Detail = fmt.Sprintf("needs %.6g %s", pod.Demand[k], p.DimNames[k])
+				r.Detail = "needs " + p.amount(k, pod.Demand[k])
 			}
 		}
 		w.Reasons = append(w.Reasons, r)
@@ -252,7 +252,7 @@ func vector(p *Problem, v []float64) string {
 	var parts []string
 	for k, x := range v {
 		if x != 0 {
-			parts = append(parts, fmt.Sprintf("%.6g %s", x, p.DimNames[k]))
+			parts = append(parts, p.amount(k, x))
 		}
 	}
 	if len(parts) == 0 {

@@ -23,6 +23,28 @@ type Problem struct {
 	// Zones names the zone indices of Node.Zone. With no names every node
 	// must be in zone 0.
 	Zones []string
+	// For explanations and errors only (no plan depends on them):
+	// GroupNames names Pod.Group's indices (a tenant, a pod's owner), and
+	// Amount writes x of dimension k ("4Gi memory"); nil: "group 3" and
+	// "4.29497 memory".
+	GroupNames []string
+	Amount     func(k int, x float64) string
+}
+
+// groupName names group g for a message.
+func (p *Problem) groupName(g int) string {
+	if g >= 0 && g < len(p.GroupNames) && p.GroupNames[g] != "" {
+		return p.GroupNames[g]
+	}
+	return fmt.Sprintf("group %d", g)
+}
+
+// amount writes x of dimension k for a message.
+func (p *Problem) amount(k int, x float64) string {
+	if p.Amount != nil {
+		return p.Amount(k, x)
+	}
+	return fmt.Sprintf("%.6g %s", x, p.DimNames[k])
 }
 
 // Node is one node of the snapshot.

@@ -13,13 +13,20 @@
 -- samples of the share of the zone's cores (memory) free on healthy
 -- machines that no VM type fits because another dimension is exhausted
 -- (analysis/replay/sample.go, stranded); NULL for runs written before.
+-- A run with no interval samples (an observed run, an offline plan) takes
+-- its packing density from the snapshots placelab lpbound measured on it,
+-- Σ allocated cores / Σ cores of its non-empty machines over them (the same
+-- quantity at lpbound's instants); packing_density_source says which:
+-- 'samples', 'lpbound snapshots', or NULL when neither exists.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.dataset, r.load_id, r.engine, r.policy, r.seed,
        json_extract_string(r.params, '$.buckets') AS buckets,
        json_extract_string(r.params, '$.cache') AS cache,
        TRY_CAST(json_extract_string(r.params, '$.agents') AS INTEGER) AS agents,
        p.vms, p.placed, p.rejected, p.evicted,
-       round(100 * m.density, 2) AS packing_density_pct,
+       round(100 * coalesce(m.density, m.lp_density), 2) AS packing_density_pct,
+       CASE WHEN m.density IS NOT NULL THEN 'samples'
+            WHEN m.lp_density IS NOT NULL THEN 'lpbound snapshots' END AS packing_density_source,
        round(100 * m.utilization, 2) AS utilization_pct,
        round(p.latency_p50_us, 1) AS latency_p50_us,
        round(p.latency_p99_us, 1) AS latency_p99_us,
@@ -44,6 +51,8 @@ LEFT JOIN (
 LEFT JOIN (
     SELECT run_id,
            avg(value) FILTER (WHERE metric = 'packing_density' AND value > 0) AS density,
+           sum(value) FILTER (WHERE metric = 'lp_allocated_cores')
+               / nullif(sum(value) FILTER (WHERE metric = 'lp_online_cores'), 0) AS lp_density,
            avg(value) FILTER (WHERE metric = 'utilization') AS utilization,
            max(value) FILTER (WHERE metric = 'new_deployment_failure_rate') AS new_deployment_failure_rate,
            max(value) FILTER (WHERE metric = 'scaleout_failure_rate') AS scaleout_failure_rate,
