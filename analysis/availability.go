@@ -108,6 +108,11 @@ func (s *Spec) availability(tr *replay.Trace) (*replay.Availability, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(ws) == 0 && to > from {
+			// A setting that would change nothing is refused, not recorded.
+			return nil, fmt.Errorf("%w: --maintenance: the first round, every = %.4g d after the window's start, falls after its end (the window spans %.4g d): no maintenance would run; give a shorter every= or --maintenance none",
+				ErrBadSpec, maint.Every/86400, (to-from)/86400)
+		}
 		add(ws, replay.SourceMaintenance)
 	}
 	return av, nil

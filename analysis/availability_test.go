@@ -290,3 +290,67 @@ func TestStaysFollowMoves(t *testing.T) {
 		t.Fatalf("checked %d healed and %d lost VMs: the run proves nothing", healed, lost)
 	}
 }
+
+// TestHealFailuresHaveReasons is issue 52's "a failed heal has no
+// reason": on a zone loaded so full that some heals find no machine, every
+// healing failure stored in vm_move, for one agent and for agents in
+// simulated time, names the rule that refused it, a rule of the engine's
+// (a rejection reason as placement.reason gives one); landed heals name
+// none.
+func TestHealFailuresHaveReasons(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	cfg := synth.DefaultConfig()
+	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load = 120, 3000, 2, 0, 0.95
+	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, agents := range []int{0, 3} {
+		spec := availSpec("protean")
+		spec.Failures = "machine-afr=200,rack-afr=40,reboot-share=0"
+		if agents > 0 {
+			spec = spec.WithAgents(agents, "sim")
+		}
+		res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Summary.HealFailedVMs == 0 {
+			t.Fatalf("agents %d: no healing failure (%d heal VMs): the test wants some", agents, res.Summary.HealVMs)
+		}
+		var failed, unnamed, named int
+		err = db.SQL().QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE machine_id IS NULL),
+			count(*) FILTER (WHERE machine_id IS NULL AND (failed_rule IS NULL OR failed_rule = '')),
+			count(*) FILTER (WHERE machine_id IS NOT NULL AND failed_rule IS NOT NULL)
+			FROM vm_move WHERE run_id = ?`, res.Summary.RunID).Scan(&failed, &unnamed, &named)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if failed != res.Summary.HealFailedVMs || unnamed != 0 || named != 0 {
+			t.Errorf("agents %d: %d healing failures stored (summary %d), %d without a rule, %d landed heals with one",
+				agents, failed, res.Summary.HealFailedVMs, unnamed, named)
+		}
+	}
+}
+
+// TestMaintenanceBeyondTheWindow: --maintenance default (a round every 30
+// days) on a 2-day trace would run no maintenance at all: it is refused in
+// one line saying so, while every=12h runs rounds.
+func TestMaintenanceBeyondTheWindow(t *testing.T) {
+	ctx := context.Background()
+	db := availDB(t)
+	spec := availSpec("protean")
+	spec.Maintenance = "default"
+	_, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+	if err == nil || !strings.Contains(err.Error(), "no maintenance would run") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("maintenance every 30 d on a 2-day trace: %v", err)
+	}
+	spec.Maintenance = "every=12h"
+	res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.MaintenanceOutages == 0 {
+		t.Error("every=12h on a 2-day trace ran no maintenance")
+	}
+}

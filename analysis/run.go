@@ -83,11 +83,13 @@ func writeRun(w *store.Writer, id int64, meta RunMeta, res *replay.Result, q *qu
 		}
 	}
 	for _, m := range res.Moves {
-		var to, placed any
+		var to, placed, rule any
 		if m.To >= 0 {
 			to, placed = m.To, m.Placed
+		} else if m.FailedRule != "" {
+			rule = m.FailedRule
 		}
-		if err := w.Append("vm_move", id, m.VM, m.Seq, m.T, m.From, to, placed, "heal"); err != nil {
+		if err := w.Append("vm_move", id, m.VM, m.Seq, m.T, m.From, to, placed, "heal", rule); err != nil {
 			return err
 		}
 	}

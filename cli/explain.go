@@ -95,6 +95,17 @@ type explainRecord struct {
 	Compare         *machineCompare `json:"compare,omitempty"`
 	// Gang: the VM belonged to a rejected request of several VMs.
 	Gang *gangRecord `json:"gang,omitempty"`
+	// Heals: the VM's heal moves after hard failures of its machine; a
+	// failed one (to empty) with the rule that refused it.
+	Heals []healRecord `json:"heals,omitempty"`
+}
+
+// healRecord is one heal move of a VM (vm_move).
+type healRecord struct {
+	T          float64 `json:"t_s"`
+	From       string  `json:"from"`
+	To         string  `json:"to,omitempty"`
+	FailedRule string  `json:"failed_rule,omitempty"`
 }
 
 // gangRecord is what happened to a rejected request of several VMs (gang
@@ -304,6 +315,25 @@ func runExplain(c *cli.Context) error {
 			return err
 		}
 	}
+	rows, err := db.SQL().QueryContext(c.Context, store.MustQuery("explain_moves"), run, vm)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var seq int64
+		var h healRecord
+		var from, to, rule sql.NullString
+		if err := rows.Scan(&seq, &h.T, &from, &to, &rule); err != nil {
+			rows.Close()
+			return err
+		}
+		h.From, h.To, h.FailedRule = from.String, to.String, rule.String
+		rec.Heals = append(rec.Heals, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
 	if c.IsSet("machine") {
 		other, err := analysis.ResolveMachine(c.Context, db, run, c.String("machine"))
 		if err != nil {
@@ -456,6 +486,17 @@ func printExplain(w io.Writer, r *explainRecord) {
 		fmt.Fprintf(w, " (%s)", r.Reason)
 	}
 	fmt.Fprintf(w, ", decided in %.1f µs\n", r.LatencyUS)
+	for _, h := range r.Heals {
+		if h.To != "" {
+			fmt.Fprintf(w, "  at t=%.0fs its machine %s failed: healed onto %s\n", h.T, h.From, h.To)
+			continue
+		}
+		why := h.FailedRule
+		if why == "" {
+			why = "no reason stored (a run written before placelab kept it)"
+		}
+		fmt.Fprintf(w, "  at t=%.0fs its machine %s failed: the heal found no machine (%s); down until its end\n", h.T, h.From, why)
+	}
 	if g != nil {
 		printGang(w, g)
 	}

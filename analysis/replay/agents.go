@@ -340,7 +340,7 @@ func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimiz
 	healed := func(r int, ok bool, placed []optimizer.Placement, t float64) {
 		if h := heals[r]; h != nil {
 			delete(heals, r)
-			aa.resolved(h, ok, placed, t, enqueue)
+			aa.resolved(h, ok, placed, outs[r].reason, t, enqueue)
 		}
 	}
 	// Interval boundaries in trace time, as Replay takes them.
@@ -555,7 +555,7 @@ func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimi
 		if j.heal == nil {
 			return
 		}
-		aa.resolved(j.heal, ok, placed, traceNow, enqueue)
+		aa.resolved(j.heal, ok, placed, j.o.reason, traceNow, enqueue)
 		outstanding--
 	}
 	for _, ag := range agents {

@@ -97,9 +97,9 @@ func (a *agentAvail) flush(enqueue func(optimizer.Request, *agentHealReq)) {
 }
 
 // resolved records the outcome of heal request h, committed (ok, with its
-// placements) or refused at trace time t, and hands the next stage's
-// requests to enqueue.
-func (a *agentAvail) resolved(h *agentHealReq, ok bool, placed []optimizer.Placement, t float64,
+// placements) or refused (reason: the rule that left it no machine) at
+// trace time t, and hands the next stage's requests to enqueue.
+func (a *agentAvail) resolved(h *agentHealReq, ok bool, placed []optimizer.Placement, reason string, t float64,
 	enqueue func(optimizer.Request, *agentHealReq)) {
 	if ok {
 		from := map[int64]int32{}
@@ -128,7 +128,7 @@ func (a *agentAvail) resolved(h *agentHealReq, ok bool, placed []optimizer.Place
 			for _, g := range group {
 				a.st.healFailed++
 				a.lost = append(a.lost, lostVM{g.p.VM, h.failT, a.endOf(g.p.VM)})
-				a.move(h.failT, g.p.VM, g.from, -1, math.NaN())
+				a.fail(h.failT, g.p.VM, g.from, reason)
 			}
 			return
 		}

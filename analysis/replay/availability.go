@@ -80,6 +80,9 @@ type MoveRow struct {
 	T        float64
 	From, To int32
 	Placed   float64
+	// FailedRule, for a healing failure (To < 0), is the rule that left
+	// its last attempt no machine (the engine's rejection reason).
+	FailedRule string
 }
 
 // outEvent is an outage starting or ending.
@@ -420,10 +423,10 @@ func (a *avail) heal(t float64, lost []healing) {
 		// VM by VM: what can be healed is.
 		for k := range group {
 			one := a.healRequest(t, group[k:k+1])
-			if !a.tryHeal(t, &one, group[k:k+1]) {
+			if ok, reason := a.tryHealWhy(t, &one, group[k:k+1]); !ok {
 				a.st.healFailed++
 				a.lost = append(a.lost, lostVM{group[k].p.VM, t, a.endOf(group[k].p.VM)})
-				a.move(t, group[k].p.VM, group[k].from, -1, math.NaN())
+				a.fail(t, group[k].p.VM, group[k].from, reason)
 			}
 		}
 	}
@@ -454,13 +457,20 @@ func (a *avail) healRequest(t float64, group []healing) optimizer.Request {
 // tryHeal allocates a heal request in its clusters, then (HealZone) in the
 // zone; on success it records the moves and the healed VMs' downtime.
 func (a *avail) tryHeal(t float64, req *optimizer.Request, group []healing) bool {
+	ok, _ := a.tryHealWhy(t, req, group)
+	return ok
+}
+
+// tryHealWhy is tryHeal with, on failure, the rule that left the last
+// attempt no machine.
+func (a *avail) tryHealWhy(t float64, req *optimizer.Request, group []healing) (bool, string) {
 	d := a.alloc.Allocate(req)
 	if !d.OK && a.cfg.HealZone {
 		req.Clusters = nil
 		d = a.alloc.Allocate(req)
 	}
 	if !d.OK {
-		return false
+		return false, d.Reason
 	}
 	from := map[int64]int32{}
 	for _, h := range group {
@@ -476,12 +486,18 @@ func (a *avail) tryHeal(t float64, req *optimizer.Request, group []healing) bool
 			a.onEvict(e, t)
 		}
 	}
-	return true
+	return true, ""
 }
 
 func (a *avail) move(t float64, vm int64, from int32, to int32, placed float64) {
 	a.seq[vm]++
 	a.moves = append(a.moves, MoveRow{VM: vm, Seq: a.seq[vm], T: t, From: a.tr.MachineIDs[from], To: to, Placed: placed})
+}
+
+// fail records a healing failure of vm at t and the rule that refused it.
+func (a *avail) fail(t float64, vm int64, from int32, rule string) {
+	a.move(t, vm, from, -1, math.NaN())
+	a.moves[len(a.moves)-1].FailedRule = rule
 }
 
 // finish closes the run at trace time last: healing failures are down
