@@ -497,6 +497,7 @@ func lineSeries(r *store.Result, name func(string) string, xc, xname, yc, xtype,
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: yname}),
 		charts.WithXAxisOpts(opts.XAxis{Type: xtype, Name: xname}), charts.WithAnimation(false))
 	byDS := map[string][]opts.LineData{}
+	defined := map[string]bool{}
 	var order, cats []string
 	seen := map[string]bool{}
 	for _, row := range r.Rows {
@@ -510,15 +511,29 @@ func lineSeries(r *store.Result, name func(string) string, xc, xname, yc, xtype,
 				seen[x] = true
 				cats = append(cats, x)
 			}
+			if row[yi] == nil {
+				// Undefined (a dataset with no completed VM has no CDF):
+				// a gap ("-" in ECharts), never a point at 0.
+				byDS[d] = append(byDS[d], opts.LineData{Value: "-"})
+				continue
+			}
 			byDS[d] = append(byDS[d], opts.LineData{Value: round2(num(row[yi]))})
+			defined[d] = true
 		} else {
+			if row[yi] == nil || row[xi] == nil {
+				continue
+			}
 			byDS[d] = append(byDS[d], opts.LineData{Value: []float64{num(row[xi]), round2(num(row[yi]))}})
+			defined[d] = true
 		}
 	}
 	if xtype == "category" {
 		line.SetXAxis(cats)
 	}
 	for _, d := range order {
+		if !defined[d] {
+			continue // nothing to draw: no legend entry without a line
+		}
 		line.AddSeries(name(d), byDS[d], charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
 	}
 	return line

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-echarts/go-echarts/v2/opts"
+
 	"placelab/analysis/report"
 	"placelab/datasets/synth"
 	store "placelab/sql"
@@ -185,5 +187,23 @@ func TestCharacterizeEmptyDatabase(t *testing.T) {
 		if s.Chart != nil || !strings.Contains(s.Note, "holds no datasets") {
 			t.Errorf("section %q: chart %v, note %q", s.Title, s.Chart != nil, s.Note)
 		}
+	}
+}
+
+// TestLineSeriesUndefined: an undefined CDF point (NULL: a dataset with no
+// completed VM) is a gap, never a point at 0, and a dataset with no
+// defined point draws no series (so no legend entry without a line).
+func TestLineSeriesUndefined(t *testing.T) {
+	r := &store.Result{Columns: []string{"dataset", "label", "cdf_pct"}, Rows: [][]any{
+		{"a", "5m", 10.0}, {"a", "1h", nil}, {"a", "1d", 100.0},
+		{"cluster", "5m", nil}, {"cluster", "1h", nil}, {"cluster", "1d", nil},
+	}}
+	line := lineSeries(r, func(s string) string { return s }, "label", "lifetime", "cdf_pct", "category", "CDF")
+	if len(line.MultiSeries) != 1 || line.MultiSeries[0].Name != "a" {
+		t.Fatalf("series %v, want only a", len(line.MultiSeries))
+	}
+	data := line.MultiSeries[0].Data.([]opts.LineData)
+	if len(data) != 3 || data[1].Value != "-" || data[0].Value != 10.0 {
+		t.Errorf("a's points %v", data)
 	}
 }

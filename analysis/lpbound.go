@@ -81,6 +81,7 @@ type LPBoundReport struct {
 	Run       int64        `json:"run_id"`
 	Dataset   string       `json:"dataset"`
 	Policy    string       `json:"policy"`
+	Engine    string       `json:"engine"` // the run's: a replay's engine, or observed (the source's own placement)
 	Every     float64      `json:"every_s"`
 	From      float64      `json:"from_s"` // the run's first placement: the first snapshot
 	Snapshots []LPSnapshot `json:"snapshots"`
@@ -190,6 +191,7 @@ type lpRun struct {
 func loadLPRun(ctx context.Context, db *store.DB, run int64, rep *LPBoundReport) (*lpRun, error) {
 	var engine string
 	err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_head"), run).Scan(&rep.Dataset, &rep.Policy, &engine)
+	rep.Engine = engine
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %d (placelab sql --view run_summary lists the runs)", ErrNoRun, run)
 	}

@@ -204,8 +204,13 @@ func printLPReport(c *cli.Context, rep *analysis.LPBoundReport, detail bool) {
 	w := c.App.Writer
 	fmt.Fprintf(w, "run %d (%s, %s): %d snapshots every %s from t=%.1fh in %.1fs; %d of %d with VMs solved to optimality\n",
 		rep.Run, rep.Policy, rep.Dataset, len(rep.Snapshots), humanSeconds(rep.Every), rep.From/3600, rep.Seconds, rep.Converged, rep.Bounded)
-	fmt.Fprintf(w, "packing density: online %.2f%%, best possible in [%.2f%%, %.2f%%] (weighted by allocated cores); machines the online allocator could have emptied: %.1f on average; widest machine interval %.2f%%\n",
-		100*rep.MeanOnlineDensity, 100*rep.MeanLBDensity, 100*rep.MeanUBDensity, rep.MeanEmptiable, rep.MaxIntervalGapPct)
+	who, dens := "the online allocator", "online"
+	if rep.Engine == datasets.ObservedEngine {
+		// The source's own placement: no allocator of placelab's made it.
+		who, dens = "a better placement of the same VMs", "as recorded"
+	}
+	fmt.Fprintf(w, "packing density: %s %.2f%%, best possible in [%.2f%%, %.2f%%] (weighted by allocated cores); machines %s could have emptied: %.1f on average; widest machine interval %.2f%%\n",
+		dens, 100*rep.MeanOnlineDensity, 100*rep.MeanLBDensity, 100*rep.MeanUBDensity, who, rep.MeanEmptiable, rep.MaxIntervalGapPct)
 	if !detail {
 		return
 	}

@@ -391,7 +391,7 @@ func experimentNote(e *Experiment, pts []*pointResult) string {
 			}
 		}
 		fmt.Fprintf(&b, " Paper column: %s, measured on %s; only shares, rates and ratios, computed as the paper defines them, are set beside ours"+
-			" (a ratio or mean of ours is NULL when undefined: a zero denominator).", strings.Join(srcs, "; "), strings.Join(scales, "; "))
+			" (a ratio or mean of ours is shown as — when undefined: a zero denominator).", strings.Join(srcs, "; "), strings.Join(scales, "; "))
 		if s := paperLeftOut[e.Name]; s != "" {
 			b.WriteString(" Left out: " + s + ".")
 		}
