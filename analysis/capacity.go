@@ -791,8 +791,8 @@ func (s *capacitySearch) mixCounts(n int) []int {
 // scaled is the trace on the inventory of counts: per SKU k, the zone's
 // first counts[k] machines of k in zone order, copies of them past the
 // zone's count (copy j > 1 named "<name>~j" in cluster "<cluster>~j"),
-// every machine in service. Copies that are not in the database get
-// machine ids above the zone's largest.
+// every machine in service, in the node sets of its original. Copies that
+// are not in the database get machine ids above the zone's largest.
 func (s *capacitySearch) scaled(counts []int) (*replay.Trace, error) {
 	inv := s.tr.Inv
 	next := int32(0)
@@ -807,6 +807,7 @@ func (s *capacitySearch) scaled(counts []int) (*replay.Trace, error) {
 	}
 	var specs []optimizer.MachineSpec
 	var ids []int32
+	var src []int32 // the zone machine each is, or copies
 	for copyN := 0; ; copyN++ {
 		more := false
 		for m, mc := range inv.Machines {
@@ -828,6 +829,7 @@ func (s *capacitySearch) scaled(counts []int) (*replay.Trace, error) {
 			}
 			specs = append(specs, ms)
 			ids = append(ids, id)
+			src = append(src, int32(m))
 		}
 		if !more {
 			break
@@ -836,6 +838,23 @@ func (s *capacitySearch) scaled(counts []int) (*replay.Trace, error) {
 	sc, err := optimizer.NewInventory(inv.SKUs, specs, inv.Types)
 	if err != nil {
 		return nil, err
+	}
+	// Node sets (selectors, affinity, tolerations): a copy is in every set
+	// its original is in, as a node of the same labels and taints would
+	// be; the sets keep their indices, which the VMs' constraints name.
+	for i := range inv.NodeSets {
+		ns := &inv.NodeSets[i]
+		var members []int32
+		for j, m := range src {
+			if ns.Has(m) {
+				members = append(members, int32(j))
+			}
+		}
+		cp, err := sc.NewNodeSet(ns.Name, ns.Kind, members)
+		if err != nil {
+			return nil, err
+		}
+		sc.NodeSets = append(sc.NodeSets, cp)
 	}
 	out := *s.tr
 	out.Inv, out.MachineIDs = sc, ids

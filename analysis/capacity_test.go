@@ -911,3 +911,64 @@ func TestCapacityHeadlineNonMonotone(t *testing.T) {
 		t.Errorf("notes %q", s.rep.Notes)
 	}
 }
+
+// TestScaledKeepsNodeSets: the inventories a capacity search probes keep
+// the pods' node sets (selectors, affinity, tolerations). At the zone's own
+// counts a replay rejects exactly what a replay on the zone rejects (every
+// pod was refused by HasAllowedNode before), and at twice them each copy
+// is in the sets its original is in.
+func TestScaledKeepsNodeSets(t *testing.T) {
+	ctx := context.Background()
+	_, db, _ := generatedCluster(t, judgeClusters[0])
+	tr, err := LoadTrace(ctx, db, "c", math.Inf(-1), math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Inv.NodeSets) == 0 {
+		t.Fatal("the cluster has no node sets: nothing tested")
+	}
+	s := &capacitySearch{tr: tr, zone: zoneCounts(tr), template: make([][]int, len(tr.Inv.SKUs))}
+	for m, mc := range tr.Inv.Machines {
+		s.template[mc.SKU] = append(s.template[mc.SKU], m)
+	}
+	same, err := s.scaled(s.zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := DefaultSpec("c")
+	spec.Engine.Explain = false
+	a, err := RunTrace(ctx, tr, &spec, RunOptions{NoWrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec2 := DefaultSpec("c")
+	spec2.Engine.Explain = false
+	b, err := RunTrace(ctx, same, &spec2, RunOptions{NoWrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Summary.Rejected != b.Summary.Rejected || a.Summary.RejectedBy[optimizer.RuleHasAllowedNode] != b.Summary.RejectedBy[optimizer.RuleHasAllowedNode] {
+		t.Errorf("zone: %d rejected (%v); its scaled copy: %d (%v)", a.Summary.Rejected, a.Summary.RejectedBy, b.Summary.Rejected, b.Summary.RejectedBy)
+	}
+	double := make([]int, len(s.zone))
+	for k, n := range s.zone {
+		double[k] = 2 * n
+	}
+	big, err := s.scaled(double)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]int32{}
+	for m, mc := range tr.Inv.Machines {
+		byName[mc.Name] = int32(m)
+	}
+	for j, mc := range big.Inv.Machines {
+		orig, _, _ := strings.Cut(mc.Name, "~")
+		m := byName[orig]
+		for k := range tr.Inv.NodeSets {
+			if big.Inv.InSet(int32(k+1), int32(j)) != tr.Inv.InSet(int32(k+1), m) {
+				t.Fatalf("machine %s: in set %d %v, its original %s %v", mc.Name, k, big.Inv.InSet(int32(k+1), int32(j)), orig, tr.Inv.InSet(int32(k+1), m))
+			}
+		}
+	}
+}

@@ -55,7 +55,8 @@ of the requested VMs unserved over the whole trace: by default (--target-counts 
 rejected or evicted VMs, as a replay never places an evicted VM again (shed_vms /
 requested VMs = shed_rate); --target-counts rejected counts rejections only. Every probe runs
 under the same validated settings; machines are the zone's own, in its clusters and
-racks, all in service, copied into new clusters past the zone's size.
+racks, all in service, copied into new clusters past the zone's size (a copy is in the
+node sets of its original: the same selectors, affinity and tolerations admit it).
 
 --scale mix scales the zone's SKU mix (counts proportional, at least one of each SKU)
 and bisects on the total: the lower end is a proven floor (the LP bound below, less
