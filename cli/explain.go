@@ -119,18 +119,23 @@ type gangRecord struct {
 	Role           string         `json:"role"`
 	Position       int            `json:"position"`
 	HeldMachine    *int64         `json:"held_machine_id,omitempty"`
+	HeldName       string         `json:"held_machine,omitempty"`
 	FailedVM       int64          `json:"failed_vm_id"`
+	FailedName     string         `json:"failed_vm"`
 	FailedPosition int            `json:"failed_position"`
 	FailedRule     string         `json:"failed_rule"`
 	FailedShort    map[string]int `json:"failed_short,omitempty"`
 	RolledBack     []gangVM       `json:"rolled_back"`
 	NotTried       []int64        `json:"not_tried"`
+	NotTriedNames  []string       `json:"not_tried_vms"`
 }
 
 // gangVM is a VM placed and then rolled back, with the machine it held.
 type gangVM struct {
-	VM      int64 `json:"vm_id"`
-	Machine int64 `json:"machine_id"`
+	VM          int64  `json:"vm_id"`
+	Machine     int64  `json:"machine_id"`
+	Name        string `json:"vm"`
+	MachineName string `json:"machine"`
 }
 
 // loadGang reads VM vm's rejected request of several VMs; nil when its
@@ -147,25 +152,27 @@ func loadGang(c *cli.Context, db *store.DB, run, vm int64) (*gangRecord, error) 
 		var req int64
 		var role string
 		var machine sql.NullInt64
-		var reason, rej sql.NullString
-		if err := rows.Scan(&req, &id, &pos, &role, &machine, &reason, &rej); err != nil {
+		var reason, rej, vmName, machineName sql.NullString
+		if err := rows.Scan(&req, &id, &pos, &role, &machine, &reason, &rej, &vmName, &machineName); err != nil {
 			return nil, err
 		}
+		name := cmp.Or(vmName.String, strconv.FormatInt(id, 10))
 		if g == nil {
-			g = &gangRecord{Request: req, RolledBack: []gangVM{}, NotTried: []int64{}}
+			g = &gangRecord{Request: req, RolledBack: []gangVM{}, NotTried: []int64{}, NotTriedNames: []string{}}
 		}
 		g.VMs++
 		if id == vm {
 			g.Role, g.Position = role, int(pos)+1
 			if machine.Valid {
 				g.HeldMachine = &machine.Int64
+				g.HeldName = machineName.String
 			}
 		}
 		switch role {
 		case "rolled_back":
-			g.RolledBack = append(g.RolledBack, gangVM{id, machine.Int64})
+			g.RolledBack = append(g.RolledBack, gangVM{id, machine.Int64, name, machineName.String})
 		case "failed":
-			g.FailedVM, g.FailedPosition, g.FailedRule = id, int(pos)+1, reason.String
+			g.FailedVM, g.FailedName, g.FailedPosition, g.FailedRule = id, name, int(pos)+1, reason.String
 			if rej.Valid {
 				var mr struct {
 					Short map[string]int `json:"short"`
@@ -177,6 +184,7 @@ func loadGang(c *cli.Context, db *store.DB, run, vm int64) (*gangRecord, error) 
 			}
 		case "not_tried":
 			g.NotTried = append(g.NotTried, id)
+			g.NotTriedNames = append(g.NotTriedNames, name)
 		}
 	}
 	return g, rows.Err()
@@ -477,11 +485,11 @@ func printExplain(w io.Writer, r *explainRecord) {
 	case g != nil && g.Role == "rolled_back":
 		held := ""
 		if g.HeldMachine != nil {
-			held = fmt.Sprintf(" on machine %d", *g.HeldMachine)
+			held = " on machine " + cmp.Or(g.HeldName, strconv.FormatInt(*g.HeldMachine, 10))
 		}
-		fmt.Fprintf(w, " with its request: this VM was placed%s, then rolled back when VM %d of the request found no machine", held, g.FailedVM)
+		fmt.Fprintf(w, " with its request: this VM was placed%s, then rolled back when VM %s of the request found no machine", held, g.FailedName)
 	case g != nil && g.Role == "not_tried":
-		fmt.Fprintf(w, " with its request: this VM was never tried (VM %d of the request found no machine before its turn)", g.FailedVM)
+		fmt.Fprintf(w, " with its request: this VM was never tried (VM %s of the request found no machine before its turn)", g.FailedName)
 	case r.Reason != "":
 		fmt.Fprintf(w, " (%s)", r.Reason)
 	}
@@ -560,18 +568,14 @@ func printExplain(w io.Writer, r *explainRecord) {
 // printGang tells a rejected request of several VMs as it happened.
 func printGang(w io.Writer, g *gangRecord) {
 	fmt.Fprintf(w, "  request %d: %d VMs, placed all or none; this VM is %s in the order the allocator took them\n", g.Request, g.VMs, ordinal(g.Position))
-	fmt.Fprintf(w, "  failed: VM %d, %s tried, found no machine: %s emptied its candidate set%s\n",
-		g.FailedVM, ordinal(g.FailedPosition), g.FailedRule, fmtShort(g.FailedShort))
+	fmt.Fprintf(w, "  failed: VM %s, %s tried, found no machine: %s emptied its candidate set%s\n",
+		g.FailedName, ordinal(g.FailedPosition), g.FailedRule, fmtShort(g.FailedShort))
 	ids := make([]string, len(g.RolledBack))
 	for i, v := range g.RolledBack {
-		ids[i] = strconv.FormatInt(v.VM, 10)
+		ids[i] = v.Name + " on " + v.MachineName
 	}
 	fmt.Fprintf(w, "  placed, then rolled back: %d VMs%s\n", len(g.RolledBack), listIDs(ids))
-	ids = ids[:0]
-	for _, v := range g.NotTried {
-		ids = append(ids, strconv.FormatInt(v, 10))
-	}
-	fmt.Fprintf(w, "  never tried: %d VMs%s\n", len(g.NotTried), listIDs(ids))
+	fmt.Fprintf(w, "  never tried: %d VMs%s\n", len(g.NotTried), listIDs(g.NotTriedNames))
 }
 
 func listIDs(ids []string) string {

@@ -124,11 +124,11 @@ func TestExplainGangRejection(t *testing.T) {
 
 			// Text.
 			for vm, wants := range map[string][]string{
-				"1": {"rejected with its request: this VM was placed on machine", "then rolled back when VM 3 of the request found no machine",
-					"request 1: 4 VMs, placed all or none", "failed: VM 3, 3rd tried, found no machine: AreNodeResourcesValid emptied its candidate set",
-					"placed, then rolled back: 2 VMs (1, 2)", "never tried: 1 VMs (4)"},
+				"1": {"rejected with its request: this VM was placed on machine", "then rolled back when VM v3 of the request found no machine",
+					"request 1: 4 VMs, placed all or none", "failed: VM v3, 3rd tried, found no machine: AreNodeResourcesValid emptied its candidate set",
+					"placed, then rolled back: 2 VMs (v1 on ", ", v2 on ", "never tried: 1 VMs (v4)"},
 				"3": {"rejected (AreNodeResourcesValid)", "this VM is 3rd in the order"},
-				"4": {"this VM was never tried (VM 3 of the request found no machine before its turn)", "this VM is 4th in the order"},
+				"4": {"this VM was never tried (VM v3 of the request found no machine before its turn)", "this VM is 4th in the order"},
 			} {
 				out := mustRun(t, db, "explain", "--run", "1", "--vm", vm)
 				for _, w := range wants {
