@@ -72,8 +72,8 @@ func ReadFailureFile(ctx context.Context, db *store.DB, path string) ([]FailureR
 			sel = append(sel, "NULL::VARCHAR")
 		default:
 			return nil, tf.headerErr(c,
-				fmt.Errorf("%w: no column %q (a failure file has t_s, machine or rack, duration_s, kind; this one has %s)",
-					ErrMissingField, c, strings.Join(found, ", ")))
+				fmt.Errorf("%w: no column %q (a failure file has t_s, machine or rack, duration_s, kind; this one has %s)%s",
+					ErrMissingField, c, strings.Join(found, ", "), delimiterHint(found)))
 		}
 	}
 	rows, err := db.SQL().QueryContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+tf.src)

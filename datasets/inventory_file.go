@@ -355,8 +355,22 @@ func selectColumns(w *store.Writer, tf *tableFile, cols []inventoryColumn, has s
 			list = append(list, "NULL::VARCHAR")
 		default:
 			return "", nil, tf.headerErr(c.name,
-				fmt.Errorf("%w: no column %q (%s; this one has %s)", ErrMissingField, c.name, has, strings.Join(found, ", ")))
+				fmt.Errorf("%w: no column %q (%s; this one has %s)%s", ErrMissingField, c.name, has, strings.Join(found, ", "), delimiterHint(found)))
 		}
 	}
 	return strings.Join(list, ", "), present, nil
+}
+
+// delimiterHint says, for a CSV header read as one column that holds a
+// semicolon or a tab, that placelab reads comma-separated files: "" else.
+func delimiterHint(found []string) string {
+	if len(found) != 1 {
+		return ""
+	}
+	for _, d := range []struct{ sep, name string }{{";", "semicolons"}, {"\t", "tabs"}, {"|", "bars"}} {
+		if strings.Contains(found[0], d.sep) {
+			return fmt.Sprintf(": the header looks separated by %s; placelab reads comma-separated CSV (or Parquet)", d.name)
+		}
+	}
+	return ""
 }

@@ -53,6 +53,8 @@ func TestTableFileRowErrors(t *testing.T) {
 		{"empty file", "", "", "vms.csv: malformed: empty file, expected a header", 0, ErrMalformed},
 		{"header only", "id,tenant,cores,memory_gb,start_s\n", "", "vms.csv: malformed: 0 rows: the file lists no VMs", 0, ErrMalformed},
 		{"missing column is the header line", "id,tenant,cores,memory_gb\na,web,1,1\n", "start_s", "row 1 (its line in the file; the header is line 1): field start_s: missing field: no column", 1, ErrMissingField},
+		// A semicolon-separated file reads as one column: the error says so.
+		{"semicolons", "id;tenant;cores;memory_gb;start_s\na;web;1;1;0\n", "id", "the header looks separated by semicolons; placelab reads comma-separated CSV", 1, ErrMissingField},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"fleet.csv": wlFleet, "vms.csv": c.body})
