@@ -411,26 +411,23 @@ func (w *benchWorkload) start(cfg optimizer.Config, now func() time.Time) (*allo
 		}
 		run.eng = p
 	}
-	run.protean, run.cache, run.next = p, cfg.Cache, w.warm
+	run.stats, run.cache, run.next = p, cfg.Cache, w.warm
 	return run, nil
 }
 
 // benchEngine is what the timed loop drives (*optimizer.Protean; a fake
-// with a fake clock in tests).
+// with a fake clock in tests): an engine with idle-time upkeep.
 type benchEngine interface {
 	Allocate(req *optimizer.Request) optimizer.Decision
 	Release(vm optimizer.VMID) bool
-	Refresh(maxEvals int) int
-	// IdleUpkeep is the time (ns, cumulative) decisions spent on the
-	// background refresh's account (optimizer.Protean.IdleUpkeep).
-	IdleUpkeep() int64
+	optimizer.Refresher
 }
 
 // allocatorRun replays requests through an engine as a replay does, one
 // step per request, tallying what it did and how long each part took.
 type allocatorRun struct {
 	eng     benchEngine
-	protean *optimizer.Protean // eng, when it is one (cache statistics)
+	stats   optimizer.StatsReporter // eng's statistics, when it counts them
 	cache   bool               // refresh in idle gaps
 	reqs    []optimizer.Request
 	end     map[int64]float64
@@ -530,16 +527,16 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	r.lat = r.lat[:0]
 	r.log = make([]int64, 0, 6*(stop-r.next))
 	r.markLen = -1
-	if r.protean != nil {
-		r.arm.startState = stateFingerprint(r.protean.State())
+	if r.stats != nil {
+		r.arm.startState = stateFingerprint(r.stats.State())
 	}
 	var hits0 optimizer.CacheStats
 	var rev0 uint64
 	var bg0, dec0 int64
-	if r.protean != nil {
-		hits0 = r.protean.CacheStats()["RuleEvaluation"]
-		rev0 = r.protean.State().Journal.Rev()
-		bg0, dec0 = r.protean.CellUpdates()
+	if r.stats != nil {
+		hits0 = r.stats.CacheStats()["RuleEvaluation"]
+		rev0 = r.stats.State().Journal.Rev()
+		bg0, dec0 = r.stats.CellUpdates()
 	}
 	cpu0 := processCPUSeconds()
 	t0 := r.now()
@@ -565,11 +562,11 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	a.DecisionLatencyP50US = replay.Quantile(r.lat, 0.5)
 	a.DecisionLatencyP99US = replay.Quantile(r.lat, 0.99)
 	a.DecisionLatencyMeanUS = a.DecisionSeconds * 1e6 / float64(a.VMs)
-	if r.protean != nil {
-		h := r.protean.CacheStats()["RuleEvaluation"]
+	if r.stats != nil {
+		h := r.stats.CacheStats()["RuleEvaluation"]
 		a.CacheHitRate = optimizer.CacheStats{Hits: h.Hits - hits0.Hits, Misses: h.Misses - hits0.Misses}.HitRate()
-		a.MachineChanges = int64(r.protean.State().Journal.Rev() - rev0)
-		bg, dec := r.protean.CellUpdates()
+		a.MachineChanges = int64(r.stats.State().Journal.Rev() - rev0)
+		bg, dec := r.stats.CellUpdates()
 		a.CellUpdatesBackground, a.CellUpdatesAtDecision = bg-bg0, dec-dec0
 	}
 	h := fnv.New64a()

@@ -49,7 +49,7 @@ func BenchmarkAllocator(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if run.protean.State().Len() == 0 {
+					if run.stats.State().Len() == 0 {
 						b.Fatal("warm-up placed no VM before timing")
 					}
 					return run

@@ -225,7 +225,7 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	av.summarize(&res.Summary)
 	res.Metrics = append(smp.metrics, res.Metrics...)
 	res.Metrics = append(res.Metrics, availabilityFigures(&res.Summary, lastTrace)...)
-	engines := make([]*optimizer.Protean, len(agents))
+	engines := make([]optimizer.StatsReporter, len(agents))
 	for i, a := range agents {
 		engines[i] = a.Engine
 	}

@@ -373,7 +373,10 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	var deps depHeap
 	state := alloc.State()
 	inv := tr.Inv
-	protean, _ := alloc.(*optimizer.Protean)
+	// The engine's optional upkeep and statistics (Protean's; a baseline
+	// has neither).
+	refresher, _ := alloc.(optimizer.Refresher)
+	stats, _ := alloc.(optimizer.StatsReporter)
 
 	lat := make([]float64, 0, reqs.vms)
 	next := opt.From
@@ -445,8 +448,8 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		}
 		sets.number(opt.Avail, &r)
 		advance(r.Time)
-		if opt.Refresh && protean != nil && i > 0 && r.Time-prev >= RefreshGap {
-			protean.Refresh(RefreshEvals)
+		if opt.Refresh && refresher != nil && i > 0 && r.Time-prev >= RefreshGap {
+			refresher.Refresh(RefreshEvals)
 		}
 		prev = r.Time
 		if opt.Decorate != nil {
@@ -454,16 +457,16 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 		}
 		kind := optimizer.ResolveKind(state, &r)
 		var idle int64
-		if protean != nil {
-			idle = protean.IdleUpkeep()
+		if refresher != nil {
+			idle = refresher.IdleUpkeep()
 		}
 		t0 := time.Now()
 		d := alloc.Allocate(&r)
 		el := time.Since(t0)
-		if protean != nil {
+		if refresher != nil {
 			// The background refresh's changes the decision applied are
 			// idle-time work (Protean.Refresh), not its latency.
-			el -= time.Duration(protean.IdleUpkeep() - idle)
+			el -= time.Duration(refresher.IdleUpkeep() - idle)
 		}
 		av.count(kind, len(r.VMs), d.OK)
 		perVM := float64(el.Nanoseconds()) / 1e3 / float64(len(r.VMs))
@@ -571,10 +574,10 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	av.summarize(s)
 	res.Metrics = append(res.Metrics, availabilityFigures(s, last)...)
 	res.Outages, res.Moves = av.rows, av.moves
-	if protean != nil {
-		engineStats(res, last, protean)
-		if protean.Config().Cache {
-			s.MachineChanges = int64(protean.State().Journal.Rev())
+	if stats != nil {
+		engineStats(res, last, stats)
+		if stats.Config().Cache {
+			s.MachineChanges = int64(stats.State().Journal.Rev())
 		}
 	}
 	return res, nil
@@ -582,7 +585,7 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 
 // engineStats fills the summary's cache hit rates and rule aggressiveness
 // from the Protean engines of a run (one, or one per agent), summed.
-func engineStats(res *Result, last float64, engines ...*optimizer.Protean) {
+func engineStats(res *Result, last float64, engines ...optimizer.StatsReporter) {
 	s := &res.Summary
 	caches := map[string]optimizer.CacheStats{}
 	var rules []optimizer.RuleStats
