@@ -2,11 +2,13 @@ package analysis
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
 
 	"placelab/analysis/replay"
+	"placelab/internal/kunits"
 	store "placelab/sql"
 )
 
@@ -38,6 +40,7 @@ type ClusterCompareRow struct {
 type ClusterCompareReport struct {
 	Dataset string              `json:"dataset"`
 	T       float64             `json:"t_s"`
+	Time    string              `json:"time,omitempty"` // T as RFC 3339, for a dataset with a time origin
 	Rows    []ClusterCompareRow `json:"rows"`
 	// With kube-scheduler among the policies: FilterDisagreements is the
 	// judgement of placelab's validators against the real scheduler's
@@ -63,10 +66,14 @@ func ClusterCompare(ctx context.Context, db *store.DB, run int64, policies []str
 		return nil, fmt.Errorf("%w: %d", ErrNoRun, run)
 	}
 	var t float64
-	if err := db.SQL().QueryRowContext(ctx, "SELECT max(v.start_s) FROM vm v JOIN dataset d ON d.name = v.dataset AND d.load_id = v.load_id WHERE v.dataset = $1", ds).Scan(&t); err != nil {
+	var origin sql.NullTime
+	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("dataset_last_arrival"), ds).Scan(&t, &origin); err != nil {
 		return nil, err
 	}
 	rep := &ClusterCompareReport{Dataset: ds, T: t}
+	if origin.Valid {
+		rep.Time = kunits.Time(origin.Time, t)
+	}
 	runs := []int64{run}
 	for _, p := range policies {
 		if p == KubeSchedulerPolicy {

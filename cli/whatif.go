@@ -280,7 +280,7 @@ Example:
 				return printJSON(c.App.Writer, rep)
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "dataset %s at t=%.0fs: every run bounded at the same instant\n", rep.Dataset, rep.T)
+			fmt.Fprintf(w, "dataset %s at %s: every run bounded at the same instant\n", rep.Dataset, atText(rep.T, rep.Time))
 			fmt.Fprintf(w, "%6s  %-9s %-15s %7s %10s %12s %8s %8s %10s %10s\n", "run", "engine", "policy", "placed", "not placed", "nodes in use", "LB", "UB", "drainable", "violations")
 			for _, r := range rep.Rows {
 				fmt.Fprintf(w, "%6d  %-9s %-15s %7d %10d %12d %8.0f %8d %10d %10d\n", r.Run, r.Engine, r.Policy, r.Placed, r.NotPlaced, r.NodesInUse, r.LBNodes, r.UBNodes, r.DrainableNodes, r.Violations)
