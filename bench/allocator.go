@@ -426,14 +426,14 @@ type benchEngine interface {
 // allocatorRun replays requests through an engine as a replay does, one
 // step per request, tallying what it did and how long each part took.
 type allocatorRun struct {
-	eng     benchEngine
-	stats   optimizer.StatsReporter // eng's statistics, when it counts them
-	cache   bool               // refresh in idle gaps
-	reqs    []optimizer.Request
-	end     map[int64]float64
-	deps    replay.Departures
-	next    int
-	now     func() time.Time
+	eng   benchEngine
+	stats optimizer.StatsReporter // eng's statistics, when it counts them
+	cache bool                    // refresh in idle gaps
+	reqs  []optimizer.Request
+	end   map[int64]float64
+	deps  replay.Departures
+	next  int
+	now   func() time.Time
 
 	arm AllocatorArm
 	lat []float64
