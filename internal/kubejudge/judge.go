@@ -102,6 +102,22 @@ func (c *Cluster) Judge(p Plan) []Violation {
 		place[k] = n
 	}
 	moved := map[string]bool{}
+	// atTarget checks pod at its destination to, its volumes where they
+	// are (orig): the rules a move and a bind both keep.
+	atTarget := func(key string, pod *corev1.Pod, orig, to *corev1.Node) {
+		if ok, why := matchesNode(pod, to); !ok {
+			add(KindAffinity, key, to.Name, "%s", why)
+		}
+		if t, bad := untoleratedTaint(pod, to); bad {
+			add(KindTaint, key, to.Name, "untolerated taint %s", t.ToString())
+		}
+		if to.Spec.Unschedulable {
+			add(KindUnschedulableTarget, key, to.Name, "node %s is cordoned (spec.unschedulable)", to.Name)
+		}
+		if why := ix.volumeProblem(pod, orig, to); why != "" {
+			add(KindVolumeZone, key, to.Name, "%s", why)
+		}
+	}
 	// Binds: each checked at its node as a move is.
 	for i, b := range p.Binds {
 		pod := ix.pods[b.Pod]
@@ -118,18 +134,7 @@ func (c *Cluster) Judge(p Plan) []Violation {
 			add(KindUnknown, b.Pod, b.To, "bind %d: node %q does not exist", i, b.To)
 			continue
 		}
-		if ok, why := matchesNode(pod, to); !ok {
-			add(KindAffinity, b.Pod, b.To, "%s", why)
-		}
-		if t, bad := untoleratedTaint(pod, to); bad {
-			add(KindTaint, b.Pod, b.To, "untolerated taint %s", t.ToString())
-		}
-		if to.Spec.Unschedulable {
-			add(KindUnschedulableTarget, b.Pod, b.To, "node %s is cordoned (spec.unschedulable)", b.To)
-		}
-		if why := ix.volumeProblem(pod, to, to); why != "" {
-			add(KindVolumeZone, b.Pod, b.To, "%s", why)
-		}
+		atTarget(b.Pod, pod, to, to)
 		place[b.Pod] = b.To
 		moved[b.Pod] = true
 	}
@@ -165,22 +170,11 @@ func (c *Cluster) Judge(p Plan) []Violation {
 			add(KindPinnedMoved, m.Pod, m.To, "move %d: %s pod moved from %s", i, pinnedWhat(pod), m.From)
 			continue
 		}
-		if ok, why := matchesNode(pod, to); !ok {
-			add(KindAffinity, m.Pod, m.To, "%s", why)
-		}
-		if t, bad := untoleratedTaint(pod, to); bad {
-			add(KindTaint, m.Pod, m.To, "untolerated taint %s", t.ToString())
-		}
-		if to.Spec.Unschedulable {
-			add(KindUnschedulableTarget, m.Pod, m.To, "node %s is cordoned (spec.unschedulable)", m.To)
-		}
 		orig := ix.nodes[ix.placed[m.Pod]] // where the pod's volumes are
 		if orig == nil {
 			orig = from
 		}
-		if why := ix.volumeProblem(pod, orig, to); why != "" {
-			add(KindVolumeZone, m.Pod, m.To, "%s", why)
-		}
+		atTarget(m.Pod, pod, orig, to)
 		place[m.Pod] = m.To
 		moved[m.Pod] = true
 	}
