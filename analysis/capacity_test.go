@@ -842,6 +842,18 @@ func TestCapacityCountsEvictions(t *testing.T) {
 			t.Errorf("probe of %d machines: met %v with %d shed and none allowed", p.Machines, p.Met, p.ShedVMs)
 		}
 	}
+	// One VM of 4 allowed: the floor (2 − 1) lets the search probe the
+	// zone's one machine, which rejects none but evicts two. Counted as
+	// shed that fails the target; the answer is 2 machines.
+	rep, err = CapacityPlan(ctx, db, spec, capOpts(0.25, ScaleMix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := rep.Probes[slices.IndexFunc(rep.Probes, func(p CapacityProbe) bool { return p.Machines == 1 })]
+	if rep.Machines != 2 || rep.FloorMachines != 1 || one.Met || one.ShedVMs != 2 || one.Rejected != 0 {
+		t.Errorf("one VM allowed: %d machines (floor %d); the 1-machine probe met %v with %d shed, %d rejected; want 2 machines, not met, 2 shed, 0 rejected",
+			rep.Machines, rep.FloorMachines, one.Met, one.ShedVMs, one.Rejected)
+	}
 	if o := (CapacityOptions{MaxRejection: 0, Scale: ScaleMix, TargetCounts: "evicted"}); o.Validate() == nil {
 		t.Error("target counts \"evicted\" accepted")
 	}
