@@ -185,16 +185,12 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 			continue
 		}
 		v := &tr.VMs[rs.vmIndex[st.vm]]
-		c := tr.ConstraintsOf(v)
-		d, _ := inv.Demand(st.typ, st.machine)
-		p := optimizer.Placement{VM: st.vm, Machine: st.machine, Type: st.typ, Tenant: v.Tenant, Priority: v.Priority, Demand: d,
-			Affinity: c.Affinity, Tolerated: c.Tolerated, MaxPerMachine: c.MaxPerMachine, MaxSkew: c.MaxSkew,
-			Start: math.Max(v.Start, st.from), Pin: pins[st.vm]}
-		if dm, ok := doms[st.vm]; ok {
-			if err := rs.setDomains(&p, dm.f, dm.u); err != nil {
-				return nil, err
-			}
+		p, err := rs.placementOf(v, st.typ, math.Max(v.Start, st.from))
+		if err != nil {
+			return nil, err
 		}
+		p.Machine, p.Pin = st.machine, pins[st.vm]
+		p.Demand, _ = inv.Demand(st.typ, st.machine)
 		rs.State.Place(p)
 		placed[st.vm] = true
 		if p.Pin != optimizer.PinNone {
@@ -211,6 +207,22 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 			ErrNoSnapshot, run, rs.Dataset, rs.T, lr.from, lr.last)
 	}
 	return rs, nil
+}
+
+// placementOf is VM v of type typ as a placement starting at start, with
+// every constraint it carries (node sets, tenant bounds) and its stored
+// availability-set domains, but no machine: what the snapshot places and
+// PlacePending asks the rules about.
+func (rs *RunState) placementOf(v *replay.TraceVM, typ int32, start float64) (optimizer.Placement, error) {
+	c := rs.Trace.ConstraintsOf(v)
+	p := optimizer.Placement{VM: v.ID, Type: typ, Tenant: v.Tenant, Priority: v.Priority, Affinity: c.Affinity,
+		Tolerated: c.Tolerated, MaxPerMachine: c.MaxPerMachine, MaxSkew: c.MaxSkew, Start: start}
+	if dm, ok := rs.doms[v.ID]; ok {
+		if err := rs.setDomains(&p, dm.f, dm.u); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
 }
 
 // setDomains gives p its availability set: the fault and update domains

@@ -61,13 +61,9 @@ func (rs *RunState) PlacePending() ([]PendingOutcome, error) {
 		// The request as every planner asks about a VM: from its
 		// placement's fields (RequestOf), its stored availability-set
 		// domains included.
-		c := tr.ConstraintsOf(v)
-		skel := optimizer.Placement{VM: v.ID, Type: v.Type, Tenant: v.Tenant, Priority: v.Priority, Affinity: c.Affinity,
-			Tolerated: c.Tolerated, MaxPerMachine: c.MaxPerMachine, MaxSkew: c.MaxSkew, Start: rs.T}
-		if dm, ok := rs.doms[v.ID]; ok {
-			if err := rs.setDomains(&skel, dm.f, dm.u); err != nil {
-				return nil, err
-			}
+		skel, err := rs.placementOf(v, v.Type, rs.T)
+		if err != nil {
+			return nil, err
 		}
 		req := *optimizer.RequestOf(skel)
 		req.ID = v.ID
