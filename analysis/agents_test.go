@@ -2,31 +2,13 @@ package analysis
 
 import (
 	"context"
-	"math"
 	"os"
 	"placelab/analysis/replay"
 	"reflect"
 	"testing"
 
-	"placelab/datasets/synth"
 	"placelab/optimizer"
 )
-
-func synthTrace(t testing.TB, machines, vms int, days float64) *replay.Trace {
-	t.Helper()
-	ctx := context.Background()
-	db := memDB(t)
-	cfg := synth.DefaultConfig()
-	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = machines, vms, days, 0
-	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := LoadTrace(ctx, db, "s", math.Inf(-1), math.Inf(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
 
 func agentCfg(tr *replay.Trace) optimizer.Config {
 	cfg := optimizer.DefaultConfig()

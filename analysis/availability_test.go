@@ -13,19 +13,6 @@ import (
 	store "placelab/sql"
 )
 
-// availDB is a small generated zone (dataset "s": 300 machines, 3,000 VMs
-// over 2 days) in memory.
-func availDB(t *testing.T) *store.DB {
-	t.Helper()
-	db := memDB(t)
-	cfg := synth.DefaultConfig()
-	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load = 300, 3000, 2, 0, 0.8
-	if err := synth.Ingest(context.Background(), db, "s", "test", cfg); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
-
 // availSpec fails machines and racks often enough to heal many VMs in two
 // days, with fault and update domains on and a healing buffer.
 func availSpec(policy string) Spec {

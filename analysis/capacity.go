@@ -989,14 +989,6 @@ func (s *capacitySearch) volumeMachines(cores float64) float64 {
 
 func countsKey(c []int) string { return fmt.Sprint(c) }
 
-func sum(c []int) int {
-	n := 0
-	for _, x := range c {
-		n += x
-	}
-	return n
-}
-
 // leq: a ≤ b in every component.
 func leq(a, b []int) bool {
 	for i := range a {

@@ -229,13 +229,6 @@ func comparisonNote(v charView, r *store.Result, origins map[string]origin) stri
 	return b.String()
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // Characterize builds the characterization page: one section per view
 // with its chart, its numbers and its SQL. A view with no rows for the
 // dataset says why rather than failing. Where a section sets the papers'
@@ -244,7 +237,7 @@ func plural(n int, one, many string) string {
 func Characterize(ctx context.Context, db *store.DB, dataset string, progress func(done, total int64)) (*report.Page, map[string]*store.Result, error) {
 	vs := charViews()
 	page := &report.Page{Title: "placelab — workload characterization", Subtitle: "All loaded datasets",
-		Footer: "Views in sql/views reproduce Protean §2 and Resource Central §3; placelab classify fills the workload classes.", Links: ReportLinks}
+		Footer: "Views in sql/views reproduce Protean §2 and Resource Central §3; placelab classify fills the workload classes.", Links: report.SiteLinks}
 	if dataset != "" {
 		page.Subtitle = "Dataset " + dataset
 	}
@@ -590,4 +583,15 @@ func correlationHeatMap(r *store.Result) *charts.HeatMap {
 		charts.WithAnimation(false))
 	hm.AddSeries("spearman "+first, data)
 	return hm
+}
+
+// CharViewNames lists the characterization views Characterize runs, in its
+// order (placelab bench views times each alone).
+func CharViewNames() []string {
+	vs := charViews()
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.view
+	}
+	return out
 }

@@ -739,12 +739,3 @@ func IsClusterRun(ctx context.Context, db *store.DB, run int64) (bool, error) {
 	}
 	return n > 0, err
 }
-
-// Stamp is instant t of tr as an RFC 3339 timestamp when tr's times have
-// an origin (dataset.time_origin: a Kubernetes cluster's), else "".
-func Stamp(tr *replay.Trace, t float64) string {
-	if tr == nil || tr.TimeOrigin.IsZero() || math.IsNaN(t) || math.IsInf(t, 0) {
-		return ""
-	}
-	return kunits.Time(tr.TimeOrigin, t)
-}

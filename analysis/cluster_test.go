@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"placelab/datasets"
 	"placelab/datasets/k8sgen"
 	"placelab/internal/shareddata"
 	"placelab/optimizer/cbc"
@@ -24,30 +23,6 @@ func loadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
 	t.Helper()
 	_, db, run := ingestCluster(t, nodes, pods)
 	return db, run
-}
-
-// ingestCluster writes a cluster's two kubectl files to a folder, ingests
-// them into a fresh database and returns the folder, the database and the
-// observed run.
-func ingestCluster(t *testing.T, nodes, pods []byte) (string, *store.DB, int64) {
-	t.Helper()
-	dir := t.TempDir()
-	if err := k8sgen.WriteDir(dir, nodes, pods); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(context.Background(), ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	c, err := datasets.Ingest(context.Background(), db, "k8s", []string{dir}, datasets.Options{Dataset: "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.ObservedRun == 0 {
-		t.Fatal("no observed run")
-	}
-	return dir, db, c.ObservedRun
 }
 
 // exactRelaxed is the optimum of the snapshot's pods on its nodes as they

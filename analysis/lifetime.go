@@ -593,21 +593,6 @@ func SurvivalPredictor(ctx context.Context, db *store.DB, dataset string) (func(
 	return pred, cut, c.Close, nil
 }
 
-// datasetClient is RC's client over dataset's models, initialized.
-func datasetClient(ctx context.Context, db *store.DB, dataset string) (*client.Client, error) {
-	o := client.DefaultOptions()
-	o.Datasets = []string{dataset}
-	c, err := client.New(db, o)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Initialize(ctx); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
-}
-
 // survivalPredictor is SurvivalPredictor served by c (which the caller
 // closes).
 func survivalPredictor(c *client.Client, dataset string) (func(int64) (optimizer.LifetimeDist, bool), float64, error) {

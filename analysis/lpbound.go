@@ -147,12 +147,6 @@ func (o LPBoundOptions) Validate() error {
 	return nil
 }
 
-// ErrNoRun is returned for a run id that is not stored.
-var ErrNoRun = errors.New("analysis: no such run")
-
-// OfflineEngine is the run.engine of a packing stored by LPBoundRun.
-const OfflineEngine = "offline"
-
 // lpMetrics are the run_metric names LPBoundRun writes per snapshot.
 var lpMetrics = []string{"lp_vms", "lp_allocated_cores", "lp_online_machines", "lp_online_cores", "lp_online_density",
 	"lp_lb_machines", "lp_ub_machines", "lp_lb_cores", "lp_ub_cores", "lp_lb_density", "lp_ub_density",
@@ -162,13 +156,6 @@ func (s *LPSnapshot) metrics() []float64 {
 	return []float64{float64(s.VMs), s.AllocatedCores, float64(s.OnlineMachines), s.OnlineCores, s.OnlineDensity,
 		s.LBMachines, s.UBMachines, s.LBCores, s.UBCores, s.LBDensity, s.UBDensity,
 		s.EmptiableMachines, b2f(s.Converged)}
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // lpStay is one VM's time on one machine in a run.
@@ -761,4 +748,14 @@ func lpItems(inv *optimizer.Inventory, counts []int, skus []int, dims []optimize
 		items = append(items, lpbound.ItemType{Name: vt.Name, Count: counts[t], Sizes: sizes})
 	}
 	return items
+}
+
+// LPLargestBinCost is the cost (cores) of the largest bin type of the
+// configuration LP over inv, the unit placelab bench lp reports sizes in.
+func LPLargestBinCost(inv *optimizer.Inventory) float64 {
+	largest := 0.0
+	for _, b := range newLPZone(inv).bins {
+		largest = max(largest, b.Cost) // a bin costs its cores
+	}
+	return largest
 }

@@ -5,84 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"placelab/analysis/replay"
 	"strings"
 	"testing"
-
-	store "placelab/sql"
 )
-
-// mixedZone writes a zone whose service requests mix VM sizes — the case
-// the synthetic trace never produces and that hid defect 1 of issue 13 (the
-// agents stored machines by position while Protean places the largest VM
-// first). Three SKUs (one memory-heavy), 4 clusters × 2 racks × 5 machines,
-// eight VM types from 1 to 16 cores with different memory and SSD shapes;
-// requests of 1–6 VMs of random types; a tenth low priority; a fifth
-// censored (still alive at the end); a few alive before collection began
-// (negative start). Load is high enough to reject and to evict.
-func mixedZone(t testing.TB, db *store.DB, name string, vms int, seed uint64) {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 7))
-	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: name, Format: "test", Source: "mixed"}, func(w *store.Writer) error {
-		skus := [][]any{{"gen4", 16.0, 64.0, 400.0}, {"gen5", 32.0, 128.0, 800.0}, {"mem", 8.0, 256.0, 200.0}}
-		for i, s := range skus {
-			if err := w.Append("sku", s[0], int32(i+4), s[1], s[2], s[3], 0.0, 0.0, 0.0, nil); err != nil {
-				return err
-			}
-		}
-		id := int32(0)
-		for c := 0; c < 4; c++ {
-			sku := skus[c%len(skus)][0]
-			for r := 0; r < 2; r++ {
-				for m := 0; m < 5; m++ {
-					if err := w.Append("machine", id, fmt.Sprintf("m%d", id), "z", "dc", fmt.Sprintf("c%d", c), fmt.Sprintf("r%d", r),
-						int16(m%2), sku, "healthy"); err != nil {
-						return err
-					}
-					id++
-				}
-			}
-		}
-		types := []struct {
-			name             string
-			cores, mem, disk float64
-		}{{"a1", 1, 2, 10}, {"a2", 2, 4, 20}, {"d4", 4, 16, 50}, {"d8", 8, 32, 100}, {"e4", 4, 64, 20},
-			{"e8", 8, 128, 40}, {"f16", 16, 32, 200}, {"d16", 16, 64, 300}}
-		for _, ty := range types {
-			if err := w.Append("vm_type", ty.name, nil, ty.cores, ty.mem, ty.disk, nil, nil, nil); err != nil {
-				return err
-			}
-		}
-		vm, tenant := int64(0), 0
-		tm := -3600.0
-		for vm < int64(vms) {
-			tm += rng.ExpFloat64() * 40
-			n := 1 + rng.IntN(6)
-			prio := int16(0)
-			if rng.Float64() < 0.1 {
-				prio = 1
-			}
-			for k := 0; k < n && vm < int64(vms); k++ {
-				ty := types[rng.IntN(len(types))].name
-				var end any
-				if rng.Float64() > 0.2 {
-					end = tm + 60 + rng.ExpFloat64()*6*3600
-				}
-				if err := w.Append("vm", vm, fmt.Sprintf("v%d", vm), fmt.Sprintf("t%d", tenant), nil, ty, prio, tm, end,
-					nil, nil, nil, nil, nil); err != nil {
-					return err
-				}
-				vm++
-			}
-			tenant++
-		}
-		return w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestStoredPlacementsWithinCapacity is the "done when" of issue 13: on a
 // trace whose requests mix VM sizes, the independent SQL check (CheckRun)

@@ -531,23 +531,3 @@ func ModelPredictor(ctx context.Context, db *store.DB, dataset string, metric pr
 	}
 	return pred, cut, c, nil
 }
-
-// modelPredictor is ModelPredictor served by c (which the caller closes).
-func modelPredictor(c *client.Client, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, error) {
-	if approach == "" {
-		approach = metric.Approach()
-	}
-	name := predict.ModelName(dataset, metric, approach)
-	m := c.Model(name)
-	if m == nil {
-		return nil, 0, fmt.Errorf("%w %q (placelab predict train --dataset %s --metric %s)", predict.ErrNoModel, name, dataset, metric)
-	}
-	pred := func(vm int64) (int8, float64) {
-		r, err := c.Predict(name, client.Input{VM: vm})
-		if err != nil || r.Bucket == 0 {
-			return 0, 0
-		}
-		return r.Bucket, r.Score
-	}
-	return pred, m.TrainTo, nil
-}

@@ -15,11 +15,6 @@ import (
 	store "placelab/sql"
 )
 
-// ReportLinks join the report's pages (placelab report writes them all
-// into one directory; placelab characterize writes its page there too).
-var ReportLinks = []report.Link{{Text: "Overview", Href: "index.html"}, {Text: "Workload characterization", Href: "characterize.html"},
-	{Text: "Experiments", Href: "experiments.html"}}
-
 // maxTypeBars is how many VM types the type-mix chart shows per dataset
 // before grouping the rest as "other".
 const maxTypeBars = 25
@@ -109,7 +104,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 		sub = "Dataset " + dataset
 	}
 	p := &report.Page{Title: title, Subtitle: sub,
-		Footer: "Written by placelab from " + dbName(db) + ".", Links: ReportLinks}
+		Footer: "Written by placelab from " + dbName(db) + ".", Links: report.SiteLinks}
 	if len(summary.Rows) == 0 {
 		// Experiments and simulations need no dataset: the page still
 		// lists what the database holds, and says what is missing.
@@ -308,20 +303,6 @@ func dbName(db *store.DB) string {
 		return "an in-memory database"
 	}
 	return db.Path()
-}
-
-func col(r *store.Result, name string) int {
-	for i, c := range r.Columns {
-		if c == name {
-			return i
-		}
-	}
-	panic("analysis: view has no column " + name)
-}
-
-func num(x any) float64 {
-	f, _ := asFloat(x)
-	return f
 }
 
 // The LP interval in the report: per run, the policy's packing density at
@@ -599,8 +580,6 @@ func runLineChart(d *store.Result, value, yName string, scale float64) *charts.L
 	}
 	return line
 }
-
-func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
 
 // clusterChart draws each cluster run's nodes with pods beside its LB and
 // UB, in one unit: nodes.

@@ -12,21 +12,6 @@ import (
 	store "placelab/sql"
 )
 
-// lpInterval is one snapshot's figures under the names placelab lpbound
-// writes (densities as fractions; the empty snapshot has none).
-func lpInterval(ts, vms, online, lb, ub, onlineDens, lbDens, ubDens, converged float64) []replay.MetricRow {
-	rows := []replay.MetricRow{{T: ts, Metric: "lp_vms", Value: vms}, {T: ts, Metric: "lp_online_machines", Value: online},
-		{T: ts, Metric: "lp_lb_machines", Value: lb}, {T: ts, Metric: "lp_ub_machines", Value: ub},
-		{T: ts, Metric: "lp_emptiable_machines", Value: online - ub}, {T: ts, Metric: "lp_converged", Value: converged},
-		{T: ts, Metric: "lp_allocated_cores", Value: 10 * vms}, {T: ts, Metric: "lp_online_cores", Value: 24 * online},
-		{T: ts, Metric: "lp_lb_cores", Value: 24 * lb}, {T: ts, Metric: "lp_ub_cores", Value: 24 * ub}}
-	if vms > 0 {
-		rows = append(rows, replay.MetricRow{T: ts, Metric: "lp_online_density", Value: onlineDens},
-			replay.MetricRow{T: ts, Metric: "lp_lb_density", Value: lbDens}, replay.MetricRow{T: ts, Metric: "lp_ub_density", Value: ubDens})
-	}
-	return rows
-}
-
 // storeLPRun stores a replay-like run holding only LP snapshot figures.
 func storeLPRun(t *testing.T, db *store.DB, policy string, figs ...[]replay.MetricRow) int64 {
 	t.Helper()

@@ -18,46 +18,6 @@ import (
 // xss is a VM type name that would run script if the page did not escape it.
 const xss = `<script>document.body.setAttribute('data-pwned','1')</script><img src=x onerror="document.body.setAttribute('data-pwned','2')">`
 
-// tinyDataset writes a hand-made zone and trace: 2 SKUs, 4 machines, 3 VM
-// types (one named like an attack), 6 VMs over 3 hours.
-func tinyDataset(t *testing.T, db *store.DB, name string) {
-	t.Helper()
-	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: name, Format: "test", Source: "hand-made"}, func(w *store.Writer) error {
-		for _, s := range [][]any{{"gen4", 4, 24.0, 256.0}, {"gen5", 5, 40.0, 512.0}} {
-			if err := w.Append("sku", s[0], s[1], s[2], s[3], 0.0, 0.0, 0.0, 0.0, nil); err != nil {
-				return err
-			}
-		}
-		for i := 0; i < 4; i++ {
-			sku := "gen4"
-			if i >= 2 {
-				sku = "gen5"
-			}
-			if err := w.Append("machine", int32(i), "m"+string(rune('0'+i)), "z", "dc", "c-"+sku, "r0", int16(0), sku, "healthy"); err != nil {
-				return err
-			}
-		}
-		for _, ty := range [][]any{{"D2", 2.0, 7.0}, {"G1", 2.0, 28.0}, {xss, 4.0, 14.0}} {
-			if err := w.Append("vm_type", ty[0], nil, ty[1], ty[2], nil, nil, nil, nil); err != nil {
-				return err
-			}
-		}
-		vms := []struct {
-			typ        string
-			start, end float64
-		}{{"D2", 0, 600}, {"D2", 100, 7200}, {"G1", 3700, 9000}, {xss, 3800, 4000}, {"D2", 7300, 8000}, {"D2", -50, 10000}}
-		for i, v := range vms {
-			if err := w.Append("vm", int64(i), "vm"+string(rune('a'+i)), "t", nil, v.typ, int16(0), v.start, v.end, nil, nil, nil, nil, nil); err != nil {
-				return err
-			}
-		}
-		return w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestOverviewInChromium(t *testing.T) {
 	if _, err := report.Browser(); err != nil {
 		if os.Getenv("PLACELAB_REQUIRE_CHROMIUM") != "" {

@@ -10,15 +10,6 @@ import (
 	"placelab/internal/shareddata"
 )
 
-func series(days float64, f func(t float64) float64) []float64 {
-	n := int(days * 86400 / SampleSeconds)
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = f(float64(i) * SampleSeconds)
-	}
-	return x
-}
-
 func TestDetectPeriod(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	day := 86400.0

@@ -15,29 +15,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"placelab/analysis/replay"
-	"placelab/datasets/k8sgen"
 	"placelab/internal/kubejudge"
 	"placelab/optimizer"
 	"placelab/optimizer/drain"
 	store "placelab/sql"
 )
-
-// generatedCluster writes a generated cluster's kubectl files to a folder,
-// ingests them into a fresh database and returns the folder, the database
-// and the observed run.
-func generatedCluster(t *testing.T, o k8sgen.Options) (string, *store.DB, int64) {
-	t.Helper()
-	nodes, pods, err := k8sgen.Generate(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ingestCluster(t, nodes, pods)
-}
-
-// judgeClusters are the held-out clusters of the plan tests: the issue's
-// seed-3 cluster (49 DaemonSet moves, 59 selector and 11 taint violations,
-// 12 PVC pods across zones in migrate's plan before) and two others.
-var judgeClusters = []k8sgen.Options{{Nodes: 60, Pods: 400, Seed: 3}, {Nodes: 40, Pods: 300, Seed: 11, Zones: 2}, {Nodes: 80, Pods: 600, Seed: 5}}
 
 // TestPlansKeepKubernetesRules is issue 50's judge: whatif migrate and
 // whatif drain on generated clusters, each plan read back as its user would
@@ -93,21 +75,6 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 		}
 		checkPlanRun(t, db, dr.PlanRun)
 	}
-}
-
-// binds are a plan's placed Pending pods as the judge reads them.
-func binds(t *testing.T, outs []PendingOutcome) []kubejudge.Bind {
-	t.Helper()
-	var b []kubejudge.Bind
-	for _, o := range outs {
-		if o.Placed != (o.Machine != "") || (!o.Placed && o.Reason == "") {
-			t.Errorf("pending outcome %+v", o)
-		}
-		if o.Placed {
-			b = append(b, kubejudge.Bind{Pod: o.VM, To: o.Machine})
-		}
-	}
-	return b
 }
 
 // TestPlanCountsAgree is issue 52's "counts that do not add up": on the
@@ -199,21 +166,6 @@ func TestPlanCountsAgree(t *testing.T) {
 		if pending == 0 {
 			t.Errorf("seed %d: no Pending pod: the test wants some", o.Seed)
 		}
-	}
-}
-
-// checkPlanRun fails unless placelab check passes stored plan run id.
-func checkPlanRun(t *testing.T, db *store.DB, id int64) {
-	t.Helper()
-	if id == 0 {
-		t.Fatal("the plan was not stored")
-	}
-	rep, err := CheckRun(context.Background(), db, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.OK() {
-		t.Errorf("check --run %d: capacity %v, availability %v, constraints %v", id, rep.Violations, rep.Avail, rep.Constraints)
 	}
 }
 

@@ -6,58 +6,10 @@ import (
 	"placelab/analysis/replay"
 	"testing"
 
-	"placelab/datasets"
 	"placelab/datasets/synth"
-	"placelab/internal/shareddata"
 	"placelab/optimizer"
 	store "placelab/sql"
 )
-
-func memDB(t testing.TB) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// handZone writes a zone small enough to replay by hand: two 10-core
-// machines in one rack, VM types c4 (4 cores) and c2 (2 cores), and VMs
-// 0 c4 [0, 7200), 1 c2 [100, 200), 2 c4 [4000, 5000), 3 c4 [4001, 9000),
-// 4 c4 [4002, 9000), 5 c4 [4003, 9000).
-func handZone(t testing.TB, db *store.DB) {
-	t.Helper()
-	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: "hand", Format: "test", Source: "hand"}, func(w *store.Writer) error {
-		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
-			return err
-		}
-		for i, name := range []string{"A", "B"} {
-			if err := w.Append("machine", int32(i), name, "z", "dc", "c1", "r1", int16(0), "s10", "healthy"); err != nil {
-				return err
-			}
-		}
-		for _, ty := range [][]any{{"c4", 4.0, 8.0}, {"c2", 2.0, 4.0}} {
-			if err := w.Append("vm_type", ty[0], nil, ty[1], ty[2], nil, nil, nil, nil); err != nil {
-				return err
-			}
-		}
-		vms := []struct {
-			typ        string
-			start, end float64
-		}{{"c4", 0, 7200}, {"c2", 100, 200}, {"c4", 4000, 5000}, {"c4", 4001, 9000}, {"c4", 4002, 9000}, {"c4", 4003, 9000}}
-		for i, v := range vms {
-			if err := w.Append("vm", int64(i), "v", string(rune('a'+i)), nil, v.typ, int16(0), v.start, v.end, nil, nil, nil, nil, nil); err != nil {
-				return err
-			}
-		}
-		return w.Exec(store.MustQuery("derive_type_demand"), w.Dataset(), w.LoadID())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestReplayByHand checks a replay worked out by hand: placements,
 // the rejection, and the packing density and utilization samples.
@@ -245,25 +197,4 @@ func TestReplayRealTraces(t *testing.T) {
 			}
 		})
 	}
-}
-
-// ingestShared loads files of ../shared/data (skipping the test when they
-// are absent) in format as dataset name on an in-memory database, with the
-// given inventory ("" for the trace's own), and returns the whole trace.
-func ingestShared(t *testing.T, name, format, inventory string, files ...string) (*store.DB, *replay.Trace) {
-	t.Helper()
-	var paths []string
-	for _, f := range files {
-		paths = append(paths, shareddata.Path(t, f))
-	}
-	db := memDB(t)
-	ctx := context.Background()
-	if _, err := datasets.Ingest(ctx, db, format, paths, datasets.Options{Dataset: name, Inventory: inventory}); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := LoadTrace(ctx, db, name, math.Inf(-1), math.Inf(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db, tr
 }

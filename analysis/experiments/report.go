@@ -189,7 +189,7 @@ func Page(ctx context.Context, db *store.DB) (*report.Page, error) {
 	}
 	page := &report.Page{Title: "placelab — experiments", Subtitle: "The seeds' headline figures on placelab's data",
 		Footer: "placelab experiment NAME|all [--quick] stores each grid point as a run (view experiment_results, column grid: quick or full); this page shows the latest run of every point of each grid, the quick and the full grid apart.",
-		Links:  analysis.ReportLinks}
+		Links:  report.SiteLinks}
 	for _, e := range All() {
 		sec := report.Section{Title: fmt.Sprintf("%s — %s (%s)", e.Name, e.Title, e.Reproduces), SQL: q}
 		var pts []*pointResult

@@ -355,3 +355,8 @@ footer { color: #777; font-size: 12px; padding: 0 32px 24px; }
 </body>
 </html>
 `))
+
+// SiteLinks join the report's pages (placelab report writes them all
+// into one directory; placelab characterize writes its page there too).
+var SiteLinks = []Link{{Text: "Overview", Href: "index.html"}, {Text: "Workload characterization", Href: "characterize.html"},
+	{Text: "Experiments", Href: "experiments.html"}}

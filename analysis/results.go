@@ -1,0 +1,95 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"placelab/analysis/replay"
+	"placelab/internal/kunits"
+	store "placelab/sql"
+	"strconv"
+)
+
+func col(r *store.Result, name string) int {
+	for i, c := range r.Columns {
+		if c == name {
+			return i
+		}
+	}
+	panic("analysis: view has no column " + name)
+}
+
+func num(x any) float64 {
+	f, _ := asFloat(x)
+	return f
+}
+
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func sum(c []int) int {
+	n := 0
+	for _, x := range c {
+		n += x
+	}
+	return n
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ErrNoRun is returned for a run id that is not stored.
+var ErrNoRun = errors.New("analysis: no such run")
+
+// OfflineEngine is the run.engine of a packing stored by LPBoundRun.
+const OfflineEngine = "offline"
+
+// Stamp is instant t of tr as an RFC 3339 timestamp when tr's times have
+// an origin (dataset.time_origin: a Kubernetes cluster's), else "".
+func Stamp(tr *replay.Trace, t float64) string {
+	if tr == nil || tr.TimeOrigin.IsZero() || math.IsNaN(t) || math.IsInf(t, 0) {
+		return ""
+	}
+	return kunits.Time(tr.TimeOrigin, t)
+}
+
+// AsFloat reads a DuckDB result cell as a number (false when NULL or not
+// numeric).
+func AsFloat(x any) (float64, bool) {
+	switch v := x.(type) {
+	case float64:
+		return v, true
+	case float32:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	case int:
+		return float64(v), true
+	case int16:
+		return float64(v), true
+	case uint64:
+		return float64(v), true
+	case nil:
+		return 0, false
+	}
+	if s, ok := x.(fmt.Stringer); ok {
+		f, err := strconv.ParseFloat(s.String(), 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// asFloat is AsFloat.
+func asFloat(x any) (float64, bool) { return AsFloat(x) }
