@@ -286,7 +286,7 @@ func TestStaysFollowMoves(t *testing.T) {
 // none.
 func TestHealFailuresHaveReasons(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load = 120, 3000, 2, 0, 0.95
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {

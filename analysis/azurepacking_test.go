@@ -45,7 +45,7 @@ func TestReplayAzurePacking(t *testing.T) {
 		}
 	}
 	lite.Close()
-	db := memDB(t)
+	db := MemDB(t)
 	if _, err := datasets.Ingest(ctx, db, "azure-packing", []string{path}, datasets.Options{Dataset: "pack", Inventory: "per-sku:4"}); err != nil {
 		t.Fatal(err)
 	}

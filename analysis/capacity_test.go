@@ -34,7 +34,7 @@ func capOpts(target float64, scale string) CapacityOptions {
 // reject only VM 5 and meet it, and 1 machine is below the floor.
 func TestCapacityByHand(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	handZone(t, db)
 	spec := DefaultSpec("hand")
 	spec.Engine.Explain = false
@@ -95,7 +95,7 @@ func TestCapacityByHand(t *testing.T) {
 // error that says how far it went and what the last probe rejected.
 func TestCapacityCap(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	mixedZone(t, db, "mixed", 3000, 1)
 	spec := DefaultSpec("mixed")
 	spec.Engine.Explain = false
@@ -277,7 +277,7 @@ func TestCapacitySynthetic(t *testing.T) {
 // instant (ties: the earliest), and so are its VMs per type.
 func TestTracePeakAgainstBruteForce(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	mixedZone(t, db, "mixed", 600, 3)
 	tr, err := LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {
@@ -489,7 +489,7 @@ func unplaceableZone(t *testing.T, db *store.DB) {
 // no SKU can host make impossible are one-line errors, before any replay.
 func TestCapacityRefuses(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	unplaceableZone(t, db)
 	base := DefaultSpec("u")
 	bestfitK := DefaultSpec("u")
@@ -803,7 +803,7 @@ func evictZone(t *testing.T, db *store.DB) {
 // report says what it counted.
 func TestCapacityCountsEvictions(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	evictZone(t, db)
 	spec := DefaultSpec("ev")
 	spec.Engine.Explain = false
@@ -866,7 +866,7 @@ func TestCapacityCountsEvictions(t *testing.T) {
 // probed as its check), and a note says so; bisection_machines keeps 3.
 func TestCapacityHeadlineNonMonotone(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	mixedZone(t, db, "mixed", 200, 1)
 	tr, err := LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {

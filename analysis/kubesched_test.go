@@ -182,7 +182,7 @@ func TestFilterJudgementSamples(t *testing.T) {
 	requireKubeSched(t)
 	dir := shareddata.Path(t, "k8s-samples")
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	if _, err := datasets.Ingest(ctx, db, "k8s", []string{dir}, datasets.Options{Dataset: "s"}); err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func orderZone(t *testing.T, db *store.DB, missing bool) {
 // refused naming the VM and the type.
 func TestLoadTraceOrder(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	orderZone(t, db, false)
 	tr, err := LoadTrace(ctx, db, "order", math.Inf(-1), math.Inf(1))
 	if err != nil {
@@ -94,7 +94,7 @@ func TestLoadTraceOrder(t *testing.T) {
 		t.Fatalf("tenants are not numbered by first arrival, ties by name: %v", number)
 	}
 
-	bad := memDB(t)
+	bad := MemDB(t)
 	orderZone(t, bad, true)
 	_, err = LoadTrace(ctx, bad, "order", math.Inf(-1), math.Inf(1))
 	if err == nil || !strings.Contains(err.Error(), `type "gone", which the vm_type table lacks`) || !strings.Contains(err.Error(), "VM 783") {

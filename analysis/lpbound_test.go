@@ -22,7 +22,7 @@ import (
 // 4-core VMs need two machines whatever the policy: nothing to empty.
 func TestLPBoundRunByHand(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	handZone(t, db)
 	id := replayHand(t, db, "hand", 9000)
 	var packingRuns []int64
@@ -131,7 +131,7 @@ func replayHand(t *testing.T, db *store.DB, ds string, to float64) int64 {
 // snapshots, 2,073 of them at --every 1000s).
 func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	const offset = 24 * 86400
 	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: "late", Format: "test", Source: "late"}, func(w *store.Writer) error {
 		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
@@ -196,7 +196,7 @@ func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 // the VMs alive at its snapshot.
 func TestLPBoundRunSynthetic(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 300, 6000, 2, 0
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
@@ -289,7 +289,7 @@ func TestBindingDims(t *testing.T) {
 // machines, LB = UB.
 func TestLPSolveOverCommittedRun(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	handZone(t, db)
 	tr, err := LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
 	if err != nil {

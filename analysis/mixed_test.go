@@ -20,7 +20,7 @@ import (
 // request order, putting large VMs on the small VMs' machines.
 func TestStoredPlacementsWithinCapacity(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	mixedZone(t, db, "mixed", 3000, 1)
 	cases := []struct {
 		name string
@@ -104,7 +104,7 @@ func checkAgainstStore(t *testing.T, res *replay.Result) {
 // load lacks as unknown_machine.
 func TestCheckRunFindsOvercommit(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	mixedZone(t, db, "mixed", 50, 2)
 	tr, err := LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {
@@ -155,7 +155,7 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 // re-pointed at the new rows (defect 7).
 func TestRunPinsItsLoad(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	mixedZone(t, db, "mixed", 300, 3)
 	res, err := Run(ctx, db, DefaultSpec("mixed"), RunOptions{Version: "test"})
 	if err != nil {

@@ -28,7 +28,7 @@ func TestP95Bucket(t *testing.T) {
 // allocated at the start, 12,000 VMs over two days, 100 CPU series.
 func oversubZone(t *testing.T) *store.DB {
 	t.Helper()
-	db := memDB(t)
+	db := MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load, cfg.Seed = 600, 12000, 2, 100, 0.92, 1
 	if err := synth.Ingest(context.Background(), db, "s", "test", cfg); err != nil {
@@ -130,7 +130,7 @@ func TestOversubArms(t *testing.T) {
 // defaults (a zero MAX_UTIL once became 100%, a window ending at 0 the
 // whole trace, a NaN start the trace's beginning).
 func TestOversubOptionsRefused(t *testing.T) {
-	db := memDB(t)
+	db := MemDB(t)
 	handZone(t, db)
 	nan := math.NaN()
 	for name, mutate := range map[string]func(*OversubOptions){

@@ -61,7 +61,7 @@ func TestPeriodicityOnAzureLabels(t *testing.T) {
 		"azure-v1-cpu-100vms/azure_v1_cpu_100vms_5min.csv.gz",
 	} {
 		p := shareddata.Path(t, file)
-		db := memDB(t)
+		db := MemDB(t)
 		if _, err := datasets.Ingest(ctx, db, "azure-cpu", []string{p}, datasets.Options{Dataset: "az"}); err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 // the rejection, and the packing density and utilization samples.
 func TestReplayByHand(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	handZone(t, db)
 	tr, err := LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
 	if err != nil {
@@ -115,7 +115,7 @@ func TestReplayByHand(t *testing.T) {
 // its invariants, and the same seed gives the same placements.
 func TestReplayAllPoliciesSynthetic(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	cfgS := synth.DefaultConfig()
 	cfgS.Machines, cfgS.VMs, cfgS.Days, cfgS.SeriesVMs = 300, 6000, 2, 0
 	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "s", Format: "synthetic", Source: "test"}, func(w *store.Writer) error {

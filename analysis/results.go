@@ -10,7 +10,7 @@ import (
 	"strconv"
 )
 
-func col(r *store.Result, name string) int {
+func Col(r *store.Result, name string) int {
 	for i, c := range r.Columns {
 		if c == name {
 			return i
@@ -19,14 +19,14 @@ func col(r *store.Result, name string) int {
 	panic("analysis: view has no column " + name)
 }
 
-func num(x any) float64 {
+func Num(x any) float64 {
 	f, _ := asFloat(x)
 	return f
 }
 
-func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+func Round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
 
-func plural(n int, one, many string) string {
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 )
 
-func memDB(t testing.TB) *store.DB {
+func MemDB(t testing.TB) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), ":memory:")
 	if err != nil {
@@ -70,7 +70,7 @@ func ingestShared(t *testing.T, name, format, inventory string, files ...string)
 	for _, f := range files {
 		paths = append(paths, shareddata.Path(t, f))
 	}
-	db := memDB(t)
+	db := MemDB(t)
 	ctx := context.Background()
 	if _, err := datasets.Ingest(ctx, db, format, paths, datasets.Options{Dataset: name, Inventory: inventory}); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func ingestShared(t *testing.T, name, format, inventory string, files ...string)
 func synthTrace(t testing.TB, machines, vms int, days float64) *replay.Trace {
 	t.Helper()
 	ctx := context.Background()
-	db := memDB(t)
+	db := MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = machines, vms, days, 0
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
@@ -229,7 +229,7 @@ func binds(t *testing.T, outs []PendingOutcome) []kubejudge.Bind {
 // over 2 days) in memory.
 func availDB(t *testing.T) *store.DB {
 	t.Helper()
-	db := memDB(t)
+	db := MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load = 300, 3000, 2, 0, 0.8
 	if err := synth.Ingest(context.Background(), db, "s", "test", cfg); err != nil {
@@ -264,7 +264,7 @@ func ingestCluster(t *testing.T, nodes, pods []byte) (string, *store.DB, int64) 
 
 // tinyDataset writes a hand-made zone and trace: 2 SKUs, 4 machines, 3 VM
 // types (one named like an attack), 6 VMs over 3 hours.
-func tinyDataset(t *testing.T, db *store.DB, name string) {
+func TinyDataset(t *testing.T, db *store.DB, name string) {
 	t.Helper()
 	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: name, Format: "test", Source: "hand-made"}, func(w *store.Writer) error {
 		for _, s := range [][]any{{"gen4", 4, 24.0, 256.0}, {"gen5", 5, 40.0, 512.0}} {
@@ -304,7 +304,7 @@ func tinyDataset(t *testing.T, db *store.DB, name string) {
 
 // lpInterval is one snapshot's figures under the names placelab lpbound
 // writes (densities as fractions; the empty snapshot has none).
-func lpInterval(ts, vms, online, lb, ub, onlineDens, lbDens, ubDens, converged float64) []replay.MetricRow {
+func LPInterval(ts, vms, online, lb, ub, onlineDens, lbDens, ubDens, converged float64) []replay.MetricRow {
 	rows := []replay.MetricRow{{T: ts, Metric: "lp_vms", Value: vms}, {T: ts, Metric: "lp_online_machines", Value: online},
 		{T: ts, Metric: "lp_lb_machines", Value: lb}, {T: ts, Metric: "lp_ub_machines", Value: ub},
 		{T: ts, Metric: "lp_emptiable_machines", Value: online - ub}, {T: ts, Metric: "lp_converged", Value: converged},
@@ -316,3 +316,6 @@ func lpInterval(ts, vms, online, lb, ub, onlineDens, lbDens, ubDens, converged f
 	}
 	return rows
 }
+
+// xss is a VM type name that would run script if the page did not escape it.
+const xss = `<script>document.body.setAttribute('data-pwned','1')</script><img src=x onerror="document.body.setAttribute('data-pwned','2')">`

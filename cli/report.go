@@ -8,6 +8,7 @@ import (
 
 	"placelab/analysis"
 	"placelab/analysis/experiments"
+	"placelab/analysis/overview"
 )
 
 func reportCommand() *cli.Command {
@@ -39,7 +40,7 @@ Example:
 				return err
 			}
 			defer db.Close()
-			page, err := analysis.Overview(c.Context, db, c.String("dataset"))
+			page, err := overview.Page(c.Context, db, c.String("dataset"))
 			if err != nil {
 				return err
 			}

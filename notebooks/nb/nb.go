@@ -22,6 +22,7 @@ import (
 
 	"placelab/analysis"
 	"placelab/analysis/experiments"
+	"placelab/analysis/overview"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	"placelab/datasets"
@@ -234,7 +235,7 @@ func Characterize(db *store.DB, dataset string, match ...string) {
 // Overview shows sections of the report's overview page (datasets, runs,
 // the LP interval, predictions, oversubscription, violations, Paragon).
 func Overview(db *store.DB, dataset string, match ...string) {
-	Sections(Must(analysis.Overview(Ctx, db, dataset)), match...)
+	Sections(Must(overview.Page(Ctx, db, dataset)), match...)
 }
 
 // Run runs spec through the run pipeline (validated, pinned to the load

@@ -1,4 +1,4 @@
-package analysis
+package overview
 
 import (
 	"encoding/json"

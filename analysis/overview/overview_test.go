@@ -1,10 +1,11 @@
-package analysis
+package overview
 
 import (
 	"context"
 	"math"
 	"os"
 	"path/filepath"
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"regexp"
 	"strings"
@@ -14,9 +15,6 @@ import (
 	"placelab/optimizer"
 	store "placelab/sql"
 )
-
-// xss is a VM type name that would run script if the page did not escape it.
-const xss = `<script>document.body.setAttribute('data-pwned','1')</script><img src=x onerror="document.body.setAttribute('data-pwned','2')">`
 
 func TestOverviewInChromium(t *testing.T) {
 	if _, err := report.Browser(); err != nil {
@@ -31,10 +29,10 @@ func TestOverviewInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tinyDataset(t, db, "tiny")
+	analysis.TinyDataset(t, db, "tiny")
 	// One stored replay, so the runs table, the density chart and the
 	// availability section's healable-rack-failures chart render too.
-	tr, err := LoadTrace(ctx, db, "tiny", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "tiny", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,15 +41,15 @@ func TestOverviewInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "protean", Dataset: "tiny", Version: "test"}, res)
+	id, err := analysis.WriteRun(ctx, db, analysis.RunMeta{Engine: "replay", Policy: "protean", Dataset: "tiny", Version: "test"}, res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Its LP interval (the figures placelab lpbound writes, one snapshot
 	// converged, one not, one empty) and two oversubscription arms: two
 	// more charts.
-	for _, snap := range [][]replay.MetricRow{lpInterval(0, 2, 2, 1, 1, 0.1, 0.15, 0.15, 1),
-		lpInterval(3600, 3, 3, 1, 2, 0.2, 0.3, 0.5, 0), lpInterval(7200, 0, 0, 0, 0, 0, 0, 0, 1)} {
+	for _, snap := range [][]replay.MetricRow{analysis.LPInterval(0, 2, 2, 1, 1, 0.1, 0.15, 0.15, 1),
+		analysis.LPInterval(3600, 3, 3, 1, 2, 0.2, 0.3, 0.5, 0), analysis.LPInterval(7200, 0, 0, 0, 0, 0, 0, 0, 1)} {
 		for _, r := range snap {
 			if _, err := db.SQL().Exec("INSERT INTO run_metric (run_id, t_s, metric, value) VALUES (?, ?, ?, ?)", id, r.T, r.Metric, r.Value); err != nil {
 				t.Fatal(err)
@@ -59,12 +57,12 @@ func TestOverviewInChromium(t *testing.T) {
 		}
 	}
 	for _, arm := range []string{"baseline", "naive"} {
-		r := &OversubResult{Arm: arm, VMs: 100, Failures: 3, Readings: 1000, ReadingsOver100: 7, MaxOversub: 1.25, MaxUtil: 1}
-		if _, err := WriteFigures(ctx, db, RunMeta{Engine: "oversub", Policy: arm, Dataset: "tiny", Version: "test"}, 0, r.Figures()); err != nil {
+		r := &analysis.OversubResult{Arm: arm, VMs: 100, Failures: 3, Readings: 1000, ReadingsOver100: 7, MaxOversub: 1.25, MaxUtil: 1}
+		if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "oversub", Policy: arm, Dataset: "tiny", Version: "test"}, 0, r.Figures()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	page, err := Overview(ctx, db, "")
+	page, err := Page(ctx, db, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,11 +118,11 @@ func TestOverviewEmptyDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	r := &OversubResult{Arm: "baseline", VMs: 100, Failures: 3, Readings: 1000, MaxOversub: 1.25, MaxUtil: 1}
-	if _, err := WriteFigures(ctx, db, RunMeta{Engine: "oversub", Policy: "baseline", Version: "test"}, 0, r.Figures()); err != nil {
+	r := &analysis.OversubResult{Arm: "baseline", VMs: 100, Failures: 3, Readings: 1000, MaxOversub: 1.25, MaxUtil: 1}
+	if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "oversub", Policy: "baseline", Version: "test"}, 0, r.Figures()); err != nil {
 		t.Fatal(err)
 	}
-	page, err := Overview(ctx, db, "")
+	page, err := Page(ctx, db, "")
 	if err != nil {
 		t.Fatalf("overview of a database without datasets: %v", err)
 	}
@@ -140,8 +138,8 @@ func TestOverviewEmptyDatabase(t *testing.T) {
 	if _, err := page.Render(); err != nil {
 		t.Fatal(err)
 	}
-	tinyDataset(t, db, "tiny")
-	if _, err := Overview(ctx, db, "other"); err == nil || !strings.Contains(err.Error(), `"other"`) {
+	analysis.TinyDataset(t, db, "tiny")
+	if _, err := Page(ctx, db, "other"); err == nil || !strings.Contains(err.Error(), `"other"`) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -152,8 +150,8 @@ func TestOverviewEmptyDatabase(t *testing.T) {
 // draws the bucket-0 rows (accuracy, P^θ, R^θ).
 func TestOverviewTable4(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
-	tinyDataset(t, db, "real")
+	db := analysis.MemDB(t)
+	analysis.TinyDataset(t, db, "real")
 	if _, err := db.SQL().Exec(`INSERT INTO dataset (name, load_id, format, source, loaded_at, rows_read, rows_loaded, rows_rejected)
 		VALUES ('synth', 99, 'synthetic', 'generated', now(), 0, 0, 0)`); err != nil {
 		t.Fatal(err)
@@ -171,7 +169,7 @@ func TestOverviewTable4(t *testing.T) {
 			}
 		}
 	}
-	page, err := Overview(ctx, db, "")
+	page, err := Page(ctx, db, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,12 +182,12 @@ func TestOverviewTable4(t *testing.T) {
 	if sec == nil || sec.Table == nil || sec.Chart == nil {
 		t.Fatalf("no Table 4 section: %+v", sec)
 	}
-	dc, pc, ac := col(sec.Table, "dataset"), col(sec.Table, "predictor"), col(sec.Table, "paper_accuracy")
+	dc, pc, ac := analysis.Col(sec.Table, "dataset"), analysis.Col(sec.Table, "predictor"), analysis.Col(sec.Table, "paper_accuracy")
 	withPaper := 0
 	for _, r := range sec.Table.Rows {
 		if r[ac] != nil {
 			withPaper++
-			if r[dc] != "real" || r[pc] != "xgboost" || num(r[ac]) != 0.79 {
+			if r[dc] != "real" || r[pc] != "xgboost" || analysis.Num(r[ac]) != 0.79 {
 				t.Errorf("paper value on %v", r)
 			}
 		}

@@ -1,4 +1,4 @@
-package analysis
+package overview
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	store "placelab/sql"
@@ -19,7 +20,7 @@ func storeLPRun(t *testing.T, db *store.DB, policy string, figs ...[]replay.Metr
 	for _, f := range figs {
 		all = append(all, f...)
 	}
-	id, err := WriteFigures(context.Background(), db, RunMeta{Engine: "replay", Policy: policy, Dataset: "zone", Version: "test"}, 0, all)
+	id, err := analysis.WriteFigures(context.Background(), db, analysis.RunMeta{Engine: "replay", Policy: policy, Dataset: "zone", Version: "test"}, 0, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +57,13 @@ func TestLPIntervalSections(t *testing.T) {
 	}
 	defer db.Close()
 	a := storeLPRun(t, db, "protean",
-		lpInterval(0, 10, 5, 4, 4, 0.6, 0.75, 0.75, 1),
-		lpInterval(3600, 20, 10, 8, 9, 0.5, 0.55, 0.625, 0),
-		lpInterval(10800, 0, 0, 0, 0, 0, 0, 0, 1))
+		analysis.LPInterval(0, 10, 5, 4, 4, 0.6, 0.75, 0.75, 1),
+		analysis.LPInterval(3600, 20, 10, 8, 9, 0.5, 0.55, 0.625, 0),
+		analysis.LPInterval(10800, 0, 0, 0, 0, 0, 0, 0, 1))
 	storeLPRun(t, db, "bestfit", []replay.MetricRow{{T: 0, Metric: "lp_bound_density", Value: 1}, {T: 0, Metric: "lp_bound_machines", Value: 4},
 		{T: 0, Metric: "lp_density_gap", Value: 0.3}, {T: 0, Metric: "lp_bound_cores", Value: 96}, {T: 0, Metric: "lp_online_machines", Value: 5}})
 
-	page, err := Overview(ctx, db, "")
+	page, err := Page(ctx, db, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,9 +138,9 @@ func TestLPIntervalSections(t *testing.T) {
 	// Eight bounded runs: the table lists all, charts for the latest six.
 	var ids []int64
 	for i := 0; i < 7; i++ {
-		ids = append(ids, storeLPRun(t, db, "worstfit", lpInterval(0, 10, 6, 4, 5, 0.5, 0.6, 0.75, 1)))
+		ids = append(ids, storeLPRun(t, db, "worstfit", analysis.LPInterval(0, 10, 6, 4, 5, 0.5, 0.6, 0.75, 1)))
 	}
-	page, err = Overview(ctx, db, "")
+	page, err = Page(ctx, db, "")
 	if err != nil {
 		t.Fatal(err)
 	}

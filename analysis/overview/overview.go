@@ -1,4 +1,4 @@
-package analysis
+package overview
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"placelab/analysis"
 	"placelab/analysis/report"
 	store "placelab/sql"
 )
@@ -22,7 +23,7 @@ const maxTypeBars = 25
 // Overview builds the first page: what each loaded dataset holds, its
 // inventory, its workload, the VM type mix and arrivals per hour. dataset
 // restricts it to one dataset ("" = all).
-func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, error) {
+func Page(ctx context.Context, db *store.DB, dataset string) (*report.Page, error) {
 	view := func(name string) (*store.Result, string, error) {
 		res, err := db.QueryView(ctx, name, dataset)
 		if err != nil {
@@ -172,9 +173,9 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 		// The chart shows each (dataset, metric, predictor)'s accuracy: the
 		// view's bucket-0 rows.
 		acc := &store.Result{Columns: t4.Columns}
-		bc, dc, mc := col(t4, "bucket"), col(t4, "dataset"), col(t4, "metric")
+		bc, dc, mc := analysis.Col(t4, "bucket"), analysis.Col(t4, "dataset"), analysis.Col(t4, "metric")
 		for _, row := range t4.Rows {
-			if num(row[bc]) == 0 {
+			if analysis.Num(row[bc]) == 0 {
 				r := append([]any(nil), row...)
 				r[mc] = fmt.Sprintf("%v %v", row[dc], row[mc])
 				acc.Rows = append(acc.Rows, r)
@@ -222,7 +223,7 @@ func Overview(ctx context.Context, db *store.DB, dataset string) (*report.Page, 
 // violationChart draws violations against density, one line per policy
 // (the latest run of each policy and density).
 func violationChart(r *store.Result) *charts.Line {
-	pc, dc, vc := col(r, "policy"), col(r, "density"), col(r, "violations")
+	pc, dc, vc := analysis.Col(r, "policy"), analysis.Col(r, "density"), analysis.Col(r, "violations")
 	type key struct {
 		p string
 		d float64
@@ -233,8 +234,8 @@ func violationChart(r *store.Result) *charts.Line {
 	var ds []float64
 	seenD := map[float64]bool{}
 	for _, row := range r.Rows {
-		p, d := fmt.Sprint(row[pc]), num(row[dc])
-		latest[key{p, d}] = num(row[vc])
+		p, d := fmt.Sprint(row[pc]), analysis.Num(row[dc])
+		latest[key{p, d}] = analysis.Num(row[vc])
 		if !seen[p] {
 			seen[p] = true
 			pols = append(pols, p)
@@ -265,7 +266,7 @@ func violationChart(r *store.Result) *charts.Line {
 // groupedBars draws, for each row (labelled "x (run id)"), one bar per
 // listed column, each unit on its own axis (report.UnitAxes: at most two).
 func groupedBars(r *store.Result, xc, idc string, ycols []string) *charts.Bar {
-	xi, ii := col(r, xc), col(r, idc)
+	xi, ii := analysis.Col(r, xc), analysis.Col(r, idc)
 	var xs []string
 	for _, row := range r.Rows {
 		xs = append(xs, fmt.Sprintf("%v (%v)", row[xi], row[ii]))
@@ -279,7 +280,7 @@ func groupedBars(r *store.Result, xc, idc string, ycols []string) *charts.Bar {
 	bar.ExtendYAxis(axes[1:]...)
 	bar.SetXAxis(xs)
 	for _, y := range ycols {
-		yi := col(r, y)
+		yi := analysis.Col(r, y)
 		items := make([]opts.BarData, len(r.Rows))
 		for i, row := range r.Rows {
 			items[i] = opts.BarData{Value: barValue(row[yi])}
@@ -295,7 +296,7 @@ func barValue(x any) any {
 	if x == nil {
 		return "-"
 	}
-	return num(x)
+	return analysis.Num(x)
 }
 
 func dbName(db *store.DB) string {
@@ -331,11 +332,11 @@ func lpSections(gap, lpd *store.Result, sql string) []report.Section {
 		runs = runs[len(runs)-maxLPCharts:]
 	}
 	secs := []report.Section{{Title: "How far from optimal packing: the LP interval", Note: note, Table: gap, SQL: sql}}
-	ri, pi, di := col(gap, "run_id"), col(gap, "policy"), col(gap, "dataset")
+	ri, pi, di := analysis.Col(gap, "run_id"), analysis.Col(gap, "policy"), analysis.Col(gap, "dataset")
 	for _, row := range runs {
 		secs = append(secs, report.Section{
 			Title: fmt.Sprintf("LP interval over time: run %v, %v on %v", row[ri], row[pi], row[di]),
-			Note:  lpRunNote(gap, row), Chart: lpDensityChart(lpd, num(row[ri]))})
+			Note:  lpRunNote(gap, row), Chart: lpDensityChart(lpd, analysis.Num(row[ri]))})
 	}
 	return secs
 }
@@ -343,11 +344,13 @@ func lpSections(gap, lpd *store.Result, sql string) []report.Section {
 // lpRunNote says a run's lpbound_gap row in words: machines held, the
 // interval, machines that could have been emptied, snapshots converged.
 func lpRunNote(gap *store.Result, row []any) string {
-	f := func(c string) string { return strconv.FormatFloat(num(row[col(gap, c)]), 'f', -1, 64) }
-	n, conv := num(row[col(gap, "snapshots")]), num(row[col(gap, "converged_snapshots")])
+	f := func(c string) string {
+		return strconv.FormatFloat(analysis.Num(row[analysis.Col(gap, c)]), 'f', -1, 64)
+	}
+	n, conv := analysis.Num(row[analysis.Col(gap, "snapshots")]), analysis.Num(row[analysis.Col(gap, "converged_snapshots")])
 	s := fmt.Sprintf("Mean over %s %s with VMs: the policy held %s machines; no packing of the same VMs needs fewer than %s, and one found offline uses %s",
-		f("snapshots"), plural(int(n), "snapshot", "snapshots"), f("mean_online_machines"), f("mean_lb_machines"), f("mean_ub_machines"))
-	if num(row[col(gap, "mean_emptiable_machines")]) > 0 {
+		f("snapshots"), analysis.Plural(int(n), "snapshot", "snapshots"), f("mean_online_machines"), f("mean_lb_machines"), f("mean_ub_machines"))
+	if analysis.Num(row[analysis.Col(gap, "mean_emptiable_machines")]) > 0 {
 		s += ", so " + f("mean_emptiable_machines") + " could have been emptied. "
 	} else {
 		s += ": none could have been emptied. "
@@ -366,22 +369,22 @@ func lpRunNote(gap *store.Result, row []any) string {
 // two value axes it stacks x. A snapshot without densities (no VMs) is a
 // gap.
 func lpDensityChart(d *store.Result, run float64) *charts.Line {
-	rc, hc, oc := col(d, "run_id"), col(d, "hour"), col(d, "online_density_pct")
-	lc, uc := col(d, "lb_density_pct"), col(d, "ub_density_pct")
+	rc, hc, oc := analysis.Col(d, "run_id"), analysis.Col(d, "hour"), analysis.Col(d, "online_density_pct")
+	lc, uc := analysis.Col(d, "lb_density_pct"), analysis.Col(d, "ub_density_pct")
 	var hours []string
 	var online, lb, band, ub []opts.LineData
 	for _, row := range d.Rows {
-		if num(row[rc]) != run {
+		if analysis.Num(row[rc]) != run {
 			continue
 		}
-		hours = append(hours, strconv.FormatFloat(math.Round(num(row[hc])*100)/100, 'f', -1, 64))
+		hours = append(hours, strconv.FormatFloat(math.Round(analysis.Num(row[hc])*100)/100, 'f', -1, 64))
 		if row[oc] == nil || row[lc] == nil || row[uc] == nil {
 			for _, s := range []*[]opts.LineData{&online, &lb, &band, &ub} {
 				*s = append(*s, opts.LineData{Value: "-"})
 			}
 			continue
 		}
-		o, l, u := num(row[oc]), num(row[lc]), num(row[uc])
+		o, l, u := analysis.Num(row[oc]), analysis.Num(row[lc]), analysis.Num(row[uc])
 		online = append(online, opts.LineData{Value: o})
 		lb = append(lb, opts.LineData{Value: l})
 		band = append(band, opts.LineData{Value: math.Round((u-l)*1e3) / 1e3})
@@ -447,7 +450,7 @@ func (lpChartVisitor) VisitSeriesOpt(ms charts.MultiSeries) any {
 // typeMixChart draws the percentage of VMs per type, one series per dataset,
 // over the union of each dataset's top types.
 func typeMixChart(mix *store.Result) *charts.Bar {
-	ds, ty, pct := col(mix, "dataset"), col(mix, "vm_type"), col(mix, "pct")
+	ds, ty, pct := analysis.Col(mix, "dataset"), analysis.Col(mix, "vm_type"), analysis.Col(mix, "pct")
 	var order []string
 	seen := map[string]bool{}
 	perDS := map[string]map[string]float64{}
@@ -460,13 +463,13 @@ func typeMixChart(mix *store.Result) *charts.Bar {
 			dsOrder = append(dsOrder, d)
 		}
 		if count[d] < maxTypeBars {
-			perDS[d][t] = num(row[pct])
+			perDS[d][t] = analysis.Num(row[pct])
 			if !seen[t] {
 				seen[t] = true
 				order = append(order, t)
 			}
 		} else {
-			perDS[d]["other"] += num(row[pct])
+			perDS[d]["other"] += analysis.Num(row[pct])
 		}
 		count[d]++
 	}
@@ -488,7 +491,7 @@ func typeMixChart(mix *store.Result) *charts.Bar {
 	for _, d := range dsOrder {
 		items := make([]opts.BarData, len(order))
 		for i, t := range order {
-			items[i] = opts.BarData{Value: round2(perDS[d][t])}
+			items[i] = opts.BarData{Value: analysis.Round2(perDS[d][t])}
 		}
 		bar.AddSeries(d, items)
 	}
@@ -497,7 +500,7 @@ func typeMixChart(mix *store.Result) *charts.Bar {
 
 // arrivalsChart draws arrivals per hour, one line per dataset.
 func arrivalsChart(arr *store.Result) *charts.Line {
-	ds, hr, n := col(arr, "dataset"), col(arr, "hour"), col(arr, "arrivals")
+	ds, hr, n := analysis.Col(arr, "dataset"), analysis.Col(arr, "hour"), analysis.Col(arr, "arrivals")
 	series := map[string][][2]float64{}
 	var dsOrder []string
 	maxHour := 0.0
@@ -506,8 +509,8 @@ func arrivalsChart(arr *store.Result) *charts.Line {
 		if _, ok := series[d]; !ok {
 			dsOrder = append(dsOrder, d)
 		}
-		h := num(row[hr])
-		series[d] = append(series[d], [2]float64{h, num(row[n])})
+		h := analysis.Num(row[hr])
+		series[d] = append(series[d], [2]float64{h, analysis.Num(row[n])})
 		if h > maxHour {
 			maxHour = h
 		}
@@ -543,7 +546,7 @@ func densityChart(d *store.Result) *charts.Line {
 // line per run of two samples or more (the latest maxRunLines), the y axis
 // named yName.
 func runLineChart(d *store.Result, value, yName string, scale float64) *charts.Line {
-	rc, pc, dc, hc, vc := col(d, "run_id"), col(d, "policy"), col(d, "dataset"), col(d, "hour"), col(d, value)
+	rc, pc, dc, hc, vc := analysis.Col(d, "run_id"), analysis.Col(d, "policy"), analysis.Col(d, "dataset"), analysis.Col(d, "hour"), analysis.Col(d, value)
 	type series struct {
 		name string
 		pts  []opts.LineData
@@ -551,14 +554,14 @@ func runLineChart(d *store.Result, value, yName string, scale float64) *charts.L
 	var order []int64
 	byRun := map[int64]*series{}
 	for _, row := range d.Rows {
-		id := int64(num(row[rc]))
+		id := int64(analysis.Num(row[rc]))
 		s := byRun[id]
 		if s == nil {
 			s = &series{name: fmt.Sprintf("run %d %v (%v)", id, row[pc], row[dc])}
 			byRun[id] = s
 			order = append(order, id)
 		}
-		s.pts = append(s.pts, opts.LineData{Value: []float64{round2(num(row[hc])), round2(scale * num(row[vc]))}})
+		s.pts = append(s.pts, opts.LineData{Value: []float64{analysis.Round2(analysis.Num(row[hc])), analysis.Round2(scale * analysis.Num(row[vc]))}})
 	}
 	// A run of one sample (a packing or a plan at one instant) is no line
 	// over time: it is in the runs' table.

@@ -1,4 +1,4 @@
-package analysis
+package overview
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"placelab/analysis"
 	"placelab/analysis/report"
 	store "placelab/sql"
 )
@@ -64,9 +65,9 @@ func StoredPlans(ctx context.Context, db *store.DB, dataset string) ([]PlanSumma
 	}
 	var out []PlanSummary
 	for _, row := range plans.Rows {
-		get := func(c string) any { return row[col(plans, c)] }
-		ps := PlanSummary{PlanRun: int64(num(get("plan_run"))), Plan: fmt.Sprint(get("plan")), Dataset: planText(get("dataset")),
-			SourceRun: int64(num(get("source_run"))), SourcePolicy: planText(get("source_policy")), T: num(get("t_s")),
+		get := func(c string) any { return row[analysis.Col(plans, c)] }
+		ps := PlanSummary{PlanRun: int64(analysis.Num(get("plan_run"))), Plan: fmt.Sprint(get("plan")), Dataset: planText(get("dataset")),
+			SourceRun: int64(analysis.Num(get("source_run"))), SourcePolicy: planText(get("source_policy")), T: analysis.Num(get("t_s")),
 			Budget: get("budget"), StatedMoves: get("stated_moves"), StatedRemoved: get("stated_removed")}
 		vms, err := db.Query(ctx, store.MustQuery("report_plan_vms"), ps.PlanRun, ps.SourceRun, ps.T)
 		if err != nil {
@@ -80,24 +81,24 @@ func StoredPlans(ctx context.Context, db *store.DB, dataset string) ([]PlanSumma
 
 // tally counts a plan's nodes and moves from its VMs (report_plan_vms).
 func (ps *PlanSummary) tally(vms *store.Result) {
-	ic, vc, pc := col(vms, "vm_id"), col(vms, "vm"), col(vms, "pinned")
-	fi, fn, ti, tn := col(vms, "from_id"), col(vms, "from_machine"), col(vms, "to_id"), col(vms, "to_machine")
+	ic, vc, pc := analysis.Col(vms, "vm_id"), analysis.Col(vms, "vm"), analysis.Col(vms, "pinned")
+	fi, fn, ti, tn := analysis.Col(vms, "from_id"), analysis.Col(vms, "from_machine"), analysis.Col(vms, "to_id"), analysis.Col(vms, "to_machine")
 	before, after := map[int64]bool{}, map[int64]bool{}
 	for _, r := range vms.Rows {
 		if pinned, _ := r[pc].(bool); pinned {
 			continue
 		}
 		if r[fi] != nil {
-			before[int64(num(r[fi]))] = true
+			before[int64(analysis.Num(r[fi]))] = true
 		}
 		if r[ti] != nil {
-			after[int64(num(r[ti]))] = true
+			after[int64(analysis.Num(r[ti]))] = true
 		}
 		switch {
 		case r[fi] == nil && r[ti] != nil:
 			ps.Placed++
-		case r[fi] != nil && r[ti] != nil && num(r[fi]) != num(r[ti]):
-			ps.Moves = append(ps.Moves, PlanMove{VMID: int64(num(r[ic])), VM: planText(r[vc]), From: planText(r[fn]), To: planText(r[tn])})
+		case r[fi] != nil && r[ti] != nil && analysis.Num(r[fi]) != analysis.Num(r[ti]):
+			ps.Moves = append(ps.Moves, PlanMove{VMID: int64(analysis.Num(r[ic])), VM: planText(r[vc]), From: planText(r[fn]), To: planText(r[tn])})
 		}
 	}
 	ps.NodesBefore, ps.NodesAfter = len(before), len(after)
@@ -196,10 +197,10 @@ func plansTable(plans []PlanSummary) *store.Result {
 // planSection is one plan's moves by name, under its counts in words.
 func planSection(p *PlanSummary) report.Section {
 	note := fmt.Sprintf("placelab %s on run %d (%s, dataset %s) at hour %v: %d %s in use before; the plan empties %d and moves %s, leaving %d in use.",
-		p.command(), p.SourceRun, p.SourcePolicy, p.Dataset, planHours(p.T), p.NodesBefore, plural(p.NodesBefore, "node", "nodes"),
+		p.command(), p.SourceRun, p.SourcePolicy, p.Dataset, planHours(p.T), p.NodesBefore, analysis.Plural(p.NodesBefore, "node", "nodes"),
 		p.NodesRemoved, planCount(len(p.Moves), "VM", "VMs"), p.NodesAfter)
 	if p.NodesFilled > 0 {
-		note += fmt.Sprintf(" It fills %d %s that held none.", p.NodesFilled, plural(p.NodesFilled, "node", "nodes"))
+		note += fmt.Sprintf(" It fills %d %s that held none.", p.NodesFilled, analysis.Plural(p.NodesFilled, "node", "nodes"))
 	}
 	if p.Placed > 0 {
 		note += fmt.Sprintf(" It also places %s the run held nowhere then.", planCount(p.Placed, "VM", "VMs"))
@@ -224,7 +225,7 @@ func planSection(p *PlanSummary) report.Section {
 
 // planCount is n and the noun for it: "1 VM", "47 VMs".
 func planCount(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, plural(n, one, many))
+	return fmt.Sprintf("%d %s", n, analysis.Plural(n, one, many))
 }
 
 // capacityAnswers reads the stored capacity answers, or nil when the

@@ -1,4 +1,4 @@
-package analysis
+package overview
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	"placelab/optimizer"
@@ -21,10 +22,10 @@ import (
 // and lower bound. No cell of the page prints NULL.
 func TestOverviewPlannerSection(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
-	tinyDataset(t, db, "tiny")
+	db := analysis.MemDB(t)
+	analysis.TinyDataset(t, db, "tiny")
 	// Nothing stored yet: one section says which commands store plans.
-	page, err := Overview(ctx, db, "")
+	page, err := Page(ctx, db, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestOverviewPlannerSection(t *testing.T) {
 	}
 	// A spread-out placement (worst fit over the tiny zone), then a plan
 	// that packs it.
-	tr, err := LoadTrace(ctx, db, "tiny", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "tiny", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +46,13 @@ func TestOverviewPlannerSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "worstfit", Dataset: "tiny", Version: "test"}, res)
+	run, err := analysis.WriteRun(ctx, db, analysis.RunMeta{Engine: "replay", Policy: "worstfit", Dataset: "tiny", Version: "test"}, res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultMigrateOptions()
+	opts := analysis.DefaultMigrateOptions()
 	opts.At = 3850 // VMs b, c, d and f alive
-	rep, err := WhatIfMigrate(ctx, db, run, opts)
+	rep, err := analysis.WhatIfMigrate(ctx, db, run, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestOverviewPlannerSection(t *testing.T) {
 	}
 	// The moves as the command printed them, a VM moved twice once (its
 	// first machine and its last).
-	want := map[string]MoveRecord{}
+	want := map[string]analysis.MoveRecord{}
 	for _, m := range rep.Moves {
 		if w, ok := want[m.VM]; ok {
 			m.From = w.From
@@ -105,7 +106,7 @@ func TestOverviewPlannerSection(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "capacity_answer") {
 		t.Fatal(err)
 	}
-	page, err = Overview(ctx, db, "")
+	page, err = Page(ctx, db, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestOverviewPlannerSection(t *testing.T) {
 		row := cs.Table.Rows[0]
 		for c, v := range map[string]any{"machines": int64(3), "zone_machines": int64(4), "target_pct": 0.1, "shed_pct": 0.05,
 			"lower_bound": int64(3), "mix_lower_bound": nil, "target_counts": "shed"} {
-			if got := row[col(cs.Table, c)]; got != v {
+			if got := row[analysis.Col(cs.Table, c)]; got != v {
 				t.Errorf("capacity answer %s = %v (%T), want %v", c, got, got, v)
 			}
 		}
