@@ -1,4 +1,4 @@
-package analysis
+package analysis_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/analysis"
 	"placelab/datasets"
 	"placelab/datasets/synth"
 	store "placelab/sql"
@@ -15,8 +16,8 @@ import (
 
 // availSpec fails machines and racks often enough to heal many VMs in two
 // days, with fault and update domains on and a healing buffer.
-func availSpec(policy string) Spec {
-	s := DefaultSpec("s")
+func availSpec(policy string) analysis.Spec {
+	s := analysis.DefaultSpec("s")
 	s.Policy = policy
 	s.Engine.Explain = false
 	s.Failures = "machine-afr=60,rack-afr=20,reboot-share=0.5"
@@ -35,7 +36,7 @@ func TestAvailabilityRunChecks(t *testing.T) {
 	ctx := context.Background()
 	db := availDB(t)
 	for _, policy := range []string{"protean", "bestfit", "random"} {
-		res, err := Run(ctx, db, availSpec(policy), RunOptions{Version: "test"})
+		res, err := analysis.Run(ctx, db, availSpec(policy), analysis.RunOptions{Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func TestAvailabilityRunChecks(t *testing.T) {
 		if s.HealVMs == 0 || len(res.Outages) == 0 || len(res.Moves) == 0 {
 			t.Fatalf("%s: nothing healed: heal VMs %d, outages %d, moves %d", policy, s.HealVMs, len(res.Outages), len(res.Moves))
 		}
-		rep, err := CheckRun(ctx, db, s.RunID)
+		rep, err := analysis.CheckRun(ctx, db, s.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +61,7 @@ func TestAvailabilityRunChecks(t *testing.T) {
 	}
 	problems := func() map[string]bool {
 		t.Helper()
-		rep, err := CheckRun(ctx, db, run)
+		rep, err := analysis.CheckRun(ctx, db, run)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func TestFailureFileBadRow(t *testing.T) {
 	os.WriteFile(good, []byte("t_s,machine,rack,duration_s,kind\n3600,"+name+",,7200,hard\n"), 0o644)
 	os.WriteFile(bad, []byte("t_s,machine,rack,duration_s,kind\n3600,"+name+",,7200,hard\n7200,"+name+",,-5,reboot\n"), 0o644)
 	os.WriteFile(unknown, []byte("t_s,machine,rack,duration_s,kind\n3600,no-such-machine,,7200,hard\n"), 0o644)
-	spec := DefaultSpec("s")
+	spec := analysis.DefaultSpec("s")
 	spec.Engine.Explain = false
 	for _, tc := range []struct {
 		file, want string
@@ -135,7 +136,7 @@ func TestFailureFileBadRow(t *testing.T) {
 	} {
 		s := spec
 		s.FailureFile = tc.file
-		_, err := Run(ctx, db, s, RunOptions{})
+		_, err := analysis.Run(ctx, db, s, analysis.RunOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.file) || !strings.Contains(err.Error(), tc.want) {
 			t.Fatalf("%s: error %v, want one naming the file and %q", tc.file, err, tc.want)
 		}
@@ -151,14 +152,14 @@ func TestFailureFileBadRow(t *testing.T) {
 	}
 	s := spec
 	s.FailureFile = good
-	res, err := Run(ctx, db, s, RunOptions{})
+	res, err := analysis.Run(ctx, db, s, analysis.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Outages) != 1 || res.Outages[0].Kind != "hard" || res.Outages[0].Source != "file" {
 		t.Fatalf("outages %+v", res.Outages)
 	}
-	rep, err := CheckRun(ctx, db, res.Summary.RunID)
+	rep, err := analysis.CheckRun(ctx, db, res.Summary.RunID)
 	if err != nil || !rep.OK() {
 		t.Fatalf("check %+v %v", rep, err)
 	}
@@ -182,7 +183,7 @@ func TestAvailabilityAgents(t *testing.T) {
 				spec.Agents.Speedup = 10
 			}
 			spec.Agents.CheckEvery = true
-			res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+			res, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +200,7 @@ func TestAvailabilityAgents(t *testing.T) {
 			if tm == "sim" && late == 0 {
 				t.Fatal("no heal committed after its failure: the agents decided nothing")
 			}
-			rep, err := CheckRun(ctx, db, s.RunID)
+			rep, err := analysis.CheckRun(ctx, db, s.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +221,7 @@ func TestAvailabilityAgents(t *testing.T) {
 func TestStaysFollowMoves(t *testing.T) {
 	ctx := context.Background()
 	db := availDB(t)
-	res, err := Run(ctx, db, availSpec("protean"), RunOptions{Version: "test"})
+	res, err := analysis.Run(ctx, db, availSpec("protean"), analysis.RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +299,7 @@ func TestHealFailuresHaveReasons(t *testing.T) {
 		if agents > 0 {
 			spec = spec.WithAgents(agents, "sim")
 		}
-		res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+		res, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,12 +329,12 @@ func TestMaintenanceBeyondTheWindow(t *testing.T) {
 	db := availDB(t)
 	spec := availSpec("protean")
 	spec.Maintenance = "default"
-	_, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+	_, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "test"})
 	if err == nil || !strings.Contains(err.Error(), "no maintenance would run") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("maintenance every 30 d on a 2-day trace: %v", err)
 	}
 	spec.Maintenance = "every=12h"
-	res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+	res, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

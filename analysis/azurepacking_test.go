@@ -1,10 +1,11 @@
-package analysis
+package analysis_test
 
 import (
 	"context"
 	"database/sql"
 	"math"
 	"path/filepath"
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestReplayAzurePacking(t *testing.T) {
 	if _, err := datasets.Ingest(ctx, db, "azure-packing", []string{path}, datasets.Options{Dataset: "pack", Inventory: "per-sku:4"}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := LoadTrace(ctx, db, "pack", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "pack", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package analysis
+package analysis_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/analysis"
 	store "placelab/sql"
 )
 
@@ -57,7 +58,7 @@ func TestLoadTraceOrder(t *testing.T) {
 	ctx := context.Background()
 	db := MemDB(t)
 	orderZone(t, db, false)
-	tr, err := LoadTrace(ctx, db, "order", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "order", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestLoadTraceOrder(t *testing.T) {
 
 	bad := MemDB(t)
 	orderZone(t, bad, true)
-	_, err = LoadTrace(ctx, bad, "order", math.Inf(-1), math.Inf(1))
+	_, err = analysis.LoadTrace(ctx, bad, "order", math.Inf(-1), math.Inf(1))
 	if err == nil || !strings.Contains(err.Error(), `type "gone", which the vm_type table lacks`) || !strings.Contains(err.Error(), "VM 783") {
 		t.Fatalf("a VM of a type vm_type lacks: %v", err)
 	}

@@ -1,10 +1,11 @@
-package analysis
+package analysis_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"strings"
 	"testing"
@@ -24,18 +25,18 @@ func TestStoredPlacementsWithinCapacity(t *testing.T) {
 	mixedZone(t, db, "mixed", 3000, 1)
 	cases := []struct {
 		name string
-		spec func() Spec
+		spec func() analysis.Spec
 	}{
-		{"protean", func() Spec { return DefaultSpec("mixed") }},
-		{"bestfit", func() Spec { s := DefaultSpec("mixed"); s.Policy = "bestfit"; return s }},
-		{"agents 1 sim", func() Spec { return DefaultSpec("mixed").WithAgents(1, replay.TimeSim) }},
-		{"agents 4 sim x50", func() Spec {
-			s := DefaultSpec("mixed").WithAgents(4, replay.TimeSim)
+		{"protean", func() analysis.Spec { return analysis.DefaultSpec("mixed") }},
+		{"bestfit", func() analysis.Spec { s := analysis.DefaultSpec("mixed"); s.Policy = "bestfit"; return s }},
+		{"agents 1 sim", func() analysis.Spec { return analysis.DefaultSpec("mixed").WithAgents(1, replay.TimeSim) }},
+		{"agents 4 sim x50", func() analysis.Spec {
+			s := analysis.DefaultSpec("mixed").WithAgents(4, replay.TimeSim)
 			s.Agents.Speedup = 50
 			return s
 		}},
-		{"agents 1 real", func() Spec { return DefaultSpec("mixed").WithAgents(1, replay.TimeReal) }},
-		{"agents 4 real", func() Spec { return DefaultSpec("mixed").WithAgents(4, replay.TimeReal) }},
+		{"agents 1 real", func() analysis.Spec { return analysis.DefaultSpec("mixed").WithAgents(1, replay.TimeReal) }},
+		{"agents 4 real", func() analysis.Spec { return analysis.DefaultSpec("mixed").WithAgents(4, replay.TimeReal) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,14 +44,14 @@ func TestStoredPlacementsWithinCapacity(t *testing.T) {
 			if spec.Agents != nil {
 				spec.Agents.CheckEvery = true
 			}
-			res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+			res, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Summary.Accepted == 0 || res.Summary.Rejected == 0 {
 				t.Fatalf("the zone should both place and reject: %+v", res.Summary)
 			}
-			rep, err := CheckRun(ctx, db, res.Summary.RunID)
+			rep, err := analysis.CheckRun(ctx, db, res.Summary.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +107,7 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 	ctx := context.Background()
 	db := MemDB(t)
 	mixedZone(t, db, "mixed", 50, 2)
-	tr, err := LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,15 +125,15 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 		{VM: big[1], T: 10, Machine: 0, Outcome: "placed", EvictedAt: math.NaN(), ResponseS: math.NaN()},
 		{VM: big[2], T: 10, Machine: 999, Outcome: "placed", EvictedAt: math.NaN(), ResponseS: math.NaN()},
 	}}
-	id, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "hand", Dataset: "mixed", LoadID: tr.LoadID, Version: "test"}, res)
+	id, err := analysis.WriteRun(ctx, db, analysis.RunMeta{Engine: "replay", Policy: "hand", Dataset: "mixed", LoadID: tr.LoadID, Version: "test"}, res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := CheckRun(ctx, db, id)
+	rep, err := analysis.CheckRun(ctx, db, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]CapacityViolation{}
+	got := map[string]analysis.CapacityViolation{}
 	for _, v := range rep.Violations {
 		got[fmt.Sprintf("%d/%s", v.MachineID, v.Problem)] = v
 	}
@@ -145,7 +146,7 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 	}
 	// whatif put a VM of an unknown machine id on machine 0 (defect 7): now
 	// it refuses, naming the VM and the machine.
-	if _, err := WhatIfMigrate(ctx, db, id, MigrateOptions{At: 10, Budget: 5}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("VM %d on machine 999", big[2])) {
+	if _, err := analysis.WhatIfMigrate(ctx, db, id, analysis.MigrateOptions{At: 10, Budget: 5}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("VM %d on machine 999", big[2])) {
 		t.Fatalf("whatif over a placement on machine 999: %v", err)
 	}
 }
@@ -157,22 +158,22 @@ func TestRunPinsItsLoad(t *testing.T) {
 	ctx := context.Background()
 	db := MemDB(t)
 	mixedZone(t, db, "mixed", 300, 3)
-	res, err := Run(ctx, db, DefaultSpec("mixed"), RunOptions{Version: "test"})
+	res, err := analysis.Run(ctx, db, analysis.DefaultSpec("mixed"), analysis.RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := LoadRunInput(ctx, db, res.Summary.RunID)
+	in, err := analysis.LoadRunInput(ctx, db, res.Summary.RunID)
 	if err != nil || in.LoadID != res.Summary.LoadID || in.LoadID == 0 {
 		t.Fatalf("run input %+v, %v; summary load %d", in, err, res.Summary.LoadID)
 	}
 	mixedZone(t, db, "mixed", 300, 4) // re-ingest: a new load replaces the old
-	if _, err := CheckRun(ctx, db, res.Summary.RunID); !errors.Is(err, ErrLoadGone) {
+	if _, err := analysis.CheckRun(ctx, db, res.Summary.RunID); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("check of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
-	if _, err := WhatIfMigrate(ctx, db, res.Summary.RunID, DefaultMigrateOptions()); !errors.Is(err, ErrLoadGone) {
+	if _, err := analysis.WhatIfMigrate(ctx, db, res.Summary.RunID, analysis.DefaultMigrateOptions()); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("whatif of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
-	if _, err := LPBoundRun(ctx, db, res.Summary.RunID, DefaultLPBoundOptions()); !errors.Is(err, ErrLoadGone) {
+	if _, err := analysis.LPBoundRun(ctx, db, res.Summary.RunID, analysis.DefaultLPBoundOptions()); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("lpbound of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
 }

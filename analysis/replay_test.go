@@ -1,8 +1,9 @@
-package analysis
+package analysis_test
 
 import (
 	"context"
 	"math"
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"testing"
 
@@ -17,7 +18,7 @@ func TestReplayByHand(t *testing.T) {
 	ctx := context.Background()
 	db := MemDB(t)
 	handZone(t, db)
-	tr, err := LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestReplayByHand(t *testing.T) {
 		}
 	}
 	// Stored and read back.
-	id, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: "protean", Dataset: "hand", LoadID: tr.LoadID, Version: "test", Seed: 1}, res)
+	id, err := analysis.WriteRun(ctx, db, analysis.RunMeta{Engine: "replay", Policy: "protean", Dataset: "hand", LoadID: tr.LoadID, Version: "test", Seed: 1}, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestReplayByHand(t *testing.T) {
 	}
 	// What-if at t=4500: VMs 0, 2 on one machine and 3, 4 on the other, 8 of
 	// 10 cores each; neither can be emptied into the other's 2 free cores.
-	rep, err := WhatIfMigrate(ctx, db, id, MigrateOptions{At: 4500, Budget: 10})
+	rep, err := analysis.WhatIfMigrate(ctx, db, id, analysis.MigrateOptions{At: 4500, Budget: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestReplayAllPoliciesSynthetic(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := LoadTrace(ctx, db, "s", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "s", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestReplayRealTraces(t *testing.T) {
 				if res.Summary.Accepted == 0 || res.Summary.VMs != len(tr.VMs) {
 					t.Fatalf("%s: %+v", pol, res.Summary)
 				}
-				if _, err := WriteRun(ctx, db, RunMeta{Engine: "replay", Policy: pol, Dataset: tc.name, Version: "test"}, res); err != nil {
+				if _, err := analysis.WriteRun(ctx, db, analysis.RunMeta{Engine: "replay", Policy: pol, Dataset: tc.name, Version: "test"}, res); err != nil {
 					t.Fatal(err)
 				}
 			}
