@@ -931,7 +931,7 @@ func TestCapacityHeadlineNonMonotone(t *testing.T) {
 // is in the sets its original is in.
 func TestScaledKeepsNodeSets(t *testing.T) {
 	ctx := context.Background()
-	_, db, _ := generatedCluster(t, judgeClusters[0])
+	_, db, _ := GeneratedCluster(t, JudgeClusters[0])
 	tr, err := LoadTrace(ctx, db, "c", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ type ClusterSnapshot struct {
 	State   *RunState
 	podType []int32
 	dims    []optimizer.Dim
-	tr      *replay.Trace
+	Tr      *replay.Trace
 	masks   map[string][]bool
 }
 
@@ -90,7 +90,7 @@ func (rs *RunState) Cluster() (*ClusterSnapshot, error) {
 	tr := rs.Trace
 	inv := tr.Inv
 	st := rs.State
-	s := &ClusterSnapshot{Run: rs.Run, Dataset: rs.Dataset, Policy: rs.Policy, Engine: rs.Engine, T: rs.T, State: rs, tr: tr,
+	s := &ClusterSnapshot{Run: rs.Run, Dataset: rs.Dataset, Policy: rs.Policy, Engine: rs.Engine, T: rs.T, State: rs, Tr: tr,
 		Pending: len(rs.Pending) + len(rs.tried)}
 	// Dimensions some SKU has.
 	for d := optimizer.Dim(0); d < optimizer.NumDims; d++ {
@@ -348,14 +348,14 @@ type SnapshotHead struct {
 }
 
 // head is the snapshot's SnapshotHead.
-func (s *ClusterSnapshot) head() SnapshotHead {
+func (s *ClusterSnapshot) Head() SnapshotHead {
 	pods := 0
 	for _, vm := range s.PodVM {
 		if !s.State.PlacedPending(vm) {
 			pods++
 		}
 	}
-	return SnapshotHead{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Time: Stamp(s.tr, s.T), Nodes: len(s.Problem.Nodes), Pods: pods,
+	return SnapshotHead{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Time: Stamp(s.Tr, s.T), Nodes: len(s.Problem.Nodes), Pods: pods,
 		PinnedPods: len(s.PinnedVM), PendingPods: s.Pending, NodesInUse: s.NodesInUse, NodesWithPods: s.NodesWithPods}
 }
 
@@ -378,12 +378,12 @@ func ClusterBound(ctx context.Context, db *store.DB, run int64, opts ClusterBoun
 	if err != nil {
 		return nil, err
 	}
-	rep, assign, err := s.bound(ctx, opts.TimeLimit, nil)
+	rep, assign, err := s.Bound(ctx, opts.TimeLimit, nil)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Store && assign != nil {
-		id, err := s.storePacking(ctx, db, assign, "cluster-packing", map[string]any{"lb_nodes": rep.LBNodes, "ub_nodes": rep.UBNodes, "ub_source": rep.UBSource})
+		id, err := s.StorePacking(ctx, db, assign, "cluster-packing", map[string]any{"lb_nodes": rep.LBNodes, "ub_nodes": rep.UBNodes, "ub_source": rep.UBSource})
 		if err != nil {
 			return nil, err
 		}
@@ -417,9 +417,9 @@ func ClusterBound(ctx context.Context, db *store.DB, run int64, opts ClusterBoun
 // bound computes the interval on the snapshot and returns the UB packing
 // (each pod's node); plan, when not nil, is the unbounded drain plan
 // already made on the snapshot (a candidate for UB), else bound makes it.
-func (s *ClusterSnapshot) bound(ctx context.Context, limit time.Duration, plan *drain.Result) (*ClusterBoundReport, []int, error) {
+func (s *ClusterSnapshot) Bound(ctx context.Context, limit time.Duration, plan *drain.Result) (*ClusterBoundReport, []int, error) {
 	p := &s.Problem
-	rep := &ClusterBoundReport{SnapshotHead: s.head(),
+	rep := &ClusterBoundReport{SnapshotHead: s.Head(),
 		Relaxed: []string{"required pod anti-affinity (at most N per node)", "topology spread", "fault domains' racks", "each node rounded up to the largest free capacity of its SKU family and node-set signature"}}
 	if len(p.Pods) == 0 {
 		rep.UBSource = "empty"
@@ -457,7 +457,7 @@ func (s *ClusterSnapshot) bound(ctx context.Context, limit time.Duration, plan *
 		}
 	}
 	if plan != nil {
-		cands = append(cands, cand{"drain-plan", applyPlan(p, plan)})
+		cands = append(cands, cand{"drain-plan", ApplyPlan(p, plan)})
 	}
 	if res.Packing != nil {
 		if a, ok := s.fromPatterns(res.Packing, nodeTypes, podTypes); ok {
@@ -470,7 +470,7 @@ func (s *ClusterSnapshot) bound(ctx context.Context, limit time.Duration, plan *
 		if drain.Check(p, c.assign, nil) != nil {
 			continue
 		}
-		n := usedNodes(c.assign, len(p.Nodes))
+		n := UsedNodes(c.assign, len(p.Nodes))
 		if best < 0 || n < best {
 			best, bestA, rep.UBSource = n, c.assign, c.src
 		}
@@ -488,7 +488,7 @@ func (s *ClusterSnapshot) bound(ctx context.Context, limit time.Duration, plan *
 }
 
 // applyPlan is the assignment a drain plan leaves.
-func applyPlan(p *drain.Problem, pl *drain.Result) []int {
+func ApplyPlan(p *drain.Problem, pl *drain.Result) []int {
 	a := make([]int, len(p.Pods))
 	for i := range p.Pods {
 		a[i] = p.Pods[i].Node
@@ -499,7 +499,7 @@ func applyPlan(p *drain.Problem, pl *drain.Result) []int {
 	return a
 }
 
-func usedNodes(assign []int, nodes int) int {
+func UsedNodes(assign []int, nodes int) int {
 	used := make([]bool, nodes)
 	n := 0
 	for _, m := range assign {
@@ -555,7 +555,7 @@ func (s *ClusterSnapshot) lpProblem() (*lpbound.Problem, [][]int, [][]int) {
 	// node in every dimension (free capacity, clamped at 0). Rounding a
 	// node up relaxes the problem, so the bound stays valid, and keeps the
 	// LP to a few node types where every node of a real cluster differs.
-	inv := s.tr.Inv
+	inv := s.Tr.Inv
 	var bins []lpbound.BinType
 	var nodeTypes [][]int
 	nkey := map[string]int{}
@@ -656,10 +656,10 @@ func (s *ClusterSnapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes
 // assignment uses; a node it leaves without a movable pod is drained, and
 // its DaemonSet and static pods go with it (no placement row), so the run's
 // nodes with pods are the nodes the packing needs.
-func (s *ClusterSnapshot) storePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
-	var rows []planRow
+func (s *ClusterSnapshot) StorePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
+	var rows []PlanRow
 	for i, n := range assign {
-		rows = append(rows, planRow{s.PodVM[i], s.Machines[n]})
+		rows = append(rows, PlanRow{s.PodVM[i], s.Machines[n]})
 	}
 	used := make([]bool, len(s.Problem.Nodes))
 	for _, n := range assign {
@@ -667,23 +667,24 @@ func (s *ClusterSnapshot) storePacking(ctx context.Context, db *store.DB, assign
 	}
 	for i, vm := range s.PinnedVM {
 		if used[s.PinnedNode[i]] {
-			rows = append(rows, planRow{vm, s.Machines[s.PinnedNode[i]]})
+			rows = append(rows, PlanRow{vm, s.Machines[s.PinnedNode[i]]})
 		}
 	}
-	return s.State.storePlan(ctx, db, rows, policy, extra)
+	return s.State.StorePlan(ctx, db, rows, policy, extra)
 }
 
 // planRow is one VM of a stored plan and its machine (machine_id).
-type planRow struct {
-	vm      int64
-	machine int32
+// PlanRow is one VM of a stored plan and the machine it is placed on.
+type PlanRow struct {
+	VM      int64
+	Machine int32
 }
 
 // storePlan stores rows as an offline run of the snapshot's load placed at
 // T, with the source run's availability-set domains of those VMs
 // (placement_domain), so that placelab check verifies the plan against the
 // constraints its source run kept; it returns the run's id.
-func (rs *RunState) storePlan(ctx context.Context, db *store.DB, rows []planRow, policy string, extra map[string]any) (int64, error) {
+func (rs *RunState) StorePlan(ctx context.Context, db *store.DB, rows []PlanRow, policy string, extra map[string]any) (int64, error) {
 	id, err := db.NextRunID(ctx)
 	if err != nil {
 		return 0, err
@@ -702,23 +703,23 @@ func (rs *RunState) storePlan(ctx context.Context, db *store.DB, rows []planRow,
 	if err != nil {
 		return 0, err
 	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].vm < rows[j].vm })
+	sort.Slice(rows, func(i, j int) bool { return rows[i].VM < rows[j].VM })
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
 		if err := w.Append("run", id, OfflineEngine, policy, string(js), int64(0), rs.Dataset, "lpbound",
 			time.Now().UTC(), 0.0, "done", loadID(rs.Trace.LoadID)); err != nil {
 			return err
 		}
 		for _, r := range rows {
-			if err := w.Append("placement", id, r.vm, rs.T, r.machine, int16(0), int32(0), nil, "placed", nil, nil, nil); err != nil {
+			if err := w.Append("placement", id, r.VM, rs.T, r.Machine, int16(0), int32(0), nil, "placed", nil, nil, nil); err != nil {
 				return err
 			}
 		}
 		for _, r := range rows {
-			p, ok := rs.State.Lookup(r.vm)
+			p, ok := rs.State.Lookup(r.VM)
 			if !ok || (p.FaultDomain == optimizer.NoDomain && p.UpdateDomain == optimizer.NoDomain) {
 				continue
 			}
-			if err := w.Append("placement_domain", id, r.vm, domain(int16(p.FaultDomain.Index())), domain(int16(p.UpdateDomain.Index()))); err != nil {
+			if err := w.Append("placement_domain", id, r.VM, domain(int16(p.FaultDomain.Index())), domain(int16(p.UpdateDomain.Index()))); err != nil {
 				return err
 			}
 		}

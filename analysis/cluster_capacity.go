@@ -65,7 +65,7 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 	if err != nil {
 		return nil, err
 	}
-	tr := s.tr
+	tr := s.Tr
 	inv := tr.Inv
 	v0, ok := s.State.FindVM(like)
 	if !ok {
@@ -96,7 +96,7 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 	}
 	dem := s.vec(d)
 	p := &s.Problem
-	rep := &FitReport{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.tr, s.T), Like: like, Demand: map[string]float64{}, PerZone: map[string]int{}}
+	rep := &FitReport{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.Tr, s.T), Like: like, Demand: map[string]float64{}, PerZone: map[string]int{}}
 	for j, name := range p.DimNames {
 		rep.Demand[name] = dem[j]
 	}
@@ -249,10 +249,10 @@ func PoolFewest(ctx context.Context, db *store.DB, run int64, pool string, at fl
 	if err != nil {
 		return nil, err
 	}
-	inv := s.tr.Inv
+	inv := s.Tr.Inv
 	p := s.Problem // a copy: Removable changes below
 	p.Nodes = append([]drain.Node(nil), s.Problem.Nodes...)
-	rep := &PoolReport{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.tr, s.T), Pool: pool}
+	rep := &PoolReport{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.Tr, s.T), Pool: pool}
 	in := make([]bool, len(p.Nodes))
 	for n := range p.Nodes {
 		in[n] = inPool(inv, int32(n), pool)
@@ -277,7 +277,7 @@ func PoolFewest(ctx context.Context, db *store.DB, run int64, pool string, at fl
 	if err != nil {
 		return nil, err
 	}
-	after := applyPlan(&p, pl)
+	after := ApplyPlan(&p, pl)
 	if err := drain.Check(&p, after, nil); err != nil {
 		return nil, fmt.Errorf("analysis: pool: the plan breaks a constraint (a bug): %w", err)
 	}

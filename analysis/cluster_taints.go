@@ -20,7 +20,7 @@ import (
 // ingest judged them (k8s.UntoleratedTaint): "dedicated=gpu:NoSchedule on 3
 // nodes, node.kubernetes.io/unschedulable:NoSchedule on 1". "" when the
 // load kept no objects.
-func untoleratedTaints(ctx context.Context, db *store.DB, load, vm int64, nodes map[string]bool) (string, error) {
+func UntoleratedTaints(ctx context.Context, db *store.DB, load, vm int64, nodes map[string]bool) (string, error) {
 	var pod *corev1.Pod
 	byNode := map[string]*corev1.Node{}
 	err := each(ctx, db.SQL(), "k8s_objects", []any{load}, func(r *sql.Rows) error {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"placelab/datasets/k8sgen"
-	"placelab/internal/shareddata"
 	"placelab/optimizer/cbc"
 	"placelab/optimizer/drain"
 	"placelab/optimizer/lpbound"
@@ -19,7 +17,7 @@ import (
 
 // loadCluster ingests a cluster's two kubectl files into a fresh database
 // and returns it with the observed run.
-func loadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
+func LoadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
 	t.Helper()
 	_, db, run := ingestCluster(t, nodes, pods)
 	return db, run
@@ -73,13 +71,13 @@ func TestClusterBoundAgainstExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db, run := loadCluster(t, nodes, pods)
+			db, run := LoadCluster(t, nodes, pods)
 			ctx := context.Background()
 			s, err := LoadClusterSnapshot(ctx, db, run, math.NaN())
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, assign, err := s.bound(ctx, 30*time.Second, nil)
+			rep, assign, err := s.Bound(ctx, 30*time.Second, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,58 +98,4 @@ func TestClusterBoundAgainstExact(t *testing.T) {
 			t.Logf("in use %d, LB %v, OPT_relaxed %v, UB %d", rep.NodesInUse, rep.LBNodes, opt, rep.UBNodes)
 		})
 	}
-}
-
-// TestClusterFromAlibaba: the Alibaba GPU cluster trace's 1,523 nodes and
-// its Running and Pending pods, written as kubectl prints them and bound by
-// a kube-scheduler-like simulation (k8sgen.FromAlibaba), load with the
-// report's counts equal to the files', the observed run passes placelab
-// check, the interval holds (LB ≤ UB ≤ nodes in use) with its packing
-// checked, and the drain plan frees at least the greedy's nodes.
-func TestClusterFromAlibaba(t *testing.T) {
-	dir := shareddata.Path(t, "alibaba-gpu-v2023")
-	nodes, pods, err := k8sgen.FromAlibaba(filepath.Join(dir, "openb_node_list_all_node.csv"),
-		filepath.Join(dir, "openb_pod_list_default.csv"), k8sgen.PhaseSnapshot, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, run := loadCluster(t, nodes, pods)
-	ctx := context.Background()
-	var machines, vms, placed int64
-	q := `SELECT (SELECT count(*) FROM machine), (SELECT count(*) FROM vm), (SELECT count(*) FROM placement WHERE run_id = $1)`
-	if err := db.SQL().QueryRow(q, run).Scan(&machines, &vms, &placed); err != nil {
-		t.Fatal(err)
-	}
-	if machines != 1523 || vms == 0 || placed == 0 || placed > vms {
-		t.Fatalf("machines %d, VMs %d, observed placements %d", machines, vms, placed)
-	}
-	chk, err := CheckRun(ctx, db, run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !chk.OK() {
-		t.Fatalf("observed run: %+v %+v", chk.Violations, chk.Constraints)
-	}
-	b, err := ClusterBound(ctx, db, run, DefaultClusterBoundOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !(b.LBNodes >= 1 && b.LBNodes <= float64(b.UBNodes) && b.UBNodes <= b.NodesInUse) {
-		t.Fatalf("interval [%v, %d] with %d nodes in use", b.LBNodes, b.UBNodes, b.NodesInUse)
-	}
-	if chk, err := CheckRun(ctx, db, b.PackingRun); err != nil || !chk.OK() {
-		t.Fatalf("UB packing run %d: %v %+v", b.PackingRun, err, chk)
-	}
-	d, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.NodesRemoved < d.GreedyRemoved {
-		t.Fatalf("plan removes %d, greedy %d", d.NodesRemoved, d.GreedyRemoved)
-	}
-	if chk, err := CheckRun(ctx, db, d.PlanRun); err != nil || !chk.OK() {
-		t.Fatalf("plan run %d: %v %+v", d.PlanRun, err, chk)
-	}
-	t.Logf("Alibaba: %d pods placed of %d on %d nodes in use; interval [%v, %d] (%s); plan removes %d (greedy %d) in %.1fs",
-		placed, vms, b.NodesInUse, b.LBNodes, b.UBNodes, b.Stop, d.NodesRemoved, d.GreedyRemoved, d.Seconds)
 }

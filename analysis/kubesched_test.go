@@ -37,8 +37,8 @@ func requireKubeSched(t *testing.T) {
 func TestKubeSchedulerRun(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	for _, o := range judgeClusters[:2] {
-		_, db, _ := generatedCluster(t, o)
+	for _, o := range JudgeClusters[:2] {
+		_, db, _ := GeneratedCluster(t, o)
 		a, err := RunKubeScheduler(ctx, db, "c", KubeSchedulerSeed, RunOptions{Version: "test"})
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +46,7 @@ func TestKubeSchedulerRun(t *testing.T) {
 		if a.Placed == 0 {
 			t.Fatalf("seed %d: kube-scheduler bound no pod", o.Seed)
 		}
-		checkPlanRun(t, db, a.Run)
+		CheckPlanRun(t, db, a.Run)
 		var placed, rejected, static int
 		err = db.SQL().QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE p.outcome = 'placed'), count(*) FILTER (WHERE p.outcome = 'rejected'),
 			count(*) FILTER (WHERE k.owner_kind = 'Node')
@@ -82,8 +82,8 @@ func TestKubeSchedulerRun(t *testing.T) {
 func TestFilterJudgement(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	for _, o := range judgeClusters {
-		_, db, _ := generatedCluster(t, o)
+	for _, o := range JudgeClusters {
+		_, db, _ := GeneratedCluster(t, o)
 		j, err := JudgeKubeFilters(ctx, db, "c")
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +117,7 @@ func hasClaims(p *corev1.Pod) bool {
 func TestCapacityLikeAgainstScheduler(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	_, db, run := generatedCluster(t, judgeClusters[0])
+	_, db, run := GeneratedCluster(t, JudgeClusters[0])
 	rs, err := LoadRunState(ctx, db, run, math.NaN())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"placelab/analysis"
 	"placelab/analysis/replay"
+	"placelab/analysis/whatif"
 	"strings"
 	"testing"
 )
@@ -146,7 +147,7 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 	}
 	// whatif put a VM of an unknown machine id on machine 0 (defect 7): now
 	// it refuses, naming the VM and the machine.
-	if _, err := analysis.WhatIfMigrate(ctx, db, id, analysis.MigrateOptions{At: 10, Budget: 5}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("VM %d on machine 999", big[2])) {
+	if _, err := whatif.Migrate(ctx, db, id, whatif.MigrateOptions{At: 10, Budget: 5}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("VM %d on machine 999", big[2])) {
 		t.Fatalf("whatif over a placement on machine 999: %v", err)
 	}
 }
@@ -170,7 +171,7 @@ func TestRunPinsItsLoad(t *testing.T) {
 	if _, err := analysis.CheckRun(ctx, db, res.Summary.RunID); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("check of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
-	if _, err := analysis.WhatIfMigrate(ctx, db, res.Summary.RunID, analysis.DefaultMigrateOptions()); !errors.Is(err, analysis.ErrLoadGone) {
+	if _, err := whatif.Migrate(ctx, db, res.Summary.RunID, whatif.DefaultMigrateOptions()); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("whatif of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
 	if _, err := analysis.LPBoundRun(ctx, db, res.Summary.RunID, analysis.DefaultLPBoundOptions()); !errors.Is(err, analysis.ErrLoadGone) {

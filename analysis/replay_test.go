@@ -5,6 +5,7 @@ import (
 	"math"
 	"placelab/analysis"
 	"placelab/analysis/replay"
+	"placelab/analysis/whatif"
 	"testing"
 
 	"placelab/datasets/synth"
@@ -93,7 +94,7 @@ func TestReplayByHand(t *testing.T) {
 	}
 	// What-if at t=4500: VMs 0, 2 on one machine and 3, 4 on the other, 8 of
 	// 10 cores each; neither can be emptied into the other's 2 free cores.
-	rep, err := analysis.WhatIfMigrate(ctx, db, id, analysis.MigrateOptions{At: 4500, Budget: 10})
+	rep, err := whatif.Migrate(ctx, db, id, whatif.MigrateOptions{At: 4500, Budget: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

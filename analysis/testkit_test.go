@@ -181,7 +181,7 @@ func series(days float64, f func(t float64) float64) []float64 {
 // generatedCluster writes a generated cluster's kubectl files to a folder,
 // ingests them into a fresh database and returns the folder, the database
 // and the observed run.
-func generatedCluster(t *testing.T, o k8sgen.Options) (string, *store.DB, int64) {
+func GeneratedCluster(t *testing.T, o k8sgen.Options) (string, *store.DB, int64) {
 	t.Helper()
 	nodes, pods, err := k8sgen.Generate(o)
 	if err != nil {
@@ -193,10 +193,10 @@ func generatedCluster(t *testing.T, o k8sgen.Options) (string, *store.DB, int64)
 // judgeClusters are the held-out clusters of the plan tests: the issue's
 // seed-3 cluster (49 DaemonSet moves, 59 selector and 11 taint violations,
 // 12 PVC pods across zones in migrate's plan before) and two others.
-var judgeClusters = []k8sgen.Options{{Nodes: 60, Pods: 400, Seed: 3}, {Nodes: 40, Pods: 300, Seed: 11, Zones: 2}, {Nodes: 80, Pods: 600, Seed: 5}}
+var JudgeClusters = []k8sgen.Options{{Nodes: 60, Pods: 400, Seed: 3}, {Nodes: 40, Pods: 300, Seed: 11, Zones: 2}, {Nodes: 80, Pods: 600, Seed: 5}}
 
 // checkPlanRun fails unless placelab check passes stored plan run id.
-func checkPlanRun(t *testing.T, db *store.DB, id int64) {
+func CheckPlanRun(t *testing.T, db *store.DB, id int64) {
 	t.Helper()
 	if id == 0 {
 		t.Fatal("the plan was not stored")
@@ -211,7 +211,7 @@ func checkPlanRun(t *testing.T, db *store.DB, id int64) {
 }
 
 // binds are a plan's placed Pending pods as the judge reads them.
-func binds(t *testing.T, outs []PendingOutcome) []kubejudge.Bind {
+func Binds(t *testing.T, outs []PendingOutcome) []kubejudge.Bind {
 	t.Helper()
 	var b []kubejudge.Bind
 	for _, o := range outs {
@@ -227,7 +227,7 @@ func binds(t *testing.T, outs []PendingOutcome) []kubejudge.Bind {
 
 // availDB is a small generated zone (dataset "s": 300 machines, 3,000 VMs
 // over 2 days) in memory.
-func availDB(t *testing.T) *store.DB {
+func AvailDB(t *testing.T) *store.DB {
 	t.Helper()
 	db := MemDB(t)
 	cfg := synth.DefaultConfig()

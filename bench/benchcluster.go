@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"placelab/analysis"
+	"placelab/analysis/whatif"
 	"time"
 
 	"placelab/datasets"
@@ -92,13 +93,13 @@ func RunClusterBench(ctx context.Context, o ClusterBenchOptions) (*ClusterBench,
 			return nil, err
 		}
 		t2 := time.Now()
-		dp, err := analysis.DrainPlan(ctx, db, counts.ObservedRun, analysis.DefaultDrainOptions())
+		dp, err := whatif.Drain(ctx, db, counts.ObservedRun, whatif.DefaultDrainOptions())
 		if err != nil {
 			db.Close()
 			return nil, err
 		}
 		t3 := time.Now()
-		s, err := analysis.LoadClusterSnapshot(ctx, db, counts.ObservedRun, analysis.DefaultDrainOptions().At)
+		s, err := analysis.LoadClusterSnapshot(ctx, db, counts.ObservedRun, whatif.DefaultDrainOptions().At)
 		if err != nil {
 			db.Close()
 			return nil, err

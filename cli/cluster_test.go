@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"placelab/analysis"
+	"placelab/analysis/whatif"
 	"placelab/datasets/k8sgen"
 )
 
@@ -111,7 +112,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	}
 	checkClean(t, db, b.PackingRun)
 
-	d := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs)
+	d := mustJSON[whatif.DrainReport](t, db, "whatif", "drain", "--run", obs)
 	if d.NodesRemoved < d.GreedyRemoved || float64(d.NodesAfter) < d.LBNodes || d.PlanRun == 0 || d.NodesAfter != d.NodesInUse-d.NodesRemoved+countEmptyRemoved(d, b) {
 		t.Fatalf("drain %+v", d)
 	}
@@ -122,14 +123,14 @@ func TestClusterEndToEnd(t *testing.T) {
 			t.Fatalf("the plan removes control-plane node %s", n.Name)
 		}
 	}
-	limited := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs, "--max-moves", "3")
+	limited := mustJSON[whatif.DrainReport](t, db, "whatif", "drain", "--run", obs, "--max-moves", "3")
 	if len(limited.Moves) > 3 || limited.NodesRemoved < limited.GreedyRemoved {
 		t.Fatalf("--max-moves 3: %d moves, removed %d, greedy %d", len(limited.Moves), limited.NodesRemoved, limited.GreedyRemoved)
 	}
 	checkClean(t, db, limited.PlanRun)
 
 	if len(d.RemovedNodes) > 0 {
-		why := mustJSON[analysis.MachineWhy](t, db, "explain", "--run", obs, "--machine", d.RemovedNodes[0])
+		why := mustJSON[whatif.MachineWhy](t, db, "explain", "--run", obs, "--machine", d.RemovedNodes[0])
 		if why.Node != d.RemovedNodes[0] || why.Text == "" {
 			t.Fatalf("explain: %+v", why)
 		}
@@ -158,7 +159,7 @@ func TestClusterEndToEnd(t *testing.T) {
 }
 
 // countEmptyRemoved is how many removed nodes held no movable pod.
-func countEmptyRemoved(d analysis.DrainReport, b analysis.ClusterBoundReport) int {
+func countEmptyRemoved(d whatif.DrainReport, b analysis.ClusterBoundReport) int {
 	moved := map[string]bool{}
 	for _, m := range d.Moves {
 		moved[m.From] = true
@@ -264,7 +265,7 @@ func TestClusterKnownOptimum(t *testing.T) {
 		t.Fatalf("bound %+v, want [3, 3] of 6 in use with 6 pinned pods", b)
 	}
 	checkClean(t, db, b.PackingRun)
-	d := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs)
+	d := mustJSON[whatif.DrainReport](t, db, "whatif", "drain", "--run", obs)
 	if d.NodesRemoved != 3 || d.NodesAfter != 3 || d.BeyondPlan != 0 {
 		t.Fatalf("drain %+v, want 3 nodes removed", d)
 	}
@@ -285,7 +286,7 @@ func TestClusterKnownOptimum(t *testing.T) {
 	writeList(t, filepath.Join(dir, "pods.json"), pods)
 	ing = mustJSON[ingestJSON](t, db, "ingest", "k8s", dir, "--dataset", "opt")
 	obs = strconv.FormatInt(ing.ObservedRun, 10)
-	why := mustJSON[analysis.MachineWhy](t, db, "explain", "--run", obs, "--machine", "n2")
+	why := mustJSON[whatif.MachineWhy](t, db, "explain", "--run", obs, "--machine", "n2")
 	if why.Drainable || why.Pod != "default/p2" || len(why.Reasons) == 0 || why.Reasons[0].Code != "affinity" {
 		t.Fatalf("explain n2: %+v", why)
 	}
@@ -340,12 +341,12 @@ func TestNativeWorkloadObservedRun(t *testing.T) {
 	mustRun(t, db, "lpbound", "--run", obs, "--every", "1h")
 	// At t = 30 s the five VMs (20 cores) sit on four 16-core machines: two
 	// machines hold them all, so two can be drained.
-	d := mustJSON[analysis.DrainReport](t, db, "whatif", "drain", "--run", obs, "--at", "30")
+	d := mustJSON[whatif.DrainReport](t, db, "whatif", "drain", "--run", obs, "--at", "30")
 	if d.NodesInUse != 4 || d.NodesAfter != 2 || d.LBNodes != 2 {
 		t.Fatalf("drain: %+v", d)
 	}
 	checkClean(t, db, d.PlanRun)
-	why := mustJSON[analysis.MachineWhy](t, db, "explain", "--run", obs, "--machine", "m3", "--at", "30")
+	why := mustJSON[whatif.MachineWhy](t, db, "explain", "--run", obs, "--machine", "m3", "--at", "30")
 	if !why.Drainable {
 		t.Fatalf("m3 (one 8-core VM, 8 cores free elsewhere) should drain alone: %+v", why)
 	}

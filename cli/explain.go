@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/whatif"
 	"placelab/datasets"
 	"placelab/internal/kunits"
 	store "placelab/sql"
@@ -637,13 +638,13 @@ func explainNode(c *cli.Context, db *store.DB, format string) error {
 		return err
 	}
 	run, node := c.Int64("run"), c.String("machine")
-	why, err := analysis.ExplainMachine(c.Context, db, run, node, at)
+	why, err := whatif.ExplainMachine(c.Context, db, run, node, at)
 	if err != nil {
 		// a machine_id given for a node: look its name up
 		if id, perr := strconv.ParseInt(node, 10, 32); perr == nil {
 			var name string
 			if qerr := db.SQL().QueryRowContext(c.Context, store.MustQuery("machine_by_run"), run, id).Scan(&name); qerr == nil {
-				why, err = analysis.ExplainMachine(c.Context, db, run, name, at)
+				why, err = whatif.ExplainMachine(c.Context, db, run, name, at)
 			}
 		}
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"placelab/analysis"
 	"placelab/analysis/replay"
+	"placelab/analysis/whatif"
 )
 
 func whatifCommand() *cli.Command {
@@ -53,14 +54,14 @@ Examples:
    placelab whatif migrate --run 1 --at 12h --no-store`,
 			Flags: []cli.Flag{
 				&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID`"},
-				intFlag("budget", analysis.DefaultMigrateOptions().Budget, 0, 0, "at most `M` moves (0: no limit)"),
+				intFlag("budget", whatif.DefaultMigrateOptions().Budget, 0, 0, "at most `M` moves (0: no limit)"),
 				&cli.StringFlag{Name: "at", Usage: "snapshot `TIME` (s, m, h or d; default: the run's last event)"},
 				&cli.BoolFlag{Name: "no-store", Usage: "do not store the placement after the plan as an offline run (the database is then only read)"},
 				formatFlag("table", "json"),
 			},
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
-				opts := analysis.DefaultMigrateOptions()
+				opts := whatif.DefaultMigrateOptions()
 				var err error
 				// NaN stands for the run's last event: a NaN given is refused.
 				if opts.At, err = timeFlag(c, "at", math.NaN()); err != nil {
@@ -81,7 +82,7 @@ Examples:
 					return err
 				}
 				defer db.Close()
-				rep, err := analysis.WhatIfMigrate(c.Context, db, c.Int64("run"), opts)
+				rep, err := whatif.Migrate(c.Context, db, c.Int64("run"), opts)
 				bar.Done()
 				if err != nil {
 					return err
@@ -166,7 +167,7 @@ Examples:
 			formatFlag("table", "json"),
 		},
 		Action: func(c *cli.Context) error {
-			opts := analysis.DefaultDrainOptions()
+			opts := whatif.DefaultDrainOptions()
 			var err error
 			if opts.At, err = timeFlag(c, "at", math.NaN()); err != nil {
 				return err
@@ -186,7 +187,7 @@ Examples:
 				return err
 			}
 			defer db.Close()
-			rep, err := analysis.DrainPlan(c.Context, db, c.Int64("run"), opts)
+			rep, err := whatif.Drain(c.Context, db, c.Int64("run"), opts)
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
+	"placelab/analysis/whatif"
 	"placelab/optimizer"
 )
 
@@ -50,9 +51,9 @@ func TestOverviewPlannerSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := analysis.DefaultMigrateOptions()
+	opts := whatif.DefaultMigrateOptions()
 	opts.At = 3850 // VMs b, c, d and f alive
-	rep, err := analysis.WhatIfMigrate(ctx, db, run, opts)
+	rep, err := whatif.Migrate(ctx, db, run, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestOverviewPlannerSection(t *testing.T) {
 	}
 	// The moves as the command printed them, a VM moved twice once (its
 	// first machine and its last).
-	want := map[string]analysis.MoveRecord{}
+	want := map[string]whatif.MoveRecord{}
 	for _, m := range rep.Moves {
 		if w, ok := want[m.VM]; ok {
 			m.From = w.From

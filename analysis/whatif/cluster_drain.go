@@ -1,4 +1,4 @@
-package analysis
+package whatif
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"placelab/analysis"
 	"placelab/optimizer/drain"
 	store "placelab/sql"
 )
@@ -27,7 +28,7 @@ type DrainOptions struct {
 // DefaultDrainOptions: the last instant, no bound on moves, the LP within
 // ClusterBoundTimeLimit, the plan's placement stored.
 func DefaultDrainOptions() DrainOptions {
-	return DrainOptions{At: math.NaN(), TimeLimit: ClusterBoundTimeLimit, Store: true}
+	return DrainOptions{At: math.NaN(), TimeLimit: analysis.ClusterBoundTimeLimit, Store: true}
 }
 
 // Validate refuses values out of range.
@@ -35,7 +36,7 @@ func (o DrainOptions) Validate() error {
 	if o.MaxMoves < 0 {
 		return fmt.Errorf("analysis: drain: max moves %d, want ≥ 0 (0: no bound)", o.MaxMoves)
 	}
-	return ClusterBoundOptions{At: o.At, TimeLimit: o.TimeLimit}.Validate()
+	return analysis.ClusterBoundOptions{At: o.At, TimeLimit: o.TimeLimit}.Validate()
 }
 
 // DrainMove is one pod a plan moves.
@@ -52,7 +53,7 @@ type DrainMove struct {
 // move budget, and the LP bound on the nodes the pods need, so that
 // NodesAfter − LBNodes says how many more nodes any plan could still free.
 type DrainReport struct {
-	SnapshotHead
+	analysis.SnapshotHead
 	MaxMoves int `json:"max_moves"`
 	// The counts, one definition each (a node is in use when it holds a
 	// pod that can move; one with only DaemonSet pods is empty):
@@ -68,16 +69,16 @@ type DrainReport struct {
 	//   - NodesNewlyUsed: nodes empty before the plan that hold a pod after;
 	//   - NodesAfter: in use after the plan, = NodesInUseWithPending −
 	//     NodesRemoved + NodesNewlyUsed.
-	PendingPlaced         int              `json:"pending_placed"`
-	PendingOutcomes       []PendingOutcome `json:"pending"`
-	NodesInUseWithPending int              `json:"nodes_in_use_with_pending"`
-	NodesRemoved          int              `json:"nodes_removed"`
-	RemovedNodes          []string         `json:"removed_nodes"`
-	EmptyNodesRemoved     int              `json:"empty_nodes_removed"`
-	RemovedEmptyNodes     []string         `json:"removed_empty_nodes"`
-	Moves                 []DrainMove      `json:"moves"`
-	NodesNewlyUsed        int              `json:"nodes_newly_used"`
-	NodesAfter            int              `json:"nodes_after"`
+	PendingPlaced         int                       `json:"pending_placed"`
+	PendingOutcomes       []analysis.PendingOutcome `json:"pending"`
+	NodesInUseWithPending int                       `json:"nodes_in_use_with_pending"`
+	NodesRemoved          int                       `json:"nodes_removed"`
+	RemovedNodes          []string                  `json:"removed_nodes"`
+	EmptyNodesRemoved     int                       `json:"empty_nodes_removed"`
+	RemovedEmptyNodes     []string                  `json:"removed_empty_nodes"`
+	Moves                 []DrainMove               `json:"moves"`
+	NodesNewlyUsed        int                       `json:"nodes_newly_used"`
+	NodesAfter            int                       `json:"nodes_after"`
 	// GreedyRemoved is what the single-node greedy (Karpenter's
 	// node-by-node consolidation) removes under the same MaxMoves, counted
 	// as NodesRemoved is (nodes in use; the empty ones every plan removes
@@ -93,12 +94,12 @@ type DrainReport struct {
 }
 
 // DrainPlan plans a consolidation of run's pods at one instant.
-func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*DrainReport, error) {
+func Drain(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*DrainReport, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	rs, err := LoadRunState(ctx, db, run, opts.At)
+	rs, err := analysis.LoadRunState(ctx, db, run, opts.At)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +119,7 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 	if err != nil {
 		return nil, fmt.Errorf("analysis: drain: %w", err)
 	}
-	rep := &DrainReport{SnapshotHead: s.head(), MaxMoves: opts.MaxMoves, PendingOutcomes: pending, RemovedNodes: []string{},
+	rep := &DrainReport{SnapshotHead: s.Head(), MaxMoves: opts.MaxMoves, PendingOutcomes: pending, RemovedNodes: []string{},
 		RemovedEmptyNodes: []string{}, Moves: []DrainMove{}}
 	for _, o := range pending {
 		if o.Placed {
@@ -133,7 +134,7 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 	for _, n := range before {
 		occupied[n] = true
 	}
-	rep.NodesInUseWithPending = usedNodes(before, len(p.Nodes))
+	rep.NodesInUseWithPending = analysis.UsedNodes(before, len(p.Nodes))
 	emptyRemovable := 0
 	for n := range p.Nodes {
 		if !occupied[n] && p.Nodes[n].Removable {
@@ -165,11 +166,11 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 		}
 		rep.Moves = append(rep.Moves, DrainMove{Pod: p.Pods[mv.Pod].Name, VM: s.PodVM[mv.Pod], From: p.Nodes[mv.From].Name, To: p.Nodes[mv.To].Name})
 	}
-	after := applyPlan(p, pl)
+	after := analysis.ApplyPlan(p, pl)
 	if err := drain.Check(p, after, removed); err != nil {
 		return nil, fmt.Errorf("analysis: drain: the plan breaks a constraint (a bug): %w", err)
 	}
-	rep.NodesAfter = usedNodes(after, len(p.Nodes))
+	rep.NodesAfter = analysis.UsedNodes(after, len(p.Nodes))
 	newly := make([]bool, len(p.Nodes))
 	for _, n := range after {
 		if n >= 0 && !occupied[n] && !newly[n] {
@@ -187,7 +188,7 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 		if opts.MaxMoves == 0 {
 			unbounded = pl
 		}
-		b, _, err := s.bound(ctx, opts.TimeLimit, unbounded)
+		b, _, err := s.Bound(ctx, opts.TimeLimit, unbounded)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +196,7 @@ func DrainPlan(ctx context.Context, db *store.DB, run int64, opts DrainOptions) 
 	}
 	rep.BeyondPlan = math.Max(0, float64(rep.NodesAfter)-rep.LBNodes)
 	if opts.Store {
-		id, err := s.storePacking(ctx, db, after, "drain-plan", map[string]any{"max_moves": opts.MaxMoves,
+		id, err := s.StorePacking(ctx, db, after, "drain-plan", map[string]any{"max_moves": opts.MaxMoves,
 			"nodes_removed": rep.NodesRemoved, "empty_nodes_removed": rep.EmptyNodesRemoved, "pending_placed": rep.PendingPlaced,
 			"moves": len(rep.Moves)})
 		if err != nil {
@@ -230,7 +231,7 @@ type MachineWhy struct {
 // ExplainMachine explains why node (a machine name) of run cannot be
 // drained at the snapshot instant at (NaN: the run's last placement).
 func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, at float64) (*MachineWhy, error) {
-	s, err := LoadClusterSnapshot(ctx, db, run, at)
+	s, err := analysis.LoadClusterSnapshot(ctx, db, run, at)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, a
 		return nil, fmt.Errorf("analysis: explain: run %d's dataset %q has no machine named %q", run, s.Dataset, node)
 	}
 	why := drain.Explain(p, n)
-	out := &MachineWhy{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.tr, s.T), Node: node, Drainable: why.Drainable, Reasons: why.Reasons,
+	out := &MachineWhy{Run: run, Dataset: s.Dataset, T: s.T, Time: analysis.Stamp(s.Tr, s.T), Node: node, Drainable: why.Drainable, Reasons: why.Reasons,
 		Text: why.Text, Moves: []DrainMove{}}
 	for i := range p.Pods {
 		if p.Pods[i].Node == n {
@@ -268,7 +269,7 @@ func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, a
 		// A Kubernetes pod kept off nodes by their taints: name the taints
 		// (the reason's own detail describes the pod's tolerations).
 		pod := &p.Pods[why.Pod]
-		if s.tr.OnePerRequest && pod.TolerationOK != nil {
+		if s.Tr.OnePerRequest && pod.TolerationOK != nil {
 			off := map[string]bool{}
 			for t := range p.Nodes {
 				if t != n && (pod.AffinityOK == nil || pod.AffinityOK[t]) && !pod.TolerationOK[t] {
@@ -276,7 +277,7 @@ func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, a
 				}
 			}
 			if len(off) > 0 {
-				desc, err := untoleratedTaints(ctx, db, s.tr.LoadID, s.PodVM[why.Pod], off)
+				desc, err := analysis.UntoleratedTaints(ctx, db, s.Tr.LoadID, s.PodVM[why.Pod], off)
 				if err != nil {
 					return nil, err
 				}
@@ -307,7 +308,7 @@ func LatestRun(ctx context.Context, db *store.DB, dataset, engine string) (int64
 	err := db.SQL().QueryRowContext(ctx, `SELECT r.run_id FROM run r JOIN dataset d ON d.name = r.dataset AND d.load_id = r.load_id
 		WHERE r.dataset = $1 AND r.engine = $2 ORDER BY r.run_id DESC LIMIT 1`, dataset, engine).Scan(&id)
 	if err != nil {
-		return 0, fmt.Errorf("%w: no %s run of dataset %q's current load", ErrNoRun, engine, dataset)
+		return 0, fmt.Errorf("%w: no %s run of dataset %q's current load", analysis.ErrNoRun, engine, dataset)
 	}
 	return id, nil
 }
@@ -316,7 +317,7 @@ func LatestRun(ctx context.Context, db *store.DB, dataset, engine string) (int64
 // plan keeps, those holding the most movable pods first (ties by name):
 // the nodes a user asks "why not that one" about.
 func KeptNodes(ctx context.Context, db *store.DB, run int64, n int) ([]string, error) {
-	s, err := LoadClusterSnapshot(ctx, db, run, math.NaN())
+	s, err := analysis.LoadClusterSnapshot(ctx, db, run, math.NaN())
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +367,7 @@ func storedInterval(ctx context.Context, db *store.DB, run int64, t float64) (lb
 }
 
 // setPendingNode records that pending VM vm ends on node.
-func setPendingNode(outs []PendingOutcome, vm int64, node string) {
+func setPendingNode(outs []analysis.PendingOutcome, vm int64, node string) {
 	for i := range outs {
 		if outs[i].VMID == vm {
 			outs[i].Machine = node

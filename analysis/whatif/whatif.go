@@ -1,4 +1,4 @@
-package analysis
+package whatif
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"placelab/analysis"
 	"placelab/optimizer"
 	store "placelab/sql"
 )
@@ -26,8 +27,8 @@ type MigrationReport struct {
 	// The plan tries the Pending VMs first, on the run's rules
 	// (RunState.PlacePending): PendingPlaced of them found a machine,
 	// Pending says what became of each.
-	PendingPlaced   int              `json:"pending_placed"`
-	PendingOutcomes []PendingOutcome `json:"pending"`
+	PendingPlaced   int                       `json:"pending_placed"`
+	PendingOutcomes []analysis.PendingOutcome `json:"pending"`
 	// Machines in use hold a VM that can move (one with only DaemonSet
 	// pods is empty): MachinesInUse at the snapshot as the run left it,
 	// MachinesInUseWithPending once the pending VMs are placed, and
@@ -89,7 +90,7 @@ func (o MigrateOptions) Validate() error {
 	if o.Budget < 0 {
 		return fmt.Errorf("analysis: migrate: budget %d, want ≥ 0 (0: no limit)", o.Budget)
 	}
-	return ClusterBoundOptions{At: o.At}.Validate()
+	return analysis.ClusterBoundOptions{At: o.At}.Validate()
 }
 
 // WhatIfMigrate rebuilds a stored run's state at opts.At (LoadRunState:
@@ -98,12 +99,12 @@ func (o MigrateOptions) Validate() error {
 // moves, judged by the run's rules (optimizer.PlanMigrations); the
 // placement after the plan is stored as an offline run (PlanRun) with the
 // source run's availability-set domains, so placelab check verifies it.
-func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOptions) (*MigrationReport, error) {
+func Migrate(ctx context.Context, db *store.DB, run int64, opts MigrateOptions) (*MigrationReport, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	rs, err := LoadRunState(ctx, db, run, opts.At)
+	rs, err := analysis.LoadRunState(ctx, db, run, opts.At)
 	if err != nil {
 		return nil, fmt.Errorf("whatif: %w", err)
 	}
@@ -111,7 +112,7 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOpt
 		return nil, err
 	}
 	state := rs.State
-	rep := &MigrationReport{Run: run, Dataset: rs.Dataset, Policy: rs.Policy, At: rs.T, Time: Stamp(rs.Trace, rs.T), VMs: state.Len(), PinnedVMs: len(rs.PinnedVMs),
+	rep := &MigrationReport{Run: run, Dataset: rs.Dataset, Policy: rs.Policy, At: rs.T, Time: analysis.Stamp(rs.Trace, rs.T), VMs: state.Len(), PinnedVMs: len(rs.PinnedVMs),
 		PendingVMs: len(rs.Pending), Budget: opts.Budget, RemovedMachines: []string{}, Moves: []MoveRecord{}}
 	rep.MachinesInUse = machinesInUse(state)
 	if rep.PendingOutcomes, err = rs.PlacePending(); err != nil {
@@ -160,14 +161,14 @@ func WhatIfMigrate(ctx context.Context, db *store.DB, run int64, opts MigrateOpt
 		rep.Moves = append(rep.Moves, r)
 	}
 	if opts.Store {
-		var rows []planRow
+		var rows []analysis.PlanRow
 		inv := rs.Trace.Inv
 		for m := range inv.Machines {
 			for _, vm := range state.VMsOn(int32(m)) {
-				rows = append(rows, planRow{vm, ids[m]})
+				rows = append(rows, analysis.PlanRow{vm, ids[m]})
 			}
 		}
-		id, err := rs.storePlan(ctx, db, rows, "migrate-plan", map[string]any{"budget": opts.Budget,
+		id, err := rs.StorePlan(ctx, db, rows, "migrate-plan", map[string]any{"budget": opts.Budget,
 			"machines_freed": rep.MachinesFreed, "moves": len(rep.Moves), "pending_placed": rep.PendingPlaced, "objective": "packing density"})
 		if err != nil {
 			return nil, err

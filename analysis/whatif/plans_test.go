@@ -1,4 +1,4 @@
-package analysis
+package whatif
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,8 +15,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
+	"placelab/datasets/k8sgen"
 	"placelab/internal/kubejudge"
+	"placelab/internal/shareddata"
 	"placelab/optimizer"
 	"placelab/optimizer/drain"
 	store "placelab/sql"
@@ -31,13 +35,13 @@ import (
 // Before the fix, migrate's plan on seed 3 broke all of these.
 func TestPlansKeepKubernetesRules(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range judgeClusters {
-		dir, db, run := generatedCluster(t, o)
+	for _, o := range analysis.JudgeClusters {
+		dir, db, run := analysis.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mig, err := WhatIfMigrate(ctx, db, run, MigrateOptions{At: math.NaN(), Budget: 0, Store: true})
+		mig, err := Migrate(ctx, db, run, MigrateOptions{At: math.NaN(), Budget: 0, Store: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,19 +56,19 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 			plan.Moves = append(plan.Moves, kubejudge.Move{Pod: mv.Pod, From: mv.From, To: mv.To})
 		}
 		plan.Removed = mig.RemovedMachines
-		plan.Binds = binds(t, mig.PendingOutcomes)
+		plan.Binds = analysis.Binds(t, mig.PendingOutcomes)
 		for _, v := range judge.Judge(plan) {
 			if v.Kind != kubejudge.KindOverAllocatableBefore {
 				t.Errorf("seed %d: migrate: %s", o.Seed, v)
 			}
 		}
-		checkPlanRun(t, db, mig.PlanRun)
+		analysis.CheckPlanRun(t, db, mig.PlanRun)
 
-		dr, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
+		dr, err := Drain(ctx, db, run, DefaultDrainOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan = kubejudge.Plan{Removed: append(slices.Clone(dr.RemovedNodes), dr.RemovedEmptyNodes...), Binds: binds(t, dr.PendingOutcomes)}
+		plan = kubejudge.Plan{Removed: append(slices.Clone(dr.RemovedNodes), dr.RemovedEmptyNodes...), Binds: analysis.Binds(t, dr.PendingOutcomes)}
 		for _, mv := range dr.Moves {
 			plan.Moves = append(plan.Moves, kubejudge.Move{Pod: mv.Pod, From: mv.From, To: mv.To})
 		}
@@ -73,7 +77,7 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 				t.Errorf("seed %d: drain: %s", o.Seed, v)
 			}
 		}
-		checkPlanRun(t, db, dr.PlanRun)
+		analysis.CheckPlanRun(t, db, dr.PlanRun)
 	}
 }
 
@@ -88,8 +92,8 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 // machines_newly_used.
 func TestPlanCountsAgree(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range judgeClusters {
-		dir, db, run := generatedCluster(t, o)
+	for _, o := range analysis.JudgeClusters {
+		dir, db, run := analysis.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -105,7 +109,7 @@ func TestPlanCountsAgree(t *testing.T) {
 				inUse[p.Spec.NodeName] = true
 			}
 		}
-		dr, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
+		dr, err := Drain(ctx, db, run, DefaultDrainOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +145,7 @@ func TestPlanCountsAgree(t *testing.T) {
 				o.Seed, dr.NodesAfter, len(after), dr.NodesInUseWithPending, dr.NodesRemoved, dr.NodesNewlyUsed, dr.PendingPlaced, placed)
 		}
 		for _, n := range dr.RemovedNodes {
-			if !inUse[n] && !slices.ContainsFunc(dr.PendingOutcomes, func(po PendingOutcome) bool { return po.Placed && po.Machine == n }) {
+			if !inUse[n] && !slices.ContainsFunc(dr.PendingOutcomes, func(po analysis.PendingOutcome) bool { return po.Placed && po.Machine == n }) {
 				// a node a pending pod was placed on and the plan then
 				// emptied is in use with the pending pods
 				t.Logf("seed %d: removed node %s was empty at the snapshot", o.Seed, n)
@@ -153,7 +157,7 @@ func TestPlanCountsAgree(t *testing.T) {
 			}
 		}
 
-		mig, err := WhatIfMigrate(ctx, db, run, MigrateOptions{At: math.NaN(), Budget: 0})
+		mig, err := Migrate(ctx, db, run, MigrateOptions{At: math.NaN(), Budget: 0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,8 +180,8 @@ func TestPlanCountsAgree(t *testing.T) {
 func TestCapacityLikePendingPods(t *testing.T) {
 	ctx := context.Background()
 	seen := 0
-	for _, o := range judgeClusters {
-		dir, db, run := generatedCluster(t, o)
+	for _, o := range analysis.JudgeClusters {
+		dir, db, run := analysis.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -191,7 +195,7 @@ func TestCapacityLikePendingPods(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := SnapshotFit(ctx, db, run, name, math.NaN())
+			rep, err := analysis.SnapshotFit(ctx, db, run, name, math.NaN())
 			if err != nil {
 				t.Fatalf("seed %d: capacity --like %s: %v", o.Seed, name, err)
 			}
@@ -215,11 +219,11 @@ func TestCapacityLikePendingPods(t *testing.T) {
 // and holds its pods (whatif migrate planned for 1 VM before).
 func TestRunStateAtAnEmptyInstant(t *testing.T) {
 	ctx := context.Background()
-	dir, db, run := generatedCluster(t, judgeClusters[0])
-	if _, err := LoadRunState(ctx, db, run, -1e9); err == nil || !strings.Contains(err.Error(), "holds no VM") {
+	dir, db, run := analysis.GeneratedCluster(t, analysis.JudgeClusters[0])
+	if _, err := analysis.LoadRunState(ctx, db, run, -1e9); err == nil || !strings.Contains(err.Error(), "holds no VM") {
 		t.Fatalf("snapshot before the first placement: %v, want ErrNoSnapshot", err)
 	}
-	rs, err := LoadRunState(ctx, db, run, math.NaN())
+	rs, err := analysis.LoadRunState(ctx, db, run, math.NaN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,13 +299,13 @@ func overlappingPairs(t *testing.T, db *store.DB, plan, source int64) (fd, ud in
 // the drain's plan held thousands of such pairs and check said ok.
 func TestPlansKeepAvailabilitySets(t *testing.T) {
 	ctx := context.Background()
-	db := availDB(t)
+	db := analysis.AvailDB(t)
 	run := replayWithDomains(t, db, 3, 5)
-	dr, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
+	dr, err := Drain(ctx, db, run, DefaultDrainOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	mig, err := WhatIfMigrate(ctx, db, run, MigrateOptions{At: math.NaN(), Budget: 0, Store: true})
+	mig, err := Migrate(ctx, db, run, MigrateOptions{At: math.NaN(), Budget: 0, Store: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +316,7 @@ func TestPlansKeepAvailabilitySets(t *testing.T) {
 		if fd, ud := overlappingPairs(t, db, plan, run); fd != 0 || ud != 0 {
 			t.Errorf("plan run %d: %d fault-domain and %d update-domain overlapping pairs", plan, fd, ud)
 		}
-		rep, err := CheckRun(ctx, db, plan)
+		rep, err := analysis.CheckRun(ctx, db, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +344,7 @@ func TestPlansKeepAvailabilitySets(t *testing.T) {
 	if _, err := db.SQL().ExecContext(ctx, "UPDATE placement SET machine_id = $1 WHERE run_id = $2 AND vm_id = $3", mb, dr.PlanRun, a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := CheckRun(ctx, db, dr.PlanRun)
+	rep, err := analysis.CheckRun(ctx, db, dr.PlanRun)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,14 +378,14 @@ func TestDrainConformsToRules(t *testing.T) {
 		run  int64
 	}
 	var srcs []src
-	for _, o := range judgeClusters[:2] {
-		_, db, run := generatedCluster(t, o)
+	for _, o := range analysis.JudgeClusters[:2] {
+		_, db, run := analysis.GeneratedCluster(t, o)
 		srcs = append(srcs, src{fmt.Sprintf("k8s seed %d", o.Seed), db, run})
 	}
-	db := availDB(t)
+	db := analysis.AvailDB(t)
 	srcs = append(srcs, src{"replay with availability sets", db, replayWithDomains(t, db, 3, 5)})
 	for _, sc := range srcs {
-		cs, err := LoadClusterSnapshot(ctx, sc.db, sc.run, math.NaN())
+		cs, err := analysis.LoadClusterSnapshot(ctx, sc.db, sc.run, math.NaN())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,13 +440,13 @@ func TestDrainConformsToRules(t *testing.T) {
 // offline is not a fault of the plan, one it moves onto it is.
 func TestCheckHealth(t *testing.T) {
 	ctx := context.Background()
-	db := availDB(t)
+	db := analysis.AvailDB(t)
 	run := replayWithDomains(t, db, 0, 0)
-	dr, err := DrainPlan(ctx, db, run, DefaultDrainOptions())
+	dr, err := Drain(ctx, db, run, DefaultDrainOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPlanRun(t, db, dr.PlanRun)
+	analysis.CheckPlanRun(t, db, dr.PlanRun)
 	var kept, moved int64
 	var keptOn, movedTo int32
 	q := `SELECT p.vm_id, p.machine_id FROM placement p JOIN vm_stay s ON s.run_id = $2 AND s.vm_id = p.vm_id
@@ -462,7 +466,7 @@ func TestCheckHealth(t *testing.T) {
 	}
 	flagged := func(id, vm int64) bool {
 		t.Helper()
-		rep, err := CheckRun(ctx, db, id)
+		rep, err := analysis.CheckRun(ctx, db, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -492,7 +496,7 @@ func TestCheckHealth(t *testing.T) {
 // its VM), each decoding back to the object of that name, and as many as
 // kubectl's JSON holds.
 func TestIngestKeepsObjects(t *testing.T) {
-	dir, db, _ := generatedCluster(t, judgeClusters[1])
+	dir, db, _ := analysis.GeneratedCluster(t, analysis.JudgeClusters[1])
 	judge, err := kubejudge.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -544,10 +548,10 @@ func TestIngestKeepsObjects(t *testing.T) {
 // its run id.
 func replayWithDomains(t *testing.T, db *store.DB, f, u int32) int64 {
 	t.Helper()
-	s := DefaultSpec("s")
+	s := analysis.DefaultSpec("s")
 	s.Engine.Explain = false
 	s.FaultDomains, s.UpdateDomains = f, u
-	res, err := Run(context.Background(), db, s, RunOptions{Version: "test"})
+	res, err := analysis.Run(context.Background(), db, s, analysis.RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,8 +566,8 @@ func replayWithDomains(t *testing.T, db *store.DB, f, u int32) int64 {
 // holds; and capacity --pool TYPE finds every node kubectl labels TYPE.
 func TestOneSKUPerInstanceType(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range judgeClusters {
-		dir, db, run := generatedCluster(t, o)
+	for _, o := range analysis.JudgeClusters {
+		dir, db, run := analysis.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -608,7 +612,7 @@ func TestOneSKUPerInstanceType(t *testing.T) {
 		}
 		rows.Close()
 		for it, n := range byType {
-			rep, err := PoolFewest(ctx, db, run, it, math.NaN(), ClusterBoundTimeLimit)
+			rep, err := analysis.PoolFewest(ctx, db, run, it, math.NaN(), analysis.ClusterBoundTimeLimit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -629,8 +633,8 @@ func TestKubernetesUnits(t *testing.T) {
 	ctx := context.Background()
 	bare := regexp.MustCompile(`\b[0-9]+(\.[0-9]+)? (memory|cores|ssd|gpu)\b|group [0-9]+`)
 	taints := 0
-	for _, o := range judgeClusters {
-		dir, db, run := generatedCluster(t, o)
+	for _, o := range analysis.JudgeClusters {
+		dir, db, run := analysis.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -694,4 +698,58 @@ func TestKubernetesUnits(t *testing.T) {
 	if taints == 0 {
 		t.Log("no explanation had a taint reason")
 	}
+}
+
+// TestClusterFromAlibaba: the Alibaba GPU cluster trace's 1,523 nodes and
+// its Running and Pending pods, written as kubectl prints them and bound by
+// a kube-scheduler-like simulation (k8sgen.FromAlibaba), load with the
+// report's counts equal to the files', the observed run passes placelab
+// check, the interval holds (LB ≤ UB ≤ nodes in use) with its packing
+// checked, and the drain plan frees at least the greedy's nodes.
+func TestClusterFromAlibaba(t *testing.T) {
+	dir := shareddata.Path(t, "alibaba-gpu-v2023")
+	nodes, pods, err := k8sgen.FromAlibaba(filepath.Join(dir, "openb_node_list_all_node.csv"),
+		filepath.Join(dir, "openb_pod_list_default.csv"), k8sgen.PhaseSnapshot, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, run := analysis.LoadCluster(t, nodes, pods)
+	ctx := context.Background()
+	var machines, vms, placed int64
+	q := `SELECT (SELECT count(*) FROM machine), (SELECT count(*) FROM vm), (SELECT count(*) FROM placement WHERE run_id = $1)`
+	if err := db.SQL().QueryRow(q, run).Scan(&machines, &vms, &placed); err != nil {
+		t.Fatal(err)
+	}
+	if machines != 1523 || vms == 0 || placed == 0 || placed > vms {
+		t.Fatalf("machines %d, VMs %d, observed placements %d", machines, vms, placed)
+	}
+	chk, err := analysis.CheckRun(ctx, db, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !chk.OK() {
+		t.Fatalf("observed run: %+v %+v", chk.Violations, chk.Constraints)
+	}
+	b, err := analysis.ClusterBound(ctx, db, run, analysis.DefaultClusterBoundOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(b.LBNodes >= 1 && b.LBNodes <= float64(b.UBNodes) && b.UBNodes <= b.NodesInUse) {
+		t.Fatalf("interval [%v, %d] with %d nodes in use", b.LBNodes, b.UBNodes, b.NodesInUse)
+	}
+	if chk, err := analysis.CheckRun(ctx, db, b.PackingRun); err != nil || !chk.OK() {
+		t.Fatalf("UB packing run %d: %v %+v", b.PackingRun, err, chk)
+	}
+	d, err := Drain(ctx, db, run, DefaultDrainOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.NodesRemoved < d.GreedyRemoved {
+		t.Fatalf("plan removes %d, greedy %d", d.NodesRemoved, d.GreedyRemoved)
+	}
+	if chk, err := analysis.CheckRun(ctx, db, d.PlanRun); err != nil || !chk.OK() {
+		t.Fatalf("plan run %d: %v %+v", d.PlanRun, err, chk)
+	}
+	t.Logf("Alibaba: %d pods placed of %d on %d nodes in use; interval [%v, %d] (%s); plan removes %d (greedy %d) in %.1fs",
+		placed, vms, b.NodesInUse, b.LBNodes, b.UBNodes, b.Stop, d.NodesRemoved, d.GreedyRemoved, d.Seconds)
 }
