@@ -3,12 +3,10 @@ package analysis
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -79,11 +77,11 @@ func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float6
 	if err != nil {
 		return nil, err
 	}
-	return rs.Cluster()
+	return SnapshotOf(rs)
 }
 
-// Cluster is the run's state as a drain Problem (see ClusterSnapshot).
-func (rs *RunState) Cluster() (*ClusterSnapshot, error) {
+// SnapshotOf is the run's state as a drain Problem (see ClusterSnapshot).
+func SnapshotOf(rs *RunState) (*ClusterSnapshot, error) {
 	if err := rs.Planning("a consolidation"); err != nil {
 		return nil, err
 	}
@@ -671,61 +669,6 @@ func (s *ClusterSnapshot) StorePacking(ctx context.Context, db *store.DB, assign
 		}
 	}
 	return s.State.StorePlan(ctx, db, rows, policy, extra)
-}
-
-// planRow is one VM of a stored plan and its machine (machine_id).
-// PlanRow is one VM of a stored plan and the machine it is placed on.
-type PlanRow struct {
-	VM      int64
-	Machine int32
-}
-
-// storePlan stores rows as an offline run of the snapshot's load placed at
-// T, with the source run's availability-set domains of those VMs
-// (placement_domain), so that placelab check verifies the plan against the
-// constraints its source run kept; it returns the run's id.
-func (rs *RunState) StorePlan(ctx context.Context, db *store.DB, rows []PlanRow, policy string, extra map[string]any) (int64, error) {
-	id, err := db.NextRunID(ctx)
-	if err != nil {
-		return 0, err
-	}
-	params := map[string]any{"source_run": rs.Run, "t_s": rs.T, "objective": "nodes"}
-	if rs.FaultDomains > 0 {
-		params["fault_domains"] = rs.FaultDomains
-	}
-	if rs.UpdateDomains > 0 {
-		params["update_domains"] = rs.UpdateDomains
-	}
-	for k, v := range extra {
-		params[k] = v
-	}
-	js, err := json.Marshal(params)
-	if err != nil {
-		return 0, err
-	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].VM < rows[j].VM })
-	err = db.WriteTx(ctx, func(w *store.Writer) error {
-		if err := w.Append("run", id, OfflineEngine, policy, string(js), int64(0), rs.Dataset, "lpbound",
-			time.Now().UTC(), 0.0, "done", loadID(rs.Trace.LoadID)); err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if err := w.Append("placement", id, r.VM, rs.T, r.Machine, int16(0), int32(0), nil, "placed", nil, nil, nil); err != nil {
-				return err
-			}
-		}
-		for _, r := range rows {
-			p, ok := rs.State.Lookup(r.VM)
-			if !ok || (p.FaultDomain == optimizer.NoDomain && p.UpdateDomain == optimizer.NoDomain) {
-				continue
-			}
-			if err := w.Append("placement_domain", id, r.VM, domain(int16(p.FaultDomain.Index())), domain(int16(p.UpdateDomain.Index()))); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return id, err
 }
 
 // IsClusterRun reports whether a run's dataset is a cluster snapshot whose

@@ -110,7 +110,7 @@ func Drain(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*Dr
 	if err != nil {
 		return nil, err
 	}
-	s, err := rs.Cluster()
+	s, err := analysis.SnapshotOf(rs)
 	if err != nil {
 		return nil, err
 	}
