@@ -156,7 +156,7 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 		return nil, err
 	}
 	rep := &CheckReport{RunInput: *in, Violations: []CapacityViolation{}}
-	err = each(ctx, db.SQL(), "check_capacity", []any{run, in.CoresLimit}, func(r *sql.Rows) error {
+	err = Each(ctx, db.SQL(), "check_capacity", []any{run, in.CoresLimit}, func(r *sql.Rows) error {
 		var v CapacityViolation
 		var peak, capacity, load sql.NullFloat64
 		var machine, sku sql.NullString
@@ -191,7 +191,7 @@ func CheckRun(ctx context.Context, db *store.DB, run int64) (*CheckReport, error
 	if rep.Outages+rep.Moves+rep.Domains == 0 {
 		return rep, nameViolations(ctx, db, rep)
 	}
-	err = each(ctx, db.SQL(), "check_availability", []any{run}, func(r *sql.Rows) error {
+	err = Each(ctx, db.SQL(), "check_availability", []any{run}, func(r *sql.Rows) error {
 		var v AvailabilityViolation
 		var machine sql.NullInt32
 		var other sql.NullInt64
@@ -234,7 +234,7 @@ func nameViolations(ctx context.Context, db *store.DB, rep *CheckReport) error {
 		vms, machines = append(vms, v.VM), append(machines, int64(v.MachineID))
 	}
 	vmName, machineName := map[int64]string{}, map[int64]string{}
-	err := each(ctx, db.SQL(), "check_names", []any{rep.LoadID, vms, machines}, func(r *sql.Rows) error {
+	err := Each(ctx, db.SQL(), "check_names", []any{rep.LoadID, vms, machines}, func(r *sql.Rows) error {
 		var kind, name string
 		var id int64
 		if err := r.Scan(&kind, &id, &name); err != nil {
@@ -277,7 +277,7 @@ func checkConstraints(ctx context.Context, db *store.DB, run int64, rep *CheckRe
 		rep.Constraints = append(rep.Constraints, v)
 		return nil
 	}
-	if err := each(ctx, db.SQL(), "check_health", []any{run}, scan); err != nil {
+	if err := Each(ctx, db.SQL(), "check_health", []any{run}, scan); err != nil {
 		return err
 	}
 	err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM placement p JOIN run r USING (run_id)
@@ -286,5 +286,5 @@ func checkConstraints(ctx context.Context, db *store.DB, run int64, rep *CheckRe
 	if err != nil || rep.Constrained == 0 {
 		return err
 	}
-	return each(ctx, db.SQL(), "check_constraints", []any{run}, scan)
+	return Each(ctx, db.SQL(), "check_constraints", []any{run}, scan)
 }

@@ -509,7 +509,7 @@ func EmptyMachinesTimeMean(tr *replay.Trace, rows []replay.PlacementRow, t0, to 
 // last seen alive (query lifetime_censored).
 func loadCensored(ctx context.Context, db *store.DB, dataset string) (map[int64]float64, error) {
 	out := map[int64]float64{}
-	err := each(ctx, db.SQL(), "lifetime_censored", []any{dataset}, func(r *sql.Rows) error {
+	err := Each(ctx, db.SQL(), "lifetime_censored", []any{dataset}, func(r *sql.Rows) error {
 		var vm int64
 		var t float64
 		if err := r.Scan(&vm, &t); err != nil {

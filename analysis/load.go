@@ -44,7 +44,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	// SKUs.
 	var skus []optimizer.SKU
 	skuIdx := map[string]int32{}
-	err = each(ctx, q, "replay_skus", []any{dataset}, func(r *sql.Rows) error {
+	err = Each(ctx, q, "replay_skus", []any{dataset}, func(r *sql.Rows) error {
 		var s optimizer.SKU
 		var c optimizer.Vec
 		if err := r.Scan(&s.Name, &s.Generation, &c[optimizer.Cores], &c[optimizer.Memory], &c[optimizer.SSD],
@@ -61,7 +61,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	}
 	// Machines.
 	var specs []optimizer.MachineSpec
-	err = each(ctx, q, "replay_machines", []any{dataset}, func(r *sql.Rows) error {
+	err = Each(ctx, q, "replay_machines", []any{dataset}, func(r *sql.Rows) error {
 		var id int32
 		var ms optimizer.MachineSpec
 		var sku, health string
@@ -87,7 +87,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	// VM types with per-SKU demand (fractions × SKU capacity).
 	typeIdx := map[string]int32{}
 	var types []optimizer.VMType
-	err = each(ctx, q, "replay_type_demand", []any{dataset}, func(r *sql.Rows) error {
+	err = Each(ctx, q, "replay_type_demand", []any{dataset}, func(r *sql.Rows) error {
 		var name, sku string
 		var f optimizer.Vec
 		if err := r.Scan(&name, &sku, &f[optimizer.Cores], &f[optimizer.Memory], &f[optimizer.SSD], &f[optimizer.HDD],
@@ -125,7 +125,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 		return t
 	}
 	var typeNames []string
-	err = each(ctx, q, "replay_types", []any{dataset}, func(r *sql.Rows) error {
+	err = Each(ctx, q, "replay_types", []any{dataset}, func(r *sql.Rows) error {
 		var name string
 		if err := r.Scan(&name); err != nil {
 			return err
@@ -163,7 +163,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 		typeOfRank[i] = typeIdx[name]
 	}
 	consIdx := map[replay.Constraints]int32{}
-	err = each(ctx, q, "replay_vms", []any{dataset, from, to}, func(r *sql.Rows) error {
+	err = Each(ctx, q, "replay_vms", []any{dataset, from, to}, func(r *sql.Rows) error {
 		var v replay.TraceVM
 		var tenant int32
 		var typ sql.NullInt32
@@ -245,7 +245,7 @@ func LoadTrace(ctx context.Context, db *store.DB, dataset string, from, to float
 	return tr, nil
 }
 
-func each(ctx context.Context, q *sql.DB, name string, args []any, fn func(*sql.Rows) error) error {
+func Each(ctx context.Context, q *sql.DB, name string, args []any, fn func(*sql.Rows) error) error {
 	rows, err := q.QueryContext(ctx, store.MustQuery(name), args...)
 	if err != nil {
 		return fmt.Errorf("analysis: %s: %w", name, err)
@@ -272,7 +272,7 @@ func loadNodeSets(ctx context.Context, q *sql.DB, dataset string, tr *replay.Tra
 		machines   []int32
 	}
 	var sets []set
-	err := each(ctx, q, "replay_node_sets", []any{dataset}, func(r *sql.Rows) error {
+	err := Each(ctx, q, "replay_node_sets", []any{dataset}, func(r *sql.Rows) error {
 		var id int32
 		var kind, name string
 		var m sql.NullInt32

@@ -155,7 +155,7 @@ var lpMetrics = []string{"lp_vms", "lp_allocated_cores", "lp_online_machines", "
 func (s *LPSnapshot) metrics() []float64 {
 	return []float64{float64(s.VMs), s.AllocatedCores, float64(s.OnlineMachines), s.OnlineCores, s.OnlineDensity,
 		s.LBMachines, s.UBMachines, s.LBCores, s.UBCores, s.LBDensity, s.UBDensity,
-		s.EmptiableMachines, b2f(s.Converged)}
+		s.EmptiableMachines, BoolNum(s.Converged)}
 }
 
 // lpStay is one VM's time on one machine in a run.
@@ -211,7 +211,7 @@ func loadLPRun(ctx context.Context, db *store.DB, run int64, rep *LPBoundReport)
 	for i, id := range lr.tr.MachineIDs {
 		machineOf[id] = int32(i)
 	}
-	err = each(ctx, db.SQL(), "run_placements", []any{run}, func(r *sql.Rows) error {
+	err = Each(ctx, db.SQL(), "run_placements", []any{run}, func(r *sql.Rows) error {
 		var id int64
 		var mid int32
 		var t float64
@@ -629,7 +629,7 @@ func (z *lpZone) writePacking(w *store.Writer, id, source int64, tr *replay.Trac
 		return err
 	}
 	if err := w.Append("run", id, OfflineEngine, "lp-packing", string(params), int64(0), tr.Dataset, "lpbound",
-		time.Now().UTC(), s.Seconds, "done", loadID(tr.LoadID)); err != nil {
+		time.Now().UTC(), s.Seconds, "done", LoadID(tr.LoadID)); err != nil {
 		return err
 	}
 	for _, r := range rows {

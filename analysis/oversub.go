@@ -418,7 +418,7 @@ func loadSeries(ctx context.Context, db *store.DB, dataset string) ([]utilSeries
 		}
 		xs = xs[:0]
 	}
-	err := each(ctx, db.SQL(), "oversub_series", []any{dataset}, func(r *sql.Rows) error {
+	err := Each(ctx, db.SQL(), "oversub_series", []any{dataset}, func(r *sql.Rows) error {
 		var vm int64
 		var v float64
 		if err := r.Scan(&vm, &v); err != nil {
@@ -447,7 +447,7 @@ func loadSeries(ctx context.Context, db *store.DB, dataset string) ([]utilSeries
 func loadSubscriptions(ctx context.Context, db *store.DB, dataset string) (map[int64]string, map[int64]float64, error) {
 	out := map[int64]string{}
 	own := map[int64]float64{}
-	err := each(ctx, db.SQL(), "oversub_subscriptions", []any{dataset}, func(r *sql.Rows) error {
+	err := Each(ctx, db.SQL(), "oversub_subscriptions", []any{dataset}, func(r *sql.Rows) error {
 		var vm int64
 		var s string
 		var p95 sql.NullFloat64

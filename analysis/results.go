@@ -41,7 +41,7 @@ func sum(c []int) int {
 	return n
 }
 
-func b2f(b bool) float64 {
+func BoolNum(b bool) float64 {
 	if b {
 		return 1
 	}

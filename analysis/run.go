@@ -25,7 +25,7 @@ type RunMeta struct {
 	Started time.Time
 }
 
-func loadID(id int64) any {
+func LoadID(id int64) any {
 	if id <= 0 {
 		return nil
 	}
@@ -56,7 +56,7 @@ func writeRun(w *store.Writer, id int64, meta RunMeta, res *replay.Result, q *qu
 		return err
 	}
 	if err := w.Append("run", id, meta.Engine, meta.Policy, string(params), int64(meta.Seed), meta.Dataset,
-		meta.Version, meta.Started.UTC(), res.Summary.Seconds, "done", loadID(meta.LoadID)); err != nil {
+		meta.Version, meta.Started.UTC(), res.Summary.Seconds, "done", LoadID(meta.LoadID)); err != nil {
 		return err
 	}
 	for i := range res.Placements {
@@ -344,7 +344,7 @@ func WriteFigures(ctx context.Context, db *store.DB, meta RunMeta, seconds float
 	}
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
 		if err := w.Append("run", id, meta.Engine, meta.Policy, string(params), int64(meta.Seed), meta.Dataset,
-			meta.Version, meta.Started.UTC(), seconds, "done", loadID(meta.LoadID)); err != nil {
+			meta.Version, meta.Started.UTC(), seconds, "done", LoadID(meta.LoadID)); err != nil {
 			return err
 		}
 		for _, m := range figs {

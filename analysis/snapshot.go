@@ -60,7 +60,7 @@ type RunState struct {
 	doms    map[int64]dom
 	vmIndex map[int64]int
 	// tried: VMs PlacePending placed (not the run's placements).
-	tried map[optimizer.VMID]bool
+	Tried map[optimizer.VMID]bool
 	sizes map[string]optimizer.Vec
 	sized map[string]bool
 }
@@ -131,7 +131,7 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	rs.FaultDomains, rs.UpdateDomains = pr.FaultDomains, pr.UpdateDomains
 	// Domains, names and pins.
 	doms := map[int64]dom{}
-	err = each(ctx, db.SQL(), "run_domains", []any{run}, func(r *sql.Rows) error {
+	err = Each(ctx, db.SQL(), "run_domains", []any{run}, func(r *sql.Rows) error {
 		var id int64
 		var d dom
 		if err := r.Scan(&id, &d.f, &d.u); err != nil {
@@ -146,7 +146,7 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	rs.names = map[int64]string{}
 	pins := map[int64]optimizer.Pin{}
 	tenantOf := map[int64]string{}
-	err = each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
+	err = Each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
 		var id int64
 		var name, tenant string
 		var pin, static bool
@@ -309,7 +309,7 @@ func (rs *RunState) FindVM(key string) (*replay.TraceVM, bool) {
 func (rs *RunState) TypeSize(ctx context.Context, db *store.DB, t int32) (optimizer.Vec, bool, error) {
 	if rs.sizes == nil {
 		rs.sizes, rs.sized = map[string]optimizer.Vec{}, map[string]bool{}
-		err := each(ctx, db.SQL(), "type_sizes", []any{rs.Trace.LoadID}, func(r *sql.Rows) error {
+		err := Each(ctx, db.SQL(), "type_sizes", []any{rs.Trace.LoadID}, func(r *sql.Rows) error {
 			var name string
 			var v [optimizer.NumDims]sql.NullFloat64
 			if err := r.Scan(&name, &v[optimizer.Cores], &v[optimizer.Memory], &v[optimizer.SSD], &v[optimizer.HDD],
@@ -393,7 +393,7 @@ func (rs *RunState) StorePlan(ctx context.Context, db *store.DB, rows []PlanRow,
 	sort.Slice(rows, func(i, j int) bool { return rows[i].VM < rows[j].VM })
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
 		if err := w.Append("run", id, OfflineEngine, policy, string(js), int64(0), rs.Dataset, "lpbound",
-			time.Now().UTC(), 0.0, "done", loadID(rs.Trace.LoadID)); err != nil {
+			time.Now().UTC(), 0.0, "done", LoadID(rs.Trace.LoadID)); err != nil {
 			return err
 		}
 		for _, r := range rows {

@@ -52,8 +52,8 @@ func (rs *RunState) PlacePending() ([]PendingOutcome, error) {
 		}
 		return va.ID < vb.ID
 	})
-	if rs.tried == nil {
-		rs.tried = map[optimizer.VMID]bool{}
+	if rs.Tried == nil {
+		rs.Tried = map[optimizer.VMID]bool{}
 	}
 	var left []int
 	for _, i := range order {
@@ -85,7 +85,7 @@ func (rs *RunState) PlacePending() ([]PendingOutcome, error) {
 			rs.State.Place(pl)
 			rs.PinnedVMs = append(rs.PinnedVMs, pl.VM)
 		}
-		rs.tried[pl.VM] = true
+		rs.Tried[pl.VM] = true
 		o.Placed, o.Machine = true, rs.MachineName(pl.Machine)
 		out = append(out, o)
 	}
@@ -95,4 +95,4 @@ func (rs *RunState) PlacePending() ([]PendingOutcome, error) {
 }
 
 // PlacedPending reports whether vm is one PlacePending placed.
-func (rs *RunState) PlacedPending(vm optimizer.VMID) bool { return rs.tried[vm] }
+func (rs *RunState) PlacedPending(vm optimizer.VMID) bool { return rs.Tried[vm] }

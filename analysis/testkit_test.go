@@ -187,7 +187,7 @@ func GeneratedCluster(t *testing.T, o k8sgen.Options) (string, *store.DB, int64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ingestCluster(t, nodes, pods)
+	return IngestCluster(t, nodes, pods)
 }
 
 // judgeClusters are the held-out clusters of the plan tests: the issue's
@@ -241,7 +241,7 @@ func AvailDB(t *testing.T) *store.DB {
 // ingestCluster writes a cluster's two kubectl files to a folder, ingests
 // them into a fresh database and returns the folder, the database and the
 // observed run.
-func ingestCluster(t *testing.T, nodes, pods []byte) (string, *store.DB, int64) {
+func IngestCluster(t *testing.T, nodes, pods []byte) (string, *store.DB, int64) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := k8sgen.WriteDir(dir, nodes, pods); err != nil {

@@ -120,7 +120,7 @@ func LoadDemandCurves(ctx context.Context, db *store.DB, dataset string) ([]viol
 		curves = append(curves, c)
 		return nil
 	}
-	err := each(ctx, db.SQL(), "violation_curves", []any{dataset}, func(r *sql.Rows) error {
+	err := Each(ctx, db.SQL(), "violation_curves", []any{dataset}, func(r *sql.Rows) error {
 		var tenant, cl string
 		var cc, cm sql.NullFloat64
 		var s sample

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/analysis/whatif"
 	"time"
 
@@ -87,7 +88,7 @@ func RunClusterBench(ctx context.Context, o ClusterBenchOptions) (*ClusterBench,
 			return nil, err
 		}
 		t1 := time.Now()
-		br, err := analysis.ClusterBound(ctx, db, counts.ObservedRun, analysis.DefaultClusterBoundOptions())
+		br, err := cluster.Bound(ctx, db, counts.ObservedRun, cluster.DefaultBoundOptions())
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -99,7 +100,7 @@ func RunClusterBench(ctx context.Context, o ClusterBenchOptions) (*ClusterBench,
 			return nil, err
 		}
 		t3 := time.Now()
-		s, err := analysis.LoadClusterSnapshot(ctx, db, counts.ObservedRun, whatif.DefaultDrainOptions().At)
+		s, err := cluster.LoadSnapshot(ctx, db, counts.ObservedRun, whatif.DefaultDrainOptions().At)
 		if err != nil {
 			db.Close()
 			return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/optimizer/lpbound"
 )
 
@@ -386,7 +387,7 @@ func runSnapshotCapacity(c *cli.Context) error {
 	defer db.Close()
 	w := c.App.Writer
 	if c.IsSet("like") {
-		rep, err := analysis.SnapshotFit(c.Context, db, c.Int64("run"), c.String("like"), at)
+		rep, err := cluster.SnapshotFit(c.Context, db, c.Int64("run"), c.String("like"), at)
 		if err != nil {
 			return err
 		}
@@ -402,7 +403,7 @@ func runSnapshotCapacity(c *cli.Context) error {
 			rep.Run, rep.Dataset, atText(rep.T, rep.Time), rep.More, rep.Like, rep.NodesWithRoom, strings.Join(zones, ", "), rep.Limit)
 		return nil
 	}
-	rep, err := analysis.PoolFewest(c.Context, db, c.Int64("run"), c.String("pool"), at, c.Duration("time-limit"))
+	rep, err := cluster.PoolFewest(c.Context, db, c.Int64("run"), c.String("pool"), at, c.Duration("time-limit"))
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/analysis/whatif"
 	"placelab/datasets/k8sgen"
 )
@@ -106,7 +107,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	obs := strconv.FormatInt(ing.ObservedRun, 10)
 	checkClean(t, db, ing.ObservedRun)
 
-	b := mustJSON[analysis.ClusterBoundReport](t, db, "lpbound", "--run", obs)
+	b := mustJSON[cluster.BoundReport](t, db, "lpbound", "--run", obs)
 	if !(b.LBNodes <= float64(b.UBNodes) && b.UBNodes <= b.NodesInUse && b.LBNodes >= 1) || b.PackingRun == 0 {
 		t.Fatalf("interval [%v, %d] of %d nodes in use, packing run %d", b.LBNodes, b.UBNodes, b.NodesInUse, b.PackingRun)
 	}
@@ -136,7 +137,7 @@ func TestClusterEndToEnd(t *testing.T) {
 		}
 	}
 
-	cmp := mustJSON[analysis.ClusterCompareReport](t, db, "whatif", "policies", "--run", obs, "--policies", "protean,bestfit")
+	cmp := mustJSON[cluster.CompareReport](t, db, "whatif", "policies", "--run", obs, "--policies", "protean,bestfit")
 	if len(cmp.Rows) != 3 {
 		t.Fatalf("compare rows: %+v", cmp.Rows)
 	}
@@ -145,11 +146,11 @@ func TestClusterEndToEnd(t *testing.T) {
 			t.Errorf("compare row %+v", row)
 		}
 	}
-	fit := mustJSON[analysis.FitReport](t, db, "capacity", "--run", obs, "--like", firstPodName(pl))
+	fit := mustJSON[cluster.FitReport](t, db, "capacity", "--run", obs, "--like", firstPodName(pl))
 	if fit.More < 0 {
 		t.Fatalf("fit %+v", fit)
 	}
-	pool := mustJSON[analysis.PoolReport](t, db, "capacity", "--run", obs, "--pool", "general")
+	pool := mustJSON[cluster.PoolReport](t, db, "capacity", "--run", obs, "--pool", "general")
 	if pool.PoolNodes == 0 || !(pool.LBNodes <= float64(pool.UBNodes) && pool.UBNodes <= pool.PoolInUse) {
 		t.Fatalf("pool %+v", pool)
 	}
@@ -159,7 +160,7 @@ func TestClusterEndToEnd(t *testing.T) {
 }
 
 // countEmptyRemoved is how many removed nodes held no movable pod.
-func countEmptyRemoved(d whatif.DrainReport, b analysis.ClusterBoundReport) int {
+func countEmptyRemoved(d whatif.DrainReport, b cluster.BoundReport) int {
 	moved := map[string]bool{}
 	for _, m := range d.Moves {
 		moved[m.From] = true
@@ -260,7 +261,7 @@ func TestClusterKnownOptimum(t *testing.T) {
 	ing := mustJSON[ingestJSON](t, db, "ingest", "k8s", dir, "--dataset", "opt")
 	obs := strconv.FormatInt(ing.ObservedRun, 10)
 	checkClean(t, db, ing.ObservedRun)
-	b := mustJSON[analysis.ClusterBoundReport](t, db, "lpbound", "--run", obs)
+	b := mustJSON[cluster.BoundReport](t, db, "lpbound", "--run", obs)
 	if b.LBNodes != 3 || b.UBNodes != 3 || b.NodesInUse != 6 || b.DrainableNodes != 3 || b.PinnedPods != 6 {
 		t.Fatalf("bound %+v, want [3, 3] of 6 in use with 6 pinned pods", b)
 	}
@@ -276,7 +277,7 @@ func TestClusterKnownOptimum(t *testing.T) {
 		like string
 		more int
 	}{{"default/p3", 6}, {"default/p0", 4}, {"default/p4", 2}} {
-		if fit := mustJSON[analysis.FitReport](t, db, "capacity", "--run", obs, "--like", c.like); fit.More != c.more {
+		if fit := mustJSON[cluster.FitReport](t, db, "capacity", "--run", obs, "--like", c.like); fit.More != c.more {
 			t.Fatalf("more like %s: %+v, want %d", c.like, fit, c.more)
 		}
 	}

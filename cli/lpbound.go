@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/datasets"
 	"placelab/optimizer/lpbound"
 	store "placelab/sql"
@@ -136,24 +137,24 @@ Examples:
 				rows.Close()
 			}
 			var reps []*analysis.LPBoundReport
-			var creps []*analysis.ClusterBoundReport
+			var creps []*cluster.BoundReport
 			for _, id := range runs {
-				cluster, err := analysis.IsClusterRun(c.Context, db, id)
+				isCluster, err := cluster.IsRun(c.Context, db, id)
 				if err != nil {
 					return err
 				}
-				if cluster {
+				if isCluster {
 					if c.IsSet("run") && (c.IsSet("every") || c.IsSet("packings")) {
 						return fmt.Errorf("run %d is a Kubernetes cluster's: it is bounded at one instant (--at), not every --every, and its one packing is stored", id)
 					}
-					co := analysis.DefaultClusterBoundOptions()
+					co := cluster.DefaultBoundOptions()
 					if c.IsSet("time-limit") {
 						co.TimeLimit = opts.TimeLimit
 					}
 					if co.At, err = timeFlag(c, "at", math.NaN()); err != nil {
 						return err
 					}
-					rep, err := analysis.ClusterBound(c.Context, db, id, co)
+					rep, err := cluster.Bound(c.Context, db, id, co)
 					if err != nil {
 						return err
 					}
@@ -281,7 +282,7 @@ func humanSeconds(s float64) string {
 }
 
 // printClusterBound prints a Kubernetes run's interval.
-func printClusterBound(w io.Writer, r *analysis.ClusterBoundReport) {
+func printClusterBound(w io.Writer, r *cluster.BoundReport) {
 	fmt.Fprintf(w, "run %d (%s, %s) at %s: %d pods on %d of %d nodes (+%d pinned DaemonSet/static pods, %d pending)\n",
 		r.Run, r.Policy, r.Dataset, atText(r.T, r.Time), r.Pods, r.NodesInUse, r.Nodes, r.PinnedPods, r.PendingPods)
 	fmt.Fprintf(w, "  no placement of these pods needs fewer than %.0f nodes (LB, %s); one on %d nodes exists (UB, %s", r.LBNodes, r.Stop, r.UBNodes, r.UBSource)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"placelab/analysis/cluster"
 	"placelab/analysis/replay"
 	"sort"
 	"strconv"
@@ -17,7 +18,7 @@ import (
 func engineFlags() []cli.Flag {
 	def := optimizer.DefaultConfig()
 	return []cli.Flag{
-		&cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Value: "protean", Usage: "allocator: " + strings.Join(replay.Policies, ", ") + ", or " + analysis.KubeSchedulerPolicy + " (a Kubernetes dataset: the real scheduler, tools/kubesched)"},
+		&cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Value: "protean", Usage: "allocator: " + strings.Join(replay.Policies, ", ") + ", or " + cluster.KubeSchedulerPolicy + " (a Kubernetes dataset: the real scheduler, tools/kubesched)"},
 		&cli.StringFlag{Name: "buckets", Value: strconv.Itoa(def.Buckets), Usage: "BestFit quantization buckets `N` (\"inf\" or 0: no quantization; Protean only)"},
 		&cli.IntFlag{Name: "k", Value: def.K, Usage: "clusters passed to machine selection (Protean only)"},
 		&cli.StringFlag{Name: "cache", Value: "on", Usage: "Protean's cache hierarchy: on or off (Protean only; with simulated agents, off makes every evaluation a miss)"},
@@ -210,7 +211,7 @@ func replaySpec(c *cli.Context, dataset string) (analysis.Spec, error) {
 
 func runReplay(c *cli.Context) error {
 	format := c.String("format")
-	if c.String("policy") == analysis.KubeSchedulerPolicy {
+	if c.String("policy") == cluster.KubeSchedulerPolicy {
 		return runKubeScheduler(c)
 	}
 	spec, err := replaySpec(c, pendingDataset(c))
@@ -289,7 +290,7 @@ func runKubeScheduler(c *cli.Context) error {
 		case "dataset", "policy", "seed", "format":
 		default:
 			if c.IsSet(name) {
-				return fmt.Errorf("replay --policy %s: --%s is placelab's engine setting, which the real scheduler cannot honour", analysis.KubeSchedulerPolicy, name)
+				return fmt.Errorf("replay --policy %s: --%s is placelab's engine setting, which the real scheduler cannot honour", cluster.KubeSchedulerPolicy, name)
 			}
 		}
 	}
@@ -298,7 +299,7 @@ func runKubeScheduler(c *cli.Context) error {
 		return err
 	}
 	defer db.Close()
-	seed := uint64(analysis.KubeSchedulerSeed)
+	seed := uint64(cluster.KubeSchedulerSeed)
 	if c.IsSet("seed") {
 		seed = c.Uint64("seed")
 	}
@@ -306,7 +307,7 @@ func runKubeScheduler(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, err := analysis.RunKubeScheduler(c.Context, db, dataset, seed, analysis.RunOptions{Version: version})
+	rep, err := cluster.RunKubeScheduler(c.Context, db, dataset, seed, analysis.RunOptions{Version: version})
 	if err != nil {
 		return err
 	}
@@ -314,7 +315,7 @@ func runKubeScheduler(c *cli.Context) error {
 		return printJSON(c.App.Writer, rep)
 	}
 	fmt.Fprintf(c.App.Writer, "run %d: %s (%s, seed %d) on %q: %d pods bound, %d unschedulable [%.2fs] (placelab check --run %d)\n",
-		rep.Run, analysis.KubeSchedulerPolicy, rep.Scheduler, rep.Seed, rep.Dataset, rep.Placed, rep.Unschedulable, rep.Seconds, rep.Run)
+		rep.Run, cluster.KubeSchedulerPolicy, rep.Scheduler, rep.Seed, rep.Dataset, rep.Placed, rep.Unschedulable, rep.Seconds, rep.Run)
 	for _, p := range sortedKeys(rep.Reasons) {
 		fmt.Fprintf(c.App.Writer, "  %d unschedulable pods refused by %s on some node\n", rep.Reasons[p], p)
 	}

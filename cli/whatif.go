@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/analysis/replay"
 	"placelab/analysis/whatif"
 )
@@ -162,7 +163,7 @@ Examples:
 			&cli.Int64Flag{Name: "run", Required: true, Usage: "run `ID` (ingest k8s prints the observed run's id as observed_run)"},
 			intFlag("max-moves", 0, 0, 0, "move at most `M` pods (0: no bound)"),
 			&cli.StringFlag{Name: "at", Usage: "snapshot `TIME` (s, m, h or d; default: the run's last placement)"},
-			durationFlag("time-limit", analysis.ClusterBoundTimeLimit, "stop the LP bound after `D` (it stays valid, only weaker); an interval lpbound stored for the run at that instant is used as it is"),
+			durationFlag("time-limit", cluster.BoundTimeLimit, "stop the LP bound after `D` (it stays valid, only weaker); an interval lpbound stored for the run at that instant is used as it is"),
 			&cli.BoolFlag{Name: "no-store", Usage: "do not store the placement after the plan as an offline run (the database is then only read, so this runs while other placelab commands read it)"},
 			formatFlag("table", "json"),
 		},
@@ -273,7 +274,7 @@ Example:
 				return err
 			}
 			defer db.Close()
-			rep, err := analysis.ClusterCompare(c.Context, db, c.Int64("run"), pols, analysis.RunOptions{Version: version})
+			rep, err := cluster.Compare(c.Context, db, c.Int64("run"), pols, analysis.RunOptions{Version: version})
 			if err != nil {
 				return err
 			}

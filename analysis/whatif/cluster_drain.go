@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/optimizer/drain"
 	store "placelab/sql"
 )
@@ -28,7 +29,7 @@ type DrainOptions struct {
 // DefaultDrainOptions: the last instant, no bound on moves, the LP within
 // ClusterBoundTimeLimit, the plan's placement stored.
 func DefaultDrainOptions() DrainOptions {
-	return DrainOptions{At: math.NaN(), TimeLimit: analysis.ClusterBoundTimeLimit, Store: true}
+	return DrainOptions{At: math.NaN(), TimeLimit: cluster.BoundTimeLimit, Store: true}
 }
 
 // Validate refuses values out of range.
@@ -36,7 +37,7 @@ func (o DrainOptions) Validate() error {
 	if o.MaxMoves < 0 {
 		return fmt.Errorf("analysis: drain: max moves %d, want ≥ 0 (0: no bound)", o.MaxMoves)
 	}
-	return analysis.ClusterBoundOptions{At: o.At, TimeLimit: o.TimeLimit}.Validate()
+	return cluster.BoundOptions{At: o.At, TimeLimit: o.TimeLimit}.Validate()
 }
 
 // DrainMove is one pod a plan moves.
@@ -53,7 +54,7 @@ type DrainMove struct {
 // move budget, and the LP bound on the nodes the pods need, so that
 // NodesAfter − LBNodes says how many more nodes any plan could still free.
 type DrainReport struct {
-	analysis.SnapshotHead
+	cluster.SnapshotHead
 	MaxMoves int `json:"max_moves"`
 	// The counts, one definition each (a node is in use when it holds a
 	// pod that can move; one with only DaemonSet pods is empty):
@@ -110,7 +111,7 @@ func Drain(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*Dr
 	if err != nil {
 		return nil, err
 	}
-	s, err := analysis.SnapshotOf(rs)
+	s, err := cluster.SnapshotOf(rs)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func Drain(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*Dr
 	for _, n := range before {
 		occupied[n] = true
 	}
-	rep.NodesInUseWithPending = analysis.UsedNodes(before, len(p.Nodes))
+	rep.NodesInUseWithPending = cluster.UsedNodes(before, len(p.Nodes))
 	emptyRemovable := 0
 	for n := range p.Nodes {
 		if !occupied[n] && p.Nodes[n].Removable {
@@ -166,11 +167,11 @@ func Drain(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*Dr
 		}
 		rep.Moves = append(rep.Moves, DrainMove{Pod: p.Pods[mv.Pod].Name, VM: s.PodVM[mv.Pod], From: p.Nodes[mv.From].Name, To: p.Nodes[mv.To].Name})
 	}
-	after := analysis.ApplyPlan(p, pl)
+	after := cluster.ApplyPlan(p, pl)
 	if err := drain.Check(p, after, removed); err != nil {
 		return nil, fmt.Errorf("analysis: drain: the plan breaks a constraint (a bug): %w", err)
 	}
-	rep.NodesAfter = analysis.UsedNodes(after, len(p.Nodes))
+	rep.NodesAfter = cluster.UsedNodes(after, len(p.Nodes))
 	newly := make([]bool, len(p.Nodes))
 	for _, n := range after {
 		if n >= 0 && !occupied[n] && !newly[n] {
@@ -231,7 +232,7 @@ type MachineWhy struct {
 // ExplainMachine explains why node (a machine name) of run cannot be
 // drained at the snapshot instant at (NaN: the run's last placement).
 func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, at float64) (*MachineWhy, error) {
-	s, err := analysis.LoadClusterSnapshot(ctx, db, run, at)
+	s, err := cluster.LoadSnapshot(ctx, db, run, at)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +278,7 @@ func ExplainMachine(ctx context.Context, db *store.DB, run int64, node string, a
 				}
 			}
 			if len(off) > 0 {
-				desc, err := analysis.UntoleratedTaints(ctx, db, s.Tr.LoadID, s.PodVM[why.Pod], off)
+				desc, err := cluster.UntoleratedTaints(ctx, db, s.Tr.LoadID, s.PodVM[why.Pod], off)
 				if err != nil {
 					return nil, err
 				}
@@ -317,7 +318,7 @@ func LatestRun(ctx context.Context, db *store.DB, dataset, engine string) (int64
 // plan keeps, those holding the most movable pods first (ties by name):
 // the nodes a user asks "why not that one" about.
 func KeptNodes(ctx context.Context, db *store.DB, run int64, n int) ([]string, error) {
-	s, err := analysis.LoadClusterSnapshot(ctx, db, run, math.NaN())
+	s, err := cluster.LoadSnapshot(ctx, db, run, math.NaN())
 	if err != nil {
 		return nil, err
 	}

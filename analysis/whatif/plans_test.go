@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/analysis/replay"
 	"placelab/datasets/k8sgen"
 	"placelab/internal/kubejudge"
@@ -195,7 +196,7 @@ func TestCapacityLikePendingPods(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := analysis.SnapshotFit(ctx, db, run, name, math.NaN())
+			rep, err := cluster.SnapshotFit(ctx, db, run, name, math.NaN())
 			if err != nil {
 				t.Fatalf("seed %d: capacity --like %s: %v", o.Seed, name, err)
 			}
@@ -385,7 +386,7 @@ func TestDrainConformsToRules(t *testing.T) {
 	db := analysis.AvailDB(t)
 	srcs = append(srcs, src{"replay with availability sets", db, replayWithDomains(t, db, 3, 5)})
 	for _, sc := range srcs {
-		cs, err := analysis.LoadClusterSnapshot(ctx, sc.db, sc.run, math.NaN())
+		cs, err := cluster.LoadSnapshot(ctx, sc.db, sc.run, math.NaN())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -612,7 +613,7 @@ func TestOneSKUPerInstanceType(t *testing.T) {
 		}
 		rows.Close()
 		for it, n := range byType {
-			rep, err := analysis.PoolFewest(ctx, db, run, it, math.NaN(), analysis.ClusterBoundTimeLimit)
+			rep, err := cluster.PoolFewest(ctx, db, run, it, math.NaN(), cluster.BoundTimeLimit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -730,7 +731,7 @@ func TestClusterFromAlibaba(t *testing.T) {
 	if !chk.OK() {
 		t.Fatalf("observed run: %+v %+v", chk.Violations, chk.Constraints)
 	}
-	b, err := analysis.ClusterBound(ctx, db, run, analysis.DefaultClusterBoundOptions())
+	b, err := cluster.Bound(ctx, db, run, cluster.DefaultBoundOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

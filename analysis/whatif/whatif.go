@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/optimizer"
 	store "placelab/sql"
 )
@@ -90,7 +91,7 @@ func (o MigrateOptions) Validate() error {
 	if o.Budget < 0 {
 		return fmt.Errorf("analysis: migrate: budget %d, want ≥ 0 (0: no limit)", o.Budget)
 	}
-	return analysis.ClusterBoundOptions{At: o.At}.Validate()
+	return cluster.BoundOptions{At: o.At}.Validate()
 }
 
 // WhatIfMigrate rebuilds a stored run's state at opts.At (LoadRunState:

@@ -21,6 +21,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"placelab/analysis"
+	"placelab/analysis/cluster"
 	"placelab/analysis/experiments"
 	"placelab/analysis/overview"
 	"placelab/analysis/replay"
@@ -429,7 +430,7 @@ func Cluster(db *store.DB, name, dir string) int64 {
 
 // ClusterCompare shows the observed run and the replays of its pods with
 // their intervals, as a table and a chart in one unit: nodes.
-func ClusterCompare(rep *analysis.ClusterCompareReport) {
+func ClusterCompare(rep *cluster.CompareReport) {
 	r := rowsResult(rep.Rows)
 	bar := charts.NewBar()
 	var names []string

@@ -1,4 +1,4 @@
-package analysis
+package cluster
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	store "placelab/sql"
@@ -116,7 +117,7 @@ func loadKubeSnapshot(ctx context.Context, db *store.DB, loadID int64, seed uint
 		vm                     int64
 	}
 	var pods []podRow
-	err := each(ctx, db.SQL(), "k8s_objects", []any{loadID}, func(r *sql.Rows) error {
+	err := analysis.Each(ctx, db.SQL(), "k8s_objects", []any{loadID}, func(r *sql.Rows) error {
 		var kind, name, obj string
 		var vm sql.NullInt64
 		var machine sql.NullInt32
@@ -142,7 +143,7 @@ func loadKubeSnapshot(ctx context.Context, db *store.DB, loadID int64, seed uint
 		return nil, err
 	}
 	if len(ks.in.Nodes) == 0 {
-		return nil, fmt.Errorf("%w: load %d keeps no Kubernetes objects (ingest k8s the cluster again: loads before schema 13 did not keep them)", ErrBadSpec, loadID)
+		return nil, fmt.Errorf("%w: load %d keeps no Kubernetes objects (ingest k8s the cluster again: loads before schema 13 did not keep them)", analysis.ErrBadSpec, loadID)
 	}
 	for _, pr := range pods {
 		var p corev1.Pod
@@ -282,14 +283,14 @@ const KubeSchedulerSeed = 1
 // policy kube-scheduler): each pod it bound placed on its node at its
 // creation time, each it could not rejected with the plugins that refused
 // it, static pods on their node.
-func RunKubeScheduler(ctx context.Context, db *store.DB, dataset string, seed uint64, o RunOptions) (*KubeSchedulerRun, error) {
+func RunKubeScheduler(ctx context.Context, db *store.DB, dataset string, seed uint64, o analysis.RunOptions) (*KubeSchedulerRun, error) {
 	t0 := time.Now()
-	tr, err := LoadTrace(ctx, db, dataset, math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, dataset, math.Inf(-1), math.Inf(1))
 	if err != nil {
 		return nil, err
 	}
 	if !tr.OnePerRequest {
-		return nil, fmt.Errorf("%w: policy %s replays a Kubernetes cluster (ingest k8s); dataset %q is not one", ErrBadSpec, KubeSchedulerPolicy, dataset)
+		return nil, fmt.Errorf("%w: policy %s replays a Kubernetes cluster (ingest k8s); dataset %q is not one", analysis.ErrBadSpec, KubeSchedulerPolicy, dataset)
 	}
 	ks, err := loadKubeSnapshot(ctx, db, tr.LoadID, seed, "schedule")
 	if err != nil {
@@ -347,7 +348,7 @@ func RunKubeScheduler(ctx context.Context, db *store.DB, dataset string, seed ui
 	}
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
 		if err := w.Append("run", id, "replay", KubeSchedulerPolicy, string(params), int64(seed), dataset, o.Version,
-			time.Now().UTC(), time.Since(t0).Seconds(), "done", loadID(tr.LoadID)); err != nil {
+			time.Now().UTC(), time.Since(t0).Seconds(), "done", analysis.LoadID(tr.LoadID)); err != nil {
 			return err
 		}
 		for _, r := range rows {
@@ -424,7 +425,7 @@ type FilterJudgement struct {
 // FilterJudgement). placelab's side is DefaultRules' validators with no
 // buffers (a buffer is placelab's policy, not a constraint of the cluster).
 func JudgeKubeFilters(ctx context.Context, db *store.DB, dataset string) (*FilterJudgement, error) {
-	tr, err := LoadTrace(ctx, db, dataset, math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, dataset, math.Inf(-1), math.Inf(1))
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +438,7 @@ func JudgeKubeFilters(ctx context.Context, db *store.DB, dataset string) (*Filte
 		return nil, err
 	}
 	unhonoured := map[int64]string{}
-	err = each(ctx, db.SQL(), "vm_unhonoured", []any{tr.LoadID}, func(r *sql.Rows) error {
+	err = analysis.Each(ctx, db.SQL(), "vm_unhonoured", []any{tr.LoadID}, func(r *sql.Rows) error {
 		var vm int64
 		var u string
 		if err := r.Scan(&vm, &u); err != nil {

@@ -1,4 +1,4 @@
-package analysis
+package cluster
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"placelab/analysis"
 	"placelab/datasets"
 	"placelab/internal/shareddata"
 )
@@ -37,16 +38,16 @@ func requireKubeSched(t *testing.T) {
 func TestKubeSchedulerRun(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	for _, o := range JudgeClusters[:2] {
-		_, db, _ := GeneratedCluster(t, o)
-		a, err := RunKubeScheduler(ctx, db, "c", KubeSchedulerSeed, RunOptions{Version: "test"})
+	for _, o := range analysis.JudgeClusters[:2] {
+		_, db, _ := analysis.GeneratedCluster(t, o)
+		a, err := RunKubeScheduler(ctx, db, "c", KubeSchedulerSeed, analysis.RunOptions{Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a.Placed == 0 {
 			t.Fatalf("seed %d: kube-scheduler bound no pod", o.Seed)
 		}
-		CheckPlanRun(t, db, a.Run)
+		analysis.CheckPlanRun(t, db, a.Run)
 		var placed, rejected, static int
 		err = db.SQL().QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE p.outcome = 'placed'), count(*) FILTER (WHERE p.outcome = 'rejected'),
 			count(*) FILTER (WHERE k.owner_kind = 'Node')
@@ -58,7 +59,7 @@ func TestKubeSchedulerRun(t *testing.T) {
 		if placed != a.Placed+static || rejected != a.Unschedulable {
 			t.Errorf("seed %d: %d placed rows (%d static), %d rejected; the scheduler bound %d, left %d", o.Seed, placed, static, rejected, a.Placed, a.Unschedulable)
 		}
-		b, err := RunKubeScheduler(ctx, db, "c", KubeSchedulerSeed, RunOptions{Version: "test"})
+		b, err := RunKubeScheduler(ctx, db, "c", KubeSchedulerSeed, analysis.RunOptions{Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,8 +83,8 @@ func TestKubeSchedulerRun(t *testing.T) {
 func TestFilterJudgement(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	for _, o := range JudgeClusters {
-		_, db, _ := GeneratedCluster(t, o)
+	for _, o := range analysis.JudgeClusters {
+		_, db, _ := analysis.GeneratedCluster(t, o)
 		j, err := JudgeKubeFilters(ctx, db, "c")
 		if err != nil {
 			t.Fatal(err)
@@ -117,8 +118,8 @@ func hasClaims(p *corev1.Pod) bool {
 func TestCapacityLikeAgainstScheduler(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	_, db, run := GeneratedCluster(t, JudgeClusters[0])
-	rs, err := LoadRunState(ctx, db, run, math.NaN())
+	_, db, run := analysis.GeneratedCluster(t, analysis.JudgeClusters[0])
+	rs, err := analysis.LoadRunState(ctx, db, run, math.NaN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestFilterJudgementSamples(t *testing.T) {
 	requireKubeSched(t)
 	dir := shareddata.Path(t, "k8s-samples")
 	ctx := context.Background()
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	if _, err := datasets.Ingest(ctx, db, "k8s", []string{dir}, datasets.Options{Dataset: "s"}); err != nil {
 		t.Fatal(err)
 	}

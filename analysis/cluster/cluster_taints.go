@@ -1,4 +1,4 @@
-package analysis
+package cluster
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"placelab/analysis"
 	"placelab/datasets/k8s"
 	store "placelab/sql"
 )
@@ -23,7 +24,7 @@ import (
 func UntoleratedTaints(ctx context.Context, db *store.DB, load, vm int64, nodes map[string]bool) (string, error) {
 	var pod *corev1.Pod
 	byNode := map[string]*corev1.Node{}
-	err := each(ctx, db.SQL(), "k8s_objects", []any{load}, func(r *sql.Rows) error {
+	err := analysis.Each(ctx, db.SQL(), "k8s_objects", []any{load}, func(r *sql.Rows) error {
 		var kind, name, obj string
 		var id sql.NullInt64
 		var machine sql.NullInt32

@@ -1,4 +1,4 @@
-package analysis
+package cluster
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"placelab/analysis"
 	"placelab/optimizer"
 	"placelab/optimizer/drain"
 	"placelab/optimizer/lpbound"
@@ -61,7 +62,7 @@ type PoolReport struct {
 // SnapshotFit counts how many more pods like the VM named like fit on run's
 // nodes at at (NaN: the last placement).
 func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at float64) (*FitReport, error) {
-	s, err := LoadClusterSnapshot(ctx, db, run, at)
+	s, err := LoadSnapshot(ctx, db, run, at)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func SnapshotFit(ctx context.Context, db *store.DB, run int64, like string, at f
 	}
 	dem := s.vec(d)
 	p := &s.Problem
-	rep := &FitReport{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.Tr, s.T), Like: like, Demand: map[string]float64{}, PerZone: map[string]int{}}
+	rep := &FitReport{Run: run, Dataset: s.Dataset, T: s.T, Time: analysis.Stamp(s.Tr, s.T), Like: like, Demand: map[string]float64{}, PerZone: map[string]int{}}
 	for j, name := range p.DimNames {
 		rep.Demand[name] = dem[j]
 	}
@@ -245,14 +246,14 @@ func inPool(inv *optimizer.Inventory, m int32, pool string) bool {
 // the other nodes kept.
 func PoolFewest(ctx context.Context, db *store.DB, run int64, pool string, at float64, limit time.Duration) (*PoolReport, error) {
 	t0 := time.Now()
-	s, err := LoadClusterSnapshot(ctx, db, run, at)
+	s, err := LoadSnapshot(ctx, db, run, at)
 	if err != nil {
 		return nil, err
 	}
 	inv := s.Tr.Inv
 	p := s.Problem // a copy: Removable changes below
 	p.Nodes = append([]drain.Node(nil), s.Problem.Nodes...)
-	rep := &PoolReport{Run: run, Dataset: s.Dataset, T: s.T, Time: Stamp(s.Tr, s.T), Pool: pool}
+	rep := &PoolReport{Run: run, Dataset: s.Dataset, T: s.T, Time: analysis.Stamp(s.Tr, s.T), Pool: pool}
 	in := make([]bool, len(p.Nodes))
 	for n := range p.Nodes {
 		in[n] = inPool(inv, int32(n), pool)

@@ -1,4 +1,4 @@
-package analysis
+package cluster
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/internal/kunits"
 	"placelab/optimizer"
@@ -39,7 +40,7 @@ import (
 // the drain's own fast encodings of AreNodeResourcesValid,
 // TenantAntiColocation and PodTopologySpread; TestDrainConformsToRules
 // holds the two to the same verdicts on random snapshots.
-type ClusterSnapshot struct {
+type Snapshot struct {
 	Run     int64
 	Dataset string
 	Policy  string
@@ -58,7 +59,7 @@ type ClusterSnapshot struct {
 	// drain: its DaemonSet pods go with it).
 	NodesInUse, NodesWithPods int
 	// State is the run's state the snapshot was made from.
-	State   *RunState
+	State   *analysis.RunState
 	podType []int32
 	dims    []optimizer.Dim
 	Tr      *replay.Trace
@@ -72,8 +73,8 @@ var ErrSKUDemand = errors.New("analysis: VM demands differ by SKU")
 
 // LoadClusterSnapshot reads run's state at at (NaN: the run's last event)
 // as a drain Problem (RunState.Cluster).
-func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float64) (*ClusterSnapshot, error) {
-	rs, err := LoadRunState(ctx, db, run, at)
+func LoadSnapshot(ctx context.Context, db *store.DB, run int64, at float64) (*Snapshot, error) {
+	rs, err := analysis.LoadRunState(ctx, db, run, at)
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +82,15 @@ func LoadClusterSnapshot(ctx context.Context, db *store.DB, run int64, at float6
 }
 
 // SnapshotOf is the run's state as a drain Problem (see ClusterSnapshot).
-func SnapshotOf(rs *RunState) (*ClusterSnapshot, error) {
+func SnapshotOf(rs *analysis.RunState) (*Snapshot, error) {
 	if err := rs.Planning("a consolidation"); err != nil {
 		return nil, err
 	}
 	tr := rs.Trace
 	inv := tr.Inv
 	st := rs.State
-	s := &ClusterSnapshot{Run: rs.Run, Dataset: rs.Dataset, Policy: rs.Policy, Engine: rs.Engine, T: rs.T, State: rs, Tr: tr,
-		Pending: len(rs.Pending) + len(rs.tried)}
+	s := &Snapshot{Run: rs.Run, Dataset: rs.Dataset, Policy: rs.Policy, Engine: rs.Engine, T: rs.T, State: rs, Tr: tr,
+		Pending: len(rs.Pending) + len(rs.Tried)}
 	// Dimensions some SKU has.
 	for d := optimizer.Dim(0); d < optimizer.NumDims; d++ {
 		for _, k := range inv.SKUs {
@@ -169,7 +170,7 @@ func SnapshotOf(rs *RunState) (*ClusterSnapshot, error) {
 }
 
 // vec projects a resource vector on the snapshot's dimensions.
-func (s *ClusterSnapshot) vec(v optimizer.Vec) []float64 {
+func (s *Snapshot) vec(v optimizer.Vec) []float64 {
 	out := make([]float64, len(s.dims))
 	for j, d := range s.dims {
 		out[j] = v[d]
@@ -183,7 +184,7 @@ func (s *ClusterSnapshot) vec(v optimizer.Vec) []float64 {
 // domain with IsTypeSupported's SKU (DomainOK). A mask that admits every
 // node stays nil. Pods alike share one slice per mask (the planner groups
 // pods by them).
-func (s *ClusterSnapshot) masksOf(env *optimizer.Env, pl optimizer.Placement, pod *drain.Pod) {
+func (s *Snapshot) masksOf(env *optimizer.Env, pl optimizer.Placement, pod *drain.Pod) {
 	inv := env.Inv
 	req := optimizer.RequestOf(pl)
 	v := req.VMs[0]
@@ -214,7 +215,7 @@ func (s *ClusterSnapshot) masksOf(env *optimizer.Env, pl optimizer.Placement, po
 
 // mask is the per-node mask of key, computed once by ok; nil when it
 // admits every node.
-func (s *ClusterSnapshot) mask(key string, ok func(m int32) bool) []bool {
+func (s *Snapshot) mask(key string, ok func(m int32) bool) []bool {
 	if m, seen := s.masks[key]; seen {
 		return m
 	}
@@ -258,7 +259,7 @@ func sameDemandEverywhere(inv *optimizer.Inventory, t int32) error {
 }
 
 // ClusterBoundOptions tune ClusterBound; start from DefaultClusterBoundOptions.
-type ClusterBoundOptions struct {
+type BoundOptions struct {
 	// At is the snapshot instant (NaN: the run's last placement).
 	At float64
 	// TimeLimit bounds the LP (its bound stays valid when it stops early).
@@ -273,16 +274,16 @@ type ClusterBoundOptions struct {
 // and 654 after 58 s (the master LP at 677), and on a generated 1,500-node,
 // 10,000-pod cluster it is final within 1 s. The bound stays valid when the
 // limit stops it, only weaker; --time-limit raises it.
-const ClusterBoundTimeLimit = 5 * time.Second
+const BoundTimeLimit = 5 * time.Second
 
 // DefaultClusterBoundOptions: the last instant, ClusterBoundTimeLimit, the
 // packing stored.
-func DefaultClusterBoundOptions() ClusterBoundOptions {
-	return ClusterBoundOptions{At: math.NaN(), TimeLimit: ClusterBoundTimeLimit, Store: true}
+func DefaultBoundOptions() BoundOptions {
+	return BoundOptions{At: math.NaN(), TimeLimit: BoundTimeLimit, Store: true}
 }
 
 // Validate refuses values out of range.
-func (o ClusterBoundOptions) Validate() error {
+func (o BoundOptions) Validate() error {
 	if math.IsInf(o.At, 0) {
 		return fmt.Errorf("analysis: cluster bound: at = %v, want a finite time", o.At)
 	}
@@ -306,7 +307,7 @@ func (o ClusterBoundOptions) Validate() error {
 // packings found that keep every constraint: the run's own, a full
 // repacking, the drain plan and the LP's integer packing when it passes the
 // independent check.
-type ClusterBoundReport struct {
+type BoundReport struct {
 	SnapshotHead
 	LBNodes  float64 `json:"lb_nodes"`
 	UBNodes  int     `json:"ub_nodes"`
@@ -346,14 +347,14 @@ type SnapshotHead struct {
 }
 
 // head is the snapshot's SnapshotHead.
-func (s *ClusterSnapshot) Head() SnapshotHead {
+func (s *Snapshot) Head() SnapshotHead {
 	pods := 0
 	for _, vm := range s.PodVM {
 		if !s.State.PlacedPending(vm) {
 			pods++
 		}
 	}
-	return SnapshotHead{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Time: Stamp(s.Tr, s.T), Nodes: len(s.Problem.Nodes), Pods: pods,
+	return SnapshotHead{Run: s.Run, Dataset: s.Dataset, Policy: s.Policy, T: s.T, Time: analysis.Stamp(s.Tr, s.T), Nodes: len(s.Problem.Nodes), Pods: pods,
 		PinnedPods: len(s.PinnedVM), PendingPods: s.Pending, NodesInUse: s.NodesInUse, NodesWithPods: s.NodesWithPods}
 }
 
@@ -367,12 +368,12 @@ const ClusterPricingNodeLimit = 100_000
 
 // ClusterBound bounds the nodes a run's pods need at one instant (see
 // ClusterBoundReport).
-func ClusterBound(ctx context.Context, db *store.DB, run int64, opts ClusterBoundOptions) (*ClusterBoundReport, error) {
+func Bound(ctx context.Context, db *store.DB, run int64, opts BoundOptions) (*BoundReport, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	s, err := LoadClusterSnapshot(ctx, db, run, opts.At)
+	s, err := LoadSnapshot(ctx, db, run, opts.At)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +399,7 @@ func ClusterBound(ctx context.Context, db *store.DB, run int64, opts ClusterBoun
 			name string
 			v    float64
 		}{{"lp_online_machines", float64(rep.NodesInUse)}, {"lp_lb_machines", rep.LBNodes}, {"lp_ub_machines", float64(rep.UBNodes)},
-			{"lp_emptiable_machines", float64(rep.DrainableNodes)}, {"lp_converged", b2f(rep.Converged)}} {
+			{"lp_emptiable_machines", float64(rep.DrainableNodes)}, {"lp_converged", analysis.BoolNum(rep.Converged)}} {
 			if err := w.Append("run_metric", run, rep.T, m.name, m.v); err != nil {
 				return err
 			}
@@ -415,9 +416,9 @@ func ClusterBound(ctx context.Context, db *store.DB, run int64, opts ClusterBoun
 // bound computes the interval on the snapshot and returns the UB packing
 // (each pod's node); plan, when not nil, is the unbounded drain plan
 // already made on the snapshot (a candidate for UB), else bound makes it.
-func (s *ClusterSnapshot) Bound(ctx context.Context, limit time.Duration, plan *drain.Result) (*ClusterBoundReport, []int, error) {
+func (s *Snapshot) Bound(ctx context.Context, limit time.Duration, plan *drain.Result) (*BoundReport, []int, error) {
 	p := &s.Problem
-	rep := &ClusterBoundReport{SnapshotHead: s.Head(),
+	rep := &BoundReport{SnapshotHead: s.Head(),
 		Relaxed: []string{"required pod anti-affinity (at most N per node)", "topology spread", "fault domains' racks", "each node rounded up to the largest free capacity of its SKU family and node-set signature"}}
 	if len(p.Pods) == 0 {
 		rep.UBSource = "empty"
@@ -513,7 +514,7 @@ func UsedNodes(assign []int, nodes int) int {
 // capacity and which pod classes may use them) with their counts, pod types
 // (demand and class) with theirs. nodeTypes[k] lists bin k's nodes,
 // podTypes[i] item i's pods.
-func (s *ClusterSnapshot) lpProblem() (*lpbound.Problem, [][]int, [][]int) {
+func (s *Snapshot) lpProblem() (*lpbound.Problem, [][]int, [][]int) {
 	p := &s.Problem
 	// Pod classes: distinct (affinity, tolerated, domain) masks.
 	classOf := make([]int, len(p.Pods))
@@ -612,7 +613,7 @@ func (s *ClusterSnapshot) lpProblem() (*lpbound.Problem, [][]int, [][]int) {
 
 // fromPatterns turns the LP's integer packing into an assignment, node
 // types' nodes taken in order; false when it does not map.
-func (s *ClusterSnapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes [][]int) ([]int, bool) {
+func (s *Snapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes [][]int) ([]int, bool) {
 	a := make([]int, len(s.Problem.Pods))
 	nextNode := make([]int, len(nodeTypes))
 	nextPod := make([]int, len(podTypes))
@@ -654,10 +655,10 @@ func (s *ClusterSnapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes
 // assignment uses; a node it leaves without a movable pod is drained, and
 // its DaemonSet and static pods go with it (no placement row), so the run's
 // nodes with pods are the nodes the packing needs.
-func (s *ClusterSnapshot) StorePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
-	var rows []PlanRow
+func (s *Snapshot) StorePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
+	var rows []analysis.PlanRow
 	for i, n := range assign {
-		rows = append(rows, PlanRow{s.PodVM[i], s.Machines[n]})
+		rows = append(rows, analysis.PlanRow{s.PodVM[i], s.Machines[n]})
 	}
 	used := make([]bool, len(s.Problem.Nodes))
 	for _, n := range assign {
@@ -665,7 +666,7 @@ func (s *ClusterSnapshot) StorePacking(ctx context.Context, db *store.DB, assign
 	}
 	for i, vm := range s.PinnedVM {
 		if used[s.PinnedNode[i]] {
-			rows = append(rows, PlanRow{vm, s.Machines[s.PinnedNode[i]]})
+			rows = append(rows, analysis.PlanRow{vm, s.Machines[s.PinnedNode[i]]})
 		}
 	}
 	return s.State.StorePlan(ctx, db, rows, policy, extra)
@@ -675,11 +676,11 @@ func (s *ClusterSnapshot) StorePacking(ctx context.Context, db *store.DB, assign
 // pods carry placement constraints or pod slots (ingest k8s): lpbound bounds
 // it at one instant with its constraints (ClusterBound) rather than hourly
 // over the zone's SKUs.
-func IsClusterRun(ctx context.Context, db *store.DB, run int64) (bool, error) {
+func IsRun(ctx context.Context, db *store.DB, run int64) (bool, error) {
 	var n int64
 	err := db.SQL().QueryRowContext(ctx, store.MustQuery("cluster_run"), run).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, fmt.Errorf("%w: %d (placelab sql --view run_summary lists the runs)", ErrNoRun, run)
+		return false, fmt.Errorf("%w: %d (placelab sql --view run_summary lists the runs)", analysis.ErrNoRun, run)
 	}
 	return n > 0, err
 }

@@ -1,4 +1,4 @@
-package analysis
+package cluster
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"placelab/analysis"
 	"placelab/datasets/k8sgen"
 	"placelab/optimizer/cbc"
 	"placelab/optimizer/drain"
@@ -19,7 +20,7 @@ import (
 // and returns it with the observed run.
 func LoadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
 	t.Helper()
-	_, db, run := ingestCluster(t, nodes, pods)
+	_, db, run := analysis.IngestCluster(t, nodes, pods)
 	return db, run
 }
 
@@ -27,7 +28,7 @@ func LoadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
 // are — every node its own bin with its free capacity, a pod allowed where
 // its node affinity and tolerations allow it — with anti-affinity and spread
 // relaxed, on CBC's assignment formulation: LB ≤ it ≤ the true optimum ≤ UB.
-func exactRelaxed(t *testing.T, s *ClusterSnapshot) float64 {
+func exactRelaxed(t *testing.T, s *Snapshot) float64 {
 	t.Helper()
 	p := &s.Problem
 	var prob lpbound.Problem
@@ -73,7 +74,7 @@ func TestClusterBoundAgainstExact(t *testing.T) {
 			}
 			db, run := LoadCluster(t, nodes, pods)
 			ctx := context.Background()
-			s, err := LoadClusterSnapshot(ctx, db, run, math.NaN())
+			s, err := LoadSnapshot(ctx, db, run, math.NaN())
 			if err != nil {
 				t.Fatal(err)
 			}

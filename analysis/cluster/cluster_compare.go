@@ -1,4 +1,4 @@
-package analysis
+package cluster
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/internal/kunits"
 	store "placelab/sql"
@@ -37,7 +38,7 @@ type ClusterCompareRow struct {
 // validated defaults (the same validators, constraints and inventory) —
 // beside the observed placement, each with its interval at one instant T
 // (the dataset's last arrival, when every pod has arrived).
-type ClusterCompareReport struct {
+type CompareReport struct {
 	Dataset string              `json:"dataset"`
 	T       float64             `json:"t_s"`
 	Time    string              `json:"time,omitempty"` // T as RFC 3339, for a dataset with a time origin
@@ -52,25 +53,25 @@ type ClusterCompareReport struct {
 
 // ClusterCompare replays run's dataset through each policy (stored as
 // runs) and bounds every run at the same instant.
-func ClusterCompare(ctx context.Context, db *store.DB, run int64, policies []string, o RunOptions) (*ClusterCompareReport, error) {
+func Compare(ctx context.Context, db *store.DB, run int64, policies []string, o analysis.RunOptions) (*CompareReport, error) {
 	if len(policies) == 0 {
-		return nil, fmt.Errorf("%w: no policies to compare", ErrBadSpec)
+		return nil, fmt.Errorf("%w: no policies to compare", analysis.ErrBadSpec)
 	}
 	for _, p := range policies {
 		if !slices.Contains(replay.Policies, p) && p != KubeSchedulerPolicy {
-			return nil, fmt.Errorf("%w: policy %q, want one of %v or %s", ErrBadSpec, p, replay.Policies, KubeSchedulerPolicy)
+			return nil, fmt.Errorf("%w: policy %q, want one of %v or %s", analysis.ErrBadSpec, p, replay.Policies, KubeSchedulerPolicy)
 		}
 	}
 	var ds string
 	if err := db.SQL().QueryRowContext(ctx, "SELECT dataset FROM run WHERE run_id = $1", run).Scan(&ds); err != nil {
-		return nil, fmt.Errorf("%w: %d", ErrNoRun, run)
+		return nil, fmt.Errorf("%w: %d", analysis.ErrNoRun, run)
 	}
 	var t float64
 	var origin sql.NullTime
 	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("dataset_last_arrival"), ds).Scan(&t, &origin); err != nil {
 		return nil, err
 	}
-	rep := &ClusterCompareReport{Dataset: ds, T: t}
+	rep := &CompareReport{Dataset: ds, T: t}
 	if origin.Valid {
 		rep.Time = kunits.Time(origin.Time, t)
 	}
@@ -89,23 +90,23 @@ func ClusterCompare(ctx context.Context, db *store.DB, run int64, policies []str
 			rep.Filter, rep.FilterDisagreements = j, &j.Disagreements
 			continue
 		}
-		spec := DefaultSpec(ds)
+		spec := analysis.DefaultSpec(ds)
 		spec.Policy = p
 		spec.Engine.Explain = false
-		res, err := Run(ctx, db, spec, o)
+		res, err := analysis.Run(ctx, db, spec, o)
 		if err != nil {
 			return nil, fmt.Errorf("analysis: compare: %s: %w", p, err)
 		}
 		runs = append(runs, res.Summary.RunID)
 	}
-	opts := DefaultClusterBoundOptions()
+	opts := DefaultBoundOptions()
 	opts.At, opts.Store = t, false
 	for _, id := range runs {
-		b, err := ClusterBound(ctx, db, id, opts)
+		b, err := Bound(ctx, db, id, opts)
 		if err != nil {
 			return nil, err
 		}
-		chk, err := CheckRun(ctx, db, id)
+		chk, err := analysis.CheckRun(ctx, db, id)
 		if err != nil {
 			return nil, err
 		}
