@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,91 +155,6 @@ func (s *LPSnapshot) metrics() []float64 {
 	return []float64{float64(s.VMs), s.AllocatedCores, float64(s.OnlineMachines), s.OnlineCores, s.OnlineDensity,
 		s.LBMachines, s.UBMachines, s.LBCores, s.UBCores, s.LBDensity, s.UBDensity,
 		s.EmptiableMachines, BoolNum(s.Converged)}
-}
-
-// lpStay is one VM's time on one machine in a run.
-type lpStay struct {
-	vm       int64
-	typ      int32
-	machine  int32 // inventory index
-	from, to float64
-}
-
-// lpRun is what LPBoundRun reads of a run.
-type lpRun struct {
-	tr    *replay.Trace
-	stays []lpStay
-	from  float64 // first placement
-	last  float64 // last sample or placement, whichever is later
-}
-
-// loadLPRun reads run's placements against the trace it read.
-func loadLPRun(ctx context.Context, db *store.DB, run int64, rep *LPBoundReport) (*lpRun, error) {
-	var engine string
-	err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_head"), run).Scan(&rep.Dataset, &rep.Policy, &engine)
-	rep.Engine = engine
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: %d (placelab sql --view run_summary lists the runs)", ErrNoRun, run)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if engine == OfflineEngine {
-		return nil, fmt.Errorf("analysis: lpbound: run %d is an offline packing (itself a bound's witness), not a replay", run)
-	}
-	// The run's placements are read against the load it pinned; a run
-	// from before runs pinned their load is read against the current one.
-	if _, err := LoadRunInput(ctx, db, run); err != nil && !errors.Is(err, ErrUnpinned) {
-		return nil, err
-	}
-	lr := &lpRun{from: math.Inf(1)}
-	var ds string
-	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &lr.last); err != nil {
-		return nil, err
-	}
-	lr.tr, err = LoadTrace(ctx, db, rep.Dataset, math.Inf(-1), math.Inf(1))
-	if err != nil {
-		return nil, err
-	}
-	end := make(map[int64]float64, len(lr.tr.VMs))
-	typ := make(map[int64]int32, len(lr.tr.VMs))
-	for _, v := range lr.tr.VMs {
-		end[v.ID], typ[v.ID] = v.End, v.Type
-	}
-	machineOf := make(map[int32]int32, len(lr.tr.MachineIDs))
-	for i, id := range lr.tr.MachineIDs {
-		machineOf[id] = int32(i)
-	}
-	err = Each(ctx, db.SQL(), "run_placements", []any{run}, func(r *sql.Rows) error {
-		var id int64
-		var mid int32
-		var t float64
-		var ev sql.NullFloat64
-		if err := r.Scan(&id, &mid, &t, &ev); err != nil {
-			return err
-		}
-		tp, ok := typ[id]
-		m, okm := machineOf[mid]
-		if !ok || !okm {
-			return fmt.Errorf("analysis: run %d places VM %d on machine %d, which dataset %q lacks", run, id, mid, rep.Dataset)
-		}
-		to := end[id]
-		if ev.Valid && ev.Float64 < to {
-			to = ev.Float64
-		}
-		lr.stays = append(lr.stays, lpStay{id, tp, m, t, to})
-		lr.from = math.Min(lr.from, t)
-		lr.last = math.Max(lr.last, t)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(lr.stays) == 0 {
-		lr.from = 0
-	}
-	lr.last = math.Max(lr.last, lr.from)
-	return lr, nil
 }
 
 // LPSnapshotTimes are the snapshot times of a run whose first placement is
@@ -445,10 +359,11 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 		return nil, err
 	}
 	rep := &LPBoundReport{Run: run, Every: opts.Every, Snapshots: []LPSnapshot{}}
-	lr, err := loadLPRun(ctx, db, run, rep)
+	lr, err := loadLPRun(ctx, db, run)
 	if err != nil {
 		return nil, err
 	}
+	rep.Dataset, rep.Policy, rep.Engine = lr.dataset, lr.policy, lr.engine
 	rep.From = lr.from
 	times := LPSnapshotTimes(lr.from, lr.last, opts.Every)
 	z := newLPZone(lr.tr.Inv)

@@ -87,12 +87,11 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	if math.IsInf(at, 0) {
 		return nil, fmt.Errorf("analysis: snapshot time %v: want a finite time", at)
 	}
-	rep := &LPBoundReport{Run: run}
-	lr, err := loadLPRun(ctx, db, run, rep)
+	lr, err := loadLPRun(ctx, db, run)
 	if err != nil {
 		return nil, err
 	}
-	rs := &RunState{Run: run, Dataset: rep.Dataset, Policy: rep.Policy, T: at, Trace: lr.tr}
+	rs := &RunState{Run: run, Dataset: lr.dataset, Policy: lr.policy, T: at, Trace: lr.tr}
 	var params sql.NullString
 	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_params"), run).Scan(&rs.Engine, &params); err != nil {
 		return nil, err
