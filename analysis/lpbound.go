@@ -206,20 +206,20 @@ func (z *lpZone) alive(stays []lpStay, t float64) *lpAlive {
 	a := &lpAlive{snap: LPSnapshot{T: t}, counts: make([]int, len(inv.Types)), vms: make([][]int64, len(inv.Types))}
 	perMachine := map[int32][]int{} // machine → VM type counts
 	for _, s := range stays {
-		if !(s.from <= t && t < s.to) {
+		if !(s.From <= t && t < s.To) {
 			continue
 		}
-		a.counts[s.typ]++
-		a.vms[s.typ] = append(a.vms[s.typ], s.vm)
+		a.counts[s.Type]++
+		a.vms[s.Type] = append(a.vms[s.Type], s.VM)
 		a.snap.VMs++
-		d, _ := inv.Demand(s.typ, s.machine)
+		d, _ := inv.Demand(s.Type, s.Machine)
 		a.snap.AllocatedCores += d[optimizer.Cores]
-		c := perMachine[s.machine]
+		c := perMachine[s.Machine]
 		if c == nil {
 			c = make([]int, len(inv.Types))
-			perMachine[s.machine] = c
+			perMachine[s.Machine] = c
 		}
-		c[s.typ]++
+		c[s.Type]++
 	}
 	for _, v := range a.vms {
 		slices.Sort(v)
@@ -359,14 +359,14 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 		return nil, err
 	}
 	rep := &LPBoundReport{Run: run, Every: opts.Every, Snapshots: []LPSnapshot{}}
-	lr, err := loadLPRun(ctx, db, run)
+	lr, err := LoadRunStays(ctx, db, run)
 	if err != nil {
 		return nil, err
 	}
-	rep.Dataset, rep.Policy, rep.Engine = lr.dataset, lr.policy, lr.engine
-	rep.From = lr.from
-	times := LPSnapshotTimes(lr.from, lr.last, opts.Every)
-	z := newLPZone(lr.tr.Inv)
+	rep.Dataset, rep.Policy, rep.Engine = lr.Dataset, lr.Policy, lr.engine
+	rep.From = lr.From
+	times := LPSnapshotTimes(lr.From, lr.Last, opts.Every)
+	z := newLPZone(lr.Trace.Inv)
 	var prev *lpSolved
 	type packed struct {
 		snap int
@@ -381,7 +381,7 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 		if opts.Progress != nil {
 			opts.Progress(int64(i), int64(len(times)))
 		}
-		a := z.alive(lr.stays, t)
+		a := z.alive(lr.Stays, t)
 		if a.snap.VMs > 0 {
 			res, err := z.solve(ctx, a, opts.Solve, prev)
 			if err != nil {
@@ -474,7 +474,7 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 			}
 		}
 		for i, p := range packings {
-			if err := z.writePacking(w, ids[i], run, lr.tr, p.a, p.pk, p.a.snap); err != nil {
+			if err := z.writePacking(w, ids[i], run, lr.Trace, p.a, p.pk, p.a.snap); err != nil {
 				return err
 			}
 		}

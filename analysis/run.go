@@ -126,7 +126,7 @@ func appendPlacement(w *store.Writer, id int64, p *replay.PlacementRow, tr *repl
 		}
 	}
 	if p.Spread {
-		if err := w.Append("placement_domain", id, p.VM, domain(p.FaultDomain), domain(p.UpdateDomain)); err != nil {
+		if err := w.Append("placement_domain", id, p.VM, Domain(p.FaultDomain), Domain(p.UpdateDomain)); err != nil {
 			return err
 		}
 	}
@@ -187,7 +187,7 @@ func (s *runSink) close() error {
 }
 
 // domain is a stored fault or update domain: NULL when off (-1).
-func domain(d int16) any {
+func Domain(d int16) any {
 	if d < 0 {
 		return nil
 	}

@@ -12,24 +12,24 @@ import (
 
 // lpStay is one VM's time on one machine in a run.
 type lpStay struct {
-	vm       int64
-	typ      int32
-	machine  int32 // inventory index
-	from, to float64
+	VM       int64
+	Type     int32
+	Machine  int32 // inventory index
+	From, To float64
 }
 
 // lpRun is what a stored run placed: its head, the trace it read, and
 // every VM's stays.
 type lpRun struct {
-	dataset, policy, engine string // the run's head
-	tr                      *replay.Trace
-	stays                   []lpStay
-	from                    float64 // first placement
-	last                    float64 // last sample or placement, whichever is later
+	Dataset, Policy, engine string // the run's head
+	Trace                   *replay.Trace
+	Stays                   []lpStay
+	From                    float64 // first placement
+	Last                    float64 // last sample or placement, whichever is later
 }
 
 // loadLPRun reads run's placements against the trace it read.
-func loadLPRun(ctx context.Context, db *store.DB, run int64) (*lpRun, error) {
+func LoadRunStays(ctx context.Context, db *store.DB, run int64) (*lpRun, error) {
 	var dataset, policy, engine string
 	err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_head"), run).Scan(&dataset, &policy, &engine)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -46,22 +46,22 @@ func loadLPRun(ctx context.Context, db *store.DB, run int64) (*lpRun, error) {
 	if _, err := LoadRunInput(ctx, db, run); err != nil && !errors.Is(err, ErrUnpinned) {
 		return nil, err
 	}
-	lr := &lpRun{dataset: dataset, policy: policy, engine: engine, from: math.Inf(1)}
+	lr := &lpRun{Dataset: dataset, Policy: policy, engine: engine, From: math.Inf(1)}
 	var ds string
-	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &lr.last); err != nil {
+	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &lr.Last); err != nil {
 		return nil, err
 	}
-	lr.tr, err = LoadTrace(ctx, db, dataset, math.Inf(-1), math.Inf(1))
+	lr.Trace, err = LoadTrace(ctx, db, dataset, math.Inf(-1), math.Inf(1))
 	if err != nil {
 		return nil, err
 	}
-	end := make(map[int64]float64, len(lr.tr.VMs))
-	typ := make(map[int64]int32, len(lr.tr.VMs))
-	for _, v := range lr.tr.VMs {
+	end := make(map[int64]float64, len(lr.Trace.VMs))
+	typ := make(map[int64]int32, len(lr.Trace.VMs))
+	for _, v := range lr.Trace.VMs {
 		end[v.ID], typ[v.ID] = v.End, v.Type
 	}
-	machineOf := make(map[int32]int32, len(lr.tr.MachineIDs))
-	for i, id := range lr.tr.MachineIDs {
+	machineOf := make(map[int32]int32, len(lr.Trace.MachineIDs))
+	for i, id := range lr.Trace.MachineIDs {
 		machineOf[id] = int32(i)
 	}
 	err = Each(ctx, db.SQL(), "run_placements", []any{run}, func(r *sql.Rows) error {
@@ -81,17 +81,17 @@ func loadLPRun(ctx context.Context, db *store.DB, run int64) (*lpRun, error) {
 		if ev.Valid && ev.Float64 < to {
 			to = ev.Float64
 		}
-		lr.stays = append(lr.stays, lpStay{id, tp, m, t, to})
-		lr.from = math.Min(lr.from, t)
-		lr.last = math.Max(lr.last, t)
+		lr.Stays = append(lr.Stays, lpStay{id, tp, m, t, to})
+		lr.From = math.Min(lr.From, t)
+		lr.Last = math.Max(lr.Last, t)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(lr.stays) == 0 {
-		lr.from = 0
+	if len(lr.Stays) == 0 {
+		lr.From = 0
 	}
-	lr.last = math.Max(lr.last, lr.from)
+	lr.Last = math.Max(lr.Last, lr.From)
 	return lr, nil
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"placelab/analysis"
+	"placelab/analysis/snapshot"
 	"placelab/analysis/whatif"
 	"placelab/datasets"
 	"placelab/internal/kunits"
@@ -250,7 +250,7 @@ func runExplain(c *cli.Context) error {
 		return errors.New("--at applies to --machine without --vm (why a node cannot be drained)")
 	}
 	run := c.Int64("run")
-	vm, err := analysis.ResolveVM(c.Context, db, run, c.String("vm"))
+	vm, err := snapshot.ResolveVM(c.Context, db, run, c.String("vm"))
 	if err != nil {
 		return err
 	}
@@ -344,7 +344,7 @@ func runExplain(c *cli.Context) error {
 		return err
 	}
 	if c.IsSet("machine") {
-		other, err := analysis.ResolveMachine(c.Context, db, run, c.String("machine"))
+		other, err := snapshot.ResolveMachine(c.Context, db, run, c.String("machine"))
 		if err != nil {
 			return err
 		}

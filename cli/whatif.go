@@ -10,6 +10,7 @@ import (
 	"placelab/analysis"
 	"placelab/analysis/cluster"
 	"placelab/analysis/replay"
+	"placelab/analysis/snapshot"
 	"placelab/analysis/whatif"
 )
 
@@ -304,7 +305,7 @@ Example:
 
 // pendingLeft names the pending pods a plan could not place, with the
 // first one's reason: "; 2 fit nowhere (default/big-0: AreNodeResourcesValid, …)".
-func pendingLeft(outs []analysis.PendingOutcome) string {
+func pendingLeft(outs []snapshot.PendingOutcome) string {
 	var left []string
 	reason := ""
 	for _, o := range outs {

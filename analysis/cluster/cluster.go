@@ -12,6 +12,7 @@ import (
 
 	"placelab/analysis"
 	"placelab/analysis/replay"
+	"placelab/analysis/snapshot"
 	"placelab/internal/kunits"
 	"placelab/optimizer"
 	"placelab/optimizer/drain"
@@ -59,7 +60,7 @@ type Snapshot struct {
 	// drain: its DaemonSet pods go with it).
 	NodesInUse, NodesWithPods int
 	// State is the run's state the snapshot was made from.
-	State   *analysis.RunState
+	State   *snapshot.RunState
 	podType []int32
 	dims    []optimizer.Dim
 	Tr      *replay.Trace
@@ -74,7 +75,7 @@ var ErrSKUDemand = errors.New("analysis: VM demands differ by SKU")
 // LoadClusterSnapshot reads run's state at at (NaN: the run's last event)
 // as a drain Problem (RunState.Cluster).
 func LoadSnapshot(ctx context.Context, db *store.DB, run int64, at float64) (*Snapshot, error) {
-	rs, err := analysis.LoadRunState(ctx, db, run, at)
+	rs, err := snapshot.Load(ctx, db, run, at)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func LoadSnapshot(ctx context.Context, db *store.DB, run int64, at float64) (*Sn
 }
 
 // SnapshotOf is the run's state as a drain Problem (see ClusterSnapshot).
-func SnapshotOf(rs *analysis.RunState) (*Snapshot, error) {
+func SnapshotOf(rs *snapshot.RunState) (*Snapshot, error) {
 	if err := rs.Planning("a consolidation"); err != nil {
 		return nil, err
 	}
@@ -656,9 +657,9 @@ func (s *Snapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes [][]in
 // its DaemonSet and static pods go with it (no placement row), so the run's
 // nodes with pods are the nodes the packing needs.
 func (s *Snapshot) StorePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
-	var rows []analysis.PlanRow
+	var rows []snapshot.PlanRow
 	for i, n := range assign {
-		rows = append(rows, analysis.PlanRow{s.PodVM[i], s.Machines[n]})
+		rows = append(rows, snapshot.PlanRow{s.PodVM[i], s.Machines[n]})
 	}
 	used := make([]bool, len(s.Problem.Nodes))
 	for _, n := range assign {
@@ -666,7 +667,7 @@ func (s *Snapshot) StorePacking(ctx context.Context, db *store.DB, assign []int,
 	}
 	for i, vm := range s.PinnedVM {
 		if used[s.PinnedNode[i]] {
-			rows = append(rows, analysis.PlanRow{vm, s.Machines[s.PinnedNode[i]]})
+			rows = append(rows, snapshot.PlanRow{vm, s.Machines[s.PinnedNode[i]]})
 		}
 	}
 	return s.State.StorePlan(ctx, db, rows, policy, extra)

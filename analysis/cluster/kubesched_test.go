@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"placelab/analysis"
+	"placelab/analysis/snapshot"
 	"placelab/datasets"
 	"placelab/internal/shareddata"
 )
@@ -119,7 +120,7 @@ func TestCapacityLikeAgainstScheduler(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
 	_, db, run := analysis.GeneratedCluster(t, analysis.JudgeClusters[0])
-	rs, err := analysis.LoadRunState(ctx, db, run, math.NaN())
+	rs, err := snapshot.Load(ctx, db, run, math.NaN())
 	if err != nil {
 		t.Fatal(err)
 	}

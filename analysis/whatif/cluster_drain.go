@@ -10,6 +10,7 @@ import (
 
 	"placelab/analysis"
 	"placelab/analysis/cluster"
+	"placelab/analysis/snapshot"
 	"placelab/optimizer/drain"
 	store "placelab/sql"
 )
@@ -71,7 +72,7 @@ type DrainReport struct {
 	//   - NodesAfter: in use after the plan, = NodesInUseWithPending −
 	//     NodesRemoved + NodesNewlyUsed.
 	PendingPlaced         int                       `json:"pending_placed"`
-	PendingOutcomes       []analysis.PendingOutcome `json:"pending"`
+	PendingOutcomes       []snapshot.PendingOutcome `json:"pending"`
 	NodesInUseWithPending int                       `json:"nodes_in_use_with_pending"`
 	NodesRemoved          int                       `json:"nodes_removed"`
 	RemovedNodes          []string                  `json:"removed_nodes"`
@@ -100,7 +101,7 @@ func Drain(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*Dr
 		return nil, err
 	}
 	t0 := time.Now()
-	rs, err := analysis.LoadRunState(ctx, db, run, opts.At)
+	rs, err := snapshot.Load(ctx, db, run, opts.At)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +369,7 @@ func storedInterval(ctx context.Context, db *store.DB, run int64, t float64) (lb
 }
 
 // setPendingNode records that pending VM vm ends on node.
-func setPendingNode(outs []analysis.PendingOutcome, vm int64, node string) {
+func setPendingNode(outs []snapshot.PendingOutcome, vm int64, node string) {
 	for i := range outs {
 		if outs[i].VMID == vm {
 			outs[i].Machine = node

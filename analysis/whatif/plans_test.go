@@ -18,6 +18,7 @@ import (
 	"placelab/analysis"
 	"placelab/analysis/cluster"
 	"placelab/analysis/replay"
+	"placelab/analysis/snapshot"
 	"placelab/datasets/k8sgen"
 	"placelab/internal/kubejudge"
 	"placelab/internal/shareddata"
@@ -146,7 +147,7 @@ func TestPlanCountsAgree(t *testing.T) {
 				o.Seed, dr.NodesAfter, len(after), dr.NodesInUseWithPending, dr.NodesRemoved, dr.NodesNewlyUsed, dr.PendingPlaced, placed)
 		}
 		for _, n := range dr.RemovedNodes {
-			if !inUse[n] && !slices.ContainsFunc(dr.PendingOutcomes, func(po analysis.PendingOutcome) bool { return po.Placed && po.Machine == n }) {
+			if !inUse[n] && !slices.ContainsFunc(dr.PendingOutcomes, func(po snapshot.PendingOutcome) bool { return po.Placed && po.Machine == n }) {
 				// a node a pending pod was placed on and the plan then
 				// emptied is in use with the pending pods
 				t.Logf("seed %d: removed node %s was empty at the snapshot", o.Seed, n)
@@ -221,10 +222,10 @@ func TestCapacityLikePendingPods(t *testing.T) {
 func TestRunStateAtAnEmptyInstant(t *testing.T) {
 	ctx := context.Background()
 	dir, db, run := analysis.GeneratedCluster(t, analysis.JudgeClusters[0])
-	if _, err := analysis.LoadRunState(ctx, db, run, -1e9); err == nil || !strings.Contains(err.Error(), "holds no VM") {
+	if _, err := snapshot.Load(ctx, db, run, -1e9); err == nil || !strings.Contains(err.Error(), "holds no VM") {
 		t.Fatalf("snapshot before the first placement: %v, want ErrNoSnapshot", err)
 	}
-	rs, err := analysis.LoadRunState(ctx, db, run, math.NaN())
+	rs, err := snapshot.Load(ctx, db, run, math.NaN())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"placelab/analysis"
 	"placelab/analysis/cluster"
+	"placelab/analysis/snapshot"
 	"placelab/optimizer"
 	store "placelab/sql"
 )
@@ -29,7 +30,7 @@ type MigrationReport struct {
 	// (RunState.PlacePending): PendingPlaced of them found a machine,
 	// Pending says what became of each.
 	PendingPlaced   int                       `json:"pending_placed"`
-	PendingOutcomes []analysis.PendingOutcome `json:"pending"`
+	PendingOutcomes []snapshot.PendingOutcome `json:"pending"`
 	// Machines in use hold a VM that can move (one with only DaemonSet
 	// pods is empty): MachinesInUse at the snapshot as the run left it,
 	// MachinesInUseWithPending once the pending VMs are placed, and
@@ -105,7 +106,7 @@ func Migrate(ctx context.Context, db *store.DB, run int64, opts MigrateOptions) 
 		return nil, err
 	}
 	t0 := time.Now()
-	rs, err := analysis.LoadRunState(ctx, db, run, opts.At)
+	rs, err := snapshot.Load(ctx, db, run, opts.At)
 	if err != nil {
 		return nil, fmt.Errorf("whatif: %w", err)
 	}
@@ -162,11 +163,11 @@ func Migrate(ctx context.Context, db *store.DB, run int64, opts MigrateOptions) 
 		rep.Moves = append(rep.Moves, r)
 	}
 	if opts.Store {
-		var rows []analysis.PlanRow
+		var rows []snapshot.PlanRow
 		inv := rs.Trace.Inv
 		for m := range inv.Machines {
 			for _, vm := range state.VMsOn(int32(m)) {
-				rows = append(rows, analysis.PlanRow{vm, ids[m]})
+				rows = append(rows, snapshot.PlanRow{vm, ids[m]})
 			}
 		}
 		id, err := rs.StorePlan(ctx, db, rows, "migrate-plan", map[string]any{"budget": opts.Budget,

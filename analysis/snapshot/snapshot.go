@@ -1,4 +1,4 @@
-package analysis
+package snapshot
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	store "placelab/sql"
@@ -83,25 +84,25 @@ type runParams struct {
 // LoadRunState rebuilds run's state at at (NaN: the run's last event). An
 // instant at which the run held no VM is refused (ErrNoSnapshot), never
 // answered with an empty state.
-func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*RunState, error) {
+func Load(ctx context.Context, db *store.DB, run int64, at float64) (*RunState, error) {
 	if math.IsInf(at, 0) {
 		return nil, fmt.Errorf("analysis: snapshot time %v: want a finite time", at)
 	}
-	lr, err := loadLPRun(ctx, db, run)
+	lr, err := analysis.LoadRunStays(ctx, db, run)
 	if err != nil {
 		return nil, err
 	}
-	rs := &RunState{Run: run, Dataset: lr.dataset, Policy: lr.policy, T: at, Trace: lr.tr}
+	rs := &RunState{Run: run, Dataset: lr.Dataset, Policy: lr.Policy, T: at, Trace: lr.Trace}
 	var params sql.NullString
 	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_params"), run).Scan(&rs.Engine, &params); err != nil {
 		return nil, err
 	}
-	tr := lr.tr
+	tr := lr.Trace
 	if math.IsNaN(rs.T) {
 		// The run's last event: its last sample or placement, or the last
 		// arrival of its dataset when later (a cluster's Pending pods,
 		// created after the last pod the scheduler bound).
-		rs.T = lr.last
+		rs.T = lr.Last
 		for i := range tr.VMs {
 			if v := &tr.VMs[i]; v.Start > rs.T && v.Start < v.End {
 				rs.T = v.Start
@@ -130,7 +131,7 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	rs.FaultDomains, rs.UpdateDomains = pr.FaultDomains, pr.UpdateDomains
 	// Domains, names and pins.
 	doms := map[int64]dom{}
-	err = Each(ctx, db.SQL(), "run_domains", []any{run}, func(r *sql.Rows) error {
+	err = analysis.Each(ctx, db.SQL(), "run_domains", []any{run}, func(r *sql.Rows) error {
 		var id int64
 		var d dom
 		if err := r.Scan(&id, &d.f, &d.u); err != nil {
@@ -145,7 +146,7 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	rs.names = map[int64]string{}
 	pins := map[int64]optimizer.Pin{}
 	tenantOf := map[int64]string{}
-	err = Each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
+	err = analysis.Each(ctx, db.SQL(), "cluster_vms", []any{tr.LoadID}, func(r *sql.Rows) error {
 		var id int64
 		var name, tenant string
 		var pin, static bool
@@ -176,23 +177,23 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 		}
 	}
 	// The placements alive at T, in vm_id order.
-	stays := slices.Clone(lr.stays)
-	sort.SliceStable(stays, func(i, j int) bool { return stays[i].vm < stays[j].vm })
+	stays := slices.Clone(lr.Stays)
+	sort.SliceStable(stays, func(i, j int) bool { return stays[i].VM < stays[j].VM })
 	rs.State = optimizer.NewState(inv)
 	placed := map[int64]bool{}
 	for _, st := range stays {
-		if !(st.from <= rs.T && rs.T < st.to) {
+		if !(st.From <= rs.T && rs.T < st.To) {
 			continue
 		}
-		v := &tr.VMs[rs.vmIndex[st.vm]]
-		p, err := rs.placementOf(v, st.typ, math.Max(v.Start, st.from))
+		v := &tr.VMs[rs.vmIndex[st.VM]]
+		p, err := rs.placementOf(v, st.Type, math.Max(v.Start, st.From))
 		if err != nil {
 			return nil, err
 		}
-		p.Machine, p.Pin = st.machine, pins[st.vm]
-		p.Demand, _ = inv.Demand(st.typ, st.machine)
+		p.Machine, p.Pin = st.Machine, pins[st.VM]
+		p.Demand, _ = inv.Demand(st.Type, st.Machine)
 		rs.State.Place(p)
-		placed[st.vm] = true
+		placed[st.VM] = true
 		if p.Pin != optimizer.PinNone {
 			rs.PinnedVMs = append(rs.PinnedVMs, p.VM)
 		}
@@ -204,7 +205,7 @@ func LoadRunState(ctx context.Context, db *store.DB, run int64, at float64) (*Ru
 	}
 	if rs.State.Len() == 0 && len(rs.Pending) == 0 {
 		return nil, fmt.Errorf("%w: run %d of dataset %q at t=%gs (its placements span [%gs, %gs]; --at picks another instant)",
-			ErrNoSnapshot, run, rs.Dataset, rs.T, lr.from, lr.last)
+			ErrNoSnapshot, run, rs.Dataset, rs.T, lr.From, lr.Last)
 	}
 	return rs, nil
 }
@@ -261,7 +262,7 @@ func (rs *RunState) setDomains(p *optimizer.Placement, f, u sql.NullInt16) error
 func (rs *RunState) Planning(what string) error {
 	if rs.Oversub {
 		return fmt.Errorf("%w: %s of run %d: the run oversubscribed CPU, whose fit rule reads predicted utilization that is not stored; plan a run without --oversub",
-			ErrBadSpec, what, rs.Run)
+			analysis.ErrBadSpec, what, rs.Run)
 	}
 	return nil
 }
@@ -308,7 +309,7 @@ func (rs *RunState) FindVM(key string) (*replay.TraceVM, bool) {
 func (rs *RunState) TypeSize(ctx context.Context, db *store.DB, t int32) (optimizer.Vec, bool, error) {
 	if rs.sizes == nil {
 		rs.sizes, rs.sized = map[string]optimizer.Vec{}, map[string]bool{}
-		err := Each(ctx, db.SQL(), "type_sizes", []any{rs.Trace.LoadID}, func(r *sql.Rows) error {
+		err := analysis.Each(ctx, db.SQL(), "type_sizes", []any{rs.Trace.LoadID}, func(r *sql.Rows) error {
 			var name string
 			var v [optimizer.NumDims]sql.NullFloat64
 			if err := r.Scan(&name, &v[optimizer.Cores], &v[optimizer.Memory], &v[optimizer.SSD], &v[optimizer.HDD],
@@ -391,8 +392,8 @@ func (rs *RunState) StorePlan(ctx context.Context, db *store.DB, rows []PlanRow,
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].VM < rows[j].VM })
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
-		if err := w.Append("run", id, OfflineEngine, policy, string(js), int64(0), rs.Dataset, "lpbound",
-			time.Now().UTC(), 0.0, "done", LoadID(rs.Trace.LoadID)); err != nil {
+		if err := w.Append("run", id, analysis.OfflineEngine, policy, string(js), int64(0), rs.Dataset, "lpbound",
+			time.Now().UTC(), 0.0, "done", analysis.LoadID(rs.Trace.LoadID)); err != nil {
 			return err
 		}
 		for _, r := range rows {
@@ -405,7 +406,7 @@ func (rs *RunState) StorePlan(ctx context.Context, db *store.DB, rows []PlanRow,
 			if !ok || (p.FaultDomain == optimizer.NoDomain && p.UpdateDomain == optimizer.NoDomain) {
 				continue
 			}
-			if err := w.Append("placement_domain", id, r.VM, domain(int16(p.FaultDomain.Index())), domain(int16(p.UpdateDomain.Index()))); err != nil {
+			if err := w.Append("placement_domain", id, r.VM, analysis.Domain(int16(p.FaultDomain.Index())), analysis.Domain(int16(p.UpdateDomain.Index()))); err != nil {
 				return err
 			}
 		}
