@@ -17,7 +17,7 @@ import (
 
 // readFailureFile reads the spec's failure file (CSV or Parquet) and pins
 // it by its SHA-256 (recorded in the run's params).
-func (s *Spec) readFailureFile(ctx context.Context, db *store.DB) error {
+func (s *Spec) ReadFailureFile(ctx context.Context, db *store.DB) error {
 	f, err := os.Open(s.FailureFile)
 	if err != nil {
 		return fmt.Errorf("%w: failure file: %v", ErrBadSpec, err)
@@ -32,9 +32,9 @@ func (s *Spec) readFailureFile(ctx context.Context, db *store.DB) error {
 	if err != nil {
 		return err
 	}
-	s.failureRows = make([]outage.FileRow, len(rows))
+	s.FailureRows = make([]outage.FileRow, len(rows))
 	for i, r := range rows {
-		s.failureRows[i] = outage.FileRow{Row: r.Row, T: r.T, Duration: r.Duration, Machine: r.Machine, Rack: r.Rack, Kind: r.Kind}
+		s.FailureRows[i] = outage.FileRow{Row: r.Row, T: r.T, Duration: r.Duration, Machine: r.Machine, Rack: r.Rack, Kind: r.Kind}
 	}
 	s.failureSHA = hex.EncodeToString(h.Sum(nil))
 	return nil
@@ -74,7 +74,7 @@ func (s *Spec) availability(tr *replay.Trace) (*replay.Availability, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.FailureFile != "" && s.failureRows == nil {
+	if s.FailureFile != "" && s.FailureRows == nil {
 		return nil, fmt.Errorf("%w: failure file %s was not read (runs with a failure file go through Run)", ErrBadSpec, s.FailureFile)
 	}
 	if !failuresOn && !maintOn && s.FailureFile == "" && s.FaultDomains == 0 && s.UpdateDomains == 0 {
@@ -97,7 +97,7 @@ func (s *Spec) availability(tr *replay.Trace) (*replay.Availability, error) {
 		add(outage.Generate(tr.Inv, model, from, to, s.Engine.Seed), replay.SourceModel)
 	}
 	if s.FailureFile != "" {
-		os, err := outage.FromRows(tr.Inv, s.FailureFile, s.failureRows)
+		os, err := outage.FromRows(tr.Inv, s.FailureFile, s.FailureRows)
 		if err != nil {
 			return nil, err
 		}

@@ -174,12 +174,12 @@ func LPSnapshotTimes(from, last, every float64) []float64 {
 // lpZone is the LP form of a trace's inventory.
 type lpZone struct {
 	inv  *optimizer.Inventory
-	bins []lpbound.BinType
-	skus []int // SKU of each bin
-	dims []optimizer.Dim
+	Bins []lpbound.BinType
+	SKUs []int // SKU of each bin
+	Dims []optimizer.Dim
 }
 
-func newLPZone(inv *optimizer.Inventory) *lpZone {
+func NewZone(inv *optimizer.Inventory) *lpZone {
 	bins, skus, dims := lpBins(inv)
 	dims = bindingDims(inv, skus, dims)
 	for i, k := range skus {
@@ -189,7 +189,7 @@ func newLPZone(inv *optimizer.Inventory) *lpZone {
 		}
 		bins[i].Capacity = c
 	}
-	return &lpZone{inv: inv, bins: bins, skus: skus, dims: dims}
+	return &lpZone{inv: inv, Bins: bins, SKUs: skus, Dims: dims}
 }
 
 // lpAlive is the VMs a run held at one moment.
@@ -265,7 +265,7 @@ type lpSolved struct {
 // solve bounds one snapshot (counting machines, then cores), each solve
 // seeded with the previous snapshot's patterns and the run's own packing.
 func (z *lpZone) solve(ctx context.Context, a *lpAlive, opts lpbound.Options, prev *lpSolved) (*lpSolved, error) {
-	p := &lpbound.Problem{Bins: z.bins, Items: lpItems(z.inv, a.counts, z.skus, z.dims)}
+	p := &lpbound.Problem{Bins: z.Bins, Items: Items(z.inv, a.counts, z.SKUs, z.Dims)}
 	out := &lpSolved{}
 	for _, obj := range []lpbound.Objective{lpbound.MinCount, lpbound.MinCost} {
 		o := opts
@@ -314,7 +314,7 @@ func (z *lpZone) solve(ctx context.Context, a *lpAlive, opts lpbound.Options, pr
 	}
 	s.LPMachines, s.LPCores = rm.LP, rc.LP
 	s.Iterations, s.Columns = rm.Iterations+rc.Iterations, rm.Columns+rc.Columns
-	s.Converged = optimal(rm) && optimal(rc)
+	s.Converged = Optimal(rm) && Optimal(rc)
 	s.Stop = fmt.Sprintf("machines: %s, cores: %s", rm.Stop, rc.Stop)
 	s.Seconds = rm.Seconds + rc.Seconds
 	if s.UBCores > 0 {
@@ -341,7 +341,7 @@ func support(ps []lpbound.Pattern) []lpbound.Pattern {
 	return out
 }
 
-func optimal(r *lpbound.Result) bool {
+func Optimal(r *lpbound.Result) bool {
 	return r.Stop == lpbound.StopConverged || r.Stop == lpbound.StopProven
 }
 
@@ -366,7 +366,7 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 	rep.Dataset, rep.Policy, rep.Engine = lr.Dataset, lr.Policy, lr.engine
 	rep.From = lr.From
 	times := LPSnapshotTimes(lr.From, lr.Last, opts.Every)
-	z := newLPZone(lr.Trace.Inv)
+	z := NewZone(lr.Trace.Inv)
 	var prev *lpSolved
 	type packed struct {
 		snap int
@@ -638,7 +638,7 @@ func bindingDims(inv *optimizer.Inventory, skus []int, dims []optimizer.Dim) []o
 }
 
 // lpItems turns VM type counts into item types with per-SKU sizes.
-func lpItems(inv *optimizer.Inventory, counts []int, skus []int, dims []optimizer.Dim) []lpbound.ItemType {
+func Items(inv *optimizer.Inventory, counts []int, skus []int, dims []optimizer.Dim) []lpbound.ItemType {
 	var items []lpbound.ItemType
 	order := make([]int, 0, len(counts))
 	for t, c := range counts {
@@ -669,7 +669,7 @@ func lpItems(inv *optimizer.Inventory, counts []int, skus []int, dims []optimize
 // configuration LP over inv, the unit placelab bench lp reports sizes in.
 func LPLargestBinCost(inv *optimizer.Inventory) float64 {
 	largest := 0.0
-	for _, b := range newLPZone(inv).bins {
+	for _, b := range NewZone(inv).Bins {
 		largest = max(largest, b.Cost) // a bin costs its cores
 	}
 	return largest

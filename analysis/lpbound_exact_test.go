@@ -43,7 +43,7 @@ func TestLPIntervalContainsOPT(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			_, tr := ingestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
-			z := newLPZone(tr.Inv)
+			z := NewZone(tr.Inv)
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, v := range tr.VMs {
 				lo = math.Min(lo, v.Start)
@@ -71,14 +71,14 @@ func TestLPIntervalContainsOPT(t *testing.T) {
 					counts[typ]++
 				}
 				for _, limit := range []int{0, 3} {
-					bins := make([]lpbound.BinType, len(z.bins))
-					copy(bins, z.bins)
+					bins := make([]lpbound.BinType, len(z.Bins))
+					copy(bins, z.Bins)
 					if limit > 0 {
 						for k := range bins {
 							bins[k].Limit = min(bins[k].Limit, limit)
 						}
 					}
-					p := &lpbound.Problem{Bins: bins, Items: lpItems(tr.Inv, counts, z.skus, z.dims)}
+					p := &lpbound.Problem{Bins: bins, Items: Items(tr.Inv, counts, z.SKUs, z.Dims)}
 					for _, obj := range []lpbound.Objective{lpbound.MinCount, lpbound.MinCost} {
 						r, err := lpbound.Solve(ctx, p, lpbound.Options{Objective: obj, TimeLimit: 20 * time.Second})
 						if errors.Is(err, lpbound.ErrInfeasible) {

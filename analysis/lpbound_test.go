@@ -23,7 +23,7 @@ import (
 func TestLPBoundRunByHand(t *testing.T) {
 	ctx := context.Background()
 	db := MemDB(t)
-	handZone(t, db)
+	HandZone(t, db)
 	id := replayHand(t, db, "hand", 9000)
 	var packingRuns []int64
 	for pass := 0; pass < 2; pass++ { // the second pass replaces the first's rows
@@ -290,12 +290,12 @@ func TestBindingDims(t *testing.T) {
 func TestLPSolveOverCommittedRun(t *testing.T) {
 	ctx := context.Background()
 	db := MemDB(t)
-	handZone(t, db)
+	HandZone(t, db)
 	tr, err := LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	z := newLPZone(tr.Inv)
+	z := NewZone(tr.Inv)
 	c4 := -1
 	for i, vt := range tr.Inv.Types {
 		if vt.Name == "c4" {

@@ -119,7 +119,7 @@ func TestOversubArms(t *testing.T) {
 		t.Errorf("production share 0: %d non-production requests, at 71%% %d", none.NonProduction, soft.NonProduction)
 	}
 	// A dataset without CPU readings needs --series.
-	handZone(t, db)
+	HandZone(t, db)
 	o.Arm = "naive"
 	if _, err := OversubReplay(ctx, db, "hand", o); !errors.Is(err, ErrNoSeries) {
 		t.Errorf("no series: %v", err)
@@ -131,7 +131,7 @@ func TestOversubArms(t *testing.T) {
 // whole trace, a NaN start the trace's beginning).
 func TestOversubOptionsRefused(t *testing.T) {
 	db := MemDB(t)
-	handZone(t, db)
+	HandZone(t, db)
 	nan := math.NaN()
 	for name, mutate := range map[string]func(*OversubOptions){
 		"unknown arm":        func(o *OversubOptions) { o.Arm = "bogus" },

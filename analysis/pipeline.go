@@ -89,7 +89,7 @@ type Spec struct {
 	// Every path replays them: one agent, agents in simulated or real time.
 	Failures, FailureFile, Maintenance string
 	FaultDomains, UpdateDomains        int32
-	failureRows                        []outage.FileRow
+	FailureRows                        []outage.FileRow
 	failureSHA                         string
 }
 
@@ -266,7 +266,7 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 		return nil, fmt.Errorf("%w: dataset %q has no VMs in the window", ErrBadSpec, spec.Dataset)
 	}
 	if spec.FailureFile != "" {
-		if err := spec.readFailureFile(ctx, db); err != nil {
+		if err := spec.ReadFailureFile(ctx, db); err != nil {
 			return nil, err
 		}
 	}

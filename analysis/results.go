@@ -33,7 +33,7 @@ func Plural(n int, one, many string) string {
 	return many
 }
 
-func sum(c []int) int {
+func Sum(c []int) int {
 	n := 0
 	for _, x := range c {
 		n += x

@@ -29,7 +29,7 @@ func MemDB(t testing.TB) *store.DB {
 // machines in one rack, VM types c4 (4 cores) and c2 (2 cores), and VMs
 // 0 c4 [0, 7200), 1 c2 [100, 200), 2 c4 [4000, 5000), 3 c4 [4001, 9000),
 // 4 c4 [4002, 9000), 5 c4 [4003, 9000).
-func handZone(t testing.TB, db *store.DB) {
+func HandZone(t testing.TB, db *store.DB) {
 	t.Helper()
 	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: "hand", Format: "test", Source: "hand"}, func(w *store.Writer) error {
 		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
@@ -82,7 +82,7 @@ func ingestShared(t *testing.T, name, format, inventory string, files ...string)
 	return db, tr
 }
 
-func synthTrace(t testing.TB, machines, vms int, days float64) *replay.Trace {
+func SynthTrace(t testing.TB, machines, vms int, days float64) *replay.Trace {
 	t.Helper()
 	ctx := context.Background()
 	db := MemDB(t)
@@ -106,7 +106,7 @@ func synthTrace(t testing.TB, machines, vms int, days float64) *replay.Trace {
 // requests of 1–6 VMs of random types; a tenth low priority; a fifth
 // censored (still alive at the end); a few alive before collection began
 // (negative start). Load is high enough to reject and to evict.
-func mixedZone(t testing.TB, db *store.DB, name string, vms int, seed uint64) {
+func MixedZone(t testing.TB, db *store.DB, name string, vms int, seed uint64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	_, err := db.Ingest(context.Background(), store.IngestInfo{Dataset: name, Format: "test", Source: "mixed"}, func(w *store.Writer) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/capacity"
 	"placelab/analysis/cluster"
 	"placelab/optimizer/lpbound"
 )
@@ -30,13 +31,13 @@ func capacityCommand() *cli.Command {
 		replayDatasetFlag(),
 		&cli.StringFlag{Name: "max-rejection", Value: "0.1%", Usage: "rejection target: the share of requested VMs the allocator may leave unserved (see --target-counts), as a percentage in [0%, 100%)",
 			Action: func(_ *cli.Context, s string) error { _, err := parsePercent("max-rejection", s); return err }},
-		&cli.StringFlag{Name: "target-counts", Value: analysis.CountShed, Usage: "what counts against --max-rejection: shed (every VM not served: rejected, or evicted and never placed again) or rejected (rejections only; evictions reported, not counted)",
+		&cli.StringFlag{Name: "target-counts", Value: capacity.CountShed, Usage: "what counts against --max-rejection: shed (every VM not served: rejected, or evicted and never placed again) or rejected (rejections only; evictions reported, not counted)",
 			Action: func(_ *cli.Context, s string) error { return checkTargetCounts(s) }},
 		&cli.StringFlag{Name: "max-heal-failure", DefaultText: "none: no heal target", Usage: "heal target: the share of the VMs of hard-failed machines that may fail to heal (heal_failure_rate), as a percentage in [0%, 100%); needs --failures or --failure-file",
 			Action: func(_ *cli.Context, s string) error { _, err := parsePercent("max-heal-failure", s); return err }},
-		&cli.StringFlag{Name: "survive", Value: analysis.SurviveNone, Usage: "rack: every single-rack failure must be healable in its cluster at the peak sample (healable_rack_failures_pct = 100); none: no such target",
+		&cli.StringFlag{Name: "survive", Value: capacity.SurviveNone, Usage: "rack: every single-rack failure must be healable in its cluster at the peak sample (healable_rack_failures_pct = 100); none: no such target",
 			Action: func(_ *cli.Context, s string) error { return checkSurvive(s) }},
-		&cli.StringFlag{Name: "scale", Value: analysis.ScaleMix, Usage: "mix (the zone's SKU mix scaled) or per-sku (then each SKU shrunk in turn)",
+		&cli.StringFlag{Name: "scale", Value: capacity.ScaleMix, Usage: "mix (the zone's SKU mix scaled) or per-sku (then each SKU shrunk in turn)",
 			Action: func(_ *cli.Context, s string) error { return checkScale(s) }},
 		&cli.Int64Flag{Name: "run", Usage: "snapshot mode: the Kubernetes cluster (or any) run `ID` whose pods to ask about (with --like or --pool)"},
 		&cli.StringFlag{Name: "like", Usage: "snapshot mode: how many more pods like `POD` (its vm name, namespace/name for a Kubernetes pod) fit now"},
@@ -145,22 +146,22 @@ func parsePercent(name, s string) (float64, error) {
 }
 
 func checkSurvive(s string) error {
-	if !slices.Contains(analysis.SurviveModes, s) {
-		return fmt.Errorf("--survive %q: want %s", s, orList(analysis.SurviveModes))
+	if !slices.Contains(capacity.SurviveModes, s) {
+		return fmt.Errorf("--survive %q: want %s", s, orList(capacity.SurviveModes))
 	}
 	return nil
 }
 
 func checkTargetCounts(s string) error {
-	if !slices.Contains(analysis.TargetCountings, s) {
-		return fmt.Errorf("--target-counts %q: want %s", s, orList(analysis.TargetCountings))
+	if !slices.Contains(capacity.TargetCountings, s) {
+		return fmt.Errorf("--target-counts %q: want %s", s, orList(capacity.TargetCountings))
 	}
 	return nil
 }
 
 func checkScale(s string) error {
-	if !slices.Contains(analysis.CapacityScales, s) {
-		return fmt.Errorf("--scale %q: want %s", s, orList(analysis.CapacityScales))
+	if !slices.Contains(capacity.Scales, s) {
+		return fmt.Errorf("--scale %q: want %s", s, orList(capacity.Scales))
 	}
 	return nil
 }
@@ -200,7 +201,7 @@ func runCapacity(c *cli.Context) error {
 	if err := checkTargetCounts(counts); err != nil {
 		return err
 	}
-	o := analysis.CapacityOptions{MaxRejection: target, TargetCounts: counts, Scale: scale, Survive: survive, LP: lpbound.Options{TimeLimit: c.Duration("time-limit")}}
+	o := capacity.Options{MaxRejection: target, TargetCounts: counts, Scale: scale, Survive: survive, LP: lpbound.Options{TimeLimit: c.Duration("time-limit")}}
 	if c.IsSet("max-heal-failure") {
 		h, err := parsePercent("max-heal-failure", c.String("max-heal-failure"))
 		if err != nil {
@@ -208,7 +209,7 @@ func runCapacity(c *cli.Context) error {
 		}
 		o.MaxHealFailure = &h
 	}
-	if err := analysis.ValidateCapacity(spec, o); err != nil {
+	if err := capacity.Validate(spec, o); err != nil {
 		return err
 	}
 	db, err := openDB(c)
@@ -225,13 +226,13 @@ func runCapacity(c *cli.Context) error {
 		bar = newProgress(fmt.Sprintf("capacity %s %d machines", step, machines), "", c.Bool("quiet"))
 	}
 	o.Progress = func(done, total int64) { bar.Update(done, total) }
-	rep, err := analysis.CapacityPlan(c.Context, db, spec, o)
+	rep, err := capacity.Run(c.Context, db, spec, o)
 	bar.Done()
 	if err != nil {
 		return err
 	}
 	if !c.Bool("no-store") {
-		if err := analysis.StoreCapacity(c.Context, db, rep); err != nil {
+		if err := capacity.Store(c.Context, db, rep); err != nil {
 			return err
 		}
 	}
@@ -243,7 +244,7 @@ func runCapacity(c *cli.Context) error {
 
 // printCapacity writes the probes as a table and the answer beside the
 // bound.
-func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
+func printCapacity(w io.Writer, rep *capacity.Result) error {
 	var skus []string
 	for name := range rep.ZonePerSKU {
 		skus = append(skus, name)
@@ -257,7 +258,7 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 		return strings.Join(out, ", ")
 	}
 	what := "not served (rejected, or evicted and never placed again)"
-	if rep.TargetCounts == analysis.CountRejected {
+	if rep.TargetCounts == capacity.CountRejected {
 		what = "rejected (evictions not counted)"
 	}
 	fmt.Fprintf(w, "%s on %q (%s): at most %s of %d VMs %s (%d VMs)%s; the zone has %d machines (%s)\n", rep.Policy, rep.Dataset, rep.Scale,
@@ -322,12 +323,12 @@ func printCapacity(w io.Writer, rep *analysis.CapacityReport) error {
 }
 
 // availTargets writes the availability targets in force for the heading.
-func availTargets(rep *analysis.CapacityReport) string {
+func availTargets(rep *capacity.Result) string {
 	var out string
 	if h := rep.MaxHealFailure; h != nil {
 		out += fmt.Sprintf(", at most %s of the VMs to heal not healed (failures %s%s)", pct(*h), rep.Failures, fileNote(rep.FailureFile))
 	}
-	if rep.Survive == analysis.SurviveRack {
+	if rep.Survive == capacity.SurviveRack {
 		out += ", every rack failure healable at the peak sample"
 	}
 	return out
@@ -342,7 +343,7 @@ func fileNote(file string) string {
 
 // metCell says whether a probe met the targets in force and, if not,
 // which it missed: "no: heal_failure, survive_rack".
-func metCell(rep *analysis.CapacityReport, p *analysis.CapacityProbe) string {
+func metCell(rep *capacity.Result, p *capacity.Probe) string {
 	if p.Met {
 		return "yes"
 	}

@@ -1,4 +1,4 @@
-package analysis
+package capacity
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/analysis/replay/outage"
 )
@@ -85,7 +86,7 @@ const (
 const allRacksHealable = 100.0
 
 // validateAvail refuses availability targets out of range.
-func (o *CapacityOptions) validateAvail() error {
+func (o *Options) validateAvail() error {
 	if h := o.MaxHealFailure; h != nil && !(*h >= 0 && *h < 1) {
 		return fmt.Errorf("%w: max heal failure = %v, want a share in [0, 1)", ErrCapacity, *h)
 	}
@@ -97,7 +98,7 @@ func (o *CapacityOptions) validateAvail() error {
 
 // checkAvail refuses a heal target with nothing to heal: no failure model
 // and no failure file (maintenance reboots in place and heals nothing).
-func checkAvail(spec *Spec, o *CapacityOptions) error {
+func checkAvail(spec *analysis.Spec, o *Options) error {
 	if o.MaxHealFailure == nil {
 		return nil
 	}
@@ -108,7 +109,7 @@ func checkAvail(spec *Spec, o *CapacityOptions) error {
 }
 
 // targets are the targets of o in force, in the order the report lists them.
-func (o *CapacityOptions) targets() []string {
+func (o *Options) targets() []string {
 	t := []string{TargetRejection}
 	if o.MaxHealFailure != nil {
 		t = append(t, TargetHealFailure)
@@ -143,7 +144,7 @@ type capTargets struct {
 //	rejection:    Rejected ≤ allowed
 //	heal_failure: HealFailed ≤ ⌊X · HealVMs⌋  (vacuous when HealVMs = 0)
 //	survive_rack: HealableRackPct = 100 at the peak sample
-func metTargets(p *CapacityProbe, t capTargets) (met []string, all bool) {
+func metTargets(p *Probe, t capTargets) (met []string, all bool) {
 	met = []string{}
 	all = true
 	judge := func(name string, ok, inForce bool) {
@@ -163,7 +164,7 @@ func metTargets(p *CapacityProbe, t capTargets) (met []string, all bool) {
 
 // counted is what the rejection target charges p: its rejections, or
 // every VM it shed.
-func (p *CapacityProbe) counted(rejectedOnly bool) int {
+func (p *Probe) counted(rejectedOnly bool) int {
 	if rejectedOnly {
 		return p.Rejected
 	}
@@ -173,7 +174,7 @@ func (p *CapacityProbe) counted(rejectedOnly bool) int {
 // unservedText says what p charged the rejection target: "3 of 100 VMs
 // rejected (3%)", or with evictions counted "5 of 100 VMs not served
 // (5%: 3 rejected, 2 evicted)".
-func (s *capacitySearch) unservedText(p *CapacityProbe) string {
+func (s *capacitySearch) unservedText(p *Probe) string {
 	if s.o.TargetCounts == CountRejected {
 		return fmt.Sprintf("%d of %d VMs rejected (%.3g%%)", p.Rejected, p.VMs, 100*p.RejectionRate)
 	}
@@ -187,7 +188,7 @@ func (s *capacitySearch) unservedText(p *CapacityProbe) string {
 // the most allocated cores, ties the earliest: the busiest state the probe
 // was seen in. Its healable_rack_failures_pct is what --survive rack tests;
 // a failure between samples is not looked at.
-func (s *capacitySearch) judge(p *CapacityProbe, res *replay.Result) error {
+func (s *capacitySearch) judge(p *Probe, res *replay.Result) error {
 	sm := &res.Summary
 	p.HealVMs, p.HealFailureRate = sm.HealVMs, sm.HealFailureRate
 	p.HealFailed = sm.HealFailedVMs
@@ -225,20 +226,20 @@ func peakSample(ms []replay.MetricRow) (t, cores, rackPct float64, ok bool) {
 
 // missed says which targets in force p missed and by how much, for notes
 // ("" when it met them all).
-func (s *capacitySearch) missed(p *CapacityProbe) string {
+func (s *capacitySearch) missed(p *Probe) string {
 	return strings.Join(s.misses(p, true), "; ")
 }
 
 // missedOthers is missed without the rejection target, after "; ", for an
 // error that already says what p rejected.
-func (s *capacitySearch) missedOthers(p *CapacityProbe) string {
+func (s *capacitySearch) missedOthers(p *Probe) string {
 	if m := s.misses(p, false); len(m) > 0 {
 		return "; " + strings.Join(m, "; ")
 	}
 	return ""
 }
 
-func (s *capacitySearch) misses(p *CapacityProbe, rejection bool) []string {
+func (s *capacitySearch) misses(p *Probe, rejection bool) []string {
 	var out []string
 	if rejection && !slices.Contains(p.MetTargets, TargetRejection) {
 		out = append(out, s.unservedText(p))
@@ -326,10 +327,10 @@ func (s *capacitySearch) checkFailureFile() error {
 	if s.spec.FailureFile == "" {
 		return nil
 	}
-	if s.spec.failureRows == nil {
+	if s.spec.FailureRows == nil {
 		return fmt.Errorf("%w: failure file %s was not read (capacity searches with a failure file go through CapacityPlan)", ErrCapacity, s.spec.FailureFile)
 	}
-	_, err := outage.FromRows(s.tr.Inv, s.spec.FailureFile, s.spec.failureRows)
+	_, err := outage.FromRows(s.tr.Inv, s.spec.FailureFile, s.spec.FailureRows)
 	return err
 }
 
@@ -357,8 +358,8 @@ func (s *capacitySearch) probeRows(counts []int) []outage.FileRow {
 			rackOf[rk.Name] = int32(r) // a bare name a row uses is unique (checkFailureFile)
 		}
 	}
-	out := make([]outage.FileRow, 0, len(s.spec.failureRows))
-	for _, row := range s.spec.failureRows {
+	out := make([]outage.FileRow, 0, len(s.spec.FailureRows))
+	for _, row := range s.spec.FailureRows {
 		switch {
 		case row.Machine != "":
 			if m, ok := byName[row.Machine]; ok && has(m) {
@@ -378,7 +379,7 @@ func (s *capacitySearch) probeRows(counts []int) []outage.FileRow {
 
 // availabilityNotes warns where a heal target held only vacuously: the
 // answer's replay had no VM to heal.
-func (s *capacitySearch) availabilityNotes(answer *CapacityProbe) {
+func (s *capacitySearch) availabilityNotes(answer *Probe) {
 	if s.o.MaxHealFailure != nil && answer.HealVMs == 0 {
 		s.rep.Notes = append(s.rep.Notes, fmt.Sprintf(
 			"the answer's replay had no VM to heal (%d hard machine and %d rack failures drawn, none on a machine hosting VMs): the heal target holds vacuously; a longer window or a higher machine-afr/rack-afr tests it",

@@ -1,4 +1,4 @@
-package analysis
+package capacity
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // StoreCapacity keeps rep as a row of capacity_answer (its JSON, as
 // capacity --format json prints it, beside the columns to filter on) and
 // sets rep.AnswerID.
-func StoreCapacity(ctx context.Context, db *store.DB, rep *CapacityReport) error {
+func Store(ctx context.Context, db *store.DB, rep *Result) error {
 	if rep.AnswerID != 0 {
 		return fmt.Errorf("%w: answer already stored as %d", ErrCapacity, rep.AnswerID)
 	}

@@ -1,4 +1,4 @@
-package analysis
+package capacity
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/analysis/replay/outage"
 	"placelab/optimizer"
@@ -19,8 +20,8 @@ import (
 
 // capOpts are the options of the tests: an LP that stops within 300 ms
 // (its bound stays valid).
-func capOpts(target float64, scale string) CapacityOptions {
-	return CapacityOptions{MaxRejection: target, Scale: scale, LP: lpbound.Options{TimeLimit: 300 * time.Millisecond}}
+func capOpts(target float64, scale string) Options {
+	return Options{MaxRejection: target, Scale: scale, LP: lpbound.Options{TimeLimit: 300 * time.Millisecond}}
 }
 
 // TestCapacityByHand: the hand zone (two 10-core machines; VMs of 4 and 2
@@ -34,12 +35,12 @@ func capOpts(target float64, scale string) CapacityOptions {
 // reject only VM 5 and meet it, and 1 machine is below the floor.
 func TestCapacityByHand(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	handZone(t, db)
-	spec := DefaultSpec("hand")
+	db := analysis.MemDB(t)
+	analysis.HandZone(t, db)
+	spec := analysis.DefaultSpec("hand")
 	spec.Engine.Explain = false
 
-	rep, err := CapacityPlan(ctx, db, spec, capOpts(0, ScaleMix))
+	rep, err := Run(ctx, db, spec, capOpts(0, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestCapacityByHand(t *testing.T) {
 		t.Errorf("LP bound on the mix %d, want 3", rep.MixLPMachines)
 	}
 
-	rep, err = CapacityPlan(ctx, db, spec, capOpts(0.2, ScaleMix))
+	rep, err = Run(ctx, db, spec, capOpts(0.2, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +96,13 @@ func TestCapacityByHand(t *testing.T) {
 // error that says how far it went and what the last probe rejected.
 func TestCapacityCap(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	mixedZone(t, db, "mixed", 3000, 1)
-	spec := DefaultSpec("mixed")
+	db := analysis.MemDB(t)
+	analysis.MixedZone(t, db, "mixed", 3000, 1)
+	spec := analysis.DefaultSpec("mixed")
 	spec.Engine.Explain = false
 	o := capOpts(0, ScaleMix)
 	o.MaxGrowth = 1
-	_, err := CapacityPlan(ctx, db, spec, o)
+	_, err := Run(ctx, db, spec, o)
 	var n int
 	if errors.Is(err, ErrCapacity) {
 		fmt.Sscanf(err.Error(), "analysis: capacity: no inventory of up to %d machines", &n)
@@ -117,9 +118,9 @@ func TestCapacityCap(t *testing.T) {
 // probe or lies below the floor — unless the report says the probes are
 // not monotone; the answer is at or above the floor; every probe's met
 // and rate follow from its counts.
-func checkAnswer(t *testing.T, tr *replay.Trace, rep *CapacityReport) {
+func checkAnswer(t *testing.T, tr *replay.Trace, rep *Result) {
 	t.Helper()
-	byKey := map[string]CapacityProbe{}
+	byKey := map[string]Probe{}
 	for _, p := range rep.Probes {
 		byKey[countsKey(p.counts)] = p
 		metAll := true
@@ -173,7 +174,7 @@ func checkAnswer(t *testing.T, tr *replay.Trace, rep *CapacityReport) {
 		switch {
 		case ok && p.Met && rep.Monotone:
 			t.Errorf("one machine less (%v) met the target, yet the report says monotone", below)
-		case !ok && sum(below) >= rep.FloorMachines && rep.Monotone:
+		case !ok && analysis.Sum(below) >= rep.FloorMachines && rep.Monotone:
 			// (When the probes contradict monotonicity the answer is the
 			// smallest no failed probe dominates, whose neighbours need
 			// not have been probed.)
@@ -225,10 +226,10 @@ func presentSKUs(tr *replay.Trace) []int {
 // most the mix answer it starts from and was checked one SKU at a time.
 func TestCapacitySynthetic(t *testing.T) {
 	ctx := context.Background()
-	tr := synthTrace(t, 100, 2000, 1)
-	spec := DefaultSpec("s")
+	tr := analysis.SynthTrace(t, 100, 2000, 1)
+	spec := analysis.DefaultSpec("s")
 	spec.Engine.Explain = false
-	rep, err := Capacity(ctx, tr, spec, capOpts(0.005, ScaleMix))
+	rep, err := RunTrace(ctx, tr, spec, capOpts(0.005, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,8 +241,8 @@ func TestCapacitySynthetic(t *testing.T) {
 		rep.FloorMachines, len(rep.Probes), rep.Seconds)
 
 	spec.Engine.Evict = false
-	spec.Set[SetEvict] = true
-	rep, err = Capacity(ctx, tr, spec, capOpts(0, ScalePerSKU))
+	spec.Set[analysis.SetEvict] = true
+	rep, err = RunTrace(ctx, tr, spec, capOpts(0, ScalePerSKU))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,9 +278,9 @@ func TestCapacitySynthetic(t *testing.T) {
 // instant (ties: the earliest), and so are its VMs per type.
 func TestTracePeakAgainstBruteForce(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	mixedZone(t, db, "mixed", 600, 3)
-	tr, err := LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
+	db := analysis.MemDB(t)
+	analysis.MixedZone(t, db, "mixed", 600, 3)
+	tr, err := analysis.LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,8 +326,8 @@ func TestTracePeakAgainstBruteForce(t *testing.T) {
 			t.Errorf("window [%v, %v): sweep t=%v %v cores %d VMs %v; brute force t=%v %v cores %d VMs %v",
 				from, to, pk.t, pk.cores, pk.vms, pk.all, bestT, best, n, counts)
 		}
-		if pk.lowPriority == 0 || pk.lowPriority+sum(pk.high) != pk.vms {
-			t.Errorf("window [%v, %v): %d low-priority + %d high-priority VMs at the peak of %d", from, to, pk.lowPriority, sum(pk.high), pk.vms)
+		if pk.lowPriority == 0 || pk.lowPriority+analysis.Sum(pk.high) != pk.vms {
+			t.Errorf("window [%v, %v): %d low-priority + %d high-priority VMs at the peak of %d", from, to, pk.lowPriority, analysis.Sum(pk.high), pk.vms)
 		}
 	}
 }
@@ -351,8 +352,8 @@ func TestMixCounts(t *testing.T) {
 		prev := s.mixCounts(1)
 		for n := 1; n <= 3*z; n++ {
 			c := s.mixCounts(n)
-			if sum(c) != max(n, len(s.present)) {
-				t.Fatalf("zone %v, n=%d: %v sums to %d", zone, n, c, sum(c))
+			if analysis.Sum(c) != max(n, len(s.present)) {
+				t.Fatalf("zone %v, n=%d: %v sums to %d", zone, n, c, analysis.Sum(c))
 			}
 			for k := range c {
 				switch {
@@ -374,7 +375,7 @@ func TestMixCounts(t *testing.T) {
 // first machines in zone order, in their own clusters and racks; past it,
 // copies in copied clusters; names and machine ids are unique.
 func TestScaledInventory(t *testing.T) {
-	tr := synthTrace(t, 120, 10, 1)
+	tr := analysis.SynthTrace(t, 120, 10, 1)
 	zone := zoneCounts(tr)
 	s := &capacitySearch{tr: tr, zone: zone, template: make([][]int, len(zone))}
 	for m, mc := range tr.Inv.Machines {
@@ -444,9 +445,9 @@ func TestCheckMonotone(t *testing.T) {
 		{"incomparable", [][]int{{3, 1}, {1, 3}}, []bool{true, false}, true},
 		{"all met", [][]int{{1, 1}, {3, 3}}, []bool{true, true}, true},
 	} {
-		rep := &CapacityReport{Monotone: true}
+		rep := &Result{Monotone: true}
 		for i, c := range tc.probe {
-			rep.Probes = append(rep.Probes, CapacityProbe{Step: StepBisect, Machines: sum(c), Met: tc.met[i], counts: c})
+			rep.Probes = append(rep.Probes, Probe{Step: StepBisect, Machines: analysis.Sum(c), Met: tc.met[i], counts: c})
 		}
 		s := &capacitySearch{rep: rep}
 		s.checkMonotone()
@@ -489,47 +490,47 @@ func unplaceableZone(t *testing.T, db *store.DB) {
 // no SKU can host make impossible are one-line errors, before any replay.
 func TestCapacityRefuses(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	unplaceableZone(t, db)
-	base := DefaultSpec("u")
-	bestfitK := DefaultSpec("u")
-	bestfitK.Policy, bestfitK.Set[SetK] = "bestfit", true
-	agents := DefaultSpec("u").WithAgents(2, replay.TimeSim)
-	oversub := DefaultSpec("u")
+	base := analysis.DefaultSpec("u")
+	bestfitK := analysis.DefaultSpec("u")
+	bestfitK.Policy, bestfitK.Set[analysis.SetK] = "bestfit", true
+	agents := analysis.DefaultSpec("u").WithAgents(2, replay.TimeSim)
+	oversub := analysis.DefaultSpec("u")
 	oversub.Engine.Oversub = &optimizer.OversubConfig{MaxOversub: 1.25, MaxUtil: 1}
-	failing := DefaultSpec("u")
+	failing := analysis.DefaultSpec("u")
 	failing.Failures = "default"
-	heal := func(spec Spec, h float64, survive string) CapacityOptions {
+	heal := func(spec analysis.Spec, h float64, survive string) Options {
 		o := capOpts(0.01, ScaleMix)
 		o.MaxHealFailure, o.Survive = &h, survive
 		return o
 	}
 	for _, tc := range []struct {
 		name string
-		spec Spec
-		o    CapacityOptions
+		spec analysis.Spec
+		o    Options
 		want string
 	}{
 		{"NaN target", base, capOpts(math.NaN(), ScaleMix), "max rejection = NaN, want a share in [0, 1)"},
 		{"negative target", base, capOpts(-0.01, ScaleMix), "max rejection = -0.01"},
 		{"target 100%", base, capOpts(1, ScaleMix), "max rejection = 1,"},
 		{"scale", base, capOpts(0.01, "linear"), `scale "linear": want mix or per-sku`},
-		{"growth", base, CapacityOptions{MaxRejection: 0, Scale: ScaleMix, MaxGrowth: -1}, "max growth = -1"},
+		{"growth", base, Options{MaxRejection: 0, Scale: ScaleMix, MaxGrowth: -1}, "max growth = -1"},
 		{"k with bestfit", bestfitK, capOpts(0.01, ScaleMix), "--k applies to Protean's rule engine; policy bestfit cannot honour it"},
 		{"agents", agents, capOpts(0.01, ScaleMix), "--agents is not supported"},
 		{"oversubscription", oversub, capOpts(0.01, ScaleMix), "CPU oversubscription is not supported"},
-		{"unknown dataset", DefaultSpec("nope"), capOpts(0.01, ScaleMix), `no such dataset: "nope"`},
+		{"unknown dataset", analysis.DefaultSpec("nope"), capOpts(0.01, ScaleMix), `no such dataset: "nope"`},
 		{"NaN heal target", failing, heal(failing, math.NaN(), ""), "max heal failure = NaN, want a share in [0, 1)"},
 		{"negative heal target", failing, heal(failing, -0.01, ""), "max heal failure = -0.01, want a share in [0, 1)"},
 		{"heal target 100%", failing, heal(failing, 1, ""), "max heal failure = 1, want a share in [0, 1)"},
 		{"nothing to heal", base, heal(base, 0.01, ""), "--max-heal-failure with --failures none and no --failure-file: there is nothing to heal"},
-		{"survive zone", base, func() CapacityOptions { o := capOpts(0.01, ScaleMix); o.Survive = "zone"; return o }(), `survive "zone": want none or rack`},
+		{"survive zone", base, func() Options { o := capOpts(0.01, ScaleMix); o.Survive = "zone"; return o }(), `survive "zone": want none or rack`},
 		{"unplaceable", base, capOpts(0.2, ScaleMix), "1 of 3 VMs (33.3%) have types no SKU of the zone can host; no inventory of these SKUs rejects at most 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			probes := 0
 			tc.o.OnProbe = func(string, int) { probes++ }
-			_, err := CapacityPlan(ctx, db, tc.spec, tc.o)
+			_, err := Run(ctx, db, tc.spec, tc.o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") || probes > 0 {
 				t.Errorf("err = %v after %d probes, want one line containing %q", err, probes, tc.want)
 			}
@@ -537,7 +538,7 @@ func TestCapacityRefuses(t *testing.T) {
 	}
 	// One unplaceable VM in three: 34% allows it, and the two 4-core VMs
 	// fit on the one machine.
-	rep, err := CapacityPlan(ctx, db, base, capOpts(0.34, ScaleMix))
+	rep, err := Run(ctx, db, base, capOpts(0.34, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +582,7 @@ func TestCapacityMetTargets(t *testing.T) {
 	} {
 		first := -1
 		for i, r := range table {
-			p := CapacityProbe{Machines: r.machines, Rejected: r.rejected, ShedVMs: r.rejected, ProbeAvailability: ProbeAvailability{HealVMs: r.healVMs,
+			p := Probe{Machines: r.machines, Rejected: r.rejected, ShedVMs: r.rejected, ProbeAvailability: ProbeAvailability{HealVMs: r.healVMs,
 				HealFailed: r.healFailed, HealableRackPct: r.rackPct, Sampled: r.sampled}}
 			met, all := metTargets(&p, tc.targets)
 			if !slices.Equal(met, tc.want[i]) {
@@ -626,11 +627,11 @@ const stressedFailures = "machine-afr=40,reboot-share=0,rack-afr=5"
 // summary's share.
 func TestCapacityHealTarget(t *testing.T) {
 	ctx := context.Background()
-	tr := synthTrace(t, 600, 12000, 1)
-	spec := DefaultSpec("s")
+	tr := analysis.SynthTrace(t, 600, 12000, 1)
+	spec := analysis.DefaultSpec("s")
 	spec.Engine.Explain = false
 	spec.Failures = stressedFailures
-	plain, err := Capacity(ctx, tr, spec, capOpts(0.005, ScaleMix))
+	plain, err := RunTrace(ctx, tr, spec, capOpts(0.005, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,7 +642,7 @@ func TestCapacityHealTarget(t *testing.T) {
 	zero := 0.0
 	o := capOpts(0.005, ScaleMix)
 	o.MaxHealFailure = &zero
-	rep, err := Capacity(ctx, tr, spec, o)
+	rep, err := RunTrace(ctx, tr, spec, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -653,7 +654,7 @@ func TestCapacityHealTarget(t *testing.T) {
 		t.Errorf("heal target: %d machines (%d of %d VMs not healed); the rejection target alone: %d machines (%d of %d not healed)",
 			rep.Machines, rep.HealFailed, rep.HealVMs, plain.Machines, plain.HealFailed, plain.HealVMs)
 	}
-	answer := plain.Probes[slices.IndexFunc(plain.Probes, func(p CapacityProbe) bool { return p.Machines == plain.Machines })]
+	answer := plain.Probes[slices.IndexFunc(plain.Probes, func(p Probe) bool { return p.Machines == plain.Machines })]
 	for _, p := range rep.Probes {
 		if p.HealVMs > 0 && math.Abs(p.HealFailureRate*float64(p.HealVMs)-float64(p.HealFailed)) > 1e-6 {
 			t.Errorf("probe %d machines: %d failed of %d, rate %v", p.Machines, p.HealFailed, p.HealVMs, p.HealFailureRate)
@@ -674,16 +675,16 @@ func TestCapacityHealTarget(t *testing.T) {
 // met the rejection target, its peak sample had a rack it could not heal.
 func TestCapacitySurviveRack(t *testing.T) {
 	ctx := context.Background()
-	tr := synthTrace(t, 300, 6000, 1)
-	spec := DefaultSpec("s")
+	tr := analysis.SynthTrace(t, 300, 6000, 1)
+	spec := analysis.DefaultSpec("s")
 	spec.Engine.Explain = false
-	plain, err := Capacity(ctx, tr, spec, capOpts(0.005, ScaleMix))
+	plain, err := RunTrace(ctx, tr, spec, capOpts(0.005, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := capOpts(0.005, ScaleMix)
 	o.Survive = SurviveRack
-	rep, err := Capacity(ctx, tr, spec, o)
+	rep, err := RunTrace(ctx, tr, spec, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -712,7 +713,7 @@ func TestCapacitySurviveRack(t *testing.T) {
 // with one of them, rack rows qualified by cluster, so that copies (which
 // repeat the zone's rack names) do not make them ambiguous.
 func TestCapacityProbeRows(t *testing.T) {
-	tr := synthTrace(t, 120, 10, 1)
+	tr := analysis.SynthTrace(t, 120, 10, 1)
 	zone := zoneCounts(tr)
 	s := &capacitySearch{tr: tr, zone: zone, template: make([][]int, len(zone))}
 	for m, mc := range tr.Inv.Machines {
@@ -730,7 +731,7 @@ func TestCapacityProbeRows(t *testing.T) {
 	if first.Rack == last.Rack {
 		t.Fatalf("setup: SKU %d's first and last machines share rack %s", k, lastRack.Name)
 	}
-	s.spec.failureRows = []outage.FileRow{
+	s.spec.FailureRows = []outage.FileRow{
 		{Row: 2, T: 10, Duration: 60, Machine: first.Name, Kind: "hard"},
 		{Row: 3, T: 20, Duration: 60, Machine: last.Name, Kind: "hard"},
 		{Row: 4, T: 300, Duration: 60, Rack: lastRack.Name, Kind: "hard"},
@@ -803,15 +804,15 @@ func evictZone(t *testing.T, db *store.DB) {
 // report says what it counted.
 func TestCapacityCountsEvictions(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	evictZone(t, db)
-	spec := DefaultSpec("ev")
+	spec := analysis.DefaultSpec("ev")
 	spec.Engine.Explain = false
 	spec.Engine.Evict = true
 
 	o := capOpts(0, ScaleMix)
 	o.TargetCounts = CountRejected
-	rep, err := CapacityPlan(ctx, db, spec, o)
+	rep, err := Run(ctx, db, spec, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -823,7 +824,7 @@ func TestCapacityCountsEvictions(t *testing.T) {
 		t.Errorf("LP bound %v, want 2", rep.LPMachines)
 	}
 
-	rep, err = CapacityPlan(ctx, db, spec, capOpts(0, ScaleMix))
+	rep, err = Run(ctx, db, spec, capOpts(0, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -845,16 +846,16 @@ func TestCapacityCountsEvictions(t *testing.T) {
 	// One VM of 4 allowed: the floor (2 − 1) lets the search probe the
 	// zone's one machine, which rejects none but evicts two. Counted as
 	// shed that fails the target; the answer is 2 machines.
-	rep, err = CapacityPlan(ctx, db, spec, capOpts(0.25, ScaleMix))
+	rep, err = Run(ctx, db, spec, capOpts(0.25, ScaleMix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := rep.Probes[slices.IndexFunc(rep.Probes, func(p CapacityProbe) bool { return p.Machines == 1 })]
+	one := rep.Probes[slices.IndexFunc(rep.Probes, func(p Probe) bool { return p.Machines == 1 })]
 	if rep.Machines != 2 || rep.FloorMachines != 1 || one.Met || one.ShedVMs != 2 || one.Rejected != 0 {
 		t.Errorf("one VM allowed: %d machines (floor %d); the 1-machine probe met %v with %d shed, %d rejected; want 2 machines, not met, 2 shed, 0 rejected",
 			rep.Machines, rep.FloorMachines, one.Met, one.ShedVMs, one.Rejected)
 	}
-	if o := (CapacityOptions{MaxRejection: 0, Scale: ScaleMix, TargetCounts: "evicted"}); o.Validate() == nil {
+	if o := (Options{MaxRejection: 0, Scale: ScaleMix, TargetCounts: "evicted"}); o.Validate() == nil {
 		t.Error("target counts \"evicted\" accepted")
 	}
 }
@@ -866,9 +867,9 @@ func TestCapacityCountsEvictions(t *testing.T) {
 // probed as its check), and a note says so; bisection_machines keeps 3.
 func TestCapacityHeadlineNonMonotone(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	mixedZone(t, db, "mixed", 200, 1)
-	tr, err := LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
+	db := analysis.MemDB(t)
+	analysis.MixedZone(t, db, "mixed", 200, 1)
+	tr, err := analysis.LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -884,10 +885,10 @@ func TestCapacityHeadlineNonMonotone(t *testing.T) {
 	}
 	met := func(n int) bool { return n >= 3 && n != 4 }
 	var probed []int
-	s := &capacitySearch{ctx: ctx, tr: tr, spec: DefaultSpec("mixed"), o: CapacityOptions{Survive: SurviveNone, Scale: ScaleMix},
+	s := &capacitySearch{ctx: ctx, tr: tr, spec: analysis.DefaultSpec("mixed"), o: Options{Survive: SurviveNone, Scale: ScaleMix},
 		seen: map[string]int{}, zone: zone, present: present, floor: 1,
-		rep: &CapacityReport{VMs: 10, ZoneMachines: 5, Monotone: true},
-		runTrace: func(_ context.Context, tr *replay.Trace, _ *Spec, _ RunOptions) (*replay.Result, error) {
+		rep: &Result{VMs: 10, ZoneMachines: 5, Monotone: true},
+		runTrace: func(_ context.Context, tr *replay.Trace, _ *analysis.Spec, _ analysis.RunOptions) (*replay.Result, error) {
 			n := len(tr.Inv.Machines)
 			probed = append(probed, n)
 			res := &replay.Result{}
@@ -931,8 +932,8 @@ func TestCapacityHeadlineNonMonotone(t *testing.T) {
 // is in the sets its original is in.
 func TestScaledKeepsNodeSets(t *testing.T) {
 	ctx := context.Background()
-	_, db, _ := GeneratedCluster(t, JudgeClusters[0])
-	tr, err := LoadTrace(ctx, db, "c", math.Inf(-1), math.Inf(1))
+	_, db, _ := analysis.GeneratedCluster(t, analysis.JudgeClusters[0])
+	tr, err := analysis.LoadTrace(ctx, db, "c", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -947,15 +948,15 @@ func TestScaledKeepsNodeSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := DefaultSpec("c")
+	spec := analysis.DefaultSpec("c")
 	spec.Engine.Explain = false
-	a, err := RunTrace(ctx, tr, &spec, RunOptions{NoWrite: true})
+	a, err := analysis.RunTrace(ctx, tr, &spec, analysis.RunOptions{NoWrite: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec2 := DefaultSpec("c")
+	spec2 := analysis.DefaultSpec("c")
 	spec2.Engine.Explain = false
-	b, err := RunTrace(ctx, same, &spec2, RunOptions{NoWrite: true})
+	b, err := analysis.RunTrace(ctx, same, &spec2, analysis.RunOptions{NoWrite: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package analysis
+package capacity
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
@@ -37,7 +38,7 @@ const (
 )
 
 // CapacityScales lists the scales Capacity knows.
-var CapacityScales = []string{ScaleMix, ScalePerSKU}
+var Scales = []string{ScaleMix, ScalePerSKU}
 
 // What the rejection target counts (CapacityOptions.TargetCounts).
 const (
@@ -57,7 +58,7 @@ var TargetCountings = []string{CountShed, CountRejected}
 
 // CapacityMaxGrowth caps the search's upper end: it doubles from the zone's
 // size (or the LP floor, when larger) at most up to this many times it.
-const CapacityMaxGrowth = 16
+const MaxGrowth = 16
 
 // rejectionSlack absorbs the rounding of target × VMs (0.29 × 100 is
 // 28.999999999999996 in binary) so that a target the user wrote as a
@@ -70,7 +71,7 @@ var ErrCapacity = errors.New("analysis: capacity")
 
 // CapacityOptions are the parts of a capacity search that are not the
 // run spec.
-type CapacityOptions struct {
+type Options struct {
 	// MaxRejection is the target: the share of requested VMs the allocator
 	// may leave unserved over the whole trace, in [0, 1); TargetCounts
 	// says which count against it ("" is CountShed).
@@ -99,15 +100,15 @@ type CapacityOptions struct {
 }
 
 // Validate refuses options out of range.
-func (o *CapacityOptions) Validate() error {
+func (o *Options) Validate() error {
 	if !(o.MaxRejection >= 0 && o.MaxRejection < 1) {
 		return fmt.Errorf("%w: max rejection = %v, want a share in [0, 1)", ErrCapacity, o.MaxRejection)
 	}
 	if o.MaxGrowth < 0 {
-		return fmt.Errorf("%w: max growth = %d, want ≥ 1 (0: %d)", ErrCapacity, o.MaxGrowth, CapacityMaxGrowth)
+		return fmt.Errorf("%w: max growth = %d, want ≥ 1 (0: %d)", ErrCapacity, o.MaxGrowth, MaxGrowth)
 	}
-	if !slices.Contains(CapacityScales, o.Scale) {
-		return fmt.Errorf("%w: scale %q: want %s", ErrCapacity, o.Scale, strings.Join(CapacityScales, " or "))
+	if !slices.Contains(Scales, o.Scale) {
+		return fmt.Errorf("%w: scale %q: want %s", ErrCapacity, o.Scale, strings.Join(Scales, " or "))
 	}
 	if o.TargetCounts != "" && !slices.Contains(TargetCountings, o.TargetCounts) {
 		return fmt.Errorf("%w: target counts %q: want %s", ErrCapacity, o.TargetCounts, strings.Join(TargetCountings, " or "))
@@ -136,7 +137,7 @@ const (
 )
 
 // CapacityProbe is one replay of the trace on one inventory.
-type CapacityProbe struct {
+type Probe struct {
 	Step     string         `json:"step"`
 	Machines int            `json:"machines"`
 	PerSKU   map[string]int `json:"machines_per_sku"`
@@ -163,7 +164,7 @@ type CapacityProbe struct {
 }
 
 // CapacityReport is the answer to the capacity planner's question.
-type CapacityReport struct {
+type Result struct {
 	// AnswerID is the capacity_answer row the search was stored as (0:
 	// not stored); LoadID the load of Dataset it read.
 	AnswerID int64  `json:"answer_id,omitempty"`
@@ -250,37 +251,37 @@ type CapacityReport struct {
 	// (a certificate from lpbound), so no allocator holds the peak's VMs
 	// there. 0 when no LP certificate was found. It raises the floor when
 	// the target allows no rejection and nothing can be evicted.
-	MixLPMachines int             `json:"lp_mix_machines"`
-	Probes        []CapacityProbe `json:"probes"`
-	Seconds       float64         `json:"seconds"`
+	MixLPMachines int     `json:"lp_mix_machines"`
+	Probes        []Probe `json:"probes"`
+	Seconds       float64 `json:"seconds"`
 }
 
 // CapacityPlan validates spec and o, loads spec's dataset once and runs
 // Capacity on it.
-func CapacityPlan(ctx context.Context, db *store.DB, spec Spec, o CapacityOptions) (*CapacityReport, error) {
+func Run(ctx context.Context, db *store.DB, spec analysis.Spec, o Options) (*Result, error) {
 	if err := checkCapacity(&spec, &o); err != nil {
 		return nil, err
 	}
-	tr, err := LoadTrace(ctx, db, spec.Dataset, spec.From, spec.To)
+	tr, err := analysis.LoadTrace(ctx, db, spec.Dataset, spec.From, spec.To)
 	if err != nil {
 		return nil, err
 	}
 	if spec.FailureFile != "" {
-		if err := spec.readFailureFile(ctx, db); err != nil {
+		if err := spec.ReadFailureFile(ctx, db); err != nil {
 			return nil, err
 		}
 	}
-	return Capacity(ctx, tr, spec, o)
+	return RunTrace(ctx, tr, spec, o)
 }
 
 // ValidateCapacity refuses a search that cannot run as asked (spec and o
 // out of range, or settings the search cannot honour) before anything is
 // read: CapacityPlan checks the same.
-func ValidateCapacity(spec Spec, o CapacityOptions) error {
+func Validate(spec analysis.Spec, o Options) error {
 	return checkCapacity(&spec, &o)
 }
 
-func checkCapacity(spec *Spec, o *CapacityOptions) error {
+func checkCapacity(spec *analysis.Spec, o *Options) error {
 	if err := spec.Validate(); err != nil {
 		return err
 	}
@@ -302,9 +303,9 @@ func checkCapacity(spec *Spec, o *CapacityOptions) error {
 type capacitySearch struct {
 	ctx      context.Context
 	tr       *replay.Trace
-	spec     Spec
-	o        CapacityOptions
-	rep      *CapacityReport
+	spec     analysis.Spec
+	o        Options
+	rep      *Result
 	zone     []int          // machines per SKU in the zone
 	template [][]int        // zone machine indices of each SKU, in zone order
 	present  []int          // SKUs with machines
@@ -313,7 +314,7 @@ type capacitySearch struct {
 	seen     map[string]int // counts key → probe index
 	reasons  map[string]int // rejections of the last probe by reason
 	// runTrace replays a probe: RunTrace (tests put a stand-in there).
-	runTrace func(context.Context, *replay.Trace, *Spec, RunOptions) (*replay.Result, error)
+	runTrace func(context.Context, *replay.Trace, *analysis.Spec, analysis.RunOptions) (*replay.Result, error)
 }
 
 // Capacity finds the smallest inventory on which spec's allocator meets
@@ -337,7 +338,7 @@ type capacitySearch struct {
 //
 // With o.MaxHealFailure or o.Survive an inventory must meet those targets
 // too; how failure draws depend on the machine count is in capacity_avail.go.
-func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOptions) (*CapacityReport, error) {
+func RunTrace(ctx context.Context, tr *replay.Trace, spec analysis.Spec, o Options) (*Result, error) {
 	start := time.Now()
 	if err := checkCapacity(&spec, &o); err != nil {
 		return nil, err
@@ -354,7 +355,7 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	if vms == 0 {
 		return nil, fmt.Errorf("%w: dataset %q has no VMs in the window", ErrCapacity, tr.Dataset)
 	}
-	s := &capacitySearch{ctx: ctx, tr: tr, spec: spec, o: o, seen: map[string]int{}, runTrace: RunTrace,
+	s := &capacitySearch{ctx: ctx, tr: tr, spec: spec, o: o, seen: map[string]int{}, runTrace: analysis.RunTrace,
 		zone: make([]int, len(inv.SKUs)), template: make([][]int, len(inv.SKUs))}
 	for m, mc := range inv.Machines {
 		s.zone[mc.SKU]++
@@ -366,9 +367,9 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	if s.o.TargetCounts == "" {
 		s.o.TargetCounts = CountShed
 	}
-	rep := &CapacityReport{Dataset: tr.Dataset, Policy: spec.Policy, Scale: o.Scale, MaxRejection: o.MaxRejection, TargetCounts: s.o.TargetCounts, VMs: vms, LoadID: tr.LoadID,
+	rep := &Result{Dataset: tr.Dataset, Policy: spec.Policy, Scale: o.Scale, MaxRejection: o.MaxRejection, TargetCounts: s.o.TargetCounts, VMs: vms, LoadID: tr.LoadID,
 		MaxHealFailure: o.MaxHealFailure, Survive: s.o.Survive, Targets: s.o.targets(), Failures: spec.Failures, FailureFile: spec.FailureFile,
-		ZoneMachines: len(inv.Machines), ZonePerSKU: map[string]int{}, Monotone: true, Notes: []string{}, Probes: []CapacityProbe{}}
+		ZoneMachines: len(inv.Machines), ZonePerSKU: map[string]int{}, Monotone: true, Notes: []string{}, Probes: []Probe{}}
 	if rep.Failures == "" {
 		rep.Failures = "none"
 	}
@@ -402,7 +403,7 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 	}
 	rep.LPMachines = math.Max(lb.Bound, s.volumeMachines(pk.cores))
 	rep.LPCores = math.Max(lc.Bound, math.Ceil(pk.cores-1e-9))
-	rep.LPConverged = optimal(lb) && optimal(lc)
+	rep.LPConverged = analysis.Optimal(lb) && analysis.Optimal(lc)
 	rep.LPStop = []lpbound.Stop{lb.Stop, lc.Stop}
 	rep.LPSeconds = lb.Seconds + lc.Seconds
 	// The floor: removing one VM from a packing frees at most one machine,
@@ -465,7 +466,7 @@ func Capacity(ctx context.Context, tr *replay.Trace, spec Spec, o CapacityOption
 				rep.BelowAnswer = BelowProbed
 			}
 			s.nonMonotone(fmt.Sprintf("the per-SKU search ended at %d machines, below a probe that failed (%d machines, %s): the answer, %d machines (%s), is the smallest probed from which every larger probe met the targets",
-				sum(shrunk), q.Machines, q.Step, rep.Probes[best].Machines, rep.Probes[best].Step))
+				analysis.Sum(shrunk), q.Machines, q.Step, rep.Probes[best].Machines, rep.Probes[best].Step))
 		}
 	}
 	p := &rep.Probes[s.seen[countsKey(final)]]
@@ -490,7 +491,7 @@ func (s *capacitySearch) mixSearch() (int, error) {
 	hi := max(s.rep.ZoneMachines, lowest)
 	growth := s.o.MaxGrowth
 	if growth == 0 {
-		growth = CapacityMaxGrowth
+		growth = MaxGrowth
 	}
 	first := hi
 	limit := growth * first
@@ -503,7 +504,7 @@ func (s *capacitySearch) mixSearch() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	grow := func(p *CapacityProbe) error {
+	grow := func(p *Probe) error {
 		for !p.Met {
 			low = hi
 			if hi >= limit {
@@ -582,7 +583,7 @@ func (s *capacitySearch) mixSearch() (int, error) {
 
 // failedAbove is a probe that failed the targets with no fewer machines
 // of any SKU than counts (and more of one), or nil.
-func (s *capacitySearch) failedAbove(counts []int) *CapacityProbe {
+func (s *capacitySearch) failedAbove(counts []int) *Probe {
 	key := countsKey(counts)
 	for i := range s.rep.Probes {
 		q := &s.rep.Probes[i]
@@ -617,7 +618,7 @@ func (s *capacitySearch) perSKUSearch(counts []int) ([]int, error) {
 	})
 	counts = slices.Clone(counts)
 	for _, k := range order {
-		others := sum(counts) - counts[k]
+		others := analysis.Sum(counts) - counts[k]
 		// Counts whose total is below the floor fail; -1 stands for "no
 		// count below 0".
 		low := max(-1, s.floor-others-1)
@@ -645,7 +646,7 @@ func (s *capacitySearch) perSKUSearch(counts []int) ([]int, error) {
 		}
 		c := slices.Clone(counts)
 		c[k]--
-		if sum(c) < s.floor {
+		if analysis.Sum(c) < s.floor {
 			s.rep.BelowAnswer = BelowFloor
 			continue
 		}
@@ -664,13 +665,13 @@ func (s *capacitySearch) perSKUSearch(counts []int) ([]int, error) {
 // probe replays the trace on the inventory of counts (once per inventory:
 // a replay is deterministic) and records it. Totals below the floor are
 // never replayed.
-func (s *capacitySearch) probe(counts []int, step string) (*CapacityProbe, error) {
+func (s *capacitySearch) probe(counts []int, step string) (*Probe, error) {
 	key := countsKey(counts)
 	if i, ok := s.seen[key]; ok {
 		return &s.rep.Probes[i], nil
 	}
 	inv := s.tr.Inv
-	p := CapacityProbe{Step: step, Machines: sum(counts), PerSKU: map[string]int{}, counts: slices.Clone(counts)}
+	p := Probe{Step: step, Machines: analysis.Sum(counts), PerSKU: map[string]int{}, counts: slices.Clone(counts)}
 	for _, k := range s.present {
 		p.PerSKU[inv.SKUs[k].Name] = counts[k]
 		p.Cores += float64(counts[k]) * inv.SKUs[k].Capacity[optimizer.Cores]
@@ -685,9 +686,9 @@ func (s *capacitySearch) probe(counts []int, step string) (*CapacityProbe, error
 	}
 	spec := s.spec
 	if spec.FailureFile != "" {
-		spec.failureRows = s.probeRows(counts)
+		spec.FailureRows = s.probeRows(counts)
 	}
-	res, err := s.runTrace(s.ctx, tr, &spec, RunOptions{NoWrite: true, Progress: s.o.Progress})
+	res, err := s.runTrace(s.ctx, tr, &spec, analysis.RunOptions{NoWrite: true, Progress: s.o.Progress})
 	if err != nil {
 		return nil, fmt.Errorf("%w: probe of %d machines: %w", ErrCapacity, p.Machines, err)
 	}
@@ -960,17 +961,17 @@ func tracePeak(tr *replay.Trace, zone []int, from, to float64) peak {
 // the zone's SKUs (those with machines) with no limit on their number, so
 // that the bound holds for any inventory of these SKUs.
 func peakBound(ctx context.Context, inv *optimizer.Inventory, counts []int, opts lpbound.Options, obj lpbound.Objective) (*lpbound.Result, error) {
-	if sum(counts) == 0 {
+	if analysis.Sum(counts) == 0 {
 		return &lpbound.Result{Converged: true}, nil
 	}
 	// The zone's SKUs, as lpbound run sees them, without their counts.
-	z := newLPZone(inv)
-	bins := slices.Clone(z.bins)
+	z := analysis.NewZone(inv)
+	bins := slices.Clone(z.Bins)
 	for i := range bins {
 		bins[i].Limit = 0
 	}
 	opts.Objective = obj
-	res, err := lpbound.Solve(ctx, &lpbound.Problem{Bins: bins, Items: lpItems(inv, counts, z.skus, z.dims)}, opts)
+	res, err := lpbound.Solve(ctx, &lpbound.Problem{Bins: bins, Items: analysis.Items(inv, counts, z.SKUs, z.Dims)}, opts)
 	if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) {
 		return nil, fmt.Errorf("%w: LP bound at the peak: %w", ErrCapacity, err)
 	}
@@ -1009,16 +1010,16 @@ func leq(a, b []int) bool {
 // mix) and returns 0 when even CapacityMaxGrowth times the zone gets no
 // certificate either way.
 func (s *capacitySearch) mixBound(counts []int, lo int) (int, float64, error) {
-	if sum(counts) == 0 {
+	if analysis.Sum(counts) == 0 {
 		return 0, 0, nil
 	}
-	z := newLPZone(s.tr.Inv)
-	items := lpItems(s.tr.Inv, counts, z.skus, z.dims)
+	z := analysis.NewZone(s.tr.Inv)
+	items := analysis.Items(s.tr.Inv, counts, z.SKUs, z.Dims)
 	secs := 0.0
 	feasible := func(total int) (bool, error) {
 		mix := s.mixCounts(total)
-		bins := slices.Clone(z.bins)
-		for i, k := range z.skus {
+		bins := slices.Clone(z.Bins)
+		for i, k := range z.SKUs {
 			bins[i].Limit = mix[k]
 		}
 		opts := s.o.LP
@@ -1045,7 +1046,7 @@ func (s *capacitySearch) mixBound(counts []int, lo int) (int, float64, error) {
 		if ok {
 			break
 		}
-		if top >= CapacityMaxGrowth*len(hi) {
+		if top >= MaxGrowth*len(hi) {
 			return 0, secs, nil
 		}
 		top *= 2
