@@ -520,11 +520,11 @@ func P95Predictor(ctx context.Context, db *store.DB, dataset, approach string) (
 // (predictions for VMs created before it are in-sample). Close the client
 // when done.
 func ModelPredictor(ctx context.Context, db *store.DB, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, *client.Client, error) {
-	c, err := datasetClient(ctx, db, dataset)
+	c, err := DatasetClient(ctx, db, dataset)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	pred, cut, err := modelPredictor(c, dataset, metric, approach)
+	pred, cut, err := ClientPredictor(c, dataset, metric, approach)
 	if err != nil {
 		c.Close()
 		return nil, 0, nil, err

@@ -184,7 +184,7 @@ func (s *Spec) Validate() error {
 func (s *Spec) Params() map[string]any {
 	c := &s.Engine
 	p := map[string]any{"buffers": c.Buffers, "evict": c.Evict, "top_pct": c.TopPct, "weights": c.Weights,
-		"from": finite(s.From), "to": finite(s.To), "interval": s.Interval}
+		"from": Finite(s.From), "to": Finite(s.To), "interval": s.Interval}
 	if s.Policy == "protean" {
 		p["k"], p["buckets"], p["cache"], p["safety"], p["explain"] = c.K, c.Buckets, c.Cache, c.Safety, c.Explain
 	}
@@ -227,7 +227,7 @@ func (s *Spec) Params() map[string]any {
 }
 
 // finite is v, or nil (JSON null) for an unbounded end.
-func finite(v float64) any {
+func Finite(v float64) any {
 	if math.IsInf(v, 0) {
 		return nil
 	}

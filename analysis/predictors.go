@@ -9,7 +9,7 @@ import (
 )
 
 // datasetClient is RC's client over dataset's models, initialized.
-func datasetClient(ctx context.Context, db *store.DB, dataset string) (*client.Client, error) {
+func DatasetClient(ctx context.Context, db *store.DB, dataset string) (*client.Client, error) {
 	o := client.DefaultOptions()
 	o.Datasets = []string{dataset}
 	c, err := client.New(db, o)
@@ -24,7 +24,7 @@ func datasetClient(ctx context.Context, db *store.DB, dataset string) (*client.C
 }
 
 // modelPredictor is ModelPredictor served by c (which the caller closes).
-func modelPredictor(c *client.Client, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, error) {
+func ClientPredictor(c *client.Client, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, error) {
 	if approach == "" {
 		approach = metric.Approach()
 	}

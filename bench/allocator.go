@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"math"
 	"placelab/analysis"
+	"placelab/analysis/lifetime"
 	"placelab/analysis/replay"
 	"runtime"
 	"slices"
@@ -168,7 +169,7 @@ type AllocatorRep struct {
 }
 
 // Spread is the median and range of a figure over repetitions.
-type Spread = analysis.Range
+type Spread = lifetime.Range
 
 // ArmSummary is an arm's figures over the repetitions.
 type ArmSummary struct {
@@ -190,7 +191,7 @@ func summarizeArms(arms []AllocatorArm) ArmSummary {
 		for i, a := range arms {
 			xs[i] = get(a)
 		}
-		return analysis.RangeOf(xs)
+		return lifetime.RangeOf(xs)
 	}
 	return ArmSummary{
 		CostPerPlacementUS:   f(func(a AllocatorArm) float64 { return a.CostPerPlacementUS }),
@@ -318,7 +319,7 @@ func compareCacheOn(ctx context.Context, tr *replay.Trace, o AllocatorBenchOptio
 		speed, dspeed = append(speed, r.CacheSpeedup), append(dspeed, r.DecisionSpeedup)
 	}
 	c.CacheOn, c.CacheOff = summarizeArms(ons), summarizeArms(offs)
-	c.CacheSpeedup, c.DecisionSpeedup = analysis.RangeOf(speed), analysis.RangeOf(dspeed)
+	c.CacheSpeedup, c.DecisionSpeedup = lifetime.RangeOf(speed), lifetime.RangeOf(dspeed)
 	return c, nil
 }
 

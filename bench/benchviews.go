@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"placelab/analysis"
+	"placelab/analysis/lifetime"
 	"strconv"
 	"strings"
 	"time"
@@ -223,10 +224,10 @@ func RunBenchViews(ctx context.Context, o BenchViewsOptions) (*BenchViews, error
 			}
 			chars = append(chars, secs)
 		}
-		sz.CharacterizeSeconds = analysis.RangeOf(chars)
+		sz.CharacterizeSeconds = lifetime.RangeOf(chars)
 		slowest := -1.0
 		for i := range sz.Views {
-			sz.Views[i].Seconds = analysis.RangeOf(times[i])
+			sz.Views[i].Seconds = lifetime.RangeOf(times[i])
 			sz.ViewsSeconds += sz.Views[i].Seconds.Median
 			if sz.Views[i].Seconds.Median > slowest {
 				slowest, sz.SlowestView = sz.Views[i].Seconds.Median, sz.Views[i].View
@@ -397,7 +398,7 @@ func pandasFigure(p pandasOut, name string, v *BenchView, res *store.Result, rep
 	for k := range both {
 		both[k] = pv.Read[k] + pv.Compute[k]
 	}
-	fig := &PandasView{ReadSeconds: analysis.RangeOf(pv.Read), ComputeSeconds: analysis.RangeOf(pv.Compute), ReadComputeSeconds: analysis.RangeOf(both)}
+	fig := &PandasView{ReadSeconds: lifetime.RangeOf(pv.Read), ComputeSeconds: lifetime.RangeOf(pv.Compute), ReadComputeSeconds: lifetime.RangeOf(both)}
 	fig.ReadComputeRatio = fig.ReadComputeSeconds.Median / v.Seconds.Median
 	fig.ComputeRatio = fig.ComputeSeconds.Median / v.Seconds.Median
 	rows := map[string]map[string]*float64{}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"placelab/analysis"
+	"placelab/analysis/lifetime"
 	"placelab/analysis/replay"
 	"placelab/datasets/synth"
 	"placelab/optimizer"
@@ -124,8 +125,8 @@ func RunProduction(ctx context.Context, o ProductionOptions) (*ProductionPoint, 
 		ons, offs = append(ons, on), append(offs, off)
 		speed = append(speed, off.CostPerPlacementUS/on.CostPerPlacementUS)
 	}
-	pp.WarmupSeconds = analysis.RangeOf(warm)
-	pp.CacheOn, pp.CacheOff, pp.CacheSpeedup = summarizeArms(ons), summarizeArms(offs), analysis.RangeOf(speed)
+	pp.WarmupSeconds = lifetime.RangeOf(warm)
+	pp.CacheOn, pp.CacheOff, pp.CacheSpeedup = summarizeArms(ons), summarizeArms(offs), lifetime.RangeOf(speed)
 	pp.PeakRSSMB = peakRSSMB()
 	pp.Seconds = time.Since(start).Seconds()
 	return pp, nil

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"placelab/analysis"
+	"placelab/analysis/lifetime"
 )
 
 func lifetimeCommand() *cli.Command {
@@ -94,7 +94,7 @@ Examples:
    placelab lifetime --dataset synthetic --arms oracle --from 1d --to 3d --format json`,
 		Flags: []cli.Flag{
 			replayDatasetFlag(),
-			&cli.StringFlag{Name: "arms", Value: "off,oracle", Usage: "comma-separated `ARMS`: " + strings.Join(analysis.LifetimeArms, ", ")},
+			&cli.StringFlag{Name: "arms", Value: "off,oracle", Usage: "comma-separated `ARMS`: " + strings.Join(lifetime.Arms, ", ")},
 			&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 2d; default: the trace's start)"},
 			&cli.StringFlag{Name: "to", Usage: "end of the window (default: the last arrival)"},
 			&cli.StringFlag{Name: "approach", Usage: "model arm: the lifetime model's `APPROACH`, xgboost or random-forest (default: RC Table 1's xgboost)"},
@@ -112,8 +112,8 @@ Examples:
 			var arms []string
 			for _, arm := range strings.Split(c.String("arms"), ",") {
 				arm = strings.TrimSpace(arm)
-				if !slices.Contains(analysis.LifetimeArms, arm) {
-					return fmt.Errorf("--arms: unknown arm %q: want %s", arm, orList(analysis.LifetimeArms))
+				if !slices.Contains(lifetime.Arms, arm) {
+					return fmt.Errorf("--arms: unknown arm %q: want %s", arm, orList(lifetime.Arms))
 				}
 				arms = append(arms, arm)
 			}
@@ -130,7 +130,7 @@ Examples:
 				return err
 			}
 			defer db.Close()
-			o := analysis.LifetimeCompareOptions{Arms: arms, Seeds: seeds, From: from, To: to, InSample: c.Bool("in-sample"),
+			o := lifetime.CompareOptions{Arms: arms, Seeds: seeds, From: from, To: to, InSample: c.Bool("in-sample"),
 				Approach: c.String("approach"), RepredictEvery: c.Duration("repredict-every").Seconds(), Version: version, Workers: c.Int("workers")}
 			bar := newProgress(fmt.Sprintf("lifetime: %d arms × %d seeds", len(arms), len(seeds)), "runs", c.Bool("quiet"))
 			o.Progress = bar.Update
@@ -138,7 +138,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			cmp, err := analysis.LifetimeCompare(c.Context, db, dataset, o)
+			cmp, err := lifetime.Compare(c.Context, db, dataset, o)
 			bar.Done()
 			if err != nil {
 				return err
@@ -170,7 +170,7 @@ Examples:
 }
 
 // fmtRange writes a median with its range.
-func fmtRange(r analysis.Range, prec int) string {
+func fmtRange(r lifetime.Range, prec int) string {
 	if math.IsNaN(r.Median) {
 		return "-"
 	}

@@ -23,6 +23,7 @@ import (
 	"placelab/analysis"
 	"placelab/analysis/cluster"
 	"placelab/analysis/experiments"
+	"placelab/analysis/lifetime"
 	"placelab/analysis/overview"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
@@ -450,7 +451,7 @@ func ClusterCompare(rep *cluster.CompareReport) {
 // LifetimeShares shows a lifetime comparison (analysis.LifetimeCompare):
 // per arm the medians over the seeds, and a chart in one unit — the share
 // of its own oracle's gain in empty machines each arm captures.
-func LifetimeShares(cmp *analysis.LifetimeComparison) {
+func LifetimeShares(cmp *lifetime.Comparison) {
 	r := &store.Result{Columns: []string{"arm", "empty_machines", "gain_vs_off", "oracle_gain_share", "best_oracle_gain_share",
 		"packing_density_pct", "stranded_cores_pct", "stranded_memory_pct", "rejected", "seeds"}}
 	bar := charts.NewBar()

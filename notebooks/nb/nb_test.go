@@ -12,8 +12,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"placelab/analysis"
 	"placelab/analysis/cluster"
+	"placelab/analysis/lifetime"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	store "placelab/sql"
@@ -213,7 +213,7 @@ func TestChartsOneUnitPerAxis(t *testing.T) {
 	defer func(d func(string)) { Display = d }(Display)
 	Display = func(h string) { shown = append(shown, h) }
 	ClusterCompare(&cluster.CompareReport{Rows: []cluster.ClusterCompareRow{{Policy: "protean", Run: 1, NodesInUse: 9, LBNodes: 7, UBNodes: 8}}})
-	LifetimeShares(&analysis.LifetimeComparison{Dataset: "s", Arms: []analysis.LifetimeArmSummary{{Arm: "off"}}})
+	LifetimeShares(&lifetime.Comparison{Dataset: "s", Arms: []lifetime.ArmSummary{{Arm: "off"}}})
 	if len(shown) != 2 {
 		t.Errorf("%d charts shown, want 2 (a chart that mixes units stops the cell)", len(shown))
 	}

@@ -1,4 +1,4 @@
-package analysis
+package lifetime
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	store "placelab/sql"
@@ -83,11 +84,11 @@ func lifeTrace(t *testing.T, db *store.DB, name string, vms []lifeVM, censor map
 
 const lifeTo = 7200.0
 
-func lifeRun(t *testing.T, db *store.DB, arm string, predict func(int64) (int8, bool)) *LifetimeResult {
+func lifeRun(t *testing.T, db *store.DB, arm string, predict func(int64) (int8, bool)) *Result {
 	t.Helper()
-	o := DefaultLifetimeOptions()
+	o := DefaultOptions()
 	o.Arm, o.To, o.Predict = arm, lifeTo, predict
-	r, err := LifetimeReplay(context.Background(), db, "life", o)
+	r, err := Run(context.Background(), db, "life", o)
 	if err != nil {
 		t.Fatalf("%s: %v", arm, err)
 	}
@@ -101,14 +102,14 @@ func lifeRun(t *testing.T, db *store.DB, arm string, predict func(int64) (int8, 
 // VM short-lived matches the arm without the rule and is right on one VM
 // of four; a rerun gives the same figures.
 func TestLifetimeReplayByHand(t *testing.T) {
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	lifeZone(t, db)
 	off, oracle := lifeRun(t, db, "off", nil), lifeRun(t, db, "oracle", nil)
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 	if !near(off.EmptyMachinesTimeMean, 1.0/7200) || !near(oracle.EmptyMachinesTimeMean, 6600.0/7200) {
 		t.Fatalf("empty machines: off %v (want 1/7200), oracle %v (want 6600/7200)", off.EmptyMachinesTimeMean, oracle.EmptyMachinesTimeMean)
 	}
-	for _, r := range []*LifetimeResult{off, oracle} {
+	for _, r := range []*Result{off, oracle} {
 		if r.VMs != 5 || r.Rejected != 0 || r.Machines != 2 || r.WindowFrom != 0 || r.WindowTo != lifeTo {
 			t.Errorf("%s: %+v", r.Arm, r)
 		}
@@ -161,38 +162,38 @@ func TestLifetimeOptionsValidate(t *testing.T) {
 	pred := func(int64) (int8, bool) { return 1, true }
 	for _, c := range []struct {
 		name string
-		edit func(*LifetimeOptions)
+		edit func(*Options)
 		want string
 	}{
-		{"unknown arm", func(o *LifetimeOptions) { o.Arm = "on" }, `arm "on": want one of [off model oracle nilas lava nilas-oracle lava-oracle]`},
-		{"nilas without distributions", func(o *LifetimeOptions) { o.Arm = "nilas" }, "arm nilas needs a lifetime distribution predictor"},
-		{"lava-oracle with distributions", func(o *LifetimeOptions) {
+		{"unknown arm", func(o *Options) { o.Arm = "on" }, `arm "on": want one of [off model oracle nilas lava nilas-oracle lava-oracle]`},
+		{"nilas without distributions", func(o *Options) { o.Arm = "nilas" }, "arm nilas needs a lifetime distribution predictor"},
+		{"lava-oracle with distributions", func(o *Options) {
 			o.Arm, o.PredictDist = "lava-oracle", func(int64) (optimizer.LifetimeDist, bool) { return optimizer.LifetimeDist{}, false }
 		}, "arm lava-oracle takes no distribution predictor"},
-		{"zero cadence", func(o *LifetimeOptions) { o.Arm, o.RepredictEvery = "nilas-oracle", 0 }, "repredict every 0 s"},
-		{"NaN cadence", func(o *LifetimeOptions) { o.Arm, o.RepredictEvery = "nilas-oracle", math.NaN() }, "repredict every NaN s"},
-		{"no arm", func(o *LifetimeOptions) { o.Arm = "" }, `arm "": want one of`},
-		{"model without predictor", func(o *LifetimeOptions) { o.Arm = "model" }, "arm model needs a lifetime predictor"},
-		{"oracle with predictor", func(o *LifetimeOptions) { o.Arm, o.Predict = "oracle", pred }, "arm oracle takes no predictor"},
-		{"off with predictor", func(o *LifetimeOptions) { o.Arm, o.Predict = "off", pred }, "arm off takes no predictor"},
-		{"NaN from", func(o *LifetimeOptions) { o.Arm, o.From = "off", math.NaN() }, "want from < to"},
-		{"NaN to", func(o *LifetimeOptions) { o.Arm, o.To = "off", math.NaN() }, "want from < to"},
-		{"inverted window", func(o *LifetimeOptions) { o.Arm, o.From, o.To = "off", 100, 50 }, "window [100, 50): want from < to"},
-		{"empty window", func(o *LifetimeOptions) { o.Arm, o.From, o.To = "oracle", 100, 100 }, "want from < to"},
+		{"zero cadence", func(o *Options) { o.Arm, o.RepredictEvery = "nilas-oracle", 0 }, "repredict every 0 s"},
+		{"NaN cadence", func(o *Options) { o.Arm, o.RepredictEvery = "nilas-oracle", math.NaN() }, "repredict every NaN s"},
+		{"no arm", func(o *Options) { o.Arm = "" }, `arm "": want one of`},
+		{"model without predictor", func(o *Options) { o.Arm = "model" }, "arm model needs a lifetime predictor"},
+		{"oracle with predictor", func(o *Options) { o.Arm, o.Predict = "oracle", pred }, "arm oracle takes no predictor"},
+		{"off with predictor", func(o *Options) { o.Arm, o.Predict = "off", pred }, "arm off takes no predictor"},
+		{"NaN from", func(o *Options) { o.Arm, o.From = "off", math.NaN() }, "want from < to"},
+		{"NaN to", func(o *Options) { o.Arm, o.To = "off", math.NaN() }, "want from < to"},
+		{"inverted window", func(o *Options) { o.Arm, o.From, o.To = "off", 100, 50 }, "window [100, 50): want from < to"},
+		{"empty window", func(o *Options) { o.Arm, o.From, o.To = "oracle", 100, 100 }, "want from < to"},
 	} {
-		o := DefaultLifetimeOptions()
+		o := DefaultOptions()
 		c.edit(&o)
 		err := o.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 		// LifetimeReplay refuses it too, with no database needed.
-		if _, err := LifetimeReplay(context.Background(), nil, "life", o); err == nil {
+		if _, err := Run(context.Background(), nil, "life", o); err == nil {
 			t.Errorf("%s: LifetimeReplay ran", c.name)
 		}
 	}
 	for _, arm := range []string{"off", "oracle", "nilas-oracle", "lava-oracle"} {
-		o := DefaultLifetimeOptions()
+		o := DefaultOptions()
 		o.Arm = arm
 		if err := o.Validate(); err != nil {
 			t.Errorf("%s: %v", arm, err)
@@ -203,9 +204,9 @@ func TestLifetimeOptionsValidate(t *testing.T) {
 // TestLifetimeReplayBadPredictor: a predictor bucket outside 0..4 stops
 // the replay with an error naming the bucket and the VM.
 func TestLifetimeReplayBadPredictor(t *testing.T) {
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	lifeZone(t, db)
-	o := DefaultLifetimeOptions()
+	o := DefaultOptions()
 	o.Arm, o.To = "model", lifeTo
 	o.Predict = func(vm int64) (int8, bool) {
 		if vm == 2 {
@@ -213,7 +214,7 @@ func TestLifetimeReplayBadPredictor(t *testing.T) {
 		}
 		return 1, true
 	}
-	_, err := LifetimeReplay(context.Background(), db, "life", o)
+	_, err := Run(context.Background(), db, "life", o)
 	if err == nil || !strings.Contains(err.Error(), "bucket 7 for VM 2") {
 		t.Fatalf("%v", err)
 	}
@@ -256,12 +257,12 @@ func TestEmptyMachinesTimeMean(t *testing.T) {
 // request is bucket 4, right for one VM of two. Tenant u asks for a
 // 695-second VM and a censored one seen only 995 s: no bucket.
 func TestLifetimeReplayGangBucket(t *testing.T) {
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	lifeTrace(t, db, "gang", []lifeVM{{"t", "c2", 0, 600.0}, {"t", "c2", 0, 172800.0}, {"u", "c2", 5, 700.0}, {"u", "c2", 5, nil}},
 		map[int64]float64{3: 1000})
-	o := DefaultLifetimeOptions()
+	o := DefaultOptions()
 	o.Arm = "oracle"
-	r, err := LifetimeReplay(context.Background(), db, "gang", o)
+	r, err := Run(context.Background(), db, "gang", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestLifetimeReplayGangBucket(t *testing.T) {
 // throughout (2200 s) and A after 6000 s (1200 s): a mean of 3400/2200
 // empty machines, not (7200 + 6200)/7200 from 0.
 func TestLifetimeWindowStartsAtFirstPlacement(t *testing.T) {
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	lifeTrace(t, db, "life", []lifeVM{{"a", "c8", 5000, 6000.0}}, nil)
 	r := lifeRun(t, db, "off", nil)
 	if r.WindowFrom != 5000 || math.Abs(r.EmptyMachinesTimeMean-3400.0/2200) > 1e-9 {

@@ -1,4 +1,4 @@
-package analysis
+package lifetime
 
 import (
 	"context"
@@ -11,16 +11,17 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"placelab/analysis"
 	"placelab/predict/client"
 	store "placelab/sql"
 )
 
 // DefaultLifetimeSeeds are the engine seeds a lifetime comparison runs
 // every arm with: figures are medians over them, with their ranges.
-var DefaultLifetimeSeeds = []uint64{1, 2, 3, 4, 5}
+var DefaultSeeds = []uint64{1, 2, 3, 4, 5}
 
 // LifetimeCompareOptions configure LifetimeCompare.
-type LifetimeCompareOptions struct {
+type CompareOptions struct {
 	Arms  []string
 	Seeds []uint64
 	// From and To bound the window (From −Inf: the latest training cut of
@@ -67,7 +68,7 @@ func RangeOf(xs []float64) Range {
 }
 
 // LifetimeArmSummary is one arm over the seeds.
-type LifetimeArmSummary struct {
+type ArmSummary struct {
 	Arm           string  `json:"arm"`
 	Runs          []int64 `json:"run_ids"`
 	EmptyMachines Range   `json:"empty_machines_time_mean"`
@@ -92,37 +93,37 @@ type LifetimeArmSummary struct {
 }
 
 // LifetimeComparison is placelab lifetime's result.
-type LifetimeComparison struct {
-	Dataset  string               `json:"dataset"`
-	From     float64              `json:"from_s"`
-	To       float64              `json:"to_s"`
-	Cut      float64              `json:"training_cut_s"`
-	InSample bool                 `json:"in_sample"`
-	Seeds    []uint64             `json:"seeds"`
-	Arms     []LifetimeArmSummary `json:"arms"`
-	Results  []*LifetimeResult    `json:"results"`
+type Comparison struct {
+	Dataset  string       `json:"dataset"`
+	From     float64      `json:"from_s"`
+	To       float64      `json:"to_s"`
+	Cut      float64      `json:"training_cut_s"`
+	InSample bool         `json:"in_sample"`
+	Seeds    []uint64     `json:"seeds"`
+	Arms     []ArmSummary `json:"arms"`
+	Results  []*Result    `json:"results"`
 }
 
 // LifetimeCompare runs every arm on every seed under one window and sums
 // them up. Model arms (model, nilas, lava) are evaluated out of sample: the
 // window starts at or after their training cut unless InSample.
-func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o LifetimeCompareOptions) (*LifetimeComparison, error) {
+func Compare(ctx context.Context, db *store.DB, dataset string, o CompareOptions) (*Comparison, error) {
 	if len(o.Arms) == 0 {
-		return nil, fmt.Errorf("%w: no arms", ErrBadSpec)
+		return nil, fmt.Errorf("%w: no arms", analysis.ErrBadSpec)
 	}
 	if len(o.Seeds) == 0 {
-		return nil, fmt.Errorf("%w: no seeds (want at least one)", ErrBadSpec)
+		return nil, fmt.Errorf("%w: no seeds (want at least one)", analysis.ErrBadSpec)
 	}
 	if o.Workers < 0 {
-		return nil, fmt.Errorf("%w: %d workers (want 0 for one per processor, or more)", ErrBadSpec, o.Workers)
+		return nil, fmt.Errorf("%w: %d workers (want 0 for one per processor, or more)", analysis.ErrBadSpec, o.Workers)
 	}
 	for i, a := range o.Arms {
 		if slices.Contains(o.Arms[:i], a) {
-			return nil, fmt.Errorf("%w: arm %s given twice", ErrBadSpec, a)
+			return nil, fmt.Errorf("%w: arm %s given twice", analysis.ErrBadSpec, a)
 		}
 	}
-	cmp := &LifetimeComparison{Dataset: dataset, Seeds: o.Seeds, InSample: o.InSample}
-	base := DefaultLifetimeOptions()
+	cmp := &Comparison{Dataset: dataset, Seeds: o.Seeds, InSample: o.InSample}
+	base := DefaultOptions()
 	if o.RepredictEvery > 0 {
 		base.RepredictEvery = o.RepredictEvery
 	}
@@ -131,7 +132,7 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 	// share one RC client: the dataset's models and feature data load
 	// once, and a VM's prediction computed for one arm is a cache hit for
 	// the next.
-	var arms []LifetimeOptions
+	var arms []Options
 	var shared *client.Client
 	defer func() {
 		if shared != nil {
@@ -140,7 +141,7 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 	}()
 	getClient := func() (*client.Client, error) {
 		if shared == nil {
-			c, err := datasetClient(ctx, db, dataset)
+			c, err := analysis.DatasetClient(ctx, db, dataset)
 			if err != nil {
 				return nil, err
 			}
@@ -166,14 +167,14 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		case math.IsInf(from, -1) && !o.InSample:
 			from = cut
 		case from < cut && !o.InSample:
-			return nil, fmt.Errorf("%w: the window starts at %.0f s, before the models' training cut %.0f s: their predictions would be in sample (give --in-sample to run it anyway, labelled so)", ErrBadSpec, from, cut)
+			return nil, fmt.Errorf("%w: the window starts at %.0f s, before the models' training cut %.0f s: their predictions would be in sample (give --in-sample to run it anyway, labelled so)", analysis.ErrBadSpec, from, cut)
 		}
 		cmp.InSample = o.InSample && from < cut
 	}
 	cmp.From, cmp.To = from, o.To
 	// Every run, arm by arm and seed by seed, replayed by the workers and
 	// then stored in that order.
-	var runs []LifetimeOptions
+	var runs []Options
 	for _, a := range arms {
 		for _, seed := range o.Seeds {
 			lo := a
@@ -188,7 +189,7 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 	if err != nil {
 		return nil, err
 	}
-	byArm := map[string][]*LifetimeResult{}
+	byArm := map[string][]*Result{}
 	for i, r := range results {
 		if err := storeLifetime(ctx, db, dataset, runs[i], r, o.Version); err != nil {
 			return nil, fmt.Errorf("arm %s, seed %d: %w", runs[i].Arm, runs[i].Seed, err)
@@ -205,22 +206,22 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 		"lava": "lava-oracle", "lava-oracle": "lava-oracle"}
 	offSpread := 0.0
 	if len(off) > 0 {
-		r := RangeOf(collect(off, func(r *LifetimeResult) float64 { return r.EmptyMachinesTimeMean }))
+		r := RangeOf(collect(off, func(r *Result) float64 { return r.EmptyMachinesTimeMean }))
 		offSpread = r.Max - r.Min
 	}
 	for _, a := range arms {
 		rs := byArm[a.Arm]
-		s := LifetimeArmSummary{Arm: a.Arm}
+		s := ArmSummary{Arm: a.Arm}
 		for _, r := range rs {
 			s.Runs = append(s.Runs, r.RunID)
 		}
-		s.EmptyMachines = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.EmptyMachinesTimeMean }))
-		s.PackingPct = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.PackingPct }))
-		s.Rejected = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return float64(r.Rejected) }))
-		s.StrandedCores = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedCoresPct }))
-		s.StrandedMem = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.StrandedMemoryPct }))
-		s.CoveragePct = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.CoveragePct }))
-		s.AccuracyPct = RangeOf(collect(rs, func(r *LifetimeResult) float64 { return r.AccuracyPct }))
+		s.EmptyMachines = RangeOf(collect(rs, func(r *Result) float64 { return r.EmptyMachinesTimeMean }))
+		s.PackingPct = RangeOf(collect(rs, func(r *Result) float64 { return r.PackingPct }))
+		s.Rejected = RangeOf(collect(rs, func(r *Result) float64 { return float64(r.Rejected) }))
+		s.StrandedCores = RangeOf(collect(rs, func(r *Result) float64 { return r.StrandedCoresPct }))
+		s.StrandedMem = RangeOf(collect(rs, func(r *Result) float64 { return r.StrandedMemoryPct }))
+		s.CoveragePct = RangeOf(collect(rs, func(r *Result) float64 { return r.CoveragePct }))
+		s.AccuracyPct = RangeOf(collect(rs, func(r *Result) float64 { return r.AccuracyPct }))
 		oracle := byArm[oracleOf[a.Arm]]
 		var gain, share, best []float64
 		for i, r := range rs {
@@ -256,12 +257,12 @@ func LifetimeCompare(ctx context.Context, db *store.DB, dataset string, o Lifeti
 // replayRuns replays runs on up to workers goroutines (0: GOMAXPROCS) and
 // returns their results in the order of runs. The first run to fail, in
 // that order, stops the others and is the error.
-func replayRuns(ctx context.Context, db *store.DB, dataset string, runs []LifetimeOptions, workers int, progress func(done, total int64)) ([]*LifetimeResult, error) {
+func replayRuns(ctx context.Context, db *store.DB, dataset string, runs []Options, workers int, progress func(done, total int64)) ([]*Result, error) {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(runs)))
-	results := make([]*LifetimeResult, len(runs))
+	results := make([]*Result, len(runs))
 	errs := make([]error, len(runs))
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -277,7 +278,7 @@ func replayRuns(ctx context.Context, db *store.DB, dataset string, runs []Lifeti
 				if i >= len(runs) || rctx.Err() != nil {
 					return
 				}
-				r, err := LifetimeReplay(rctx, db, dataset, runs[i])
+				r, err := Run(rctx, db, dataset, runs[i])
 				if err != nil {
 					errs[i] = err
 					cancel()
@@ -313,7 +314,7 @@ func replayRuns(ctx context.Context, db *store.DB, dataset string, runs []Lifeti
 	return results, nil
 }
 
-func collect(rs []*LifetimeResult, f func(*LifetimeResult) float64) []float64 {
+func collect(rs []*Result, f func(*Result) float64) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
 		out[i] = f(r)

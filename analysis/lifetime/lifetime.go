@@ -1,4 +1,4 @@
-package analysis
+package lifetime
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	"placelab/predict"
@@ -25,7 +26,7 @@ import (
 //   - nilas, lava: PreferLifetimeNILAS or PreferLifetimeLAVA on the
 //     survival model's lifetime distributions, repredicted as VMs age;
 //   - nilas-oracle, lava-oracle: the same rules on the true lifetimes.
-var LifetimeArms = []string{"off", "model", "oracle", "nilas", "lava", "nilas-oracle", "lava-oracle"}
+var Arms = []string{"off", "model", "oracle", "nilas", "lava", "nilas-oracle", "lava-oracle"}
 
 // DefaultRepredictEvery is how often the life-class arms repredict every
 // machine's VMs (on top of every departure): hourly, the replay's sample
@@ -54,7 +55,7 @@ func armRule(arm string) optimizer.MachinePreferenceRule {
 
 // LifetimeOptions configure LifetimeReplay; start from
 // DefaultLifetimeOptions.
-type LifetimeOptions struct {
+type Options struct {
 	Arm string
 	// Predict is the model arm's predictor: VM vm_id's lifetime bucket
 	// (RC Table 3, 1..4) and whether the prediction is confident (ok false,
@@ -88,10 +89,10 @@ type LifetimeOptions struct {
 // (called only by them; the caller closes it). cut is the model's
 // training cut (its predictions before it are in-sample; 0 for the other
 // arms). The options are validated.
-func lifetimeArm(dataset, arm, approach string, base LifetimeOptions, getClient func() (*client.Client, error)) (o LifetimeOptions, cut float64, err error) {
+func lifetimeArm(dataset, arm, approach string, base Options, getClient func() (*client.Client, error)) (o Options, cut float64, err error) {
 	o = base
-	if !slices.Contains(LifetimeArms, arm) {
-		return o, 0, fmt.Errorf("analysis: unknown lifetime arm %q: want one of %s", arm, strings.Join(LifetimeArms, ", "))
+	if !slices.Contains(Arms, arm) {
+		return o, 0, fmt.Errorf("analysis: unknown lifetime arm %q: want one of %s", arm, strings.Join(Arms, ", "))
 	}
 	o.Arm = arm
 	_, model := distArm(arm)
@@ -107,7 +108,7 @@ func lifetimeArm(dataset, arm, approach string, base LifetimeOptions, getClient 
 			}
 			cut, o.PredictDist = c, pred
 		} else {
-			pred, c, err := modelPredictor(c, dataset, predict.Lifetime, approach)
+			pred, c, err := analysis.ClientPredictor(c, dataset, predict.Lifetime, approach)
 			if err != nil {
 				return o, 0, fmt.Errorf("model arm: %w", err)
 			}
@@ -125,8 +126,8 @@ func lifetimeArm(dataset, arm, approach string, base LifetimeOptions, getClient 
 }
 
 // storeLifetime stores a replayed arm as a run and sets its RunID.
-func storeLifetime(ctx context.Context, db *store.DB, dataset string, o LifetimeOptions, r *LifetimeResult, version string) error {
-	id, err := WriteFigures(ctx, db, RunMeta{Engine: "lifetime", Policy: o.Arm, Dataset: dataset,
+func storeLifetime(ctx context.Context, db *store.DB, dataset string, o Options, r *Result, version string) error {
+	id, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "lifetime", Policy: o.Arm, Dataset: dataset,
 		LoadID: r.LoadID, Version: version, Seed: o.Seed, Params: r.Params(o)}, r.Seconds, r.Figures())
 	if err != nil {
 		return err
@@ -137,17 +138,17 @@ func storeLifetime(ctx context.Context, db *store.DB, dataset string, o Lifetime
 
 // DefaultLifetimeOptions replay the whole trace with Protean's default
 // seed, with no arm.
-func DefaultLifetimeOptions() LifetimeOptions {
-	return LifetimeOptions{Seed: optimizer.DefaultConfig().Seed, From: math.Inf(-1), To: math.Inf(1), RepredictEvery: DefaultRepredictEvery}
+func DefaultOptions() Options {
+	return Options{Seed: optimizer.DefaultConfig().Seed, From: math.Inf(-1), To: math.Inf(1), RepredictEvery: DefaultRepredictEvery}
 }
 
 // Validate refuses options LifetimeReplay cannot run: an unknown arm, the
 // model arm without a predictor, a predictor given to another arm, a NaN
 // bound or a window that ends before it starts.
-func (o *LifetimeOptions) Validate() error {
+func (o *Options) Validate() error {
 	switch {
-	case !slices.Contains(LifetimeArms, o.Arm):
-		return fmt.Errorf("analysis: arm %q: want one of %v", o.Arm, LifetimeArms)
+	case !slices.Contains(Arms, o.Arm):
+		return fmt.Errorf("analysis: arm %q: want one of %v", o.Arm, Arms)
 	case o.Arm == "model" && o.Predict == nil:
 		return fmt.Errorf("analysis: arm model needs a lifetime predictor (LifetimeOptions.Predict) and none was given")
 	case o.Arm != "model" && o.Predict != nil:
@@ -186,7 +187,7 @@ func (o *LifetimeOptions) Validate() error {
 // own true bucket is that bucket. TrueBuckets counts the replayed VMs by
 // true bucket, index 0 holding the censored VMs whose observed age does
 // not prove bucket 4 (see LifetimeReplay).
-type LifetimeResult struct {
+type Result struct {
 	RunID                 int64          `json:"run_id,omitempty"`
 	Arm                   string         `json:"arm"`
 	Dataset               string         `json:"dataset"`
@@ -225,7 +226,7 @@ type LifetimeResult struct {
 // The decision latencies stay out: in run_metric, latency_p50_us and
 // latency_p99_us are a replay's per-interval samples, not whole-run
 // figures.
-func (r *LifetimeResult) Figures() []replay.MetricRow {
+func (r *Result) Figures() []replay.MetricRow {
 	f := func(name string, v float64) replay.MetricRow { return replay.MetricRow{Metric: name, Value: v} }
 	out := []replay.MetricRow{f("machines", float64(r.Machines)), f("vms", float64(r.VMs)), f("rejected", float64(r.Rejected)),
 		f("rejection_rate_pct", r.RejectionRatePct), f("empty_machines_time_mean", r.EmptyMachinesTimeMean),
@@ -241,8 +242,8 @@ func (r *LifetimeResult) Figures() []replay.MetricRow {
 }
 
 // Params are the settings the arm ran with, for the run table.
-func (r *LifetimeResult) Params(o LifetimeOptions) map[string]any {
-	return map[string]any{"from": finite(o.From), "to": finite(o.To), "preference_order": r.PreferenceOrder, "evict": r.Evict,
+func (r *Result) Params(o Options) map[string]any {
+	return map[string]any{"from": analysis.Finite(o.From), "to": analysis.Finite(o.To), "preference_order": r.PreferenceOrder, "evict": r.Evict,
 		"in_sample": o.InSample, "repredict_every_s": o.RepredictEvery}
 }
 
@@ -267,17 +268,17 @@ func (r *LifetimeResult) Params(o LifetimeOptions) map[string]any {
 // when that age exceeds 24 h, and has no true bucket — no oracle
 // prediction — otherwise. A request's bucket is the longest of its VMs'
 // when each has one, else none (the rule then treats it as unpredicted).
-func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o LifetimeOptions) (*LifetimeResult, error) {
+func Run(ctx context.Context, db *store.DB, dataset string, o Options) (*Result, error) {
 	start := time.Now()
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	tr, err := LoadTrace(ctx, db, dataset, o.From, o.To)
+	tr, err := analysis.LoadTrace(ctx, db, dataset, o.From, o.To)
 	if err != nil {
 		return nil, err
 	}
 	if len(tr.VMs) == 0 {
-		return nil, fmt.Errorf("%w: dataset %q has no VMs in the window", ErrBadSpec, dataset)
+		return nil, fmt.Errorf("%w: dataset %q has no VMs in the window", analysis.ErrBadSpec, dataset)
 	}
 	observed, err := loadCensored(ctx, db, dataset)
 	if err != nil {
@@ -298,7 +299,7 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 		}
 		return 0
 	}
-	res := &LifetimeResult{Arm: o.Arm, Dataset: dataset, LoadID: tr.LoadID, Machines: len(tr.Inv.Machines)}
+	res := &Result{Arm: o.Arm, Dataset: dataset, LoadID: tr.LoadID, Machines: len(tr.Inv.Machines)}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var badPrediction error
@@ -360,7 +361,7 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 			}
 		}
 	}
-	spec := DefaultSpec(dataset)
+	spec := analysis.DefaultSpec(dataset)
 	spec.From, spec.To = o.From, o.To
 	spec.Engine.Explain, spec.Engine.Seed = false, o.Seed
 	switch {
@@ -371,7 +372,7 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 		rules := optimizer.LifetimeRules()
 		spec.Rules = &rules
 	}
-	ropts := RunOptions{Progress: o.Progress, Decorate: decorate}
+	ropts := analysis.RunOptions{Progress: o.Progress, Decorate: decorate}
 	if classes {
 		ropts.Allocator = func(a optimizer.Allocator) {
 			start := o.From
@@ -383,7 +384,7 @@ func LifetimeReplay(ctx context.Context, db *store.DB, dataset string, o Lifetim
 			nextRep = start + o.RepredictEvery
 		}
 	}
-	rep, err := RunTrace(rctx, tr, &spec, ropts)
+	rep, err := analysis.RunTrace(rctx, tr, &spec, ropts)
 	if badPrediction != nil {
 		return nil, badPrediction
 	}
@@ -509,7 +510,7 @@ func EmptyMachinesTimeMean(tr *replay.Trace, rows []replay.PlacementRow, t0, to 
 // last seen alive (query lifetime_censored).
 func loadCensored(ctx context.Context, db *store.DB, dataset string) (map[int64]float64, error) {
 	out := map[int64]float64{}
-	err := Each(ctx, db.SQL(), "lifetime_censored", []any{dataset}, func(r *sql.Rows) error {
+	err := analysis.Each(ctx, db.SQL(), "lifetime_censored", []any{dataset}, func(r *sql.Rows) error {
 		var vm int64
 		var t float64
 		if err := r.Scan(&vm, &t); err != nil {
@@ -529,8 +530,8 @@ func loadCensored(ctx context.Context, db *store.DB, dataset string) (map[int64]
 // VM's distribution is its true remaining lifetime from its placement
 // (end − placement time), a censored VM's its observed age there, a lower
 // bound (the rule then sees it as at least that long).
-func decorateDist(r *optimizer.Request, o LifetimeOptions, tr *replay.Trace, index map[int64]int,
-	truth func(int, float64) int8, observed map[int64]float64, res *LifetimeResult, want *[]int8) {
+func decorateDist(r *optimizer.Request, o Options, tr *replay.Trace, index map[int64]int,
+	truth func(int, float64) int8, observed map[int64]float64, res *Result, want *[]int8) {
 	_, model := distArm(o.Arm)
 	var class int8
 	all := true
@@ -581,7 +582,7 @@ func decorateDist(r *optimizer.Request, o LifetimeOptions, tr *replay.Trace, ind
 // median exp μ) with the model's scale σ, as an optimizer.LifetimeDist. cut
 // is the model's training cut; close releases the client.
 func SurvivalPredictor(ctx context.Context, db *store.DB, dataset string) (func(int64) (optimizer.LifetimeDist, bool), float64, func(), error) {
-	c, err := datasetClient(ctx, db, dataset)
+	c, err := analysis.DatasetClient(ctx, db, dataset)
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -1,4 +1,4 @@
-package analysis
+package lifetime
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/datasets/synth"
 	"placelab/predict"
@@ -26,15 +27,15 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 	ctx := context.Background()
 	db := lifetimeDB(t)
 	arms := []string{"off", "oracle", "model", "nilas", "lava", "nilas-oracle", "lava-oracle"}
-	o := LifetimeCompareOptions{Arms: arms, Seeds: []uint64{1, 2, 3}, From: math.Inf(-1), To: math.Inf(1), Version: "test"}
-	cmp, err := LifetimeCompare(ctx, db, "s", o)
+	o := CompareOptions{Arms: arms, Seeds: []uint64{1, 2, 3}, From: math.Inf(-1), To: math.Inf(1), Version: "test"}
+	cmp, err := Compare(ctx, db, "s", o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cmp.InSample || !(cmp.Cut > 0) || cmp.From < cmp.Cut || len(cmp.Results) != len(arms)*len(o.Seeds) || len(cmp.Arms) != len(arms) {
 		t.Fatalf("comparison: cut %v, from %v, in sample %v, %d results, %d arms", cmp.Cut, cmp.From, cmp.InSample, len(cmp.Results), len(cmp.Arms))
 	}
-	by := map[string]LifetimeArmSummary{}
+	by := map[string]ArmSummary{}
 	for _, a := range cmp.Arms {
 		by[a.Arm] = a
 	}
@@ -54,20 +55,20 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 	checkLifetimeArmsView(t, db, cmp, false)
 	// A window before the cut is refused, unless in-sample is asked for.
 	o.From = 0
-	if _, err := LifetimeCompare(ctx, db, "s", o); !errors.Is(err, ErrBadSpec) || !strings.Contains(err.Error(), "in sample") {
+	if _, err := Compare(ctx, db, "s", o); !errors.Is(err, analysis.ErrBadSpec) || !strings.Contains(err.Error(), "in sample") {
 		t.Fatalf("window before the cut: %v", err)
 	}
 	o.InSample, o.Arms, o.Seeds = true, []string{"off", "nilas"}, []uint64{1}
-	cmp, err = LifetimeCompare(ctx, db, "s", o)
+	cmp, err = Compare(ctx, db, "s", o)
 	if err != nil || !cmp.InSample {
 		t.Fatalf("in-sample run: %v (in sample %v)", err, cmp != nil && cmp.InSample)
 	}
 	// The in-sample runs are a window of their own in the view, labelled.
 	checkLifetimeArmsView(t, db, cmp, true)
 	// Zero seeds and a repeated arm are errors.
-	for _, bad := range []LifetimeCompareOptions{{Arms: []string{"off"}}, {Arms: []string{"off", "off"}, Seeds: []uint64{1}}} {
+	for _, bad := range []CompareOptions{{Arms: []string{"off"}}, {Arms: []string{"off", "off"}, Seeds: []uint64{1}}} {
 		bad.From, bad.To = math.Inf(-1), math.Inf(1)
-		if _, err := LifetimeCompare(ctx, db, "s", bad); !errors.Is(err, ErrBadSpec) {
+		if _, err := Compare(ctx, db, "s", bad); !errors.Is(err, analysis.ErrBadSpec) {
 			t.Errorf("%+v: %v", bad, err)
 		}
 	}
@@ -78,7 +79,7 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 func lifetimeDB(t *testing.T) *store.DB {
 	t.Helper()
 	ctx := context.Background()
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 300, 6000, 3, 0
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
@@ -100,18 +101,18 @@ func lifetimeDB(t *testing.T) *store.DB {
 // time up to all of them; a negative worker count is refused.
 func TestLifetimeCompareWorkers(t *testing.T) {
 	ctx := context.Background()
-	var cmps []*LifetimeComparison
+	var cmps []*Comparison
 	for _, workers := range []int{1, 3} {
 		db := lifetimeDB(t)
 		var calls []int64
-		o := LifetimeCompareOptions{Arms: []string{"off", "model", "lava", "lava-oracle"}, Seeds: []uint64{1, 2}, From: math.Inf(-1), To: math.Inf(1),
+		o := CompareOptions{Arms: []string{"off", "model", "lava", "lava-oracle"}, Seeds: []uint64{1, 2}, From: math.Inf(-1), To: math.Inf(1),
 			Version: "test", Workers: workers, Progress: func(done, total int64) {
 				if total != 8 {
 					t.Errorf("progress total %d, want 8 runs", total)
 				}
 				calls = append(calls, done)
 			}}
-		cmp, err := LifetimeCompare(ctx, db, "s", o)
+		cmp, err := Compare(ctx, db, "s", o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestLifetimeCompareWorkers(t *testing.T) {
 		}
 		cmps = append(cmps, cmp)
 		o.Workers = -1
-		if _, err := LifetimeCompare(ctx, db, "s", o); !errors.Is(err, ErrBadSpec) {
+		if _, err := Compare(ctx, db, "s", o); !errors.Is(err, analysis.ErrBadSpec) {
 			t.Fatalf("-1 workers: %v", err)
 		}
 	}
@@ -167,7 +168,7 @@ func TestRangeOf(t *testing.T) {
 
 // checkLifetimeArmsView compares the view lifetime_arms, for cmp's window,
 // with the comparison's figures: every arm, every range.
-func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *LifetimeComparison, inSample bool) {
+func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *Comparison, inSample bool) {
 	t.Helper()
 	res, err := db.Query(context.Background(), "SELECT * FROM lifetime_arms WHERE dataset = ? AND window_from_s = ? AND window_to_s = ? AND in_sample = ?",
 		cmp.Dataset, cmp.From, cmp.To, inSample)
@@ -182,7 +183,7 @@ func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *LifetimeComparison, 
 		idx[c] = i
 	}
 	num := func(v any) float64 { // NULL is NaN, as a missing share is in a Range
-		f, ok := AsFloat(v)
+		f, ok := analysis.AsFloat(v)
 		if !ok && v != nil {
 			t.Fatalf("view value %v (%T)", v, v)
 		}
@@ -236,13 +237,13 @@ func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *LifetimeComparison, 
 // lava's −0.5 does not. A run of another window stays apart.
 func TestLifetimeArmsViewByHand(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	write := func(arm string, seed uint64, empty, from float64) {
 		params := map[string]any{"in_sample": false, "repredict_every_s": 3600.0}
 		figs := []replay.MetricRow{{Metric: "empty_machines_time_mean", Value: empty}, {Metric: "window_from_s", Value: from},
 			{Metric: "window_to_s", Value: 100}, {Metric: "packing_density_mean_pct", Value: 50}, {Metric: "rejected", Value: 0},
 			{Metric: "stranded_cores_pct_mean", Value: 1}, {Metric: "stranded_memory_pct_mean", Value: 2}}
-		if _, err := WriteFigures(ctx, db, RunMeta{Engine: "lifetime", Policy: arm, Dataset: "h", Version: "test", Seed: seed, Params: params}, 1, figs); err != nil {
+		if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "lifetime", Policy: arm, Dataset: "h", Version: "test", Seed: seed, Params: params}, 1, figs); err != nil {
 			t.Fatal(err)
 		}
 	}
