@@ -10,11 +10,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/oversub"
 	"placelab/predict"
 )
 
 func oversubCommand() *cli.Command {
-	def := analysis.DefaultOversubOptions()
+	def := oversub.DefaultOptions()
 	return &cli.Command{
 		Name:  "oversub",
 		Usage: "prediction-informed CPU oversubscription (Resource Central §5–6): replay the arms, count readings above 100% and failures",
@@ -44,7 +45,7 @@ Examples:
    placelab oversub --arm all --dataset synthetic
    placelab oversub --arm rc-soft --max-oversub 1.15 --format json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "arm", Value: "all", Usage: "`ARM`: " + strings.Join(analysis.OversubArms, ", ") + " or all"},
+			&cli.StringFlag{Name: "arm", Value: "all", Usage: "`ARM`: " + strings.Join(oversub.Arms, ", ") + " or all"},
 			replayDatasetFlag(),
 			&cli.StringFlag{Name: "series", Usage: "dataset whose CPU readings give the VMs their utilization (default: --dataset)"},
 			floatFlag("max-oversub", def.MaxOversub, interval{lo: 1, hi: math.Inf(1), openHi: true}, "MAX_OVERSUB: allocated vcores / physical cores on oversubscribable servers"),
@@ -60,7 +61,7 @@ Examples:
 			format := c.String("format")
 			arms := []string{c.String("arm")}
 			if arms[0] == "all" {
-				arms = analysis.OversubArms
+				arms = oversub.Arms
 			}
 			// A flag an arm cannot honour is refused: the baseline does not
 			// oversubscribe or tell production apart, naive has no
@@ -91,7 +92,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var out []*analysis.OversubResult
+			var out []*oversub.Result
 			for _, arm := range arms {
 				bar := newProgress("oversub "+arm, "requests", c.Bool("quiet"))
 				o := def
@@ -99,7 +100,7 @@ Examples:
 				o.ProductionShare, o.Series, o.Seed = c.Float64("production-share"), c.String("series"), c.Uint64("seed")
 				o.From, o.To, o.Progress = from, to, bar.Update
 				if arm == "rc-model" {
-					pred, cut, rc, err := analysis.P95Predictor(c.Context, db, dataset, c.String("approach"))
+					pred, cut, rc, err := oversub.P95Predictor(c.Context, db, dataset, c.String("approach"))
 					if errors.Is(err, predict.ErrNoModel) && len(arms) > 1 {
 						bar.Done()
 						fmt.Fprintf(os.Stderr, "oversub: rc-model skipped: %v\n", err)
@@ -112,7 +113,7 @@ Examples:
 					defer rc.Close()
 					o.Predict, o.ModelCut = pred, cut
 				}
-				r, err := analysis.OversubReplay(c.Context, db, dataset, o)
+				r, err := oversub.Run(c.Context, db, dataset, o)
 				bar.Done()
 				if err != nil {
 					return err

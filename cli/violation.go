@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"placelab/analysis/oversub"
 	"placelab/analysis/replay"
 	"slices"
 	"strconv"
@@ -99,7 +100,7 @@ Examples:
 			sim := violation.DefaultSimConfig()
 			sim.Nodes, sim.Hours, sim.Seeds, sim.Seed = c.Int("nodes"), c.Float64("hours"), c.Int("seeds"), c.Uint64("seed")
 			if c.String("dataset") != "" {
-				sim.Capacity = analysis.DatasetSimConfig().Capacity
+				sim.Capacity = oversub.DatasetSimConfig().Capacity
 			}
 			if c.IsSet("node-cpu") {
 				sim.Capacity[violation.CPU] = c.Float64("node-cpu")
@@ -113,7 +114,7 @@ Examples:
 			}
 			defer db.Close()
 			bar := newProgress("violation", "densities", c.Bool("quiet"))
-			pts, err := analysis.ViolationSweep(c.Context, db, analysis.ViolationOptions{Dataset: c.String("dataset"), Policies: pols,
+			pts, err := oversub.ViolationSweep(c.Context, db, oversub.ViolationOptions{Dataset: c.String("dataset"), Policies: pols,
 				Densities: dens, Sim: sim, Params: violation.PolicyParams{Theta: c.Float64("theta"), Fallback: violation.Fallback(c.String("fallback")),
 					MC: violation.MCConfig{Reps: c.Int("reps"), Condition: violation.Conditioning(c.String("condition"))}},
 				Progress: bar.Update})

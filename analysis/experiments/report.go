@@ -12,6 +12,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"placelab/analysis"
+	"placelab/analysis/oversub"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	"placelab/optimizer/paragon"
@@ -82,7 +83,7 @@ func gridScale(name string, g Grid) string {
 		if quick {
 			s.Nodes, s.Hours, s.Seeds = 20, 60, 2 // as Run sets
 		}
-		d := analysis.DatasetSimConfig()
+		d := oversub.DatasetSimConfig()
 		return fmt.Sprintf("%d nodes, %g simulated hours, %d repetitions per point; curves=synthetic: synthetic tenants on hardware spec 1 (%g vCores); "+
 			"curves=bitbrains: the Bitbrains Rnd VMs as tenants (when loaded as dataset bitbrains) on %g cores and %g GB; "+
 			"best_baseline_over_prv_worstfit is the best policy without estimates over PrV-WorstFit, per curve set and density",

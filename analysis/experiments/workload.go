@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"errors"
+	"placelab/analysis/oversub"
 	"placelab/analysis/replay"
 	"time"
 
@@ -18,7 +19,7 @@ func init() {
 		Name: "oversubscription", Title: "Prediction-informed CPU oversubscription: the arms",
 		Reproduces: "Resource Central §6.2", FullTime: "about 5 minutes (7 arms, 5,000 machines, 14 days)",
 		Points: func(quick bool) []Point {
-			return grid([]axis{{"arm", vals(analysis.OversubArms...)}}, []uint64{1})
+			return grid([]axis{{"arm", vals(oversub.Arms...)}}, []uint64{1})
 		},
 		Paper: rc62,
 		Run: func(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
@@ -31,7 +32,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			o := analysis.DefaultOversubOptions()
+			o := oversub.DefaultOptions()
 			o.Arm, o.Seed = p.Params["arm"].(string), p.Seed
 			if o.Arm == "rc-model" {
 				// RC's models learn from earlier months: a P95 forest
@@ -43,14 +44,14 @@ func init() {
 					return nil, err
 				}
 				tr.Close()
-				pred, cut, c, err := analysis.P95Predictor(ctx, zdb, "zone", "")
+				pred, cut, c, err := oversub.P95Predictor(ctx, zdb, "zone", "")
 				if err != nil {
 					return nil, err
 				}
 				defer c.Close()
 				o.Predict, o.ModelCut = pred, cut
 			}
-			r, err := analysis.OversubReplay(ctx, zdb, "zone", o)
+			r, err := oversub.Run(ctx, zdb, "zone", o)
 			if err != nil {
 				return nil, err
 			}
@@ -165,16 +166,16 @@ func init() {
 			sim := violation.DefaultSimConfig()
 			dataset := ""
 			if p.Params["curves"] == bitbrainsDataset {
-				sim, dataset = analysis.DatasetSimConfig(), bitbrainsDataset
+				sim, dataset = oversub.DatasetSimConfig(), bitbrainsDataset
 			}
 			sim.Seed = p.Seed
 			n := 2000
 			if quick {
 				sim.Nodes, sim.Hours, sim.Seeds, n = 20, 60, 2, 600
 			}
-			pts, err := analysis.ViolationSweep(ctx, db, analysis.ViolationOptions{Dataset: dataset, Synthetic: n, Policies: violation.PolicyNames(),
+			pts, err := oversub.ViolationSweep(ctx, db, oversub.ViolationOptions{Dataset: dataset, Synthetic: n, Policies: violation.PolicyNames(),
 				Densities: []float64{p.Params["density"].(float64)}, Sim: sim})
-			if errors.Is(err, analysis.ErrNoCurves) {
+			if errors.Is(err, oversub.ErrNoCurves) {
 				return []replay.MetricRow{fig("available", 0)}, nil // Bitbrains not loaded: nothing to measure
 			}
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"placelab/analysis"
+	"placelab/analysis/oversub"
 	"placelab/analysis/replay"
 	"regexp"
 	"strings"
@@ -57,7 +58,7 @@ func TestOverviewInChromium(t *testing.T) {
 		}
 	}
 	for _, arm := range []string{"baseline", "naive"} {
-		r := &analysis.OversubResult{Arm: arm, VMs: 100, Failures: 3, Readings: 1000, ReadingsOver100: 7, MaxOversub: 1.25, MaxUtil: 1}
+		r := &oversub.Result{Arm: arm, VMs: 100, Failures: 3, Readings: 1000, ReadingsOver100: 7, MaxOversub: 1.25, MaxUtil: 1}
 		if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "oversub", Policy: arm, Dataset: "tiny", Version: "test"}, 0, r.Figures()); err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +119,7 @@ func TestOverviewEmptyDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	r := &analysis.OversubResult{Arm: "baseline", VMs: 100, Failures: 3, Readings: 1000, MaxOversub: 1.25, MaxUtil: 1}
+	r := &oversub.Result{Arm: "baseline", VMs: 100, Failures: 3, Readings: 1000, MaxOversub: 1.25, MaxUtil: 1}
 	if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "oversub", Policy: "baseline", Version: "test"}, 0, r.Figures()); err != nil {
 		t.Fatal(err)
 	}

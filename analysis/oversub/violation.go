@@ -1,4 +1,4 @@
-package analysis
+package oversub
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"placelab/analysis"
 	"placelab/optimizer/violation"
 	store "placelab/sql"
 )
@@ -120,7 +121,7 @@ func LoadDemandCurves(ctx context.Context, db *store.DB, dataset string) ([]viol
 		curves = append(curves, c)
 		return nil
 	}
-	err := Each(ctx, db.SQL(), "violation_curves", []any{dataset}, func(r *sql.Rows) error {
+	err := analysis.Each(ctx, db.SQL(), "violation_curves", []any{dataset}, func(r *sql.Rows) error {
 		var tenant, cl string
 		var cc, cm sql.NullFloat64
 		var s sample

@@ -1,4 +1,4 @@
-package analysis
+package oversub
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"placelab/analysis"
 	"placelab/datasets/synth"
 	"placelab/optimizer"
 	"placelab/predict"
@@ -28,7 +29,7 @@ func TestP95Bucket(t *testing.T) {
 // allocated at the start, 12,000 VMs over two days, 100 CPU series.
 func oversubZone(t *testing.T) *store.DB {
 	t.Helper()
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load, cfg.Seed = 600, 12000, 2, 100, 0.92, 1
 	if err := synth.Ingest(context.Background(), db, "s", "test", cfg); err != nil {
@@ -60,14 +61,14 @@ func oversubZone(t *testing.T) *store.DB {
 func TestOversubArms(t *testing.T) {
 	ctx := context.Background()
 	db := oversubZone(t)
-	got := map[string]*OversubResult{}
-	for _, arm := range OversubArms {
+	got := map[string]*Result{}
+	for _, arm := range Arms {
 		if arm == "rc-model" {
 			continue // TestOversubModelArm: it needs a trained model
 		}
-		o := DefaultOversubOptions()
+		o := DefaultOptions()
 		o.Arm, o.Seed = arm, 1
-		r, err := OversubReplay(ctx, db, "s", o)
+		r, err := Run(ctx, db, "s", o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,9 +99,9 @@ func TestOversubArms(t *testing.T) {
 	if got["rc-soft-right"].Correct != got["rc-soft-right"].Confident || got["rc-soft-wrong"].Correct != 0 {
 		t.Errorf("oracles: right %+v, wrong %+v", got["rc-soft-right"], got["rc-soft-wrong"])
 	}
-	o := DefaultOversubOptions()
+	o := DefaultOptions()
 	o.Arm, o.Seed = "rc-soft", 1
-	again, err := OversubReplay(ctx, db, "s", o)
+	again, err := Run(ctx, db, "s", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestOversubArms(t *testing.T) {
 	}
 	// A share of 0 means no production VM, not the default 71%.
 	o.ProductionShare = 0
-	none, err := OversubReplay(ctx, db, "s", o)
+	none, err := Run(ctx, db, "s", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +120,9 @@ func TestOversubArms(t *testing.T) {
 		t.Errorf("production share 0: %d non-production requests, at 71%% %d", none.NonProduction, soft.NonProduction)
 	}
 	// A dataset without CPU readings needs --series.
-	HandZone(t, db)
+	analysis.HandZone(t, db)
 	o.Arm = "naive"
-	if _, err := OversubReplay(ctx, db, "hand", o); !errors.Is(err, ErrNoSeries) {
+	if _, err := Run(ctx, db, "hand", o); !errors.Is(err, ErrNoSeries) {
 		t.Errorf("no series: %v", err)
 	}
 }
@@ -130,32 +131,32 @@ func TestOversubArms(t *testing.T) {
 // defaults (a zero MAX_UTIL once became 100%, a window ending at 0 the
 // whole trace, a NaN start the trace's beginning).
 func TestOversubOptionsRefused(t *testing.T) {
-	db := MemDB(t)
-	HandZone(t, db)
+	db := analysis.MemDB(t)
+	analysis.HandZone(t, db)
 	nan := math.NaN()
-	for name, mutate := range map[string]func(*OversubOptions){
-		"unknown arm":        func(o *OversubOptions) { o.Arm = "bogus" },
-		"MAX_OVERSUB 0":      func(o *OversubOptions) { o.MaxOversub = 0 },
-		"MAX_OVERSUB 0.9":    func(o *OversubOptions) { o.MaxOversub = 0.9 },
-		"MAX_OVERSUB NaN":    func(o *OversubOptions) { o.MaxOversub = nan },
-		"MAX_UTIL 0":         func(o *OversubOptions) { o.MaxUtil = 0 },
-		"MAX_UTIL NaN":       func(o *OversubOptions) { o.MaxUtil = nan },
-		"MAX_UTIL Inf":       func(o *OversubOptions) { o.MaxUtil = math.Inf(1) },
-		"share 1.5":          func(o *OversubOptions) { o.ProductionShare = 1.5 },
-		"share NaN":          func(o *OversubOptions) { o.ProductionShare = nan },
-		"from NaN":           func(o *OversubOptions) { o.From = nan },
-		"to 0 from -Inf":     func(o *OversubOptions) { o.To = math.Inf(-1) },
-		"to before from":     func(o *OversubOptions) { o.From, o.To = 7200, 3600 },
-		"to equal to from":   func(o *OversubOptions) { o.From, o.To = 3600, 3600 },
-		"to NaN":             func(o *OversubOptions) { o.To = nan },
-		"zero-value options": func(o *OversubOptions) { *o = OversubOptions{Arm: "naive"} },
-		"rc-model, no model": func(o *OversubOptions) { o.Arm = "rc-model" },
-		"naive with a model": func(o *OversubOptions) { o.Predict = func(int64) (int8, float64) { return 1, 1 } },
+	for name, mutate := range map[string]func(*Options){
+		"unknown arm":        func(o *Options) { o.Arm = "bogus" },
+		"MAX_OVERSUB 0":      func(o *Options) { o.MaxOversub = 0 },
+		"MAX_OVERSUB 0.9":    func(o *Options) { o.MaxOversub = 0.9 },
+		"MAX_OVERSUB NaN":    func(o *Options) { o.MaxOversub = nan },
+		"MAX_UTIL 0":         func(o *Options) { o.MaxUtil = 0 },
+		"MAX_UTIL NaN":       func(o *Options) { o.MaxUtil = nan },
+		"MAX_UTIL Inf":       func(o *Options) { o.MaxUtil = math.Inf(1) },
+		"share 1.5":          func(o *Options) { o.ProductionShare = 1.5 },
+		"share NaN":          func(o *Options) { o.ProductionShare = nan },
+		"from NaN":           func(o *Options) { o.From = nan },
+		"to 0 from -Inf":     func(o *Options) { o.To = math.Inf(-1) },
+		"to before from":     func(o *Options) { o.From, o.To = 7200, 3600 },
+		"to equal to from":   func(o *Options) { o.From, o.To = 3600, 3600 },
+		"to NaN":             func(o *Options) { o.To = nan },
+		"zero-value options": func(o *Options) { *o = Options{Arm: "naive"} },
+		"rc-model, no model": func(o *Options) { o.Arm = "rc-model" },
+		"naive with a model": func(o *Options) { o.Predict = func(int64) (int8, float64) { return 1, 1 } },
 	} {
-		o := DefaultOversubOptions()
+		o := DefaultOptions()
 		o.Arm = "naive"
 		mutate(&o)
-		if _, err := OversubReplay(context.Background(), db, "hand", o); err == nil || errors.Is(err, ErrNoSeries) {
+		if _, err := Run(context.Background(), db, "hand", o); err == nil || errors.Is(err, ErrNoSeries) {
 			t.Errorf("%s: %v, want an error about the options", name, err)
 		}
 	}
@@ -169,16 +170,16 @@ func TestOversubSpanRefused(t *testing.T) {
 	if _, err := db.SQL().Exec("UPDATE vm SET end_s = 30 * 365.25 * 86400 WHERE dataset = 's' AND vm_id = (SELECT min(vm_id) FROM vm WHERE dataset = 's')"); err != nil {
 		t.Fatal(err)
 	}
-	o := DefaultOversubOptions()
+	o := DefaultOptions()
 	o.Arm = "baseline"
-	_, err := OversubReplay(context.Background(), db, "s", o)
+	_, err := Run(context.Background(), db, "s", o)
 	if !errors.Is(err, ErrSpanTooLarge) {
 		t.Fatalf("got %v, want ErrSpanTooLarge", err)
 	}
 	t.Log(err)
 	// The window narrows the span back to what the trace holds.
 	o.To = 2 * 86400
-	if _, err := OversubReplay(context.Background(), db, "s", o); err != nil {
+	if _, err := Run(context.Background(), db, "s", o); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -198,11 +199,11 @@ func TestOversubSpanRefused(t *testing.T) {
 func TestOversubModelArm(t *testing.T) {
 	ctx := context.Background()
 	db := oversubZone(t)
-	run := func(arm string, pred func(int64) (int8, float64), cut float64) *OversubResult {
+	run := func(arm string, pred func(int64) (int8, float64), cut float64) *Result {
 		t.Helper()
-		o := DefaultOversubOptions()
+		o := DefaultOptions()
 		o.Arm, o.Seed, o.From, o.To, o.Predict, o.ModelCut = arm, 1, 0, 3600, pred, cut
-		r, err := OversubReplay(ctx, db, "s", o)
+		r, err := Run(ctx, db, "s", o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +235,7 @@ func TestOversubModelArm(t *testing.T) {
 	}
 	defer c.Close()
 	model, soft := run("rc-model", pred, cut), run("rc-soft", nil, 0)
-	for _, r := range []*OversubResult{model, soft} {
+	for _, r := range []*Result{model, soft} {
 		t.Logf("%-8s first hour: confident %4d of %4d non-production requests, correct %4d, in-sample %d, failures %d",
 			r.Arm, r.Confident, r.NonProduction, r.Correct, r.InSample, r.Failures)
 	}

@@ -1,4 +1,4 @@
-package analysis
+package oversub
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"slices"
 	"sort"
@@ -20,7 +21,7 @@ import (
 )
 
 // The arms of Resource Central's §6.2 comparison.
-var OversubArms = []string{"baseline", "naive", "rc-hard", "rc-soft", "rc-model", "rc-soft-right", "rc-soft-wrong"}
+var Arms = []string{"baseline", "naive", "rc-hard", "rc-soft", "rc-model", "rc-soft-right", "rc-soft-wrong"}
 
 // Defaults of the oversubscription experiment, from Resource Central §6.2.
 const (
@@ -47,7 +48,7 @@ const MaxOversubCells = 1 << 27
 var ErrSpanTooLarge = errors.New("analysis: time span too large")
 
 // OversubOptions configure OversubReplay; start from DefaultOversubOptions.
-type OversubOptions struct {
+type Options struct {
 	Arm string
 	// MaxOversub and MaxUtil are Algorithm 1's MAX_OVERSUB (≥ 1) and
 	// MAX_UTIL (> 0).
@@ -74,8 +75,8 @@ type OversubOptions struct {
 
 // DefaultOversubOptions are RC §6.2's settings — MAX_OVERSUB 125%,
 // MAX_UTIL 100%, 71% production — over the whole trace, with no arm.
-func DefaultOversubOptions() OversubOptions {
-	return OversubOptions{MaxOversub: optimizer.DefaultMaxOversub, MaxUtil: optimizer.DefaultMaxUtil,
+func DefaultOptions() Options {
+	return Options{MaxOversub: optimizer.DefaultMaxOversub, MaxUtil: optimizer.DefaultMaxUtil,
 		ProductionShare: DefaultProductionShare, From: math.Inf(-1), To: math.Inf(1)}
 }
 
@@ -83,10 +84,10 @@ func DefaultOversubOptions() OversubOptions {
 // MAX_OVERSUB below 1, MAX_UTIL not above 0, a share outside [0, 1], NaN
 // anywhere, a window that ends before it starts. Zero is never taken for a
 // default.
-func (o *OversubOptions) Validate() error {
+func (o *Options) Validate() error {
 	switch {
-	case !slices.Contains(OversubArms, o.Arm):
-		return fmt.Errorf("analysis: arm %q: want one of %v", o.Arm, OversubArms)
+	case !slices.Contains(Arms, o.Arm):
+		return fmt.Errorf("analysis: arm %q: want one of %v", o.Arm, Arms)
 	case !(o.MaxOversub >= 1) || math.IsInf(o.MaxOversub, 1):
 		return fmt.Errorf("analysis: MAX_OVERSUB %v: want a finite value ≥ 1", o.MaxOversub)
 	case !(o.MaxUtil > 0) || math.IsInf(o.MaxUtil, 1):
@@ -107,7 +108,7 @@ func (o *OversubOptions) Validate() error {
 // 5 minutes — the sum of the co-located VMs' maximum utilizations in the
 // period over the server's cores, RC §6.2's pessimistic aggregation — of
 // servers with load.
-type OversubResult struct {
+type Result struct {
 	RunID           int64   `json:"run_id,omitempty"`
 	Arm             string  `json:"arm"`
 	Dataset         string  `json:"dataset"`
@@ -138,7 +139,7 @@ type OversubResult struct {
 }
 
 // Figures lists the result as run_metric rows (t = 0) for WriteFigures.
-func (r *OversubResult) Figures() []replay.MetricRow {
+func (r *Result) Figures() []replay.MetricRow {
 	f := func(name string, v float64) replay.MetricRow { return replay.MetricRow{Metric: name, Value: v} }
 	return []replay.MetricRow{f("vms", float64(r.VMs)), f("failures", float64(r.Failures)), f("failure_pct", r.FailurePct),
 		f("readings", float64(r.Readings)), f("readings_over_100", float64(r.ReadingsOver100)),
@@ -173,7 +174,7 @@ var ErrNoSeries = errors.New("analysis: no CPU utilization series")
 // fell in, scored by their share (RC: "the percentage of VMs classified into
 // each bucket to date in the subscription" is the strongest feature); below
 // optimizer.ConfidenceThreshold the VM is assumed to use all its cores.
-func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubOptions) (*OversubResult, error) {
+func Run(ctx context.Context, db *store.DB, dataset string, o Options) (*Result, error) {
 	start := time.Now()
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -181,7 +182,7 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 	if o.Series == "" {
 		o.Series = dataset
 	}
-	tr, err := LoadTrace(ctx, db, dataset, o.From, o.To)
+	tr, err := analysis.LoadTrace(ctx, db, dataset, o.From, o.To)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +212,7 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 	if err != nil {
 		return nil, err
 	}
-	res := &OversubResult{Arm: o.Arm, Dataset: dataset, Series: o.Series, MaxOversub: o.MaxOversub, MaxUtil: o.MaxUtil}
+	res := &Result{Arm: o.Arm, Dataset: dataset, Series: o.Series, MaxOversub: o.MaxOversub, MaxUtil: o.MaxUtil}
 	// Per VM: subscription, production flag, series and true bucket.
 	n := len(tr.VMs)
 	vmSub := make([]string, n)
@@ -304,14 +305,14 @@ func OversubReplay(ctx context.Context, db *store.DB, dataset string, o OversubO
 	// Every arm is one run spec through the run pipeline: Protean's
 	// defaults, no eviction and no explanations for every arm alike, the
 	// oversubscription rule set (RulesFor) for all but the baseline.
-	spec := DefaultSpec(dataset)
+	spec := analysis.DefaultSpec(dataset)
 	spec.From, spec.To = o.From, o.To
 	spec.Engine.Explain, spec.Engine.Evict, spec.Engine.Seed = false, false, o.Seed+1
 	if o.Arm != "baseline" {
 		spec.Engine.Oversub = &optimizer.OversubConfig{MaxOversub: o.MaxOversub, MaxUtil: o.MaxUtil,
 			Soft: o.Arm != "rc-hard", Naive: o.Arm == "naive"}
 	}
-	rep, err := RunTrace(ctx, tr, &spec, RunOptions{Progress: o.Progress, Decorate: decorate})
+	rep, err := analysis.RunTrace(ctx, tr, &spec, analysis.RunOptions{Progress: o.Progress, Decorate: decorate})
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +419,7 @@ func loadSeries(ctx context.Context, db *store.DB, dataset string) ([]utilSeries
 		}
 		xs = xs[:0]
 	}
-	err := Each(ctx, db.SQL(), "oversub_series", []any{dataset}, func(r *sql.Rows) error {
+	err := analysis.Each(ctx, db.SQL(), "oversub_series", []any{dataset}, func(r *sql.Rows) error {
 		var vm int64
 		var v float64
 		if err := r.Scan(&vm, &v); err != nil {
@@ -447,7 +448,7 @@ func loadSeries(ctx context.Context, db *store.DB, dataset string) ([]utilSeries
 func loadSubscriptions(ctx context.Context, db *store.DB, dataset string) (map[int64]string, map[int64]float64, error) {
 	out := map[int64]string{}
 	own := map[int64]float64{}
-	err := Each(ctx, db.SQL(), "oversub_subscriptions", []any{dataset}, func(r *sql.Rows) error {
+	err := analysis.Each(ctx, db.SQL(), "oversub_subscriptions", []any{dataset}, func(r *sql.Rows) error {
 		var vm int64
 		var s string
 		var p95 sql.NullFloat64
@@ -520,11 +521,11 @@ func P95Predictor(ctx context.Context, db *store.DB, dataset, approach string) (
 // (predictions for VMs created before it are in-sample). Close the client
 // when done.
 func ModelPredictor(ctx context.Context, db *store.DB, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, *client.Client, error) {
-	c, err := DatasetClient(ctx, db, dataset)
+	c, err := analysis.DatasetClient(ctx, db, dataset)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	pred, cut, err := ClientPredictor(c, dataset, metric, approach)
+	pred, cut, err := analysis.ClientPredictor(c, dataset, metric, approach)
 	if err != nil {
 		c.Close()
 		return nil, 0, nil, err
