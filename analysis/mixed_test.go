@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"placelab/analysis"
+	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
 	"placelab/analysis/whatif"
 	"strings"
@@ -174,7 +175,7 @@ func TestRunPinsItsLoad(t *testing.T) {
 	if _, err := whatif.Migrate(ctx, db, res.Summary.RunID, whatif.DefaultMigrateOptions()); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("whatif of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
-	if _, err := analysis.LPBoundRun(ctx, db, res.Summary.RunID, analysis.DefaultLPBoundOptions()); !errors.Is(err, analysis.ErrLoadGone) {
+	if _, err := lpinterval.Run(ctx, db, res.Summary.RunID, lpinterval.DefaultOptions()); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("lpbound of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
 }

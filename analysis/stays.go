@@ -11,7 +11,7 @@ import (
 )
 
 // lpStay is one VM's time on one machine in a run.
-type lpStay struct {
+type Stay struct {
 	VM       int64
 	Type     int32
 	Machine  int32 // inventory index
@@ -21,9 +21,9 @@ type lpStay struct {
 // lpRun is what a stored run placed: its head, the trace it read, and
 // every VM's stays.
 type lpRun struct {
-	Dataset, Policy, engine string // the run's head
+	Dataset, Policy, Engine string // the run's head
 	Trace                   *replay.Trace
-	Stays                   []lpStay
+	Stays                   []Stay
 	From                    float64 // first placement
 	Last                    float64 // last sample or placement, whichever is later
 }
@@ -46,7 +46,7 @@ func LoadRunStays(ctx context.Context, db *store.DB, run int64) (*lpRun, error) 
 	if _, err := LoadRunInput(ctx, db, run); err != nil && !errors.Is(err, ErrUnpinned) {
 		return nil, err
 	}
-	lr := &lpRun{Dataset: dataset, Policy: policy, engine: engine, From: math.Inf(1)}
+	lr := &lpRun{Dataset: dataset, Policy: policy, Engine: engine, From: math.Inf(1)}
 	var ds string
 	if err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_info"), run).Scan(&ds, &lr.Last); err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func LoadRunStays(ctx context.Context, db *store.DB, run int64) (*lpRun, error) 
 		if ev.Valid && ev.Float64 < to {
 			to = ev.Float64
 		}
-		lr.Stays = append(lr.Stays, lpStay{id, tp, m, t, to})
+		lr.Stays = append(lr.Stays, Stay{id, tp, m, t, to})
 		lr.From = math.Min(lr.From, t)
 		lr.Last = math.Max(lr.Last, t)
 		return nil

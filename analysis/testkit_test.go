@@ -64,7 +64,7 @@ func HandZone(t testing.TB, db *store.DB) {
 // ingestShared loads files of ../shared/data (skipping the test when they
 // are absent) in format as dataset name on an in-memory database, with the
 // given inventory ("" for the trace's own), and returns the whole trace.
-func ingestShared(t *testing.T, name, format, inventory string, files ...string) (*store.DB, *replay.Trace) {
+func IngestShared(t *testing.T, name, format, inventory string, files ...string) (*store.DB, *replay.Trace) {
 	t.Helper()
 	var paths []string
 	for _, f := range files {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
 	"placelab/datasets"
 	"placelab/datasets/synth"
@@ -168,12 +169,12 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, production *Pro
 	b.LP.InstanceSeconds, b.LP.InstanceBound = time.Since(t0).Seconds(), lr.Bound
 	// Hourly snapshots (issue 14: the demo zone's 336 in ≤ 60 s), every
 	// six hours in quick mode; the offline packings are not stored.
-	lo := analysis.DefaultLPBoundOptions()
-	lo.Packings = analysis.PackingsNone
+	lo := lpinterval.DefaultOptions()
+	lo.Packings = lpinterval.PackingsNone
 	if quick {
 		lo.Every = 6 * 3600
 	}
-	lp, err := analysis.LPBoundRun(ctx, db, runID, lo)
+	lp, err := lpinterval.Run(ctx, db, runID, lo)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
 	"placelab/datasets/synth"
 	store "placelab/sql"
@@ -90,10 +91,10 @@ func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total
 			return nil, err
 		}
 		out.VMs = res.Summary.VMs
-		lo := analysis.DefaultLPBoundOptions()
-		lo.Every, lo.Packings = every, analysis.PackingsNone
+		lo := lpinterval.DefaultOptions()
+		lo.Every, lo.Packings = every, lpinterval.PackingsNone
 		t0 := time.Now()
-		rep, err := analysis.LPBoundRun(ctx, db, res.Summary.RunID, lo)
+		rep, err := lpinterval.Run(ctx, db, res.Summary.RunID, lo)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +104,7 @@ func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total
 			return nil, err
 		}
 		out.Machines = len(tr.Inv.Machines)
-		largest := analysis.LPLargestBinCost(tr.Inv)
+		largest := lpinterval.LargestBinCost(tr.Inv)
 		var secs []float64
 		for _, s := range rep.Snapshots {
 			if s.VMs == 0 {

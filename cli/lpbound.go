@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"placelab/analysis"
 	"placelab/analysis/cluster"
+	"placelab/analysis/lpinterval"
 	"placelab/datasets"
 	"placelab/optimizer/lpbound"
 	store "placelab/sql"
@@ -72,10 +72,10 @@ Examples:
 			&cli.Int64Flag{Name: "run", Usage: "bound the snapshots of stored run `ID`"},
 			&cli.BoolFlag{Name: "unbounded", Usage: "bound every stored replay that has no LP interval yet"},
 			&cli.StringFlag{Name: "every", Value: "1h", Usage: "time between snapshots (s, m, h or d), from the run's first placement"},
-			&cli.StringFlag{Name: "packings", Value: analysis.PackingsPeak, Usage: "UB packings to store as offline runs: peak (the snapshot with the most allocated cores), all or none; they replace (none: remove) those an earlier lpbound of the run stored"},
+			&cli.StringFlag{Name: "packings", Value: lpinterval.PackingsPeak, Usage: "UB packings to store as offline runs: peak (the snapshot with the most allocated cores), all or none; they replace (none: remove) those an earlier lpbound of the run stored"},
 			&cli.StringFlag{Name: "instance", Usage: "bound one bin packing instance `FILE` (.txt BPPLIB or .vbp)"},
 			&cli.StringFlag{Name: "at", Usage: "a Kubernetes run's snapshot `TIME` (s, m, h or d; default: its last placement)"},
-			durationFlag("time-limit", analysis.DefaultLPBoundTimeLimit, "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
+			durationFlag("time-limit", lpinterval.DefaultTimeLimit, "stop each solve after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
 			floatFlag("tolerance", lpbound.DefaultTolerance, positive, "reduced-cost tolerance of column generation (the bound's validity does not depend on it)"),
 			formatFlag("table", "json"),
 		},
@@ -109,7 +109,7 @@ Examples:
 			if !positive.contains(every) {
 				return fmt.Errorf("--every %q: want a finite time > 0", c.String("every"))
 			}
-			lo := analysis.DefaultLPBoundOptions()
+			lo := lpinterval.DefaultOptions()
 			lo.Every, lo.Solve, lo.Packings = every, opts, c.String("packings")
 			if err := lo.Validate(); err != nil {
 				return err
@@ -136,7 +136,7 @@ Examples:
 				}
 				rows.Close()
 			}
-			var reps []*analysis.LPBoundReport
+			var reps []*lpinterval.Result
 			var creps []*cluster.BoundReport
 			for _, id := range runs {
 				isCluster, err := cluster.IsRun(c.Context, db, id)
@@ -166,7 +166,7 @@ Examples:
 				}
 				bar := newProgress(fmt.Sprintf("lpbound run %d", id), "snapshots", c.Bool("quiet"))
 				lo.Progress = bar.Update
-				rep, err := analysis.LPBoundRun(c.Context, db, id, lo)
+				rep, err := lpinterval.Run(c.Context, db, id, lo)
 				bar.Done()
 				if err != nil {
 					return err
@@ -201,7 +201,7 @@ Examples:
 
 // printLPReport prints a run's interval: the summary, and every snapshot
 // when detail is set.
-func printLPReport(c *cli.Context, rep *analysis.LPBoundReport, detail bool) {
+func printLPReport(c *cli.Context, rep *lpinterval.Result, detail bool) {
 	w := c.App.Writer
 	fmt.Fprintf(w, "run %d (%s, %s): %d snapshots every %s from t=%.1fh in %.1fs; %d of %d with VMs solved to optimality\n",
 		rep.Run, rep.Policy, rep.Dataset, len(rep.Snapshots), humanSeconds(rep.Every), rep.From/3600, rep.Seconds, rep.Converged, rep.Bounded)

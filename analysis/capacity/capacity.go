@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"placelab/analysis"
+	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
@@ -403,7 +404,7 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec analysis.Spec, o Optio
 	}
 	rep.LPMachines = math.Max(lb.Bound, s.volumeMachines(pk.cores))
 	rep.LPCores = math.Max(lc.Bound, math.Ceil(pk.cores-1e-9))
-	rep.LPConverged = analysis.Optimal(lb) && analysis.Optimal(lc)
+	rep.LPConverged = lpinterval.Optimal(lb) && lpinterval.Optimal(lc)
 	rep.LPStop = []lpbound.Stop{lb.Stop, lc.Stop}
 	rep.LPSeconds = lb.Seconds + lc.Seconds
 	// The floor: removing one VM from a packing frees at most one machine,
@@ -965,13 +966,13 @@ func peakBound(ctx context.Context, inv *optimizer.Inventory, counts []int, opts
 		return &lpbound.Result{Converged: true}, nil
 	}
 	// The zone's SKUs, as lpbound run sees them, without their counts.
-	z := analysis.NewZone(inv)
+	z := lpinterval.NewZone(inv)
 	bins := slices.Clone(z.Bins)
 	for i := range bins {
 		bins[i].Limit = 0
 	}
 	opts.Objective = obj
-	res, err := lpbound.Solve(ctx, &lpbound.Problem{Bins: bins, Items: analysis.Items(inv, counts, z.SKUs, z.Dims)}, opts)
+	res, err := lpbound.Solve(ctx, &lpbound.Problem{Bins: bins, Items: lpinterval.Items(inv, counts, z.SKUs, z.Dims)}, opts)
 	if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) {
 		return nil, fmt.Errorf("%w: LP bound at the peak: %w", ErrCapacity, err)
 	}
@@ -1013,8 +1014,8 @@ func (s *capacitySearch) mixBound(counts []int, lo int) (int, float64, error) {
 	if analysis.Sum(counts) == 0 {
 		return 0, 0, nil
 	}
-	z := analysis.NewZone(s.tr.Inv)
-	items := analysis.Items(s.tr.Inv, counts, z.SKUs, z.Dims)
+	z := lpinterval.NewZone(s.tr.Inv)
+	items := lpinterval.Items(s.tr.Inv, counts, z.SKUs, z.Dims)
 	secs := 0.0
 	feasible := func(total int) (bool, error) {
 		mix := s.mixCounts(total)

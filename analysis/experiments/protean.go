@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
 	"placelab/bench"
 	"sync"
@@ -143,9 +144,9 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay
 	if res.Summary.PostBestFitPct == nil {
 		return nil, fmt.Errorf("experiments: buckets: run %d ranked no VM by BestFit: post_bestfit_pct not measured", res.Summary.RunID)
 	}
-	lo := analysis.DefaultLPBoundOptions()
-	lo.Every, lo.Packings, lo.Solve.TimeLimit = lpEvery(quick), analysis.PackingsNone, lpTimeLimit(quick)
-	lp, err := analysis.LPBoundRun(ctx, zdb, res.Summary.RunID, lo)
+	lo := lpinterval.DefaultOptions()
+	lo.Every, lo.Packings, lo.Solve.TimeLimit = lpEvery(quick), lpinterval.PackingsNone, lpTimeLimit(quick)
+	lp, err := lpinterval.Run(ctx, zdb, res.Summary.RunID, lo)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package analysis
+package lpinterval
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"placelab/analysis"
 	"placelab/datasets/synth"
 	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
@@ -22,14 +23,14 @@ import (
 // 4-core VMs need two machines whatever the policy: nothing to empty.
 func TestLPBoundRunByHand(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	HandZone(t, db)
+	db := analysis.MemDB(t)
+	analysis.HandZone(t, db)
 	id := replayHand(t, db, "hand", 9000)
 	var packingRuns []int64
 	for pass := 0; pass < 2; pass++ { // the second pass replaces the first's rows
-		o := DefaultLPBoundOptions()
+		o := DefaultOptions()
 		o.Every = 150
-		rep, err := LPBoundRun(ctx, db, id, o)
+		rep, err := Run(ctx, db, id, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,26 +86,26 @@ func TestLPBoundRunByHand(t *testing.T) {
 	}
 	// The stored packing passes the SQL capacity check and holds every VM
 	// alive at the peak (t=4500: four).
-	chk, err := CheckRun(ctx, db, packingRuns[1])
+	chk, err := analysis.CheckRun(ctx, db, packingRuns[1])
 	if err != nil || len(chk.Violations) != 0 || chk.Placements != 4 {
 		t.Fatalf("check of the packing run: %+v %v", chk, err)
 	}
-	if _, err := LPBoundRun(ctx, db, packingRuns[1], DefaultLPBoundOptions()); err == nil || !strings.Contains(err.Error(), "offline") {
+	if _, err := Run(ctx, db, packingRuns[1], DefaultOptions()); err == nil || !strings.Contains(err.Error(), "offline") {
 		t.Errorf("bounding an offline packing: %v", err)
 	}
-	if _, err := LPBoundRun(ctx, db, id+100, DefaultLPBoundOptions()); !errors.Is(err, ErrNoRun) {
+	if _, err := Run(ctx, db, id+100, DefaultOptions()); !errors.Is(err, analysis.ErrNoRun) {
 		t.Errorf("missing run: %v", err)
 	}
-	for _, bad := range []func(*LPBoundOptions){
-		func(o *LPBoundOptions) { o.Every = 0 },
-		func(o *LPBoundOptions) { o.Every = math.NaN() },
-		func(o *LPBoundOptions) { o.Every = math.Inf(1) },
-		func(o *LPBoundOptions) { o.Packings = "some" },
-		func(o *LPBoundOptions) { o.Solve.TimeLimit = -time.Second },
+	for _, bad := range []func(*Options){
+		func(o *Options) { o.Every = 0 },
+		func(o *Options) { o.Every = math.NaN() },
+		func(o *Options) { o.Every = math.Inf(1) },
+		func(o *Options) { o.Packings = "some" },
+		func(o *Options) { o.Solve.TimeLimit = -time.Second },
 	} {
-		o := DefaultLPBoundOptions()
+		o := DefaultOptions()
 		bad(&o)
-		if _, err := LPBoundRun(ctx, db, id, o); err == nil {
+		if _, err := Run(ctx, db, id, o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
@@ -115,10 +116,10 @@ func TestLPBoundRunByHand(t *testing.T) {
 func replayHand(t *testing.T, db *store.DB, ds string, to float64) int64 {
 	t.Helper()
 	ctx := context.Background()
-	spec := DefaultSpec(ds)
+	spec := analysis.DefaultSpec(ds)
 	spec.Policy = "worstfit"
 	spec.To, spec.Interval = to, 3600 // samples to the last hour before to: the snapshots' span
-	res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+	res, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func replayHand(t *testing.T, db *store.DB, ds string, to float64) int64 {
 // snapshots, 2,073 of them at --every 1000s).
 func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	const offset = 24 * 86400
 	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: "late", Format: "test", Source: "late"}, func(w *store.Writer) error {
 		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
@@ -156,9 +157,9 @@ func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := replayHand(t, db, "late", math.Inf(1))
-	o := DefaultLPBoundOptions()
+	o := DefaultOptions()
 	o.Every = 1000
-	rep, err := LPBoundRun(ctx, db, id, o)
+	rep, err := Run(ctx, db, id, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,20 +197,20 @@ func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 // the VMs alive at its snapshot.
 func TestLPBoundRunSynthetic(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
+	db := analysis.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 300, 6000, 2, 0
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
-	spec := DefaultSpec("s")
-	res, err := Run(ctx, db, spec, RunOptions{Version: "test"})
+	spec := analysis.DefaultSpec("s")
+	res, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := DefaultLPBoundOptions()
+	o := DefaultOptions()
 	o.Every, o.Packings, o.Solve.TimeLimit = 12*3600, PackingsAll, 10*time.Second
-	rep, err := LPBoundRun(ctx, db, res.Summary.RunID, o)
+	rep, err := Run(ctx, db, res.Summary.RunID, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 		if s.PackingRun == 0 {
 			t.Fatalf("t=%v: no packing stored", s.T)
 		}
-		chk, err := CheckRun(ctx, db, s.PackingRun)
+		chk, err := analysis.CheckRun(ctx, db, s.PackingRun)
 		if err != nil || len(chk.Violations) != 0 || chk.Placements != int64(s.VMs) {
 			t.Fatalf("t=%v: check of packing run %d: %+v %v", s.T, s.PackingRun, chk, err)
 		}
@@ -248,7 +249,7 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 	// Reproducible: a second call gives the same interval, snapshot by
 	// snapshot (CBC stops on node limits, not on the clock).
 	o.Packings = PackingsNone
-	again, err := LPBoundRun(ctx, db, res.Summary.RunID, o)
+	again, err := Run(ctx, db, res.Summary.RunID, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,9 +290,9 @@ func TestBindingDims(t *testing.T) {
 // machines, LB = UB.
 func TestLPSolveOverCommittedRun(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	HandZone(t, db)
-	tr, err := LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
+	db := analysis.MemDB(t)
+	analysis.HandZone(t, db)
+	tr, err := analysis.LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestLPSolveOverCommittedRun(t *testing.T) {
 			c4 = i
 		}
 	}
-	a := &lpAlive{snap: LPSnapshot{T: 1, VMs: 3, AllocatedCores: 12, OnlineMachines: 1, OnlineCores: 10, OnlineDensity: 1.2},
+	a := &lpAlive{snap: Snapshot{T: 1, VMs: 3, AllocatedCores: 12, OnlineMachines: 1, OnlineCores: 10, OnlineDensity: 1.2},
 		counts: make([]int, len(tr.Inv.Types)), vms: make([][]int64, len(tr.Inv.Types)),
 		online: []lpbound.Pattern{{Bin: "s10", Items: []string{"c4"}, Counts: []int{3}, X: 1}}}
 	a.counts[c4] = 3

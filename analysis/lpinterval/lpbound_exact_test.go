@@ -1,4 +1,4 @@
-package analysis
+package lpinterval
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"placelab/analysis"
 	"placelab/optimizer/cbc"
 	"placelab/optimizer/lpbound"
 	"placelab/optimizer/lpbound/exact"
@@ -42,7 +43,7 @@ func TestLPIntervalContainsOPT(t *testing.T) {
 			tc.snapshots *= 5
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			_, tr := ingestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
+			_, tr := analysis.IngestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
 			z := NewZone(tr.Inv)
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, v := range tr.VMs {

@@ -1,4 +1,4 @@
-package analysis
+package lpinterval
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
@@ -34,7 +35,7 @@ import (
 //
 // Density is Protean §6.3's packing density, allocated cores / cores of the
 // non-empty machines; LBDensity ≤ the best achievable ≤ UBDensity.
-type LPSnapshot struct {
+type Snapshot struct {
 	T              float64 `json:"t_s"`
 	VMs            int     `json:"vms"`
 	AllocatedCores float64 `json:"allocated_cores"`
@@ -76,14 +77,14 @@ type LPSnapshot struct {
 }
 
 // LPBoundReport is the interval over a run's snapshots.
-type LPBoundReport struct {
-	Run       int64        `json:"run_id"`
-	Dataset   string       `json:"dataset"`
-	Policy    string       `json:"policy"`
-	Engine    string       `json:"engine"` // the run's: a replay's engine, or observed (the source's own placement)
-	Every     float64      `json:"every_s"`
-	From      float64      `json:"from_s"` // the run's first placement: the first snapshot
-	Snapshots []LPSnapshot `json:"snapshots"`
+type Result struct {
+	Run       int64      `json:"run_id"`
+	Dataset   string     `json:"dataset"`
+	Policy    string     `json:"policy"`
+	Engine    string     `json:"engine"` // the run's: a replay's engine, or observed (the source's own placement)
+	Every     float64    `json:"every_s"`
+	From      float64    `json:"from_s"` // the run's first placement: the first snapshot
+	Snapshots []Snapshot `json:"snapshots"`
 	// Over the snapshots with VMs, densities weighted by allocated cores
 	// (Σ allocated cores / Σ the cores that hold them: online, UB's, LB's),
 	// so a snapshot of one VM weighs what its VM weighs; MeanEmptiable is
@@ -107,7 +108,7 @@ const (
 )
 
 // LPBoundOptions tune LPBoundRun; start from DefaultLPBoundOptions.
-type LPBoundOptions struct {
+type Options struct {
 	// Every is the time between snapshots, in seconds (> 0); the first is
 	// at the run's first placement.
 	Every float64
@@ -122,16 +123,16 @@ type LPBoundOptions struct {
 }
 
 // DefaultLPBoundTimeLimit bounds each LP solve by default.
-const DefaultLPBoundTimeLimit = 30 * time.Second
+const DefaultTimeLimit = 30 * time.Second
 
 // DefaultLPBoundOptions: hourly snapshots, DefaultLPBoundTimeLimit per solve,
 // the peak snapshot's packing stored.
-func DefaultLPBoundOptions() LPBoundOptions {
-	return LPBoundOptions{Every: 3600, Solve: lpbound.Options{TimeLimit: DefaultLPBoundTimeLimit}, Packings: PackingsPeak}
+func DefaultOptions() Options {
+	return Options{Every: 3600, Solve: lpbound.Options{TimeLimit: DefaultTimeLimit}, Packings: PackingsPeak}
 }
 
 // Validate refuses values out of range.
-func (o LPBoundOptions) Validate() error {
+func (o Options) Validate() error {
 	if !(o.Every > 0) || math.IsInf(o.Every, 0) {
 		return fmt.Errorf("analysis: lpbound: every = %v s, want a finite time > 0", o.Every)
 	}
@@ -151,15 +152,15 @@ var lpMetrics = []string{"lp_vms", "lp_allocated_cores", "lp_online_machines", "
 	"lp_lb_machines", "lp_ub_machines", "lp_lb_cores", "lp_ub_cores", "lp_lb_density", "lp_ub_density",
 	"lp_emptiable_machines", "lp_converged"}
 
-func (s *LPSnapshot) metrics() []float64 {
+func (s *Snapshot) metrics() []float64 {
 	return []float64{float64(s.VMs), s.AllocatedCores, float64(s.OnlineMachines), s.OnlineCores, s.OnlineDensity,
 		s.LBMachines, s.UBMachines, s.LBCores, s.UBCores, s.LBDensity, s.UBDensity,
-		s.EmptiableMachines, BoolNum(s.Converged)}
+		s.EmptiableMachines, analysis.BoolNum(s.Converged)}
 }
 
 // LPSnapshotTimes are the snapshot times of a run whose first placement is
 // at from and last sample at last: from, from + every, … ≤ last.
-func LPSnapshotTimes(from, last, every float64) []float64 {
+func SnapshotTimes(from, last, every float64) []float64 {
 	var times []float64
 	for i := 0; ; i++ {
 		t := from + float64(i)*every
@@ -194,16 +195,16 @@ func NewZone(inv *optimizer.Inventory) *lpZone {
 
 // lpAlive is the VMs a run held at one moment.
 type lpAlive struct {
-	snap   LPSnapshot
+	snap   Snapshot
 	counts []int     // per VM type
 	vms    [][]int64 // per VM type: the VMs, by id
 	online []lpbound.Pattern
 }
 
 // alive collects the stays that cover t.
-func (z *lpZone) alive(stays []lpStay, t float64) *lpAlive {
+func (z *lpZone) alive(stays []analysis.Stay, t float64) *lpAlive {
 	inv := z.inv
-	a := &lpAlive{snap: LPSnapshot{T: t}, counts: make([]int, len(inv.Types)), vms: make([][]int64, len(inv.Types))}
+	a := &lpAlive{snap: Snapshot{T: t}, counts: make([]int, len(inv.Types)), vms: make([][]int64, len(inv.Types))}
 	perMachine := map[int32][]int{} // machine → VM type counts
 	for _, s := range stays {
 		if !(s.From <= t && t < s.To) {
@@ -353,19 +354,19 @@ func Optimal(r *lpbound.Result) bool {
 // as offline runs (engine "offline"; earlier offline runs of this run are
 // replaced). Consecutive snapshots share most VM types, so each solve
 // starts from the previous one's patterns.
-func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOptions) (*LPBoundReport, error) {
+func Run(ctx context.Context, db *store.DB, run int64, opts Options) (*Result, error) {
 	start := time.Now()
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	rep := &LPBoundReport{Run: run, Every: opts.Every, Snapshots: []LPSnapshot{}}
-	lr, err := LoadRunStays(ctx, db, run)
+	rep := &Result{Run: run, Every: opts.Every, Snapshots: []Snapshot{}}
+	lr, err := analysis.LoadRunStays(ctx, db, run)
 	if err != nil {
 		return nil, err
 	}
-	rep.Dataset, rep.Policy, rep.Engine = lr.Dataset, lr.Policy, lr.engine
+	rep.Dataset, rep.Policy, rep.Engine = lr.Dataset, lr.Policy, lr.Engine
 	rep.From = lr.From
-	times := LPSnapshotTimes(lr.From, lr.Last, opts.Every)
+	times := SnapshotTimes(lr.From, lr.Last, opts.Every)
 	z := NewZone(lr.Trace.Inv)
 	var prev *lpSolved
 	type packed struct {
@@ -492,7 +493,7 @@ func LPBoundRun(ctx context.Context, db *store.DB, run int64, opts LPBoundOption
 // SKU (machines of a SKU and VMs of a type taken in id order), so every
 // view, placelab check and explain read it like a replay. It is pinned to
 // the source run's load.
-func (z *lpZone) writePacking(w *store.Writer, id, source int64, tr *replay.Trace, a *lpAlive, pk []lpbound.Pattern, s LPSnapshot) error {
+func (z *lpZone) writePacking(w *store.Writer, id, source int64, tr *replay.Trace, a *lpAlive, pk []lpbound.Pattern, s Snapshot) error {
 	inv := z.inv
 	skuOf := map[string]int{}
 	for k, sku := range inv.SKUs {
@@ -543,8 +544,8 @@ func (z *lpZone) writePacking(w *store.Writer, id, source int64, tr *replay.Trac
 	if err != nil {
 		return err
 	}
-	if err := w.Append("run", id, OfflineEngine, "lp-packing", string(params), int64(0), tr.Dataset, "lpbound",
-		time.Now().UTC(), s.Seconds, "done", LoadID(tr.LoadID)); err != nil {
+	if err := w.Append("run", id, analysis.OfflineEngine, "lp-packing", string(params), int64(0), tr.Dataset, "lpbound",
+		time.Now().UTC(), s.Seconds, "done", analysis.LoadID(tr.LoadID)); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -667,7 +668,7 @@ func Items(inv *optimizer.Inventory, counts []int, skus []int, dims []optimizer.
 
 // LPLargestBinCost is the cost (cores) of the largest bin type of the
 // configuration LP over inv, the unit placelab bench lp reports sizes in.
-func LPLargestBinCost(inv *optimizer.Inventory) float64 {
+func LargestBinCost(inv *optimizer.Inventory) float64 {
 	largest := 0.0
 	for _, b := range NewZone(inv).Bins {
 		largest = max(largest, b.Cost) // a bin costs its cores
