@@ -17,8 +17,6 @@ import (
 const (
 	// MinSeriesDays is RC's minimum: "at least 3 days".
 	MinSeriesDays = 3.0
-	// SampleSeconds is the readings' period (5 minutes in the Azure traces).
-	SampleSeconds = 300.0
 	// MinPeriodHours and MaxPeriodHours bound the periods looked for.
 	MinPeriodHours = 0.75
 	MaxPeriodHours = 48.0

@@ -93,3 +93,8 @@ func AsFloat(x any) (float64, bool) {
 
 // asFloat is AsFloat.
 func asFloat(x any) (float64, bool) { return AsFloat(x) }
+
+// SampleSeconds is the period of a VM's utilization readings (5 minutes
+// in the Azure traces), the grid periodicity detection and the series
+// views read them on.
+const SampleSeconds = 300.0
