@@ -169,7 +169,7 @@ func MixedZone(t testing.TB, db *store.DB, name string, vms int, seed uint64) {
 	}
 }
 
-func series(days float64, f func(t float64) float64) []float64 {
+func Series(days float64, f func(t float64) float64) []float64 {
 	n := int(days * 86400 / SampleSeconds)
 	x := make([]float64, n)
 	for i := range x {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"placelab/analysis/characterize"
 	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
 	"placelab/datasets"
@@ -138,7 +139,7 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, production *Pro
 	// 3. Every characterization view.
 	step(2)
 	t0 := time.Now()
-	if _, _, err := analysis.Characterize(ctx, db, "", nil); err != nil {
+	if _, _, err := characterize.Run(ctx, db, "", nil); err != nil {
 		return nil, err
 	}
 	b.Views.VMs, b.Views.Seconds = len(tr.VMs), time.Since(t0).Seconds()

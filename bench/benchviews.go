@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"placelab/analysis"
+	"placelab/analysis/characterize"
 	"placelab/analysis/lifetime"
 	"strconv"
 	"strings"
@@ -189,7 +190,7 @@ func RunBenchViews(ctx context.Context, o BenchViewsOptions) (*BenchViews, error
 	} else {
 		r.PandasSkipped = "--pandas off"
 	}
-	views := analysis.CharViewNames()
+	views := characterize.ViewNames()
 	for _, n := range o.Sizes {
 		sz := BenchViewsSize{VMs: n, Machines: max(50, int(float64(n)*MachinesPerVM))}
 		path := filepath.Join(dir, fmt.Sprintf("views-%d.duckdb", n))
@@ -280,7 +281,7 @@ func timeCharacterize(ctx context.Context, path string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, _, err = analysis.Characterize(ctx, db, "", nil)
+	_, _, err = characterize.Run(ctx, db, "", nil)
 	db.Close()
 	if err != nil {
 		return 0, err

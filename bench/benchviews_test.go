@@ -3,7 +3,7 @@ package bench
 import (
 	"context"
 	"os"
-	"placelab/analysis"
+	"placelab/analysis/characterize"
 	"strings"
 	"testing"
 
@@ -39,8 +39,8 @@ func TestBenchViewsAgreeWithPandas(t *testing.T) {
 	if s.VMs != 40_000 || s.Machines != 400 || s.GenerateSeconds <= 0 || s.CharacterizeSeconds.Median <= 0 {
 		t.Fatalf("size figures: %+v", s)
 	}
-	if len(s.Views) != len(analysis.CharViewNames()) {
-		t.Fatalf("%d views timed, want %d", len(s.Views), len(analysis.CharViewNames()))
+	if len(s.Views) != len(characterize.ViewNames()) {
+		t.Fatalf("%d views timed, want %d", len(s.Views), len(characterize.ViewNames()))
 	}
 	compared := 0
 	for _, v := range s.Views {

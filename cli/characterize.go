@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"placelab/analysis"
+	"placelab/analysis/characterize"
 )
 
 func characterizeCommand() *cli.Command {
@@ -39,7 +39,7 @@ Examples:
 			}
 			defer db.Close()
 			bar := newProgress("characterize", "", c.Bool("quiet"))
-			page, results, err := analysis.Characterize(c.Context, db, c.String("dataset"), bar.Update)
+			page, results, err := characterize.Run(c.Context, db, c.String("dataset"), bar.Update)
 			bar.Done()
 			if err != nil {
 				return err

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"placelab/analysis"
+	"placelab/analysis/characterize"
 )
 
 func classifyCommand() *cli.Command {
@@ -34,7 +34,7 @@ Example:
 			}
 			defer db.Close()
 			bar := newProgress("classify", "", c.Bool("quiet"))
-			st, err := analysis.ClassifyWorkloads(c.Context, db, c.String("dataset"), bar.Update)
+			st, err := characterize.ClassifyWorkloads(c.Context, db, c.String("dataset"), bar.Update)
 			bar.Done()
 			if err != nil {
 				return err

@@ -11,11 +11,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/analysis/characterize"
 	"placelab/optimizer/paragon"
 )
 
 func paragonCommand() *cli.Command {
-	defClassify := analysis.DefaultClassifyOptions()
+	defClassify := characterize.DefaultClassifyOptions()
 	return &cli.Command{
 		Name:  "paragon",
 		Usage: "Paragon (ASPLOS'13): collaborative-filtering classification and interference-aware placement",
@@ -108,7 +109,7 @@ Examples:
 					return err
 				}
 				defer db.Close()
-				rep, err := analysis.EvaluateClassification(c.Context, db, c.String("dataset"), test, o)
+				rep, err := characterize.EvaluateClassification(c.Context, db, c.String("dataset"), test, o)
 				if err != nil {
 					return err
 				}
@@ -242,7 +243,7 @@ Examples:
 					}
 					for _, r := range sum.Runs {
 						if _, err := analysis.WriteFigures(c.Context, db, analysis.RunMeta{Engine: "paragon", Policy: r.Policy, Version: version, Seed: r.Seed,
-							Params: map[string]any{"scenario": r.Scenario, "scale": c.Float64("scale"), "d1": d1, "interference": model}}, 0, analysis.ScheduleFigures(r)); err != nil {
+							Params: map[string]any{"scenario": r.Scenario, "scale": c.Float64("scale"), "d1": d1, "interference": model}}, 0, characterize.ScheduleFigures(r)); err != nil {
 							return err
 						}
 					}
@@ -302,7 +303,7 @@ func printSchedule(w io.Writer, s *paragon.Summary) {
 
 // printClassify writes the classification report as a table: each
 // accuracy beside its references and the repeat ceiling.
-func printClassify(w io.Writer, rep *analysis.ClassifyReport) {
+func printClassify(w io.Writer, rep *characterize.ClassifyReport) {
 	h := rep.HeterogeneityMetrics
 	held := map[string]string{"application": "one application held out at a time", "folds": fmt.Sprintf("%d folds of applications", rep.Folds),
 		"dataset": "a model trained on " + rep.Train}

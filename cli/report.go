@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"placelab/analysis"
+	"placelab/analysis/characterize"
 	"placelab/analysis/experiments"
 	"placelab/analysis/overview"
 )
@@ -49,7 +49,7 @@ Example:
 				return err
 			}
 			bar := newProgress("report", "views", c.Bool("quiet"))
-			ch, _, err := analysis.Characterize(c.Context, db, c.String("dataset"), bar.Update)
+			ch, _, err := characterize.Run(c.Context, db, c.String("dataset"), bar.Update)
 			bar.Done()
 			if err != nil {
 				return err

@@ -11,7 +11,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"placelab/analysis"
+	"placelab/analysis/characterize"
 	"placelab/analysis/oversub"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
@@ -77,7 +77,7 @@ func gridScale(name string, g Grid) string {
 			"classify-lumos: the Lumos run times (67 workloads of 18 applications on 55 VM types) when loaded, "+
 			"one application held out at a time, %d platforms profiled, within 5%% of the best beside the platform means and the repeat ceiling "+
 			"(how often one repeat of the measurements agrees with another: best-platform accuracy above it is beyond what the data can tell apart)",
-			strings.Join(parts, "; "), 1, paragon.DefaultSeeds, analysis.DefaultClassifyOptions().Platform.Known)
+			strings.Join(parts, "; "), 1, paragon.DefaultSeeds, characterize.DefaultClassifyOptions().Platform.Known)
 	case "violations":
 		s := violation.DefaultSimConfig()
 		if quick {

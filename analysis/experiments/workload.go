@@ -3,11 +3,11 @@ package experiments
 import (
 	"context"
 	"errors"
+	"placelab/analysis/characterize"
 	"placelab/analysis/oversub"
 	"placelab/analysis/replay"
 	"time"
 
-	"placelab/analysis"
 	"placelab/optimizer/paragon"
 	"placelab/optimizer/violation"
 	"placelab/predict"
@@ -65,7 +65,7 @@ func init() {
 		Timings: []string{"seconds_s"},
 		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			t0 := time.Now()
-			_, results, err := analysis.Characterize(ctx, db, "", nil)
+			_, results, err := characterize.Run(ctx, db, "", nil)
 			if err != nil {
 				return nil, err
 			}
@@ -94,10 +94,10 @@ func init() {
 		Run: func(ctx context.Context, db *store.DB, p Point, quick bool) ([]replay.MetricRow, error) {
 			sc := p.Params["scenario"].(string)
 			if sc == "classify-lumos" {
-				o := analysis.DefaultClassifyOptions()
+				o := characterize.DefaultClassifyOptions()
 				o.Seed = p.Seed
-				rep, err := analysis.EvaluateClassification(ctx, db, "lumos", "lumos", o)
-				if errors.Is(err, analysis.ErrNoMatrix) {
+				rep, err := characterize.EvaluateClassification(ctx, db, "lumos", "lumos", o)
+				if errors.Is(err, characterize.ErrNoMatrix) {
 					return []replay.MetricRow{fig("available", 0)}, nil // Lumos not loaded: nothing to measure
 				}
 				if err != nil {
@@ -117,7 +117,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return analysis.SummaryFigures(sum), nil
+			return characterize.SummaryFigures(sum), nil
 		},
 	})
 }

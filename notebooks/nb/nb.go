@@ -21,6 +21,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"placelab/analysis"
+	"placelab/analysis/characterize"
 	"placelab/analysis/cluster"
 	"placelab/analysis/experiments"
 	"placelab/analysis/lifetime"
@@ -229,7 +230,7 @@ func Sections(p *report.Page, match ...string) {
 // Characterize shows sections of the characterization page (every view,
 // the papers' numbers beside): placelab characterize in a cell.
 func Characterize(db *store.DB, dataset string, match ...string) {
-	page, _, err := analysis.Characterize(Ctx, db, dataset, nil)
+	page, _, err := characterize.Run(Ctx, db, dataset, nil)
 	Check(err)
 	Sections(page, match...)
 }

@@ -1,4 +1,4 @@
-package analysis
+package characterize
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func BenchmarkCharacterize(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, _, err := Characterize(ctx, db, "", nil); err != nil {
+				if _, _, err := Run(ctx, db, "", nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package analysis
+package characterize
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"placelab/analysis"
 	"placelab/analysis/report"
 	store "placelab/sql"
 )
@@ -192,7 +193,7 @@ func datasetOrigins(ctx context.Context, db *store.DB) (map[string]origin, error
 func comparisonNote(v charView, r *store.Result, origins map[string]origin) string {
 	var gen, inv, real []string
 	seen := map[string]bool{}
-	di := Col(r, "dataset")
+	di := analysis.Col(r, "dataset")
 	for _, row := range r.Rows {
 		d := fmt.Sprint(row[di])
 		if seen[d] {
@@ -212,19 +213,19 @@ func comparisonNote(v charView, r *store.Result, origins map[string]origin) stri
 	var b strings.Builder
 	if len(gen) > 0 && v.calibrated != "" {
 		fmt.Fprintf(&b, " Calibration check, not a reproduction: %s %s %s synthetic, generated from %s",
-			Plural(len(gen), "dataset", "datasets"), strings.Join(gen, ", "), Plural(len(gen), "is", "are"), v.calibrated)
+			analysis.Plural(len(gen), "dataset", "datasets"), strings.Join(gen, ", "), analysis.Plural(len(gen), "is", "are"), v.calibrated)
 		if matchesByConstruction[v.view] {
-			fmt.Fprintf(&b, ", and %s by construction.", Plural(len(gen), "matches", "match"))
+			fmt.Fprintf(&b, ", and %s by construction.", analysis.Plural(len(gen), "matches", "match"))
 		} else {
 			b.WriteString("; any agreement with the papers comes from those inputs, not from measured data.")
 		}
 	}
 	if len(inv) > 0 {
 		fmt.Fprintf(&b, " Calibration check, not a reproduction: the machines of %s %s were generated (--inventory synthetic) from Protean Table 1's machine counts and match it by construction.",
-			Plural(len(inv), "dataset", "datasets"), strings.Join(inv, ", "))
+			analysis.Plural(len(inv), "dataset", "datasets"), strings.Join(inv, ", "))
 	}
 	if len(real) > 0 && v.paper != "" {
-		fmt.Fprintf(&b, " Beside %s: %s %s.", v.paper, Plural(len(real), "dataset", "datasets"), strings.Join(real, ", "))
+		fmt.Fprintf(&b, " Beside %s: %s %s.", v.paper, analysis.Plural(len(real), "dataset", "datasets"), strings.Join(real, ", "))
 	}
 	return b.String()
 }
@@ -234,7 +235,7 @@ func comparisonNote(v charView, r *store.Result, origins map[string]origin) stri
 // dataset says why rather than failing. Where a section sets the papers'
 // numbers beside a dataset generated from them, it says that this checks
 // the generator's calibration and reproduces nothing.
-func Characterize(ctx context.Context, db *store.DB, dataset string, progress func(done, total int64)) (*report.Page, map[string]*store.Result, error) {
+func Run(ctx context.Context, db *store.DB, dataset string, progress func(done, total int64)) (*report.Page, map[string]*store.Result, error) {
 	vs := charViews()
 	page := &report.Page{Title: "placelab — workload characterization", Subtitle: "All loaded datasets",
 		Footer: "Views in sql/views reproduce Protean §2 and Resource Central §3; placelab classify fills the workload classes.", Links: report.SiteLinks}
@@ -257,7 +258,7 @@ func Characterize(ctx context.Context, db *store.DB, dataset string, progress fu
 	if len(gen) > 0 {
 		sort.Strings(gen)
 		page.Subtitle += fmt.Sprintf(" — synthetic %s %s: generated from the papers' tables and figures, so beside them it checks the generator, not the papers",
-			Plural(len(gen), "dataset", "datasets"), strings.Join(gen, ", "))
+			analysis.Plural(len(gen), "dataset", "datasets"), strings.Join(gen, ", "))
 	}
 	results, err := queryViews(ctx, db, vs, dataset, progress)
 	if err != nil {
@@ -292,7 +293,7 @@ func Characterize(ctx context.Context, db *store.DB, dataset string, progress fu
 // all cores already; a second query fills the phases where one runs on a
 // single thread (window partitions, small final steps), so two at once
 // take less wall time than one after another, and more add little.
-const CharacterizeWorkers = 2
+const Workers = 2
 
 // queryViews runs the views CharacterizeWorkers at a time, the slowest
 // first, and returns their results in vs' order; the first error stops it.
@@ -315,7 +316,7 @@ func queryViews(ctx context.Context, db *store.DB, vs []charView, dataset string
 		progress(0, int64(len(vs)))
 	}
 	var wg sync.WaitGroup
-	for w := 0; w < CharacterizeWorkers; w++ {
+	for w := 0; w < Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -380,7 +381,7 @@ func seriesName(v charView, origins map[string]origin) func(string) string {
 // barWithPaper draws y by x, one series per dataset, plus paper series
 // given as (name, values by x) pairs.
 func barWithPaper(r *store.Result, series func(string) string, xc, yc, yname string, paper ...any) *charts.Bar {
-	ds, xi, yi := Col(r, "dataset"), Col(r, xc), Col(r, yc)
+	ds, xi, yi := analysis.Col(r, "dataset"), analysis.Col(r, xc), analysis.Col(r, yc)
 	var xs []string
 	seenX := map[string]bool{}
 	vals := map[string]map[string]float64{}
@@ -391,7 +392,7 @@ func barWithPaper(r *store.Result, series func(string) string, xc, yc, yname str
 			vals[d] = map[string]float64{}
 			dsOrder = append(dsOrder, d)
 		}
-		vals[d][x] = Num(row[yi])
+		vals[d][x] = analysis.Num(row[yi])
 		if !seenX[x] && len(xs) < 40 {
 			seenX[x] = true
 			xs = append(xs, x)
@@ -405,7 +406,7 @@ func barWithPaper(r *store.Result, series func(string) string, xc, yc, yname str
 	for _, d := range dsOrder {
 		items := make([]opts.BarData, len(xs))
 		for i, x := range xs {
-			items[i] = opts.BarData{Value: Round2(vals[d][x])}
+			items[i] = opts.BarData{Value: analysis.Round2(vals[d][x])}
 		}
 		bar.AddSeries(series(d), items)
 	}
@@ -428,7 +429,7 @@ func barWithPaper(r *store.Result, series func(string) string, xc, yc, yname str
 // share), so one large dataset's long tail does not crowd the others out of
 // a shared axis.
 func topPerDataset(r *store.Result, n int) *store.Result {
-	ds := Col(r, "dataset")
+	ds := analysis.Col(r, "dataset")
 	out := &store.Result{Columns: r.Columns}
 	seen := map[string]int{}
 	for _, row := range r.Rows {
@@ -444,7 +445,7 @@ func topPerDataset(r *store.Result, n int) *store.Result {
 // bucketBars draws rc_buckets: one bar per (metric, bucket) and dataset,
 // with RC's shares as a translucent series.
 func bucketBars(r *store.Result, series func(string) string) *charts.Bar {
-	ds, mi, bi, pi := Col(r, "dataset"), Col(r, "metric"), Col(r, "bucket"), Col(r, "pct")
+	ds, mi, bi, pi := analysis.Col(r, "dataset"), analysis.Col(r, "metric"), analysis.Col(r, "bucket"), analysis.Col(r, "pct")
 	var xs, order []string
 	seen := map[string]bool{}
 	vals := map[string]map[string]float64{}
@@ -454,7 +455,7 @@ func bucketBars(r *store.Result, series func(string) string) *charts.Bar {
 			vals[d] = map[string]float64{}
 			order = append(order, d)
 		}
-		vals[d][x] = Num(row[pi])
+		vals[d][x] = analysis.Num(row[pi])
 		if !seen[x] {
 			seen[x] = true
 			xs = append(xs, x)
@@ -469,7 +470,7 @@ func bucketBars(r *store.Result, series func(string) string) *charts.Bar {
 	for _, d := range order {
 		items := make([]opts.BarData, len(xs))
 		for i, x := range xs {
-			items[i] = opts.BarData{Value: Round2(vals[d][x])}
+			items[i] = opts.BarData{Value: analysis.Round2(vals[d][x])}
 		}
 		bar.AddSeries(series(d), items)
 	}
@@ -484,7 +485,7 @@ func bucketBars(r *store.Result, series func(string) string) *charts.Bar {
 // lineSeries draws y against x, one line per dataset (named by name), the
 // axes named xname and yname ("what (unit)").
 func lineSeries(r *store.Result, name func(string) string, xc, xname, yc, xtype, yname string) *charts.Line {
-	ds, xi, yi := Col(r, "dataset"), Col(r, xc), Col(r, yc)
+	ds, xi, yi := analysis.Col(r, "dataset"), analysis.Col(r, xc), analysis.Col(r, yc)
 	line := charts.NewLine()
 	line.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}), charts.WithYAxisOpts(opts.YAxis{Name: yname}),
@@ -510,13 +511,13 @@ func lineSeries(r *store.Result, name func(string) string, xc, xname, yc, xtype,
 				byDS[d] = append(byDS[d], opts.LineData{Value: "-"})
 				continue
 			}
-			byDS[d] = append(byDS[d], opts.LineData{Value: Round2(Num(row[yi]))})
+			byDS[d] = append(byDS[d], opts.LineData{Value: analysis.Round2(analysis.Num(row[yi]))})
 			defined[d] = true
 		} else {
 			if row[yi] == nil || row[xi] == nil {
 				continue
 			}
-			byDS[d] = append(byDS[d], opts.LineData{Value: []float64{Num(row[xi]), Round2(Num(row[yi]))}})
+			byDS[d] = append(byDS[d], opts.LineData{Value: []float64{analysis.Num(row[xi]), analysis.Round2(analysis.Num(row[yi]))}})
 			defined[d] = true
 		}
 	}
@@ -535,11 +536,11 @@ func lineSeries(r *store.Result, name func(string) string, xc, xname, yc, xtype,
 // correlationHeatMap draws the Spearman matrix of the dataset with the
 // most VMs (the table beneath lists every dataset's).
 func correlationHeatMap(r *store.Result) *charts.HeatMap {
-	ds, ai, bi, vi, ni := Col(r, "dataset"), Col(r, "metric_a"), Col(r, "metric_b"), Col(r, "spearman"), Col(r, "vms")
+	ds, ai, bi, vi, ni := analysis.Col(r, "dataset"), analysis.Col(r, "metric_a"), analysis.Col(r, "metric_b"), analysis.Col(r, "spearman"), analysis.Col(r, "vms")
 	var first string
 	most := -1.0
 	for _, row := range r.Rows {
-		if n := Num(row[ni]); n > most {
+		if n := analysis.Num(row[ni]); n > most {
 			most, first = n, fmt.Sprint(row[ds])
 		}
 	}
@@ -572,7 +573,7 @@ func correlationHeatMap(r *store.Result) *charts.HeatMap {
 		if c.v == nil {
 			continue
 		}
-		v := Round2(Num(c.v))
+		v := analysis.Round2(analysis.Num(c.v))
 		data = append(data, opts.HeatMapData{Value: [3]any{idx[c.a], idx[c.b], v}}, opts.HeatMapData{Value: [3]any{idx[c.b], idx[c.a], v}})
 	}
 	hm := charts.NewHeatMap()
@@ -587,7 +588,7 @@ func correlationHeatMap(r *store.Result) *charts.HeatMap {
 
 // CharViewNames lists the characterization views Characterize runs, in its
 // order (placelab bench views times each alone).
-func CharViewNames() []string {
+func ViewNames() []string {
 	vs := charViews()
 	out := make([]string, len(vs))
 	for i, v := range vs {

@@ -1,4 +1,4 @@
-package analysis
+package characterize
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
+	"placelab/analysis"
 	store "placelab/sql"
 )
 
@@ -256,20 +257,20 @@ func ClassifyWorkloads(ctx context.Context, db *store.DB, dataset string, progre
 		if cur < 0 || len(ts) == 0 {
 			return
 		}
-		days := (ts[len(ts)-1] - ts[0] + SampleSeconds) / 86400
+		days := (ts[len(ts)-1] - ts[0] + analysis.SampleSeconds) / 86400
 		r := result{vm: cur, days: days}
 		if days >= MinSeriesDays {
-			n := int(math.Round((ts[len(ts)-1]-ts[0])/SampleSeconds)) + 1
+			n := int(math.Round((ts[len(ts)-1]-ts[0])/analysis.SampleSeconds)) + 1
 			grid := make([]float64, n)
 			j := 0
 			for i := range grid {
-				t := ts[0] + float64(i)*SampleSeconds
-				for j+1 < len(ts) && ts[j+1] <= t+SampleSeconds/2 {
+				t := ts[0] + float64(i)*analysis.SampleSeconds
+				for j+1 < len(ts) && ts[j+1] <= t+analysis.SampleSeconds/2 {
 					j++
 				}
 				grid[i] = vals[j]
 			}
-			r.r = DetectPeriod(grid, SampleSeconds, MinPeriodHours, MaxPeriodHours)
+			r.r = DetectPeriod(grid, analysis.SampleSeconds, MinPeriodHours, MaxPeriodHours)
 		}
 		results = append(results, r)
 	}

@@ -1,4 +1,4 @@
-package analysis
+package characterize
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"sort"
 	"time"
 
+	"placelab/analysis"
 	"placelab/analysis/replay"
 
 	"placelab/optimizer/paragon"
@@ -45,7 +46,7 @@ func LoadAppMatrix(ctx context.Context, db *store.DB, dataset string) (*AppMatri
 		score, raw        float64
 	}
 	var cells []cell
-	err := Each(ctx, db.SQL(), "paragon_matrix", []any{dataset}, func(r *sql.Rows) error {
+	err := analysis.Each(ctx, db.SQL(), "paragon_matrix", []any{dataset}, func(r *sql.Rows) error {
 		var c cell
 		var raw sql.NullFloat64
 		if err := r.Scan(&c.a, &c.c, &c.score, &raw, &c.application); err != nil {
@@ -345,7 +346,7 @@ func repeatCeiling(ctx context.Context, db *store.DB, dataset string, apps []str
 	type key struct{ app, campaign string }
 	runs := map[key]map[string]map[string]float64{} // → repeat → col → value
 	var keys []key
-	err := Each(ctx, db.SQL(), "paragon_runs", []any{dataset}, func(r *sql.Rows) error {
+	err := analysis.Each(ctx, db.SQL(), "paragon_runs", []any{dataset}, func(r *sql.Rows) error {
 		var k key
 		var repeat, col string
 		var v float64
