@@ -3,6 +3,7 @@ package analysis_test
 import (
 	"context"
 	"os"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"reflect"
 	"testing"
@@ -41,7 +42,7 @@ func checkOutcomes(t *testing.T, tr *replay.Trace, res *replay.Result) {
 }
 
 func TestAgentsSimulatedTimeIsDeterministic(t *testing.T) {
-	tr := synthTrace(t, 200, 4000, 1)
+	tr := testkit.SynthTrace(t, 200, 4000, 1)
 	opt := replay.DefaultAgentOptions()
 	opt.Agents, opt.Speedup, opt.CheckEvery = 8, 200, true
 	run := func() *replay.Result {
@@ -84,7 +85,7 @@ func TestAgentsConcurrent(t *testing.T) {
 	if os.Getenv("PLACELAB_LONG") != "" {
 		machines, vms, rounds = 2000, 100000, 11
 	}
-	tr := synthTrace(t, machines, vms, 2)
+	tr := testkit.SynthTrace(t, machines, vms, 2)
 	total := 0
 	for r := 0; r < rounds; r++ {
 		opt := replay.DefaultAgentOptions()
@@ -102,7 +103,7 @@ func TestAgentsConcurrent(t *testing.T) {
 // TestConflictAvoidance: at a high speed-up with many agents, the
 // avoidance scheme activates and does not raise conflicts.
 func TestConflictAvoidance(t *testing.T) {
-	tr := synthTrace(t, 200, 4000, 1)
+	tr := testkit.SynthTrace(t, 200, 4000, 1)
 	run := func(avoid bool) *replay.Result {
 		opt := replay.DefaultAgentOptions()
 		opt.Agents, opt.Speedup, opt.Avoid = 16, 1000, avoid

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/datasets"
 	"placelab/datasets/synth"
 	store "placelab/sql"
@@ -34,7 +35,7 @@ func availSpec(policy string) analysis.Spec {
 // in different fault domains on one rack.
 func TestAvailabilityRunChecks(t *testing.T) {
 	ctx := context.Background()
-	db := availDB(t)
+	db := testkit.AvailDB(t)
 	for _, policy := range []string{"protean", "bestfit", "random"} {
 		res, err := analysis.Run(ctx, db, availSpec(policy), analysis.RunOptions{Version: "test"})
 		if err != nil {
@@ -115,7 +116,7 @@ func TestAvailabilityRunChecks(t *testing.T) {
 // an error naming file, row and field, and nothing is stored.
 func TestFailureFileBadRow(t *testing.T) {
 	ctx := context.Background()
-	db := availDB(t)
+	db := testkit.AvailDB(t)
 	dir := t.TempDir()
 	var name string
 	if err := db.SQL().QueryRowContext(ctx, `SELECT name FROM machine WHERE dataset = 's' ORDER BY machine_id LIMIT 1`).Scan(&name); err != nil {
@@ -177,7 +178,7 @@ func TestAvailabilityAgents(t *testing.T) {
 	ctx := context.Background()
 	for _, tm := range []string{"sim", "real"} {
 		t.Run(tm, func(t *testing.T) {
-			db := availDB(t)
+			db := testkit.AvailDB(t)
 			spec := availSpec("protean").WithAgents(3, tm)
 			if tm == "sim" {
 				spec.Agents.Speedup = 10
@@ -220,7 +221,7 @@ func TestAvailabilityAgents(t *testing.T) {
 // machine, a VM that could not be healed is on none.
 func TestStaysFollowMoves(t *testing.T) {
 	ctx := context.Background()
-	db := availDB(t)
+	db := testkit.AvailDB(t)
 	res, err := analysis.Run(ctx, db, availSpec("protean"), analysis.RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +288,7 @@ func TestStaysFollowMoves(t *testing.T) {
 // none.
 func TestHealFailuresHaveReasons(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
+	db := testkit.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load = 120, 3000, 2, 0, 0.95
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
@@ -326,7 +327,7 @@ func TestHealFailuresHaveReasons(t *testing.T) {
 // one line saying so, while every=12h runs rounds.
 func TestMaintenanceBeyondTheWindow(t *testing.T) {
 	ctx := context.Background()
-	db := availDB(t)
+	db := testkit.AvailDB(t)
 	spec := availSpec("protean")
 	spec.Maintenance = "default"
 	_, err := analysis.Run(ctx, db, spec, analysis.RunOptions{Version: "test"})

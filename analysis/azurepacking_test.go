@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestReplayAzurePacking(t *testing.T) {
 		}
 	}
 	lite.Close()
-	db := MemDB(t)
+	db := testkit.MemDB(t)
 	if _, err := datasets.Ingest(ctx, db, "azure-packing", []string{path}, datasets.Options{Dataset: "pack", Inventory: "per-sku:4"}); err != nil {
 		t.Fatal(err)
 	}

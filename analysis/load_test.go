@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	store "placelab/sql"
 )
 
@@ -56,7 +57,7 @@ func orderZone(t *testing.T, db *store.DB, missing bool) {
 // refused naming the VM and the type.
 func TestLoadTraceOrder(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
+	db := testkit.MemDB(t)
 	orderZone(t, db, false)
 	tr, err := analysis.LoadTrace(ctx, db, "order", math.Inf(-1), math.Inf(1))
 	if err != nil {
@@ -95,7 +96,7 @@ func TestLoadTraceOrder(t *testing.T) {
 		t.Fatalf("tenants are not numbered by first arrival, ties by name: %v", number)
 	}
 
-	bad := MemDB(t)
+	bad := testkit.MemDB(t)
 	orderZone(t, bad, true)
 	_, err = analysis.LoadTrace(ctx, bad, "order", math.Inf(-1), math.Inf(1))
 	if err == nil || !strings.Contains(err.Error(), `type "gone", which the vm_type table lacks`) || !strings.Contains(err.Error(), "VM 783") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
 	"placelab/analysis/whatif"
@@ -23,8 +24,8 @@ import (
 // request order, putting large VMs on the small VMs' machines.
 func TestStoredPlacementsWithinCapacity(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	mixedZone(t, db, "mixed", 3000, 1)
+	db := testkit.MemDB(t)
+	testkit.MixedZone(t, db, "mixed", 3000, 1)
 	cases := []struct {
 		name string
 		spec func() analysis.Spec
@@ -107,8 +108,8 @@ func checkAgainstStore(t *testing.T, res *replay.Result) {
 // load lacks as unknown_machine.
 func TestCheckRunFindsOvercommit(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	mixedZone(t, db, "mixed", 50, 2)
+	db := testkit.MemDB(t)
+	testkit.MixedZone(t, db, "mixed", 50, 2)
 	tr, err := analysis.LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
@@ -158,8 +159,8 @@ func TestCheckRunFindsOvercommit(t *testing.T) {
 // re-pointed at the new rows (defect 7).
 func TestRunPinsItsLoad(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	mixedZone(t, db, "mixed", 300, 3)
+	db := testkit.MemDB(t)
+	testkit.MixedZone(t, db, "mixed", 300, 3)
 	res, err := analysis.Run(ctx, db, analysis.DefaultSpec("mixed"), analysis.RunOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func TestRunPinsItsLoad(t *testing.T) {
 	if err != nil || in.LoadID != res.Summary.LoadID || in.LoadID == 0 {
 		t.Fatalf("run input %+v, %v; summary load %d", in, err, res.Summary.LoadID)
 	}
-	mixedZone(t, db, "mixed", 300, 4) // re-ingest: a new load replaces the old
+	testkit.MixedZone(t, db, "mixed", 300, 4) // re-ingest: a new load replaces the old
 	if _, err := analysis.CheckRun(ctx, db, res.Summary.RunID); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("check of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"placelab/analysis/whatif"
 	"testing"
@@ -17,8 +18,8 @@ import (
 // the rejection, and the packing density and utilization samples.
 func TestReplayByHand(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
-	handZone(t, db)
+	db := testkit.MemDB(t)
+	testkit.HandZone(t, db)
 	tr, err := analysis.LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func TestReplayByHand(t *testing.T) {
 // its invariants, and the same seed gives the same placements.
 func TestReplayAllPoliciesSynthetic(t *testing.T) {
 	ctx := context.Background()
-	db := MemDB(t)
+	db := testkit.MemDB(t)
 	cfgS := synth.DefaultConfig()
 	cfgS.Machines, cfgS.VMs, cfgS.Days, cfgS.SeriesVMs = 300, 6000, 2, 0
 	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "s", Format: "synthetic", Source: "test"}, func(w *store.Writer) error {
@@ -178,7 +179,7 @@ func TestReplayRealTraces(t *testing.T) {
 		{"alibaba", "alibaba-openb", []string{"alibaba-gpu-v2023/openb_node_list_all_node.csv", "alibaba-gpu-v2023/openb_pod_list_default.csv"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, tr := ingestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
+			db, tr := testkit.IngestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
 			for _, pol := range []string{"protean", "bestfit"} {
 				cfg := optimizer.DefaultConfig()
 				cfg.Weights = replay.ScarcityWeights(tr)

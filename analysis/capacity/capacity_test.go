@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"placelab/analysis/replay/outage"
 	"placelab/optimizer"
@@ -35,8 +36,8 @@ func capOpts(target float64, scale string) Options {
 // reject only VM 5 and meet it, and 1 machine is below the floor.
 func TestCapacityByHand(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
-	analysis.HandZone(t, db)
+	db := testkit.MemDB(t)
+	testkit.HandZone(t, db)
 	spec := analysis.DefaultSpec("hand")
 	spec.Engine.Explain = false
 
@@ -96,8 +97,8 @@ func TestCapacityByHand(t *testing.T) {
 // error that says how far it went and what the last probe rejected.
 func TestCapacityCap(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
-	analysis.MixedZone(t, db, "mixed", 3000, 1)
+	db := testkit.MemDB(t)
+	testkit.MixedZone(t, db, "mixed", 3000, 1)
 	spec := analysis.DefaultSpec("mixed")
 	spec.Engine.Explain = false
 	o := capOpts(0, ScaleMix)
@@ -226,7 +227,7 @@ func presentSKUs(tr *replay.Trace) []int {
 // most the mix answer it starts from and was checked one SKU at a time.
 func TestCapacitySynthetic(t *testing.T) {
 	ctx := context.Background()
-	tr := analysis.SynthTrace(t, 100, 2000, 1)
+	tr := testkit.SynthTrace(t, 100, 2000, 1)
 	spec := analysis.DefaultSpec("s")
 	spec.Engine.Explain = false
 	rep, err := RunTrace(ctx, tr, spec, capOpts(0.005, ScaleMix))
@@ -278,8 +279,8 @@ func TestCapacitySynthetic(t *testing.T) {
 // instant (ties: the earliest), and so are its VMs per type.
 func TestTracePeakAgainstBruteForce(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
-	analysis.MixedZone(t, db, "mixed", 600, 3)
+	db := testkit.MemDB(t)
+	testkit.MixedZone(t, db, "mixed", 600, 3)
 	tr, err := analysis.LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +376,7 @@ func TestMixCounts(t *testing.T) {
 // first machines in zone order, in their own clusters and racks; past it,
 // copies in copied clusters; names and machine ids are unique.
 func TestScaledInventory(t *testing.T) {
-	tr := analysis.SynthTrace(t, 120, 10, 1)
+	tr := testkit.SynthTrace(t, 120, 10, 1)
 	zone := zoneCounts(tr)
 	s := &capacitySearch{tr: tr, zone: zone, template: make([][]int, len(zone))}
 	for m, mc := range tr.Inv.Machines {
@@ -490,7 +491,7 @@ func unplaceableZone(t *testing.T, db *store.DB) {
 // no SKU can host make impossible are one-line errors, before any replay.
 func TestCapacityRefuses(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	unplaceableZone(t, db)
 	base := analysis.DefaultSpec("u")
 	bestfitK := analysis.DefaultSpec("u")
@@ -627,7 +628,7 @@ const stressedFailures = "machine-afr=40,reboot-share=0,rack-afr=5"
 // summary's share.
 func TestCapacityHealTarget(t *testing.T) {
 	ctx := context.Background()
-	tr := analysis.SynthTrace(t, 600, 12000, 1)
+	tr := testkit.SynthTrace(t, 600, 12000, 1)
 	spec := analysis.DefaultSpec("s")
 	spec.Engine.Explain = false
 	spec.Failures = stressedFailures
@@ -675,7 +676,7 @@ func TestCapacityHealTarget(t *testing.T) {
 // met the rejection target, its peak sample had a rack it could not heal.
 func TestCapacitySurviveRack(t *testing.T) {
 	ctx := context.Background()
-	tr := analysis.SynthTrace(t, 300, 6000, 1)
+	tr := testkit.SynthTrace(t, 300, 6000, 1)
 	spec := analysis.DefaultSpec("s")
 	spec.Engine.Explain = false
 	plain, err := RunTrace(ctx, tr, spec, capOpts(0.005, ScaleMix))
@@ -713,7 +714,7 @@ func TestCapacitySurviveRack(t *testing.T) {
 // with one of them, rack rows qualified by cluster, so that copies (which
 // repeat the zone's rack names) do not make them ambiguous.
 func TestCapacityProbeRows(t *testing.T) {
-	tr := analysis.SynthTrace(t, 120, 10, 1)
+	tr := testkit.SynthTrace(t, 120, 10, 1)
 	zone := zoneCounts(tr)
 	s := &capacitySearch{tr: tr, zone: zone, template: make([][]int, len(zone))}
 	for m, mc := range tr.Inv.Machines {
@@ -804,7 +805,7 @@ func evictZone(t *testing.T, db *store.DB) {
 // report says what it counted.
 func TestCapacityCountsEvictions(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	evictZone(t, db)
 	spec := analysis.DefaultSpec("ev")
 	spec.Engine.Explain = false
@@ -867,8 +868,8 @@ func TestCapacityCountsEvictions(t *testing.T) {
 // probed as its check), and a note says so; bisection_machines keeps 3.
 func TestCapacityHeadlineNonMonotone(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
-	analysis.MixedZone(t, db, "mixed", 200, 1)
+	db := testkit.MemDB(t)
+	testkit.MixedZone(t, db, "mixed", 200, 1)
 	tr, err := analysis.LoadTrace(ctx, db, "mixed", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
@@ -932,7 +933,7 @@ func TestCapacityHeadlineNonMonotone(t *testing.T) {
 // is in the sets its original is in.
 func TestScaledKeepsNodeSets(t *testing.T) {
 	ctx := context.Background()
-	_, db, _ := analysis.GeneratedCluster(t, analysis.JudgeClusters[0])
+	_, db, _ := testkit.GeneratedCluster(t, testkit.JudgeClusters[0])
 	tr, err := analysis.LoadTrace(ctx, db, "c", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)

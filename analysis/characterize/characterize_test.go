@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/report"
 	"placelab/datasets/synth"
 	store "placelab/sql"
@@ -28,14 +28,14 @@ func TestCharacterizeInChromium(t *testing.T) {
 		t.Skip(err)
 	}
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.SeriesDays = 200, 4000, 5, 30, 4
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
 	// "a-tiny" sorts before "s", so its <script> type is in the shown rows.
-	analysis.TinyDataset(t, db, "a-tiny")
+	testkit.TinyDataset(t, db, "a-tiny")
 	if _, err := ClassifyWorkloads(ctx, db, "s", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -122,13 +122,13 @@ func seriesNames(t *testing.T, c report.Chart) []string {
 // beside the paper by name, not called a calibration.
 func TestCharacterizeSyntheticIsCalibration(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 100, 1500, 2, 0
 	if err := synth.Ingest(ctx, db, "gen", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
-	analysis.TinyDataset(t, db, "measured")
+	testkit.TinyDataset(t, db, "measured")
 	params, _ := json.Marshal(map[string]any{"inventory": "synthetic:60", "seed": 1})
 	if _, err := db.Ingest(ctx, store.IngestInfo{Dataset: "trace-inv", Format: "azure-packing", Source: "test", Params: string(params)},
 		func(w *store.Writer) error {
@@ -180,7 +180,7 @@ func TestCharacterizeSyntheticIsCalibration(t *testing.T) {
 // TestCharacterizeEmptyDatabase: with no dataset loaded the page is drawn,
 // every section saying so, with no chart.
 func TestCharacterizeEmptyDatabase(t *testing.T) {
-	page, _, err := Run(context.Background(), analysis.MemDB(t), "", nil)
+	page, _, err := Run(context.Background(), testkit.MemDB(t), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

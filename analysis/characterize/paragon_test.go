@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/datasets"
 	"placelab/internal/shareddata"
 	"placelab/optimizer/paragon"
@@ -26,7 +26,7 @@ import (
 func TestParagonOnLumos(t *testing.T) {
 	p := shareddata.Path(t, "lumos-cloud-perf/lumos_runs.csv")
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	if _, err := EvaluateClassification(ctx, db, "lumos", "lumos", DefaultClassifyOptions()); !errors.Is(err, ErrNoMatrix) {
 		t.Fatalf("empty database: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestParagonOnLumos(t *testing.T) {
 func TestParagonOnUnseenFamily(t *testing.T) {
 	src := shareddata.Path(t, "lumos-cloud-perf/lumos_runs.csv")
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	for _, fam := range []string{"hadoop", "spark"} {
 		path := filepath.Join(t.TempDir(), fam+".csv")
 		writeFamily(t, src, path, fam)
@@ -180,7 +180,7 @@ func TestRepeatCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	if _, err := datasets.Ingest(ctx, db, "lumos", []string{path}, datasets.Options{Dataset: "fx"}); err != nil {
 		t.Fatal(err)
 	}

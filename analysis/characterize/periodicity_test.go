@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/datasets"
 	"placelab/internal/shareddata"
 )
@@ -20,19 +21,19 @@ func TestDetectPeriod(t *testing.T) {
 		periodic bool
 		hours    float64
 	}{
-		{"pure 24h sine, 3 days", analysis.Series(3, func(t float64) float64 { return 30 + 20*math.Sin(2*math.Pi*t/day) }), true, 24},
-		{"24h sine with noise, 7 days", analysis.Series(7, func(t float64) float64 { return 30 + 20*math.Sin(2*math.Pi*t/day) + 8*rng.NormFloat64() }), true, 24},
-		{"8h sine", analysis.Series(4, func(t float64) float64 { return 10 + 5*math.Sin(2*math.Pi*t/(8*3600)) }), true, 8},
-		{"1h sine", analysis.Series(3, func(t float64) float64 { return 10 + 5*math.Sin(2*math.Pi*t/3600) }), true, 1},
+		{"pure 24h sine, 3 days", testkit.Series(3, func(t float64) float64 { return 30 + 20*math.Sin(2*math.Pi*t/day) }), true, 24},
+		{"24h sine with noise, 7 days", testkit.Series(7, func(t float64) float64 { return 30 + 20*math.Sin(2*math.Pi*t/day) + 8*rng.NormFloat64() }), true, 24},
+		{"8h sine", testkit.Series(4, func(t float64) float64 { return 10 + 5*math.Sin(2*math.Pi*t/(8*3600)) }), true, 8},
+		{"1h sine", testkit.Series(3, func(t float64) float64 { return 10 + 5*math.Sin(2*math.Pi*t/3600) }), true, 1},
 		// A daily on/off pattern: strong 12h and 8h harmonics, fundamental 24h.
-		{"24h square wave", analysis.Series(5, func(t float64) float64 {
+		{"24h square wave", testkit.Series(5, func(t float64) float64 {
 			if math.Mod(t, day) < 9*3600 {
 				return 60
 			}
 			return 5
 		}), true, 24},
-		{"white noise", analysis.Series(7, func(float64) float64 { return 20 + 10*rng.NormFloat64() }), false, 0},
-		{"constant", analysis.Series(4, func(float64) float64 { return 7 }), false, 0},
+		{"white noise", testkit.Series(7, func(float64) float64 { return 20 + 10*rng.NormFloat64() }), false, 0},
+		{"constant", testkit.Series(4, func(float64) float64 { return 7 }), false, 0},
 	}
 	for _, tc := range cases {
 		r := DetectPeriod(tc.x, analysis.SampleSeconds, MinPeriodHours, MaxPeriodHours)
@@ -62,7 +63,7 @@ func TestPeriodicityOnAzureLabels(t *testing.T) {
 		"azure-v1-cpu-100vms/azure_v1_cpu_100vms_5min.csv.gz",
 	} {
 		p := shareddata.Path(t, file)
-		db := analysis.MemDB(t)
+		db := testkit.MemDB(t)
 		if _, err := datasets.Ingest(ctx, db, "azure-cpu", []string{p}, datasets.Options{Dataset: "az"}); err != nil {
 			t.Fatal(err)
 		}

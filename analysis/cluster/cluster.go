@@ -659,7 +659,7 @@ func (s *Snapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes [][]in
 func (s *Snapshot) StorePacking(ctx context.Context, db *store.DB, assign []int, policy string, extra map[string]any) (int64, error) {
 	var rows []snapshot.PlanRow
 	for i, n := range assign {
-		rows = append(rows, snapshot.PlanRow{s.PodVM[i], s.Machines[n]})
+		rows = append(rows, snapshot.PlanRow{VM: s.PodVM[i], Machine: s.Machines[n]})
 	}
 	used := make([]bool, len(s.Problem.Nodes))
 	for _, n := range assign {
@@ -667,7 +667,7 @@ func (s *Snapshot) StorePacking(ctx context.Context, db *store.DB, assign []int,
 	}
 	for i, vm := range s.PinnedVM {
 		if used[s.PinnedNode[i]] {
-			rows = append(rows, snapshot.PlanRow{vm, s.Machines[s.PinnedNode[i]]})
+			rows = append(rows, snapshot.PlanRow{VM: vm, Machine: s.Machines[s.PinnedNode[i]]})
 		}
 	}
 	return s.State.StorePlan(ctx, db, rows, policy, extra)

@@ -7,22 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/datasets/k8sgen"
 	"placelab/optimizer/cbc"
 	"placelab/optimizer/drain"
 	"placelab/optimizer/lpbound"
 	"placelab/optimizer/lpbound/exact"
-	store "placelab/sql"
 )
-
-// loadCluster ingests a cluster's two kubectl files into a fresh database
-// and returns it with the observed run.
-func LoadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
-	t.Helper()
-	_, db, run := analysis.IngestCluster(t, nodes, pods)
-	return db, run
-}
 
 // exactRelaxed is the optimum of the snapshot's pods on its nodes as they
 // are — every node its own bin with its free capacity, a pod allowed where
@@ -72,7 +63,7 @@ func TestClusterBoundAgainstExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db, run := LoadCluster(t, nodes, pods)
+			db, run := testkit.LoadCluster(t, nodes, pods)
 			ctx := context.Background()
 			s, err := LoadSnapshot(ctx, db, run, math.NaN())
 			if err != nil {

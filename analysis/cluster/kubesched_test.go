@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/snapshot"
 	"placelab/datasets"
 	"placelab/internal/shareddata"
@@ -39,8 +40,8 @@ func requireKubeSched(t *testing.T) {
 func TestKubeSchedulerRun(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	for _, o := range analysis.JudgeClusters[:2] {
-		_, db, _ := analysis.GeneratedCluster(t, o)
+	for _, o := range testkit.JudgeClusters[:2] {
+		_, db, _ := testkit.GeneratedCluster(t, o)
 		a, err := RunKubeScheduler(ctx, db, "c", KubeSchedulerSeed, analysis.RunOptions{Version: "test"})
 		if err != nil {
 			t.Fatal(err)
@@ -48,7 +49,7 @@ func TestKubeSchedulerRun(t *testing.T) {
 		if a.Placed == 0 {
 			t.Fatalf("seed %d: kube-scheduler bound no pod", o.Seed)
 		}
-		analysis.CheckPlanRun(t, db, a.Run)
+		testkit.CheckPlanRun(t, db, a.Run)
 		var placed, rejected, static int
 		err = db.SQL().QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE p.outcome = 'placed'), count(*) FILTER (WHERE p.outcome = 'rejected'),
 			count(*) FILTER (WHERE k.owner_kind = 'Node')
@@ -84,8 +85,8 @@ func TestKubeSchedulerRun(t *testing.T) {
 func TestFilterJudgement(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	for _, o := range analysis.JudgeClusters {
-		_, db, _ := analysis.GeneratedCluster(t, o)
+	for _, o := range testkit.JudgeClusters {
+		_, db, _ := testkit.GeneratedCluster(t, o)
 		j, err := JudgeKubeFilters(ctx, db, "c")
 		if err != nil {
 			t.Fatal(err)
@@ -119,7 +120,7 @@ func hasClaims(p *corev1.Pod) bool {
 func TestCapacityLikeAgainstScheduler(t *testing.T) {
 	requireKubeSched(t)
 	ctx := context.Background()
-	_, db, run := analysis.GeneratedCluster(t, analysis.JudgeClusters[0])
+	_, db, run := testkit.GeneratedCluster(t, testkit.JudgeClusters[0])
 	rs, err := snapshot.Load(ctx, db, run, math.NaN())
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestFilterJudgementSamples(t *testing.T) {
 	requireKubeSched(t)
 	dir := shareddata.Path(t, "k8s-samples")
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	if _, err := datasets.Ingest(ctx, db, "k8s", []string{dir}, datasets.Options{Dataset: "s"}); err != nil {
 		t.Fatal(err)
 	}

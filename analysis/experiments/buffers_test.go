@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"placelab/analysis/replay/outage"
 	"placelab/optimizer"
@@ -334,7 +335,7 @@ func TestBuffersCFRTargetQuotesProtean(t *testing.T) {
 // with the CFR target; the interval samples stay out of the figures table.
 func TestBuffersPage(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := testkit.MemDB(t)
 	e, err := Lookup(buffersName)
 	if err != nil {
 		t.Fatal(err)

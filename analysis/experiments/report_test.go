@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"slices"
 	"strconv"
@@ -16,16 +17,6 @@ import (
 	"placelab/analysis/report"
 	store "placelab/sql"
 )
-
-func memDB(t *testing.T) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // withExperiment registers e for the test's duration.
 func withExperiment(t *testing.T, e *Experiment) {
@@ -68,7 +59,7 @@ func rowsOf(r *store.Result) []map[string]any {
 // of the point whatever its grid, and not a mean of the two.
 func TestGridKindKeepsQuickAndFullApart(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := testkit.MemDB(t)
 	e := &Experiment{Name: "test-grid", Title: "grid kinds", Reproduces: "nothing", FullTime: "instant",
 		Points: func(bool) []Point { return []Point{{Index: 0, Params: map[string]any{"n": 1}, Seed: 7}} },
 		Run: func(_ context.Context, _ *store.DB, _ Point, quick bool) ([]replay.MetricRow, error) {
@@ -117,7 +108,7 @@ func TestGridKindKeepsQuickAndFullApart(t *testing.T) {
 // with a boolean quick) as the grid they were run on.
 func TestGridKindLegacyRuns(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := testkit.MemDB(t)
 	for _, p := range []map[string]any{{"point": 0, "quick": true}, {"point": 0, "quick": false}} {
 		if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "experiment", Policy: "legacy", Params: p}, 0,
 			[]replay.MetricRow{fig("x", 1)}); err != nil {
@@ -140,7 +131,7 @@ func TestRunRefusesReservedParameter(t *testing.T) {
 		Run: func(context.Context, *store.DB, Point, bool) ([]replay.MetricRow, error) {
 			return []replay.MetricRow{fig("x", 1)}, nil
 		}}
-	if _, err := Run(context.Background(), memDB(t), e, Options{}); err == nil || !strings.Contains(err.Error(), `"grid" is reserved`) {
+	if _, err := Run(context.Background(), testkit.MemDB(t), e, Options{}); err == nil || !strings.Contains(err.Error(), `"grid" is reserved`) {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -237,7 +228,7 @@ func TestPaperValuesQuoteTheSeeds(t *testing.T) {
 // ours computed from the same grid.
 func TestPageSetsPaperOnlyBesideItsScale(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := testkit.MemDB(t)
 	for _, name := range []string{"paragon", "oversubscription"} {
 		e, err := Lookup(name)
 		if err != nil {
@@ -336,7 +327,7 @@ func TestThousands(t *testing.T) {
 // note says what each end means and how often the snapshots were taken.
 func TestBucketsPageShowsLPInterval(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
+	db := testkit.MemDB(t)
 	figs := []replay.MetricRow{fig("pd_pct", 80), fig("lp_online_density_pct", 81), fig("lp_lb_density_pct", 88.4),
 		fig("lp_ub_density_pct", 88.9), fig("post_bestfit_pct", 20), fig("conflicts_p99_per_min", 3)}
 	if _, err := analysis.WriteFigures(ctx, db, analysis.RunMeta{Engine: "experiment", Policy: "buckets",

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	store "placelab/sql"
 
@@ -236,7 +237,7 @@ func TestPlacementsExported(t *testing.T) {
 			return []replay.MetricRow{fig("x", 1)}, nil
 		}}
 	dir := t.TempDir()
-	if _, err := Run(ctx, memDB(t), e, Options{Quick: true, Placements: dir, Version: "v"}); err != nil {
+	if _, err := Run(ctx, testkit.MemDB(t), e, Options{Quick: true, Placements: dir, Version: "v"}); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "test-placements-point-0.parquet")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"placelab/datasets/synth"
 	"placelab/predict"
@@ -79,7 +80,7 @@ func TestLifetimeCompareOutOfSample(t *testing.T) {
 func lifetimeDB(t *testing.T) *store.DB {
 	t.Helper()
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 300, 6000, 3, 0
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
@@ -237,7 +238,7 @@ func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *Comparison, inSample
 // lava's −0.5 does not. A run of another window stays apart.
 func TestLifetimeArmsViewByHand(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	write := func(arm string, seed uint64, empty, from float64) {
 		params := map[string]any{"in_sample": false, "repredict_every_s": 3600.0}
 		figs := []replay.MetricRow{{Metric: "empty_machines_time_mean", Value: empty}, {Metric: "window_from_s", Value: from},

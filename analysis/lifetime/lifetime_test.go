@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"placelab/optimizer"
 	store "placelab/sql"
@@ -102,7 +102,7 @@ func lifeRun(t *testing.T, db *store.DB, arm string, predict func(int64) (int8, 
 // VM short-lived matches the arm without the rule and is right on one VM
 // of four; a rerun gives the same figures.
 func TestLifetimeReplayByHand(t *testing.T) {
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	lifeZone(t, db)
 	off, oracle := lifeRun(t, db, "off", nil), lifeRun(t, db, "oracle", nil)
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -204,7 +204,7 @@ func TestLifetimeOptionsValidate(t *testing.T) {
 // TestLifetimeReplayBadPredictor: a predictor bucket outside 0..4 stops
 // the replay with an error naming the bucket and the VM.
 func TestLifetimeReplayBadPredictor(t *testing.T) {
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	lifeZone(t, db)
 	o := DefaultOptions()
 	o.Arm, o.To = "model", lifeTo
@@ -257,7 +257,7 @@ func TestEmptyMachinesTimeMean(t *testing.T) {
 // request is bucket 4, right for one VM of two. Tenant u asks for a
 // 695-second VM and a censored one seen only 995 s: no bucket.
 func TestLifetimeReplayGangBucket(t *testing.T) {
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	lifeTrace(t, db, "gang", []lifeVM{{"t", "c2", 0, 600.0}, {"t", "c2", 0, 172800.0}, {"u", "c2", 5, 700.0}, {"u", "c2", 5, nil}},
 		map[int64]float64{3: 1000})
 	o := DefaultOptions()
@@ -278,7 +278,7 @@ func TestLifetimeReplayGangBucket(t *testing.T) {
 // throughout (2200 s) and A after 6000 s (1200 s): a mean of 3400/2200
 // empty machines, not (7200 + 6200)/7200 from 0.
 func TestLifetimeWindowStartsAtFirstPlacement(t *testing.T) {
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	lifeTrace(t, db, "life", []lifeVM{{"a", "c8", 5000, 6000.0}}, nil)
 	r := lifeRun(t, db, "off", nil)
 	if r.WindowFrom != 5000 || math.Abs(r.EmptyMachinesTimeMean-3400.0/2200) > 1e-9 {

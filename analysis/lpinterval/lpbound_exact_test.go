@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/optimizer/cbc"
 	"placelab/optimizer/lpbound"
 	"placelab/optimizer/lpbound/exact"
@@ -43,7 +43,7 @@ func TestLPIntervalContainsOPT(t *testing.T) {
 			tc.snapshots *= 5
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			_, tr := analysis.IngestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
+			_, tr := testkit.IngestShared(t, tc.name, tc.format, tc.inventory, tc.files...)
 			z := NewZone(tr.Inv)
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, v := range tr.VMs {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/datasets/synth"
 	"placelab/optimizer"
 	"placelab/optimizer/lpbound"
@@ -23,8 +24,8 @@ import (
 // 4-core VMs need two machines whatever the policy: nothing to empty.
 func TestLPBoundRunByHand(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
-	analysis.HandZone(t, db)
+	db := testkit.MemDB(t)
+	testkit.HandZone(t, db)
 	id := replayHand(t, db, "hand", 9000)
 	var packingRuns []int64
 	for pass := 0; pass < 2; pass++ { // the second pass replaces the first's rows
@@ -132,7 +133,7 @@ func replayHand(t *testing.T, db *store.DB, ds string, to float64) int64 {
 // snapshots, 2,073 of them at --every 1000s).
 func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	const offset = 24 * 86400
 	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: "late", Format: "test", Source: "late"}, func(w *store.Writer) error {
 		if err := w.Append("sku", "s10", 1, 10.0, 64.0, 0.0, 0.0, 0.0, 0.0, nil); err != nil {
@@ -197,7 +198,7 @@ func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 // the VMs alive at its snapshot.
 func TestLPBoundRunSynthetic(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs = 300, 6000, 2, 0
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
@@ -290,8 +291,8 @@ func TestBindingDims(t *testing.T) {
 // machines, LB = UB.
 func TestLPSolveOverCommittedRun(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
-	analysis.HandZone(t, db)
+	db := testkit.MemDB(t)
+	testkit.HandZone(t, db)
 	tr, err := analysis.LoadTrace(ctx, db, "hand", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)

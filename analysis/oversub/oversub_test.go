@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/datasets/synth"
 	"placelab/optimizer"
 	"placelab/predict"
@@ -29,7 +29,7 @@ func TestP95Bucket(t *testing.T) {
 // allocated at the start, 12,000 VMs over two days, 100 CPU series.
 func oversubZone(t *testing.T) *store.DB {
 	t.Helper()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	cfg := synth.DefaultConfig()
 	cfg.Machines, cfg.VMs, cfg.Days, cfg.SeriesVMs, cfg.Load, cfg.Seed = 600, 12000, 2, 100, 0.92, 1
 	if err := synth.Ingest(context.Background(), db, "s", "test", cfg); err != nil {
@@ -120,7 +120,7 @@ func TestOversubArms(t *testing.T) {
 		t.Errorf("production share 0: %d non-production requests, at 71%% %d", none.NonProduction, soft.NonProduction)
 	}
 	// A dataset without CPU readings needs --series.
-	analysis.HandZone(t, db)
+	testkit.HandZone(t, db)
 	o.Arm = "naive"
 	if _, err := Run(ctx, db, "hand", o); !errors.Is(err, ErrNoSeries) {
 		t.Errorf("no series: %v", err)
@@ -131,8 +131,8 @@ func TestOversubArms(t *testing.T) {
 // defaults (a zero MAX_UTIL once became 100%, a window ending at 0 the
 // whole trace, a NaN start the trace's beginning).
 func TestOversubOptionsRefused(t *testing.T) {
-	db := analysis.MemDB(t)
-	analysis.HandZone(t, db)
+	db := testkit.MemDB(t)
+	testkit.HandZone(t, db)
 	nan := math.NaN()
 	for name, mutate := range map[string]func(*Options){
 		"unknown arm":        func(o *Options) { o.Arm = "bogus" },

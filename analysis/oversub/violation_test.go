@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/optimizer/violation"
 	store "placelab/sql"
 )
@@ -17,7 +17,7 @@ import (
 // sample and is left out; a's class is its size and its cap its type's.
 func TestLoadDemandCurves(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	if _, err := LoadDemandCurves(ctx, db, "d"); !errors.Is(err, ErrNoCurves) {
 		t.Fatalf("empty: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestLoadDemandCurves(t *testing.T) {
 // 3M samples each, 600 MB; before, they were built.
 func TestDemandCurvesSpanRefused(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	_, err := db.Ingest(ctx, store.IngestInfo{Dataset: "far", Format: "test", Source: "hand"}, func(w *store.Writer) error {
 		if err := w.Append("vm_type", "c4m16", nil, 4.0, 16.0, nil, nil, nil, nil); err != nil {
 			return err
@@ -101,7 +101,7 @@ func TestDemandCurvesSpanRefused(t *testing.T) {
 // policy at every density, the same result for the same seed.
 func TestViolationSweepSynthetic(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
+	db := testkit.MemDB(t)
 	sim := violation.DefaultSimConfig()
 	sim.Nodes, sim.Hours, sim.Seeds = 10, 30, 2
 	o := ViolationOptions{Synthetic: 300, Policies: []string{"prv-worstfit", "worstfit-max", "bestfit"}, Densities: []float64{1.0, 1.3}, Sim: sim}
@@ -142,7 +142,7 @@ func TestViolationSweepSynthetic(t *testing.T) {
 func TestPrVAgainstBaselines(t *testing.T) {
 	sim := violation.DefaultSimConfig()
 	sim.Nodes, sim.Hours, sim.Seeds, sim.Seed = 20, 60, 2, 1
-	pts, err := ViolationSweep(context.Background(), analysis.MemDB(t), ViolationOptions{Synthetic: 600, Policies: violation.PolicyNames(),
+	pts, err := ViolationSweep(context.Background(), testkit.MemDB(t), ViolationOptions{Synthetic: 600, Policies: violation.PolicyNames(),
 		Densities: []float64{1.0, 1.2}, Sim: sim})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	store "placelab/sql"
@@ -57,9 +58,9 @@ func TestLPIntervalSections(t *testing.T) {
 	}
 	defer db.Close()
 	a := storeLPRun(t, db, "protean",
-		analysis.LPInterval(0, 10, 5, 4, 4, 0.6, 0.75, 0.75, 1),
-		analysis.LPInterval(3600, 20, 10, 8, 9, 0.5, 0.55, 0.625, 0),
-		analysis.LPInterval(10800, 0, 0, 0, 0, 0, 0, 0, 1))
+		testkit.LPInterval(0, 10, 5, 4, 4, 0.6, 0.75, 0.75, 1),
+		testkit.LPInterval(3600, 20, 10, 8, 9, 0.5, 0.55, 0.625, 0),
+		testkit.LPInterval(10800, 0, 0, 0, 0, 0, 0, 0, 1))
 	storeLPRun(t, db, "bestfit", []replay.MetricRow{{T: 0, Metric: "lp_bound_density", Value: 1}, {T: 0, Metric: "lp_bound_machines", Value: 4},
 		{T: 0, Metric: "lp_density_gap", Value: 0.3}, {T: 0, Metric: "lp_bound_cores", Value: 96}, {T: 0, Metric: "lp_online_machines", Value: 5}})
 
@@ -138,7 +139,7 @@ func TestLPIntervalSections(t *testing.T) {
 	// Eight bounded runs: the table lists all, charts for the latest six.
 	var ids []int64
 	for i := 0; i < 7; i++ {
-		ids = append(ids, storeLPRun(t, db, "worstfit", analysis.LPInterval(0, 10, 6, 4, 5, 0.5, 0.6, 0.75, 1)))
+		ids = append(ids, storeLPRun(t, db, "worstfit", testkit.LPInterval(0, 10, 6, 4, 5, 0.5, 0.6, 0.75, 1)))
 	}
 	page, err = Page(ctx, db, "")
 	if err != nil {

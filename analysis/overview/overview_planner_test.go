@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"placelab/analysis/report"
 	"placelab/analysis/whatif"
@@ -23,8 +24,8 @@ import (
 // and lower bound. No cell of the page prints NULL.
 func TestOverviewPlannerSection(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
-	analysis.TinyDataset(t, db, "tiny")
+	db := testkit.MemDB(t)
+	testkit.TinyDataset(t, db, "tiny")
 	// Nothing stored yet: one section says which commands store plans.
 	page, err := Page(ctx, db, "")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"placelab/analysis"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/oversub"
 	"placelab/analysis/replay"
 	"regexp"
@@ -30,7 +31,7 @@ func TestOverviewInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	analysis.TinyDataset(t, db, "tiny")
+	testkit.TinyDataset(t, db, "tiny")
 	// One stored replay, so the runs table, the density chart and the
 	// availability section's healable-rack-failures chart render too.
 	tr, err := analysis.LoadTrace(ctx, db, "tiny", math.Inf(-1), math.Inf(1))
@@ -49,8 +50,8 @@ func TestOverviewInChromium(t *testing.T) {
 	// Its LP interval (the figures placelab lpbound writes, one snapshot
 	// converged, one not, one empty) and two oversubscription arms: two
 	// more charts.
-	for _, snap := range [][]replay.MetricRow{analysis.LPInterval(0, 2, 2, 1, 1, 0.1, 0.15, 0.15, 1),
-		analysis.LPInterval(3600, 3, 3, 1, 2, 0.2, 0.3, 0.5, 0), analysis.LPInterval(7200, 0, 0, 0, 0, 0, 0, 0, 1)} {
+	for _, snap := range [][]replay.MetricRow{testkit.LPInterval(0, 2, 2, 1, 1, 0.1, 0.15, 0.15, 1),
+		testkit.LPInterval(3600, 3, 3, 1, 2, 0.2, 0.3, 0.5, 0), testkit.LPInterval(7200, 0, 0, 0, 0, 0, 0, 0, 1)} {
 		for _, r := range snap {
 			if _, err := db.SQL().Exec("INSERT INTO run_metric (run_id, t_s, metric, value) VALUES (?, ?, ?, ?)", id, r.T, r.Metric, r.Value); err != nil {
 				t.Fatal(err)
@@ -139,7 +140,7 @@ func TestOverviewEmptyDatabase(t *testing.T) {
 	if _, err := page.Render(); err != nil {
 		t.Fatal(err)
 	}
-	analysis.TinyDataset(t, db, "tiny")
+	testkit.TinyDataset(t, db, "tiny")
 	if _, err := Page(ctx, db, "other"); err == nil || !strings.Contains(err.Error(), `"other"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -151,8 +152,8 @@ func TestOverviewEmptyDatabase(t *testing.T) {
 // draws the bucket-0 rows (accuracy, P^θ, R^θ).
 func TestOverviewTable4(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.MemDB(t)
-	analysis.TinyDataset(t, db, "real")
+	db := testkit.MemDB(t)
+	testkit.TinyDataset(t, db, "real")
 	if _, err := db.SQL().Exec(`INSERT INTO dataset (name, load_id, format, source, loaded_at, rows_read, rows_loaded, rows_rejected)
 		VALUES ('synth', 99, 'synthetic', 'generated', now(), 0, 0, 0)`); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"placelab/analysis"
 	"placelab/analysis/cluster"
+	"placelab/analysis/internal/testkit"
 	"placelab/analysis/replay"
 	"placelab/analysis/snapshot"
 	"placelab/datasets/k8sgen"
@@ -37,8 +38,8 @@ import (
 // Before the fix, migrate's plan on seed 3 broke all of these.
 func TestPlansKeepKubernetesRules(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range analysis.JudgeClusters {
-		dir, db, run := analysis.GeneratedCluster(t, o)
+	for _, o := range testkit.JudgeClusters {
+		dir, db, run := testkit.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -58,19 +59,19 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 			plan.Moves = append(plan.Moves, kubejudge.Move{Pod: mv.Pod, From: mv.From, To: mv.To})
 		}
 		plan.Removed = mig.RemovedMachines
-		plan.Binds = analysis.Binds(t, mig.PendingOutcomes)
+		plan.Binds = testkit.Binds(t, mig.PendingOutcomes)
 		for _, v := range judge.Judge(plan) {
 			if v.Kind != kubejudge.KindOverAllocatableBefore {
 				t.Errorf("seed %d: migrate: %s", o.Seed, v)
 			}
 		}
-		analysis.CheckPlanRun(t, db, mig.PlanRun)
+		testkit.CheckPlanRun(t, db, mig.PlanRun)
 
 		dr, err := Drain(ctx, db, run, DefaultDrainOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan = kubejudge.Plan{Removed: append(slices.Clone(dr.RemovedNodes), dr.RemovedEmptyNodes...), Binds: analysis.Binds(t, dr.PendingOutcomes)}
+		plan = kubejudge.Plan{Removed: append(slices.Clone(dr.RemovedNodes), dr.RemovedEmptyNodes...), Binds: testkit.Binds(t, dr.PendingOutcomes)}
 		for _, mv := range dr.Moves {
 			plan.Moves = append(plan.Moves, kubejudge.Move{Pod: mv.Pod, From: mv.From, To: mv.To})
 		}
@@ -79,7 +80,7 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 				t.Errorf("seed %d: drain: %s", o.Seed, v)
 			}
 		}
-		analysis.CheckPlanRun(t, db, dr.PlanRun)
+		testkit.CheckPlanRun(t, db, dr.PlanRun)
 	}
 }
 
@@ -94,8 +95,8 @@ func TestPlansKeepKubernetesRules(t *testing.T) {
 // machines_newly_used.
 func TestPlanCountsAgree(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range analysis.JudgeClusters {
-		dir, db, run := analysis.GeneratedCluster(t, o)
+	for _, o := range testkit.JudgeClusters {
+		dir, db, run := testkit.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -182,8 +183,8 @@ func TestPlanCountsAgree(t *testing.T) {
 func TestCapacityLikePendingPods(t *testing.T) {
 	ctx := context.Background()
 	seen := 0
-	for _, o := range analysis.JudgeClusters {
-		dir, db, run := analysis.GeneratedCluster(t, o)
+	for _, o := range testkit.JudgeClusters {
+		dir, db, run := testkit.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -221,7 +222,7 @@ func TestCapacityLikePendingPods(t *testing.T) {
 // and holds its pods (whatif migrate planned for 1 VM before).
 func TestRunStateAtAnEmptyInstant(t *testing.T) {
 	ctx := context.Background()
-	dir, db, run := analysis.GeneratedCluster(t, analysis.JudgeClusters[0])
+	dir, db, run := testkit.GeneratedCluster(t, testkit.JudgeClusters[0])
 	if _, err := snapshot.Load(ctx, db, run, -1e9); err == nil || !strings.Contains(err.Error(), "holds no VM") {
 		t.Fatalf("snapshot before the first placement: %v, want ErrNoSnapshot", err)
 	}
@@ -301,7 +302,7 @@ func overlappingPairs(t *testing.T, db *store.DB, plan, source int64) (fd, ud in
 // the drain's plan held thousands of such pairs and check said ok.
 func TestPlansKeepAvailabilitySets(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.AvailDB(t)
+	db := testkit.AvailDB(t)
 	run := replayWithDomains(t, db, 3, 5)
 	dr, err := Drain(ctx, db, run, DefaultDrainOptions())
 	if err != nil {
@@ -380,11 +381,11 @@ func TestDrainConformsToRules(t *testing.T) {
 		run  int64
 	}
 	var srcs []src
-	for _, o := range analysis.JudgeClusters[:2] {
-		_, db, run := analysis.GeneratedCluster(t, o)
+	for _, o := range testkit.JudgeClusters[:2] {
+		_, db, run := testkit.GeneratedCluster(t, o)
 		srcs = append(srcs, src{fmt.Sprintf("k8s seed %d", o.Seed), db, run})
 	}
-	db := analysis.AvailDB(t)
+	db := testkit.AvailDB(t)
 	srcs = append(srcs, src{"replay with availability sets", db, replayWithDomains(t, db, 3, 5)})
 	for _, sc := range srcs {
 		cs, err := cluster.LoadSnapshot(ctx, sc.db, sc.run, math.NaN())
@@ -442,13 +443,13 @@ func TestDrainConformsToRules(t *testing.T) {
 // offline is not a fault of the plan, one it moves onto it is.
 func TestCheckHealth(t *testing.T) {
 	ctx := context.Background()
-	db := analysis.AvailDB(t)
+	db := testkit.AvailDB(t)
 	run := replayWithDomains(t, db, 0, 0)
 	dr, err := Drain(ctx, db, run, DefaultDrainOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysis.CheckPlanRun(t, db, dr.PlanRun)
+	testkit.CheckPlanRun(t, db, dr.PlanRun)
 	var kept, moved int64
 	var keptOn, movedTo int32
 	q := `SELECT p.vm_id, p.machine_id FROM placement p JOIN vm_stay s ON s.run_id = $2 AND s.vm_id = p.vm_id
@@ -498,7 +499,7 @@ func TestCheckHealth(t *testing.T) {
 // its VM), each decoding back to the object of that name, and as many as
 // kubectl's JSON holds.
 func TestIngestKeepsObjects(t *testing.T) {
-	dir, db, _ := analysis.GeneratedCluster(t, analysis.JudgeClusters[1])
+	dir, db, _ := testkit.GeneratedCluster(t, testkit.JudgeClusters[1])
 	judge, err := kubejudge.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -568,8 +569,8 @@ func replayWithDomains(t *testing.T, db *store.DB, f, u int32) int64 {
 // holds; and capacity --pool TYPE finds every node kubectl labels TYPE.
 func TestOneSKUPerInstanceType(t *testing.T) {
 	ctx := context.Background()
-	for _, o := range analysis.JudgeClusters {
-		dir, db, run := analysis.GeneratedCluster(t, o)
+	for _, o := range testkit.JudgeClusters {
+		dir, db, run := testkit.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -635,8 +636,8 @@ func TestKubernetesUnits(t *testing.T) {
 	ctx := context.Background()
 	bare := regexp.MustCompile(`\b[0-9]+(\.[0-9]+)? (memory|cores|ssd|gpu)\b|group [0-9]+`)
 	taints := 0
-	for _, o := range analysis.JudgeClusters {
-		dir, db, run := analysis.GeneratedCluster(t, o)
+	for _, o := range testkit.JudgeClusters {
+		dir, db, run := testkit.GeneratedCluster(t, o)
 		judge, err := kubejudge.Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -715,7 +716,7 @@ func TestClusterFromAlibaba(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, run := analysis.LoadCluster(t, nodes, pods)
+	db, run := testkit.LoadCluster(t, nodes, pods)
 	ctx := context.Background()
 	var machines, vms, placed int64
 	q := `SELECT (SELECT count(*) FROM machine), (SELECT count(*) FROM vm), (SELECT count(*) FROM placement WHERE run_id = $1)`

@@ -167,7 +167,7 @@ func Migrate(ctx context.Context, db *store.DB, run int64, opts MigrateOptions) 
 		inv := rs.Trace.Inv
 		for m := range inv.Machines {
 			for _, vm := range state.VMsOn(int32(m)) {
-				rows = append(rows, snapshot.PlanRow{vm, ids[m]})
+				rows = append(rows, snapshot.PlanRow{VM: vm, Machine: ids[m]})
 			}
 		}
 		id, err := rs.StorePlan(ctx, db, rows, "migrate-plan", map[string]any{"budget": opts.Budget,

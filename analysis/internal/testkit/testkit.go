@@ -1,11 +1,16 @@
-package analysis
+// Package testkit holds the fixtures the analysis packages' tests share:
+// hand-made zones, synthetic and generated clusters, shared traces and
+// the checks their plans must pass. Only tests import it.
+package testkit
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"placelab/analysis"
 	"placelab/analysis/replay"
+	"placelab/analysis/snapshot"
 	"placelab/datasets"
 	"placelab/datasets/k8sgen"
 	"placelab/datasets/synth"
@@ -15,6 +20,7 @@ import (
 	"testing"
 )
 
+// MemDB is an in-memory store closed when the test ends.
 func MemDB(t testing.TB) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), ":memory:")
@@ -25,7 +31,7 @@ func MemDB(t testing.TB) *store.DB {
 	return db
 }
 
-// handZone writes a zone small enough to replay by hand: two 10-core
+// HandZone writes a zone small enough to replay by hand: two 10-core
 // machines in one rack, VM types c4 (4 cores) and c2 (2 cores), and VMs
 // 0 c4 [0, 7200), 1 c2 [100, 200), 2 c4 [4000, 5000), 3 c4 [4001, 9000),
 // 4 c4 [4002, 9000), 5 c4 [4003, 9000).
@@ -61,7 +67,7 @@ func HandZone(t testing.TB, db *store.DB) {
 	}
 }
 
-// ingestShared loads files of ../shared/data (skipping the test when they
+// IngestShared loads files of ../shared/data (skipping the test when they
 // are absent) in format as dataset name on an in-memory database, with the
 // given inventory ("" for the trace's own), and returns the whole trace.
 func IngestShared(t *testing.T, name, format, inventory string, files ...string) (*store.DB, *replay.Trace) {
@@ -75,7 +81,7 @@ func IngestShared(t *testing.T, name, format, inventory string, files ...string)
 	if _, err := datasets.Ingest(ctx, db, format, paths, datasets.Options{Dataset: name, Inventory: inventory}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := LoadTrace(ctx, db, name, math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, name, math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,14 +97,14 @@ func SynthTrace(t testing.TB, machines, vms int, days float64) *replay.Trace {
 	if err := synth.Ingest(ctx, db, "s", "test", cfg); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := LoadTrace(ctx, db, "s", math.Inf(-1), math.Inf(1))
+	tr, err := analysis.LoadTrace(ctx, db, "s", math.Inf(-1), math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tr
 }
 
-// mixedZone writes a zone whose service requests mix VM sizes — the case
+// MixedZone writes a zone whose service requests mix VM sizes — the case
 // the synthetic trace never produces and that hid defect 1 of issue 13 (the
 // agents stored machines by position while Protean places the largest VM
 // first). Three SKUs (one memory-heavy), 4 clusters × 2 racks × 5 machines,
@@ -170,15 +176,15 @@ func MixedZone(t testing.TB, db *store.DB, name string, vms int, seed uint64) {
 }
 
 func Series(days float64, f func(t float64) float64) []float64 {
-	n := int(days * 86400 / SampleSeconds)
+	n := int(days * 86400 / analysis.SampleSeconds)
 	x := make([]float64, n)
 	for i := range x {
-		x[i] = f(float64(i) * SampleSeconds)
+		x[i] = f(float64(i) * analysis.SampleSeconds)
 	}
 	return x
 }
 
-// generatedCluster writes a generated cluster's kubectl files to a folder,
+// GeneratedCluster writes a generated cluster's kubectl files to a folder,
 // ingests them into a fresh database and returns the folder, the database
 // and the observed run.
 func GeneratedCluster(t *testing.T, o k8sgen.Options) (string, *store.DB, int64) {
@@ -190,18 +196,18 @@ func GeneratedCluster(t *testing.T, o k8sgen.Options) (string, *store.DB, int64)
 	return IngestCluster(t, nodes, pods)
 }
 
-// judgeClusters are the held-out clusters of the plan tests: the issue's
+// JudgeClusters are the held-out clusters of the plan tests: the issue's
 // seed-3 cluster (49 DaemonSet moves, 59 selector and 11 taint violations,
 // 12 PVC pods across zones in migrate's plan before) and two others.
 var JudgeClusters = []k8sgen.Options{{Nodes: 60, Pods: 400, Seed: 3}, {Nodes: 40, Pods: 300, Seed: 11, Zones: 2}, {Nodes: 80, Pods: 600, Seed: 5}}
 
-// checkPlanRun fails unless placelab check passes stored plan run id.
+// CheckPlanRun fails unless placelab check passes stored plan run id.
 func CheckPlanRun(t *testing.T, db *store.DB, id int64) {
 	t.Helper()
 	if id == 0 {
 		t.Fatal("the plan was not stored")
 	}
-	rep, err := CheckRun(context.Background(), db, id)
+	rep, err := analysis.CheckRun(context.Background(), db, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,8 +216,8 @@ func CheckPlanRun(t *testing.T, db *store.DB, id int64) {
 	}
 }
 
-// binds are a plan's placed Pending pods as the judge reads them.
-func Binds(t *testing.T, outs []PendingOutcome) []kubejudge.Bind {
+// Binds are a plan's placed Pending pods as the judge reads them.
+func Binds(t *testing.T, outs []snapshot.PendingOutcome) []kubejudge.Bind {
 	t.Helper()
 	var b []kubejudge.Bind
 	for _, o := range outs {
@@ -225,7 +231,7 @@ func Binds(t *testing.T, outs []PendingOutcome) []kubejudge.Bind {
 	return b
 }
 
-// availDB is a small generated zone (dataset "s": 300 machines, 3,000 VMs
+// AvailDB is a small generated zone (dataset "s": 300 machines, 3,000 VMs
 // over 2 days) in memory.
 func AvailDB(t *testing.T) *store.DB {
 	t.Helper()
@@ -238,7 +244,7 @@ func AvailDB(t *testing.T) *store.DB {
 	return db
 }
 
-// ingestCluster writes a cluster's two kubectl files to a folder, ingests
+// IngestCluster writes a cluster's two kubectl files to a folder, ingests
 // them into a fresh database and returns the folder, the database and the
 // observed run.
 func IngestCluster(t *testing.T, nodes, pods []byte) (string, *store.DB, int64) {
@@ -262,7 +268,7 @@ func IngestCluster(t *testing.T, nodes, pods []byte) (string, *store.DB, int64) 
 	return dir, db, c.ObservedRun
 }
 
-// tinyDataset writes a hand-made zone and trace: 2 SKUs, 4 machines, 3 VM
+// TinyDataset writes a hand-made zone and trace: 2 SKUs, 4 machines, 3 VM
 // types (one named like an attack), 6 VMs over 3 hours.
 func TinyDataset(t *testing.T, db *store.DB, name string) {
 	t.Helper()
@@ -302,7 +308,7 @@ func TinyDataset(t *testing.T, db *store.DB, name string) {
 	}
 }
 
-// lpInterval is one snapshot's figures under the names placelab lpbound
+// LPInterval is one snapshot's figures under the names placelab lpbound
 // writes (densities as fractions; the empty snapshot has none).
 func LPInterval(ts, vms, online, lb, ub, onlineDens, lbDens, ubDens, converged float64) []replay.MetricRow {
 	rows := []replay.MetricRow{{T: ts, Metric: "lp_vms", Value: vms}, {T: ts, Metric: "lp_online_machines", Value: online},
@@ -319,3 +325,11 @@ func LPInterval(ts, vms, online, lb, ub, onlineDens, lbDens, ubDens, converged f
 
 // xss is a VM type name that would run script if the page did not escape it.
 const xss = `<script>document.body.setAttribute('data-pwned','1')</script><img src=x onerror="document.body.setAttribute('data-pwned','2')">`
+
+// LoadCluster ingests a cluster's two kubectl files into a fresh database
+// and returns it with the observed run.
+func LoadCluster(t *testing.T, nodes, pods []byte) (*store.DB, int64) {
+	t.Helper()
+	_, db, run := IngestCluster(t, nodes, pods)
+	return db, run
+}
