@@ -125,7 +125,7 @@ type ClassifyReport struct {
 	// applications) or "dataset" (TEST is another dataset).
 	Holdout      string `json:"holdout"`
 	Folds        int    `json:"folds"`
-	Applications int    `json:"applications"`
+	Applications int    `figure:"applications" json:"applications"`
 	Columns      int    `json:"columns"`
 	// ProfileMethod is the requested selection method; ChosenMethods
 	// counts the method each trained model used (the cross-validation's
@@ -134,22 +134,22 @@ type ClassifyReport struct {
 	ChosenMethods map[string]int `json:"chosen_methods"`
 	// Profile names the profiled platforms when one model classified every
 	// app (TEST another dataset) and CV is its cross-validation table.
-	Profile []string              `json:"profile,omitempty"`
-	CV      []paragon.CVCandidate `json:"profile_cv,omitempty"`
-	paragon.HeterogeneityMetrics
+	Profile                      []string              `json:"profile,omitempty"`
+	CV                           []paragon.CVCandidate `json:"profile_cv,omitempty"`
+	paragon.HeterogeneityMetrics `figure:",inline"`
 	// Baseline: every app predicted by the training apps' mean normalized
 	// score per platform (no profiling).
-	Baseline paragon.HeterogeneityMetrics `json:"column_mean_baseline"`
+	Baseline paragon.HeterogeneityMetrics `figure:"baseline_,inline,only=best_sc_accuracy within_5pct_accuracy within_10pct_accuracy mean_abs_error" json:"column_mean_baseline"`
 	// RandomProfile: the same trained classifier, each app profiled on
 	// Known platforms drawn at random.
-	RandomProfile paragon.HeterogeneityMetrics `json:"random_profile"`
+	RandomProfile paragon.HeterogeneityMetrics `figure:"random_profile_,inline,only=best_sc_accuracy within_5pct_accuracy within_10pct_accuracy" json:"random_profile"`
 	// Ceiling: the repeat ceiling of TEST's evaluated apps (nil when the
 	// dataset holds no repeated runs: ingested before placelab stored them).
-	Ceiling *RepeatCeiling `json:"repeat_ceiling"`
-	Rank    int            `json:"rank"`
+	Ceiling *RepeatCeiling `figure:"ceiling_,inline" json:"repeat_ceiling"`
+	Rank    int            `figure:"rank" json:"rank"`
 	Seconds float64        `json:"seconds"`
 	// FoldInUS is the mean time to classify one app.
-	FoldInUS float64 `json:"fold_in_us"`
+	FoldInUS float64 `figure:"fold_in_us" json:"fold_in_us"`
 }
 
 // RepeatCeiling is how often one repeat of a campaign's measurements picks
@@ -160,10 +160,10 @@ type ClassifyReport struct {
 // the median of the repeats is not bounded by it exactly, but a best-SC
 // figure above the ceiling's is more than the data can tell apart.
 type RepeatCeiling struct {
-	Comparisons int     `json:"comparisons"`
-	BestSC      float64 `json:"best_sc_accuracy"`
-	Within5     float64 `json:"within_5pct_accuracy"`
-	Within10    float64 `json:"within_10pct_accuracy"`
+	Comparisons int     `figure:"comparisons" json:"comparisons"`
+	BestSC      float64 `figure:"best_sc_accuracy" json:"best_sc_accuracy"`
+	Within5     float64 `figure:"within_5pct_accuracy" json:"within_5pct_accuracy"`
+	Within10    float64 `figure:"within_10pct_accuracy" json:"within_10pct_accuracy"`
 	// Campaigns: the same per campaign, with the most platforms a
 	// comparison had in it.
 	Campaigns []CampaignCeiling `json:"campaigns"`
@@ -431,23 +431,7 @@ func sortedKeys(m map[int]float64) []int {
 }
 
 // Figures lists the report as run_metric rows.
-func (r *ClassifyReport) Figures() []replay.MetricRow {
-	f := func(n string, v float64) replay.MetricRow { return replay.MetricRow{Metric: n, Value: v} }
-	h := r.HeterogeneityMetrics
-	rows := []replay.MetricRow{f("workloads", float64(h.Workloads)), f("applications", float64(r.Applications)),
-		f("best_sc_accuracy", h.BestSC), f("within_5pct_accuracy", h.Within5), f("within_10pct_accuracy", h.Within10),
-		f("rank_exact", h.RankExact), f("rank_90pct", h.Rank90), f("rank_50pct", h.Rank50), f("mean_abs_error", h.MeanAbsError),
-		f("mean_rel_error", h.MeanRelError), f("rank", float64(r.Rank)), f("fold_in_us", r.FoldInUS),
-		f("baseline_best_sc_accuracy", r.Baseline.BestSC), f("baseline_within_5pct_accuracy", r.Baseline.Within5),
-		f("baseline_within_10pct_accuracy", r.Baseline.Within10), f("baseline_mean_abs_error", r.Baseline.MeanAbsError),
-		f("random_profile_best_sc_accuracy", r.RandomProfile.BestSC), f("random_profile_within_5pct_accuracy", r.RandomProfile.Within5),
-		f("random_profile_within_10pct_accuracy", r.RandomProfile.Within10)}
-	if c := r.Ceiling; c != nil {
-		rows = append(rows, f("ceiling_best_sc_accuracy", c.BestSC), f("ceiling_within_5pct_accuracy", c.Within5),
-			f("ceiling_within_10pct_accuracy", c.Within10), f("ceiling_comparisons", float64(c.Comparisons)))
-	}
-	return rows
-}
+func (r *ClassifyReport) Figures() []replay.MetricRow { return analysis.Figures(r) }
 
 // SummaryFigures lists a scenario run over seeds as run_metric rows: per
 // policy the median QoS share and mean normalized performance with their

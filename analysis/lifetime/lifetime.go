@@ -192,25 +192,25 @@ type Result struct {
 	Arm                   string         `json:"arm"`
 	Dataset               string         `json:"dataset"`
 	LoadID                int64          `json:"load_id,omitempty"`
-	Machines              int            `json:"machines"`
-	VMs                   int            `json:"vms"`
-	Rejected              int            `json:"rejected"`
+	Machines              int            `figure:"machines" json:"machines"`
+	VMs                   int            `figure:"vms" json:"vms"`
+	Rejected              int            `figure:"rejected" json:"rejected"`
 	RejectedBy            map[string]int `json:"rejected_by"`
-	RejectionRatePct      float64        `json:"rejection_rate_pct"`
-	EmptyMachinesTimeMean float64        `json:"empty_machines_time_mean"`
+	RejectionRatePct      float64        `figure:"rejection_rate_pct" json:"rejection_rate_pct"`
+	EmptyMachinesTimeMean float64        `figure:"empty_machines_time_mean" json:"empty_machines_time_mean"`
 	// StrandedCoresPct and StrandedMemoryPct are the run's means of the
 	// replay's stranded-resource samples (replay.Summary).
-	StrandedCoresPct  float64                           `json:"stranded_cores_pct_mean"`
-	StrandedMemoryPct float64                           `json:"stranded_memory_pct_mean"`
-	PackingPct        float64                           `json:"packing_density_mean_pct"`
-	WindowFrom        float64                           `json:"window_from_s"`
-	WindowTo          float64                           `json:"window_to_s"`
-	PredictedVMs      int                               `json:"predicted_vms"`
-	CorrectVMs        int                               `json:"correct_vms"`
-	CoveragePct       float64                           `json:"coverage_pct"`
-	AccuracyPct       float64                           `json:"accuracy_pct"`
-	CensoredVMs       int                               `json:"censored_vms"`
-	TrueBuckets       [optimizer.NumLifetimeBuckets]int `json:"true_buckets"`
+	StrandedCoresPct  float64                           `figure:"stranded_cores_pct_mean" json:"stranded_cores_pct_mean"`
+	StrandedMemoryPct float64                           `figure:"stranded_memory_pct_mean" json:"stranded_memory_pct_mean"`
+	PackingPct        float64                           `figure:"packing_density_mean_pct" json:"packing_density_mean_pct"`
+	WindowFrom        float64                           `figure:"window_from_s" json:"window_from_s"`
+	WindowTo          float64                           `figure:"window_to_s" json:"window_to_s"`
+	PredictedVMs      int                               `figure:"predicted_vms" json:"predicted_vms"`
+	CorrectVMs        int                               `figure:"correct_vms" json:"correct_vms"`
+	CoveragePct       float64                           `figure:"coverage_pct" json:"coverage_pct"`
+	AccuracyPct       float64                           `figure:"accuracy_pct" json:"accuracy_pct"`
+	CensoredVMs       int                               `figure:"censored_vms" json:"censored_vms"`
+	TrueBuckets       [optimizer.NumLifetimeBuckets]int `figure:"true_bucket_%d" json:"true_buckets"`
 	// PreferenceOrder is the machine preference rules the arm ran with.
 	PreferenceOrder []string `json:"preference_order"`
 	Evict           bool     `json:"evict"`
@@ -218,28 +218,16 @@ type Result struct {
 	LatencyP99US    float64  `json:"latency_p99_us"`
 	// ReplaySeconds is the replay alone; Seconds the whole arm (load,
 	// replay, figures).
-	ReplaySeconds float64 `json:"replay_seconds"`
+	ReplaySeconds float64 `figure:"replay_seconds" json:"replay_seconds"`
 	Seconds       float64 `json:"seconds"`
 }
 
-// Figures lists the result as run_metric rows (t = 0) for WriteFigures.
+// Figures lists the result as run_metric rows (t = 0) for WriteFigures,
+// from its figure-tagged fields (analysis.Figures).
 // The decision latencies stay out: in run_metric, latency_p50_us and
 // latency_p99_us are a replay's per-interval samples, not whole-run
 // figures.
-func (r *Result) Figures() []replay.MetricRow {
-	f := func(name string, v float64) replay.MetricRow { return replay.MetricRow{Metric: name, Value: v} }
-	out := []replay.MetricRow{f("machines", float64(r.Machines)), f("vms", float64(r.VMs)), f("rejected", float64(r.Rejected)),
-		f("rejection_rate_pct", r.RejectionRatePct), f("empty_machines_time_mean", r.EmptyMachinesTimeMean),
-		f("packing_density_mean_pct", r.PackingPct), f("window_from_s", r.WindowFrom), f("window_to_s", r.WindowTo),
-		f("stranded_cores_pct_mean", r.StrandedCoresPct), f("stranded_memory_pct_mean", r.StrandedMemoryPct),
-		f("predicted_vms", float64(r.PredictedVMs)), f("correct_vms", float64(r.CorrectVMs)),
-		f("coverage_pct", r.CoveragePct), f("accuracy_pct", r.AccuracyPct), f("censored_vms", float64(r.CensoredVMs)),
-		f("replay_seconds", r.ReplaySeconds)}
-	for b, n := range r.TrueBuckets {
-		out = append(out, f(fmt.Sprintf("true_bucket_%d", b), float64(n)))
-	}
-	return out
-}
+func (r *Result) Figures() []replay.MetricRow { return analysis.Figures(r) }
 
 // Params are the settings the arm ran with, for the run table.
 func (r *Result) Params(o Options) map[string]any {

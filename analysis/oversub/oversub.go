@@ -113,41 +113,33 @@ type Result struct {
 	Arm             string  `json:"arm"`
 	Dataset         string  `json:"dataset"`
 	Series          string  `json:"series"`
-	MaxOversub      float64 `json:"max_oversub"`
-	MaxUtil         float64 `json:"max_util"`
-	VMs             int     `json:"vms"`
-	Failures        int     `json:"failures"`
-	FailurePct      float64 `json:"failure_pct"`
-	Readings        int64   `json:"readings"`
-	ReadingsOver100 int64   `json:"readings_over_100"`
-	MeanUtilPct     float64 `json:"mean_util_pct"`
-	P99UtilPct      float64 `json:"p99_util_pct"`
+	MaxOversub      float64 `figure:"max_oversub" json:"max_oversub"`
+	MaxUtil         float64 `figure:"max_util" json:"max_util"`
+	VMs             int     `figure:"vms" json:"vms"`
+	Failures        int     `figure:"failures" json:"failures"`
+	FailurePct      float64 `figure:"failure_pct" json:"failure_pct"`
+	Readings        int64   `figure:"readings" json:"readings"`
+	ReadingsOver100 int64   `figure:"readings_over_100" json:"readings_over_100"`
+	MeanUtilPct     float64 `figure:"mean_util_pct" json:"mean_util_pct"`
+	P99UtilPct      float64 `figure:"p99_util_pct" json:"p99_util_pct"`
 	// OversubscribedServerPct is the share of readings of oversubscribable
 	// servers whose allocated cores exceeded their physical cores.
-	OversubscribedReadings int64 `json:"oversubscribed_readings"`
+	OversubscribedReadings int64 `figure:"oversubscribed_readings" json:"oversubscribed_readings"`
 	// Predictions: non-production requests, those with a confident
 	// prediction (score ≥ 0.6), and how many of those named the true bucket.
-	NonProduction int `json:"non_production_requests"`
-	Confident     int `json:"confident_predictions"`
-	Correct       int `json:"correct_predictions"`
+	NonProduction int `figure:"non_production_requests" json:"non_production_requests"`
+	Confident     int `figure:"confident_predictions" json:"confident_predictions"`
+	Correct       int `figure:"correct_predictions" json:"correct_predictions"`
 	// InSample counts rc-model's non-production requests created before
 	// the model's training cut: their predictions come from a model that
 	// saw them.
-	InSample   int     `json:"in_sample_requests,omitempty"`
-	PackingPct float64 `json:"packing_density_mean_pct"`
+	InSample   int     `figure:"in_sample_requests" json:"in_sample_requests,omitempty"`
+	PackingPct float64 `figure:"packing_density_mean_pct" json:"packing_density_mean_pct"`
 	Seconds    float64 `json:"seconds"`
 }
 
 // Figures lists the result as run_metric rows (t = 0) for WriteFigures.
-func (r *Result) Figures() []replay.MetricRow {
-	f := func(name string, v float64) replay.MetricRow { return replay.MetricRow{Metric: name, Value: v} }
-	return []replay.MetricRow{f("vms", float64(r.VMs)), f("failures", float64(r.Failures)), f("failure_pct", r.FailurePct),
-		f("readings", float64(r.Readings)), f("readings_over_100", float64(r.ReadingsOver100)),
-		f("mean_util_pct", r.MeanUtilPct), f("p99_util_pct", r.P99UtilPct), f("oversubscribed_readings", float64(r.OversubscribedReadings)),
-		f("non_production_requests", float64(r.NonProduction)), f("confident_predictions", float64(r.Confident)),
-		f("correct_predictions", float64(r.Correct)), f("packing_density_mean_pct", r.PackingPct),
-		f("max_oversub", r.MaxOversub), f("max_util", r.MaxUtil), f("in_sample_requests", float64(r.InSample))}
-}
+func (r *Result) Figures() []replay.MetricRow { return analysis.Figures(r) }
 
 // ErrNoSeries says the series pool is empty.
 var ErrNoSeries = errors.New("analysis: no CPU utilization series")

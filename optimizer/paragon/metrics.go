@@ -77,22 +77,22 @@ func pickShare(picks []int, truth []float64, frac float64) float64 {
 // classification, as shares of the evaluated applications in [0, 1], plus
 // the errors of the predicted scores. JSON names match the CLI's output.
 type HeterogeneityMetrics struct {
-	Workloads int `json:"workloads"`
+	Workloads int `figure:"workloads" json:"workloads"`
 	// BestSC: the configuration with the highest predicted score is a best
 	// one ("Selected best SC").
-	BestSC float64 `json:"best_sc_accuracy"`
+	BestSC float64 `figure:"best_sc_accuracy" json:"best_sc_accuracy"`
 	// Within5: that configuration's true score is ≥ 95% of the best
 	// ("Selected SC within 5% of best"); Within10: ≥ 90%.
-	Within5  float64 `json:"within_5pct_accuracy"`
-	Within10 float64 `json:"within_10pct_accuracy"`
+	Within5  float64 `figure:"within_5pct_accuracy" json:"within_5pct_accuracy"`
+	Within10 float64 `figure:"within_10pct_accuracy" json:"within_10pct_accuracy"`
 	// RankExact: the predicted order is the true one, configurations tied
 	// in truth aside ("Correct SC ranking"); Rank90: at most one pair of
 	// configurations is ordered against the truth, §2.2's "almost correct
 	// (single reordering)" (Table 1's "90% correct SC ranking"); Rank50: at
 	// least 50% of the pairs are ordered as in truth.
-	RankExact float64 `json:"rank_exact"`
-	Rank90    float64 `json:"rank_90pct"`
-	Rank50    float64 `json:"rank_50pct"`
+	RankExact float64 `figure:"rank_exact" json:"rank_exact"`
+	Rank90    float64 `figure:"rank_90pct" json:"rank_90pct"`
+	Rank50    float64 `figure:"rank_50pct" json:"rank_50pct"`
 	// TrainingBest: a best configuration was among the profiled ones
 	// ("Training & best SC match").
 	TrainingBest float64 `json:"training_best_match"`
@@ -102,8 +102,8 @@ type HeterogeneityMetrics struct {
 	PairOrder float64 `json:"mean_pair_order"`
 	// MeanAbsError and MeanRelError: mean |pred − true| and |pred −
 	// true|/|true| over the entries that were not profiled.
-	MeanAbsError float64 `json:"mean_abs_error"`
-	MeanRelError float64 `json:"mean_rel_error"`
+	MeanAbsError float64 `figure:"mean_abs_error" json:"mean_abs_error"`
+	MeanRelError float64 `figure:"mean_rel_error" json:"mean_rel_error"`
 }
 
 // Heterogeneity computes Table 1's metrics. Predictions with rows of
