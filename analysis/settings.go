@@ -30,9 +30,9 @@ var settings = append(optimizer.Lift(optimizer.Settings(), func(s *Spec) *optimi
 
 // Honour of the run's own settings.
 const (
-	every     = optimizer.HonourEvery
-	agentOnly = optimizer.HonourProtean | optimizer.HonourAgentsOnly
-	simOnly   = agentOnly | optimizer.HonourSimTimeOnly
+	every        = optimizer.HonourEvery
+	honourAgents = optimizer.HonourProtean | optimizer.HonourAgentsOnly
+	honourSim    = honourAgents | optimizer.HonourSimTimeOnly
 )
 
 // noAgents omits the agent model's settings from a one-agent run.
@@ -82,13 +82,13 @@ var runSettings = []optimizer.Setting[Spec]{
 	{Field: "Agents.Agents", Flag: "agents", Param: "agents", Honour: optimizer.HonourProtean, Section: "§4",
 		Usage: "allocation agents on stale views committing to one store; the agent flags need it", Why: "it has no allocation agents",
 		Value: func(s *Spec) any { return s.Agents.Agents }, Omit: noAgents},
-	{Field: "Agents.TimeModel", Flag: "time", Param: "time", Honour: agentOnly,
+	{Field: "Agents.TimeModel", Flag: "time", Param: "time", Honour: honourAgents,
 		Usage: "sim (simulated time, deterministic) or real (goroutines, wall clock)",
 		Value: func(s *Spec) any { return s.Agents.TimeModel }, Omit: noAgents},
-	{Field: "Agents.Speedup", Flag: "speedup", Param: "speedup", Honour: simOnly,
+	{Field: "Agents.Speedup", Flag: "speedup", Param: "speedup", Honour: honourSim,
 		Usage: "run the trace this many times faster (1..1000)",
 		Value: func(s *Spec) any { return s.Agents.Speedup }, Omit: noAgents},
-	{Field: "Agents.HitRate", Flag: "hit-rate", Param: "hit_rate", Honour: simOnly, Section: "§6.2",
+	{Field: "Agents.HitRate", Flag: "hit-rate", Param: "hit_rate", Honour: honourSim, Section: "§6.2",
 		Usage: "probability an evaluation hits the cache (0 with --cache off)",
 		Value: func(s *Spec) any {
 			if !s.Engine.Cache {
@@ -96,25 +96,25 @@ var runSettings = []optimizer.Setting[Spec]{
 			}
 			return s.Agents.HitRate
 		}, Omit: noAgents},
-	{Field: "Agents.HitMS", Flag: "hit-ms", Param: "hit_ms", Honour: simOnly, Section: "§6.2",
+	{Field: "Agents.HitMS", Flag: "hit-ms", Param: "hit_ms", Honour: honourSim, Section: "§6.2",
 		Usage: "cost of a cache hit (ms)",
 		Value: func(s *Spec) any { return s.Agents.HitMS }, Omit: noAgents},
-	{Field: "Agents.MissMS", Flag: "miss-ms", Param: "miss_ms", Honour: simOnly, Section: "§6.2",
+	{Field: "Agents.MissMS", Flag: "miss-ms", Param: "miss_ms", Honour: honourSim, Section: "§6.2",
 		Usage: "cost of a cache miss (ms)",
 		Value: func(s *Spec) any { return s.Agents.MissMS }, Omit: noAgents},
-	{Field: "Agents.CommitMS", Flag: "commit-ms", Param: "commit_ms", Honour: simOnly,
+	{Field: "Agents.CommitMS", Flag: "commit-ms", Param: "commit_ms", Honour: honourSim,
 		Usage: "commit round trip (pipelined: the agent moves on)",
 		Value: func(s *Spec) any { return s.Agents.CommitMS }, Omit: noAgents},
-	{Field: "Agents.MaxRetries", Flag: "max-retries", Param: "max_retries", Honour: agentOnly, Section: "§5.3, §6.2",
+	{Field: "Agents.MaxRetries", Flag: "max-retries", Param: "max_retries", Honour: honourAgents, Section: "§5.3, §6.2",
 		Usage: "conflicting commits before a request is rejected",
 		Value: func(s *Spec) any { return s.Agents.MaxRetries }, Omit: noAgents},
-	{Field: "Agents.Window", Flag: "window", Param: "window", Honour: agentOnly, Section: "§5.3, §6.2",
+	{Field: "Agents.Window", Flag: "window", Param: "window", Honour: honourAgents, Section: "§5.3, §6.2",
 		Usage: "commits in the conflict-ratio window",
 		Value: func(s *Spec) any { return s.Agents.Window }, Omit: noAgents},
-	{Field: "Agents.N0", Flag: "n0", Param: "n0", Honour: agentOnly, Section: "§5.3, §6.2",
+	{Field: "Agents.N0", Flag: "n0", Param: "n0", Honour: honourAgents, Section: "§5.3, §6.2",
 		Usage: "machines the conflict-avoidance scheme picks among",
 		Value: func(s *Spec) any { return s.Agents.N0 }, Omit: noAgents},
-	{Field: "Agents.Avoid", Flag: "avoid", Param: "avoid", Honour: agentOnly, Section: "§5.3",
+	{Field: "Agents.Avoid", Flag: "avoid", Param: "avoid", Honour: honourAgents, Section: "§5.3",
 		Usage: "conflict avoidance: on or off",
 		Value: func(s *Spec) any { return s.Agents.Avoid }, Omit: noAgents},
 }
