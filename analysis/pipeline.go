@@ -179,6 +179,9 @@ func (s *Spec) Validate() error {
 // run. Nothing a run ignored is recorded.
 func (s *Spec) Params() map[string]any {
 	pol := optimizer.PolicyHonour(s.Policy)
+	if pol == 0 {
+		pol = optimizer.HonourBaselines // any policy but Protean: what every policy honours
+	}
 	p := map[string]any{}
 	for i := range settings {
 		st := &settings[i]

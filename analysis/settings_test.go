@@ -110,6 +110,11 @@ func TestSetConstantsAreFlags(t *testing.T) {
 			t.Errorf("--%s has no row in Settings", name)
 		}
 	}
+	for _, st := range Settings() {
+		if st.Flag != "" && !st.Honoured(optimizer.HonourBaselines) && !st.Honour.Has(optimizer.HonourAgentsOnly) && st.Why == "" {
+			t.Errorf("--%s: a baseline cannot honour it, and its row does not say why", st.Flag)
+		}
+	}
 	if _, ok := SettingOf(SetWeights); ok {
 		t.Errorf("SetWeights is a flag")
 	}
