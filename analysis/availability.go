@@ -15,7 +15,7 @@ import (
 	store "placelab/sql"
 )
 
-// readFailureFile reads the spec's failure file (CSV or Parquet) and pins
+// ReadFailureFile reads the spec's failure file (CSV or Parquet) and pins
 // it by its SHA-256 (recorded in the run's params).
 func (s *Spec) ReadFailureFile(ctx context.Context, db *store.DB) error {
 	f, err := os.Open(s.FailureFile)

@@ -23,7 +23,8 @@ import (
 // explain and run_metric through one writer.
 
 // Setting names a spec setting a caller chose explicitly. They are the CLI's
-// flag names, so a refusal reads like the flag the user typed.
+// flag names (the Flag of their row in Settings), so a refusal reads like
+// the flag the user typed; who honours each is the table's to say.
 const (
 	SetK          = "k"
 	SetBuckets    = "buckets"
@@ -47,14 +48,6 @@ const (
 	// them from the trace (ScarcityWeights).
 	SetWeights = "weights"
 )
-
-// proteanOnly are the settings only Protean's rule engine has: the baselines
-// scan every machine (no k clusters), order machines their own way (no
-// BestFit buckets, no safety score) and keep no caches.
-var proteanOnly = []string{SetK, SetBuckets, SetCache, SetSafety}
-
-// agentOnly are the settings of the multi-agent model.
-var agentOnly = []string{SetTime, SetSpeedup, SetHitRate, SetHitMS, SetMissMS, SetCommitMS, SetMaxRetries, SetWindow, SetN0, SetAvoid}
 
 // ErrBadSpec reports a run spec that cannot run as written.
 var ErrBadSpec = errors.New("analysis: bad run spec")
@@ -125,10 +118,12 @@ func (s *Spec) Validate() error {
 	if !slices.Contains(replay.Policies, s.Policy) {
 		return bad("policy %q: want one of %s", s.Policy, strings.Join(replay.Policies, ", "))
 	}
-	if s.Policy != "protean" {
-		for _, name := range proteanOnly {
-			if s.isSet(name) {
-				return bad("--%s applies to Protean's rule engine; policy %s cannot honour it", name, s.Policy)
+	pol := optimizer.PolicyHonour(s.Policy)
+	if pol != optimizer.HonourProtean {
+		for i := range settings {
+			st := &settings[i]
+			if st.Flag != "" && s.isSet(st.Flag) && !st.Honoured(pol) && !st.Honour.Has(optimizer.HonourAgentsOnly) {
+				return bad("--%s applies to Protean's rule engine; policy %s cannot honour it (%s)", st.Flag, s.Policy, st.Why)
 			}
 		}
 		if s.Agents != nil {
@@ -136,9 +131,9 @@ func (s *Spec) Validate() error {
 		}
 	}
 	if s.Agents == nil {
-		for _, name := range agentOnly {
-			if s.isSet(name) {
-				return bad("--%s applies to multi-agent replays (--agents N)", name)
+		for i := range settings {
+			if st := &settings[i]; st.Flag != "" && s.isSet(st.Flag) && st.Honour.Has(optimizer.HonourAgentsOnly) {
+				return bad("--%s applies to multi-agent replays (--agents N)", st.Flag)
 			}
 		}
 	} else {
@@ -149,9 +144,9 @@ func (s *Spec) Validate() error {
 			return bad("--hit-rate with --cache off: without the cache every simulated evaluation is a miss")
 		}
 		if s.Agents.TimeModel == replay.TimeReal {
-			for _, name := range []string{SetSpeedup, SetHitRate, SetHitMS, SetMissMS, SetCommitMS} {
-				if s.isSet(name) {
-					return bad("--%s applies to simulated time (--time sim); real time measures the engine itself", name)
+			for i := range settings {
+				if st := &settings[i]; st.Flag != "" && s.isSet(st.Flag) && st.Honour.Has(optimizer.HonourSimTimeOnly) {
+					return bad("--%s applies to simulated time (--time sim); real time measures the engine itself", st.Flag)
 				}
 			}
 		}
@@ -178,52 +173,32 @@ func (s *Spec) Validate() error {
 }
 
 // Params are the settings the run honoured, as stored in run.params: the
-// engine's for Protean, the ones a baseline honours for a baseline, the
-// window, and the agent model for a multi-agent run. Nothing a run ignored
-// is recorded.
+// rows of Settings with a run.params key that the policy honours (the
+// engine's all for Protean, the ones a baseline honours for a baseline),
+// the window, availability when on, and the agent model for a multi-agent
+// run. Nothing a run ignored is recorded.
 func (s *Spec) Params() map[string]any {
-	c := &s.Engine
-	p := map[string]any{"buffers": c.Buffers, "evict": c.Evict, "top_pct": c.TopPct, "weights": c.Weights,
-		"from": Finite(s.From), "to": Finite(s.To), "interval": s.Interval}
-	if s.Policy == "protean" {
-		p["k"], p["buckets"], p["cache"], p["safety"], p["explain"] = c.K, c.Buckets, c.Cache, c.Safety, c.Explain
+	pol := optimizer.PolicyHonour(s.Policy)
+	if pol == 0 {
+		pol = optimizer.HonourBaselines // any policy but Protean: what every policy honours
 	}
-	if c.Oversub != nil {
-		p["max_oversub"], p["max_util"], p["soft"], p["naive"] = c.Oversub.MaxOversub, c.Oversub.MaxUtil, c.Oversub.Soft, c.Oversub.Naive
-	}
-	if m, on, err := outage.ParseModel(s.Failures); err == nil && on {
-		// the model as --failures names its keys
-		p["failures"] = map[string]any{"machine-afr": m.MachineAFR, "rack-afr": m.RackAFR, "reboot-share": m.RebootShare,
-			"repair": m.Repair.String(), "repair-median-h": m.RepairMedianH, "repair-sigma": m.RepairSigma,
-			"rack-repair-median-h": m.RackRepairMedianH, "rack-repair-sigma": m.RackRepairSigma,
-			"reboot-min": m.RebootMin, "heal-min": m.HealMin, "heal": m.Heal.String()}
-	}
-	if s.FailureFile != "" {
-		p["failure_file"], p["failure_file_sha256"] = s.FailureFile, s.failureSHA
-	}
-	if mt, on, err := outage.ParseMaintenance(s.Maintenance); err == nil && on {
-		p["maintenance"] = map[string]any{"every_s": mt.Every, "ud-minutes": mt.UDSeconds / 60}
-	}
-	if c.SizeOrder {
-		p["size_order"] = true // Algorithm 1's ORDER by size alone (ablation)
-	}
-	if s.FaultDomains > 0 {
-		p["fault_domains"] = s.FaultDomains
-	}
-	if s.UpdateDomains > 0 {
-		p["update_domains"] = s.UpdateDomains
-	}
-	if a := s.Agents; a != nil {
-		p["agents"], p["time"], p["max_retries"], p["window"], p["n0"], p["avoid"] = a.Agents, a.TimeModel, a.MaxRetries, a.Window, a.N0, a.Avoid
-		if a.TimeModel == replay.TimeSim {
-			hit := a.HitRate
-			if !c.Cache {
-				hit = 0
-			}
-			p["speedup"], p["hit_rate"], p["hit_ms"], p["miss_ms"], p["commit_ms"] = a.Speedup, hit, a.HitMS, a.MissMS, a.CommitMS
+	p := map[string]any{}
+	for i := range settings {
+		st := &settings[i]
+		if !st.Records(pol) || !s.applies(st) || (st.Omit != nil && st.Omit(s)) {
+			continue
 		}
+		p[st.Param] = st.Value(s)
 	}
 	return p
+}
+
+// paramsWith are Params of the spec run with engine configuration cfg
+// (the trace-derived one, engineFor): what ran is what is recorded.
+func (s *Spec) paramsWith(cfg optimizer.Config) map[string]any {
+	ran := *s
+	ran.Engine = cfg
+	return ran.Params()
 }
 
 // finite is v, or nil (JSON null) for an unbounded end.
@@ -272,7 +247,8 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 	}
 	loadSeconds := time.Since(t0).Seconds()
 	if o.NoWrite {
-		res, err := RunTrace(ctx, tr, &spec, o)
+		cfg := spec.engineFor(tr)
+		res, err := runTrace(ctx, tr, &spec, &cfg, o, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -291,6 +267,7 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 	// as it goes (replay.Sink), so its memory follows the VMs alive; the
 	// rest is appended when the replay is done. WriteSeconds is the time
 	// from the replay's end to the commit.
+	cfg := spec.engineFor(tr)
 	var res *replay.Result
 	var t1 time.Time
 	err = db.WriteTx(ctx, func(w *store.Writer) error {
@@ -300,7 +277,7 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 			sink = startRunSink(w, id, tr, q)
 		}
 		var err error
-		res, err = runTrace(ctx, tr, &spec, o, sink)
+		res, err = runTrace(ctx, tr, &spec, &cfg, o, sink)
 		if sink != nil {
 			if cerr := sink.close(); err == nil {
 				err = cerr
@@ -312,7 +289,7 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 		t1 = time.Now()
 		res.Summary.LoadSeconds = loadSeconds
 		return writeRun(w, id, RunMeta{Engine: engine, Policy: spec.Policy, Dataset: spec.Dataset, LoadID: tr.LoadID,
-			Version: o.Version, Seed: spec.Engine.Seed, Params: spec.Params(), Started: t0}, res, q)
+			Version: o.Version, Seed: spec.Engine.Seed, Params: spec.paramsWith(cfg), Started: t0}, res, q)
 	})
 	if err != nil {
 		if res == nil || t1.IsZero() {
@@ -325,26 +302,36 @@ func Run(ctx context.Context, db *store.DB, spec Spec, o RunOptions) (*replay.Re
 	return res, nil
 }
 
-// RunTrace runs a validated spec on a loaded trace without storing it; the
-// spec's Engine gets the trace-derived weights and arrival rates, so that
-// Params() then records what ran.
+// RunTrace validates spec and runs it on a loaded trace without storing
+// it. The spec is not changed: the engine runs with spec.Engine and the
+// trace-derived weights and arrival rates (engineFor).
 func RunTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions) (*replay.Result, error) {
-	return runTrace(ctx, tr, spec, o, nil)
-}
-
-// runTrace is RunTrace; a one-agent replay hands its rows to sink when it
-// is not nil.
-func runTrace(ctx context.Context, tr *replay.Trace, spec *Spec, o RunOptions, sink *runSink) (*replay.Result, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	cfg := &spec.Engine
-	if !spec.isSet(SetWeights) {
+	cfg := spec.engineFor(tr)
+	return runTrace(ctx, tr, spec, &cfg, o, nil)
+}
+
+// engineFor is the engine configuration spec runs with on tr: its Engine
+// with BestFit's weights derived from the trace (ScarcityWeights) unless
+// the caller chose them (SetWeights) and, with the safety score, the
+// trace's arrival rates. It is a copy: the spec stays as validated.
+func (s *Spec) engineFor(tr *replay.Trace) optimizer.Config {
+	cfg := s.Engine
+	if !s.isSet(SetWeights) {
 		cfg.Weights = replay.ScarcityWeights(tr)
 	}
 	if cfg.Safety {
 		cfg.ArrivalRates = replay.ArrivalRates(tr)
 	}
+	return cfg
+}
+
+// runTrace runs a validated spec on tr with engine configuration cfg
+// (engineFor); a one-agent replay hands its rows to sink when it is not
+// nil. It validates nothing and changes nothing of spec.
+func runTrace(ctx context.Context, tr *replay.Trace, spec *Spec, cfg *optimizer.Config, o RunOptions, sink *runSink) (*replay.Result, error) {
 	av, err := spec.availability(tr)
 	if err != nil {
 		return nil, err

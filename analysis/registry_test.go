@@ -19,12 +19,10 @@ func TestEveryRuleDeclaresItsCheck(t *testing.T) {
 	for _, q := range []string{"check_capacity", "check_constraints", "check_availability", "check_health"} {
 		sqlText += store.MustQuery(q) + "\n"
 	}
-	sets := map[string]optimizer.Rules{
-		"default":  optimizer.DefaultRules(),
-		"oversub":  optimizer.OversubRules(optimizer.OversubConfig{MaxOversub: 1.25, MaxUtil: 1}),
-		"lifetime": optimizer.LifetimeRules(),
-		"nilas":    optimizer.LifeClassRules(optimizer.PreferLifetimeNILAS{}),
-		"lava":     optimizer.LifeClassRules(optimizer.PreferLifetimeLAVA{}),
+	sets := map[string]optimizer.Rules{} // every rule profile
+	for _, p := range optimizer.Profiles() {
+		cfg := optimizer.DefaultConfig()
+		sets[p.Name] = p.New(&cfg)
 	}
 	used := map[string]bool{}
 	for set, rules := range sets {

@@ -11,11 +11,11 @@ import (
 // shared by every command that replays.
 func availabilityFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "failures", Value: "none", Usage: "machine and rack failures: `SPEC` none, default, or key=value overrides (see below)"},
-		&cli.StringFlag{Name: "failure-file", Usage: "replay your own incident history: a CSV or Parquet `FILE` with columns t_s, machine or rack, duration_s, kind (reboot|hard)"},
-		&cli.StringFlag{Name: "maintenance", Value: "none", Usage: "planned host OS updates rolled through the update domains: `SPEC` none, default, or every=30d,ud-minutes=30"},
-		&cli.IntFlag{Name: "fault-domains", Usage: "each tenant's VMs form an availability set over `F` fault domains (racks; 0 = off, Azure: at most 3)"},
-		&cli.IntFlag{Name: "update-domains", Usage: "... and over `U` update domains (machine update domains; 0 = off, Azure: at most 20)"},
+		&cli.StringFlag{Name: "failures", Value: "none", Usage: settingUsage("failures")},
+		&cli.StringFlag{Name: "failure-file", Usage: settingUsage("failure-file")},
+		&cli.StringFlag{Name: "maintenance", Value: "none", Usage: settingUsage("maintenance")},
+		&cli.IntFlag{Name: "fault-domains", Usage: settingUsage("fault-domains")},
+		&cli.IntFlag{Name: "update-domains", Usage: settingUsage("update-domains")},
 	}
 }
 

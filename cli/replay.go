@@ -19,27 +19,65 @@ func engineFlags() []cli.Flag {
 	def := optimizer.DefaultConfig()
 	return []cli.Flag{
 		&cli.StringFlag{Name: "policy", Aliases: []string{"p"}, Value: "protean", Usage: "allocator: " + strings.Join(replay.Policies, ", ") + ", or " + cluster.KubeSchedulerPolicy + " (a Kubernetes dataset: the real scheduler, tools/kubesched)"},
-		&cli.StringFlag{Name: "buckets", Value: strconv.Itoa(def.Buckets), Usage: "BestFit quantization buckets `N` (\"inf\" or 0: no quantization; Protean only)"},
-		&cli.IntFlag{Name: "k", Value: def.K, Usage: "clusters passed to machine selection (Protean only)"},
-		&cli.StringFlag{Name: "cache", Value: "on", Usage: "Protean's cache hierarchy: on or off (Protean only; with simulated agents, off makes every evaluation a miss)"},
-		&cli.StringFlag{Name: "buffers", Value: "0,0,0", Usage: "cluster buffers as empty machines: `NEW,SCALEOUT,HEAL`"},
-		&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "seed of the random tie-breaks"},
-		&cli.BoolFlag{Name: "no-evict", Usage: "never evict low-priority VMs for high-priority ones (every policy evicts alike by default)"},
-		&cli.BoolFlag{Name: "no-explain", Usage: "record no explanations (faster; placelab explain then tells only a rejected request's story, not each VM's selection)"},
-		&cli.StringFlag{Name: "safety", Value: "off", Usage: "place low-priority VMs by the slides' safety score: on or off (Protean only)"},
-		&cli.Float64Flag{Name: "top-pct", Value: optimizer.DefaultTopPct, Usage: "share X of best-packing candidates among which eviction cost (or safety) decides"},
+		&cli.StringFlag{Name: "buckets", Value: strconv.Itoa(def.Buckets), Usage: settingUsage("buckets")},
+		&cli.IntFlag{Name: "k", Value: def.K, Usage: settingUsage("k")},
+		&cli.StringFlag{Name: "cache", Value: onOffString(def.Cache), Usage: settingUsage("cache")},
+		&cli.StringFlag{Name: "buffers", Value: buffersString(def.Buffers), Usage: settingUsage("buffers")},
+		&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: settingUsage("seed")},
+		&cli.BoolFlag{Name: "no-evict", Usage: settingUsage("no-evict")},
+		&cli.BoolFlag{Name: "no-explain", Usage: settingUsage("no-explain")},
+		&cli.StringFlag{Name: "safety", Value: onOffString(def.Safety), Usage: settingUsage("safety")},
+		&cli.Float64Flag{Name: "top-pct", Value: def.TopPct, Usage: settingUsage("top-pct")},
 	}
+}
+
+// settingUsage is the usage of a setting's flag, from its row in the
+// settings table (analysis.Settings): its help and the marks of where it
+// applies ("Protean only", "with --agents") and its paper section.
+func settingUsage(flag string) string {
+	st, ok := analysis.SettingOf(flag)
+	if !ok {
+		panic("cli: no setting has flag --" + flag)
+	}
+	return st.Help()
+}
+
+// markChosen names, in set, the flags of the settings table the user set.
+func markChosen(c *cli.Context, set map[string]bool) {
+	for _, st := range analysis.Settings() {
+		if st.Flag != "" && c.IsSet(st.Flag) {
+			set[st.Flag] = true
+		}
+	}
+}
+
+// proteanOnlyFlags lists, as --flag, the flags of the settings a baseline
+// cannot honour.
+func proteanOnlyFlags() string {
+	var out []string
+	for _, st := range analysis.Settings() {
+		if st.Flag != "" && !st.Honoured(optimizer.HonourBaselines) && !st.Honour.Has(optimizer.HonourAgentsOnly) {
+			out = append(out, "--"+st.Flag)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func onOffString(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+func buffersString(b optimizer.Buffers) string {
+	return fmt.Sprintf("%d,%d,%d", b.NewDeployment, b.ScaleOut, b.Healing)
 }
 
 // engineConfig reads the engine flags into cfg (a spec's Engine, which
 // starts from optimizer.DefaultConfig) and names the flags the user set.
 func engineConfig(c *cli.Context, cfg *optimizer.Config, set map[string]bool) error {
-	for _, name := range []string{analysis.SetK, analysis.SetBuckets, analysis.SetCache, analysis.SetSafety,
-		analysis.SetBuffers, analysis.SetEvict, analysis.SetTopPct, analysis.SetExplain} {
-		if c.IsSet(name) {
-			set[name] = true
-		}
-	}
+	markChosen(c, set)
 	cfg.K = c.Int("k")
 	cfg.Seed = c.Uint64("seed")
 	cfg.Evict = !c.Bool("no-evict")
@@ -118,22 +156,23 @@ func parseTime(s string, def float64) (float64, error) {
 }
 
 func replayCommand() *cli.Command {
+	ag := replay.DefaultAgentOptions()
 	flags := append(engineFlags(),
 		replayDatasetFlag(),
-		&cli.StringFlag{Name: "from", Usage: "start of the window (e.g. 0, 36h, 2d); VMs alive then are placed first"},
-		&cli.StringFlag{Name: "to", Usage: "end of the window (default: the end of the trace)"},
-		&cli.StringFlag{Name: "interval", Value: "1h", Usage: "metric sampling interval"},
-		&cli.IntFlag{Name: "agents", Value: 1, Usage: "allocation agents on stale views committing to one store (Protean §4); the agent flags below need it"},
-		&cli.StringFlag{Name: "time", Value: "sim", Usage: "with --agents: sim (simulated time, deterministic) or real (goroutines, wall clock)"},
-		&cli.Float64Flag{Name: "speedup", Value: 1, Usage: "simulated time: run the trace this many times faster (1..1000)"},
-		&cli.Float64Flag{Name: "hit-rate", Value: replay.DefaultHitRate, Usage: "simulated time: probability an evaluation hits the cache"},
-		&cli.Float64Flag{Name: "hit-ms", Value: replay.DefaultHitMS, Usage: "simulated time: cost of a cache hit (ms)"},
-		&cli.Float64Flag{Name: "miss-ms", Value: replay.DefaultMissMS, Usage: "simulated time: cost of a cache miss (ms)"},
-		&cli.Float64Flag{Name: "commit-ms", Value: replay.DefaultCommitMS, Usage: "simulated time: commit round trip (pipelined: the agent moves on)"},
-		&cli.IntFlag{Name: "max-retries", Value: optimizer.DefaultMaxRetries, Usage: "conflicting commits before a request is rejected"},
-		&cli.IntFlag{Name: "window", Value: optimizer.DefaultWindow, Usage: "commits in the conflict-ratio window"},
-		&cli.IntFlag{Name: "n0", Value: optimizer.DefaultN0, Usage: "machines the conflict-avoidance scheme picks among"},
-		&cli.StringFlag{Name: "avoid", Value: "on", Usage: "conflict avoidance: on or off"},
+		&cli.StringFlag{Name: "from", Usage: settingUsage("from")},
+		&cli.StringFlag{Name: "to", Usage: settingUsage("to")},
+		&cli.StringFlag{Name: "interval", Value: "1h", Usage: settingUsage("interval")},
+		&cli.IntFlag{Name: "agents", Value: ag.Agents, Usage: settingUsage("agents")},
+		&cli.StringFlag{Name: "time", Value: ag.TimeModel, Usage: settingUsage("time")},
+		&cli.Float64Flag{Name: "speedup", Value: ag.Speedup, Usage: settingUsage("speedup")},
+		&cli.Float64Flag{Name: "hit-rate", Value: ag.HitRate, Usage: settingUsage("hit-rate")},
+		&cli.Float64Flag{Name: "hit-ms", Value: ag.HitMS, Usage: settingUsage("hit-ms")},
+		&cli.Float64Flag{Name: "miss-ms", Value: ag.MissMS, Usage: settingUsage("miss-ms")},
+		&cli.Float64Flag{Name: "commit-ms", Value: ag.CommitMS, Usage: settingUsage("commit-ms")},
+		&cli.IntFlag{Name: "max-retries", Value: ag.MaxRetries, Usage: settingUsage("max-retries")},
+		&cli.IntFlag{Name: "window", Value: ag.Window, Usage: settingUsage("window")},
+		&cli.IntFlag{Name: "n0", Value: ag.N0, Usage: settingUsage("n0")},
+		&cli.StringFlag{Name: "avoid", Value: onOffString(ag.Avoid), Usage: settingUsage("avoid")},
 		formatFlag("table", "json"),
 	)
 	flags = append(flags, availabilityFlags()...)
@@ -147,7 +186,7 @@ validators). VMs alive at --from are placed first; a service request is the VMs 
 tenant arriving together, placed all or nothing. A high-priority VM that fits nowhere
 may evict low-priority VMs, under every policy alike (--no-evict turns it off).
 
-Flags a policy cannot honour are refused (--k, --buckets, --cache, --safety with a
+Flags a policy cannot honour are refused (` + proteanOnlyFlags() + ` with a
 baseline; the agent flags without --agents; the simulated-time flags with --time real).
 The run records the dataset's load it read (placelab check --run ID verifies it).
 
@@ -200,12 +239,6 @@ func replaySpec(c *cli.Context, dataset string) (analysis.Spec, error) {
 		}
 	}
 	availabilitySpec(c, &spec)
-	for _, name := range []string{analysis.SetTime, analysis.SetSpeedup, analysis.SetHitRate, analysis.SetHitMS, analysis.SetMissMS,
-		analysis.SetCommitMS, analysis.SetMaxRetries, analysis.SetWindow, analysis.SetN0, analysis.SetAvoid} {
-		if c.IsSet(name) {
-			spec.Set[name] = true
-		}
-	}
 	return spec, spec.Validate()
 }
 

@@ -49,9 +49,7 @@ var _ Allocator = (*Baseline)(nil)
 // configuration a Protean engine would get (cfg must pass
 // cfg.ValidateFor(policy)).
 func NewBaseline(policy Policy, state *State, cfg Config, rules Rules) (*Baseline, error) {
-	switch policy {
-	case FirstFit, BestFitP, WorstFit, Random:
-	default:
+	if PolicyHonour(string(policy)) != HonourBaselines {
 		return nil, fmt.Errorf("%w: unknown policy %q", ErrBadRequest, policy)
 	}
 	if err := cfg.ValidateFor(string(policy)); err != nil {
@@ -60,7 +58,7 @@ func NewBaseline(policy Policy, state *State, cfg Config, rules Rules) (*Baselin
 	if err := rules.Validate(); err != nil {
 		return nil, err
 	}
-	if err := refuseLifetime(policy, &rules); err != nil {
+	if err := rules.refuseFor(policy); err != nil {
 		return nil, err
 	}
 	if cfg.Oversub != nil {

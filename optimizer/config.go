@@ -31,6 +31,8 @@ const (
 // Config parameterizes the engines: Protean reads every field; a baseline
 // honours Evict, TopPct, Buffers, Weights, Seed, Oversub, Explain and
 // SizeOrder and refuses the others when set (ValidateFor, IgnoredFields).
+// Which engine honours which field, its flag, its run.params key and its
+// paper section are declared once, in the Settings table (settings.go).
 type Config struct {
 	K           int  // clusters passed to machine selection
 	Buckets     int  // BestFit buckets; 0 = ∞ (no quantization)
@@ -98,71 +100,6 @@ func (c *Config) Validate() error {
 	for d, w := range c.Weights {
 		if !(w >= 0) || math.IsInf(w, 1) {
 			return fmt.Errorf("%w: weight %v for %s, want finite and ≥ 0", ErrBadRequest, w, Dim(d))
-		}
-	}
-	return nil
-}
-
-// policyField is a Config field only some policies honour.
-type policyField struct {
-	name, why string
-	set       func(c, def *Config) bool // c sets the field away from the default
-}
-
-// baselineCannot lists the Config fields a baseline cannot honour, with
-// the reason: the baselines have no cluster selection, no preference rules,
-// no caches and no safety score.
-var baselineCannot = []policyField{
-	{"K", "it has no cluster selection", func(c, d *Config) bool { return c.K != d.K }},
-	{"Buckets", "it has no BestFit rule to quantize", func(c, d *Config) bool { return c.Buckets != d.Buckets }},
-	{"RackBuckets", "it has no rack-balance rule", func(c, d *Config) bool { return c.RackBuckets != d.RackBuckets }},
-	{"Cache", "it has no cache", func(c, d *Config) bool { return c.Cache != d.Cache }},
-	{"RulePool", "it has no cache", func(c, d *Config) bool { return c.RulePool != d.RulePool }},
-	{"EvalPool", "it has no cache", func(c, d *Config) bool { return c.EvalPool != d.EvalPool }},
-	{"MaxAge", "it has no cache", func(c, d *Config) bool { return c.MaxAge != d.MaxAge }},
-	{"TopK", "it scores no machines by preference rules", func(c, d *Config) bool { return c.TopK != d.TopK && c.TopK != 0 }},
-	{"Safety", "it has no safety score", func(c, d *Config) bool { return c.Safety != d.Safety }},
-	{"ArrivalRates", "it has no safety score", func(c, d *Config) bool { return len(c.ArrivalRates) > 0 }},
-}
-
-// IgnoredFields lists the Config fields policy cannot honour (Go field
-// names): none for "protean"; for a baseline K, Buckets, RackBuckets,
-// Cache, RulePool, EvalPool, MaxAge, TopK, Safety and ArrivalRates. A
-// baseline honours Evict, TopPct, Buffers, Weights, Seed, Oversub, Explain
-// and SizeOrder. Unknown policies get an error.
-func IgnoredFields(policy string) ([]string, error) {
-	switch Policy(policy) {
-	case "protean":
-		return nil, nil
-	case FirstFit, BestFitP, WorstFit, Random:
-		out := make([]string, len(baselineCannot))
-		for i, f := range baselineCannot {
-			out[i] = f.name
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("%w: unknown policy %q", ErrBadRequest, policy)
-}
-
-// ValidateFor is Validate for an engine of the given policy ("protean" or a
-// baseline): it also refuses, in one line, a configuration that sets a
-// field the policy cannot honour away from DefaultConfig's value (see
-// IgnoredFields), so that no setting is recorded with a run and silently
-// ignored.
-func (c *Config) ValidateFor(policy string) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	if _, err := IgnoredFields(policy); err != nil {
-		return err
-	}
-	if policy == "protean" {
-		return nil
-	}
-	def := DefaultConfig()
-	for _, f := range baselineCannot {
-		if f.set(c, &def) {
-			return fmt.Errorf("%w: policy %s cannot honour %s (%s)", ErrBadRequest, policy, f.name, f.why)
 		}
 	}
 	return nil

@@ -32,7 +32,8 @@ type Protean struct {
 	env       Env
 	cfg       Config
 	rules     Rules
-	prefOrder []string // Rules.PreferenceOrder, shared by every explanation
+	prefOrder []string     // Rules.PreferenceOrder, shared by every explanation
+	cluster   clusterRules // how cluster selection evaluates the cluster rules (initClusterRules)
 	rulePool  *pool[ruleKey, any]
 	evalPool  *pool[Traits, *evaluation]
 	tabs      *statusTables // the cached evaluations' machine statuses
@@ -115,6 +116,7 @@ func NewProtean(state *State, cfg Config, rules Rules) (*Protean, error) {
 	}
 	p := &Protean{cfg: cfg, rules: rules, prefOrder: rules.PreferenceOrder(), perRule: map[string]*CacheStats{}}
 	p.env = Env{Inv: state.Inv, State: state, Cfg: &p.cfg}
+	p.cluster = initClusterRules(&rules)
 	p.rulePool = newPool[ruleKey, any](cfg.RulePool, cfg.MaxAge)
 	p.evalPool = newPool[Traits, *evaluation](cfg.EvalPool, cfg.MaxAge)
 	p.tabs = newStatusTables(state.Inv)

@@ -86,7 +86,7 @@ func oversubOf(cfg *Config) OversubConfig {
 func OversubRules(o OversubConfig) Rules {
 	r := DefaultRules()
 	for i, v := range r.Validators {
-		if _, ok := v.(AreNodeResourcesValid); ok {
+		if v.Name() == RuleAreNodeResourcesValid {
 			r.Validators[i] = CPUOversubscription{}
 		}
 	}

@@ -1,9 +1,6 @@
 package optimizer
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // Lifetime-aware placement, in the spirit of Google's LAVA (Ling et al.,
 // "LAVA: Lifetime-Aware VM Allocation with Learned Distributions and
@@ -128,6 +125,10 @@ var _ MachinePreferenceRule = PreferAlignedLifetime{}
 func (PreferAlignedLifetime) Name() string    { return RulePreferAlignedLifetime }
 func (PreferAlignedLifetime) Traits() []Trait { return []Trait{TraitLifetimeBucket} }
 
+// HonouredBy: Protean only — a baseline orders machines by its policy, in
+// which lifetimes have no part (RestrictedRule).
+func (PreferAlignedLifetime) HonouredBy() Honour { return HonourProtean }
+
 func (PreferAlignedLifetime) NewPreference(env *Env, t Traits) MachinePreference {
 	return &alignedLifetime{state: env.State, bucket: int8(t[TraitLifetimeBucket])}
 }
@@ -154,29 +155,5 @@ func (a *alignedLifetime) Score(m int32) int64 {
 // packing breaks its ties (BestFit in three buckets, §6.3, leaves many
 // ties of its own).
 func LifetimeRules() Rules {
-	r := DefaultRules()
-	var prefs []MachinePreferenceRule
-	for _, p := range r.Preferences {
-		prefs = append(prefs, p)
-		if _, ok := p.(PreferNonEmptyMachines); ok {
-			prefs = append(prefs, PreferAlignedLifetime{})
-		}
-	}
-	r.Preferences = prefs
-	return r
-}
-
-// refuseLifetime refuses a rule set with a lifetime preference
-// (PreferAlignedLifetime, PreferLifetimeNILAS, PreferLifetimeLAVA) for a
-// baseline: a baseline orders machines by its policy and applies no
-// preference rule, so it cannot honour it.
-func refuseLifetime(policy Policy, r *Rules) error {
-	for _, p := range r.Preferences {
-		switch p.(type) {
-		case PreferAlignedLifetime, PreferLifetimeNILAS, PreferLifetimeLAVA:
-			return fmt.Errorf("%w: policy %s cannot honour %s (a baseline orders machines by its policy, not by preference rules)",
-				ErrBadRequest, policy, p.Name())
-		}
-	}
-	return nil
+	return withPreference(DefaultRules(), PreferAlignedLifetime{}, RulePreferNonEmptyMachines)
 }

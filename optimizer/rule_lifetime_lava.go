@@ -34,6 +34,9 @@ var _ MachinePreferenceRule = PreferLifetimeLAVA{}
 func (PreferLifetimeLAVA) Name() string    { return RulePreferLifetimeLAVA }
 func (PreferLifetimeLAVA) Traits() []Trait { return []Trait{TraitLifeClass} }
 
+// HonouredBy: Protean only (RestrictedRule).
+func (PreferLifetimeLAVA) HonouredBy() Honour { return HonourProtean }
+
 func (PreferLifetimeLAVA) NewPreference(env *Env, t Traits) MachinePreference {
 	return &lifeClassPref{state: env.State, class: int8(t[TraitLifeClass]), score: LAVAScore}
 }
@@ -52,22 +55,17 @@ func (PreferLifetimeLAVA) NewPreference(env *Env, t Traits) MachinePreference {
 //     preference, after BestFit: packing (three buckets, §6.3) ranks the
 //     machines and NILAS breaks its ties, which are many.
 func LifeClassRules(rule MachinePreferenceRule) Rules {
-	r := DefaultRules()
-	_, nilas := rule.(PreferLifetimeNILAS)
-	var prefs []MachinePreferenceRule
-	for _, p := range r.Preferences {
-		prefs = append(prefs, p)
-		switch p.(type) {
-		case PreferNonEmptyMachines:
-			if !nilas {
-				prefs = append(prefs, rule)
-			}
-		case BestFit:
-			if nilas {
-				prefs = append(prefs, rule)
-			}
-		}
+	after, ok := lifeClassAfter[rule.Name()]
+	if !ok {
+		after = RulePreferNonEmptyMachines
 	}
-	r.Preferences = prefs
-	return r
+	return withPreference(DefaultRules(), rule, after)
+}
+
+// lifeClassAfter is where LifeClassRules places a life-class preference:
+// after the preference named here (a rule it does not list goes where
+// LAVA does).
+var lifeClassAfter = map[string]string{
+	RulePreferLifetimeLAVA:  RulePreferNonEmptyMachines,
+	RulePreferLifetimeNILAS: RuleBestFit,
 }

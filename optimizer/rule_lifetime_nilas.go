@@ -62,6 +62,9 @@ var _ MachinePreferenceRule = PreferLifetimeNILAS{}
 func (PreferLifetimeNILAS) Name() string    { return RulePreferLifetimeNILAS }
 func (PreferLifetimeNILAS) Traits() []Trait { return []Trait{TraitLifeClass} }
 
+// HonouredBy: Protean only (RestrictedRule).
+func (PreferLifetimeNILAS) HonouredBy() Honour { return HonourProtean }
+
 func (PreferLifetimeNILAS) NewPreference(env *Env, t Traits) MachinePreference {
 	return &lifeClassPref{state: env.State, class: int8(t[TraitLifeClass]), score: NILASScore}
 }

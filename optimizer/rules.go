@@ -21,8 +21,8 @@ type Rules struct {
 	Request            []RequestValidator
 }
 
-// DefaultRules is the rule set of §3.2–3.3 and the slides — the registry a
-// new rule is added to: clusters must support the VM type, be healthy, be
+// DefaultRules is the rule set of §3.2–3.3 and the slides (the default
+// profile, Profiles) — the registry a new rule is added to: clusters must support the VM type, be healthy, be
 // below their buffer limit and be among the request's clusters (when it
 // names any), and are ranked emptier first; machines must be healthy,
 // respect isolation and have the resources; they are ranked non-empty
@@ -39,16 +39,6 @@ func DefaultRules() Rules {
 		Global:             RackBalance{},
 		Request:            []RequestValidator{TenantAntiColocation{}, AvailabilitySetSpread{}, NodeAffinity{}, TaintToleration{}, PodTopologySpread{}},
 	}
-}
-
-// RulesFor is the rule set a configuration runs with: OversubRules when
-// cfg.Oversub is set, else DefaultRules. Engines of one comparison built
-// from one Config through it apply the same validators.
-func RulesFor(cfg *Config) Rules {
-	if cfg.Oversub != nil {
-		return OversubRules(*cfg.Oversub)
-	}
-	return DefaultRules()
 }
 
 // maxClusterPrefs bounds the cluster preference rules (the scores a

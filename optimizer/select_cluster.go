@@ -34,8 +34,10 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 	var op [maxValidators]clusterOp
 	na := 0
 	static := true // every active validator reads only types and health
-	for i, cv := range p.rules.ClusterValidators {
-		o := clusterValidatorOp(cv, req)
+	for i, o := range p.cluster.op {
+		if a := p.cluster.accepts[i]; a != nil && a.AcceptsAllClusters(req) {
+			o = cvAll // accepts every cluster for this request: not evaluated
+		}
 		if o == cvBelowLimit && bufferOf(kind, env.Cfg.Buffers) <= 0 {
 			o = cvAll // no cluster has fewer than 0 empty machines
 		}
@@ -129,7 +131,7 @@ func (p *Protean) rankClusters(t Traits) []int32 {
 	env := &p.env
 	nc := len(env.Inv.Clusters)
 	prefs := p.rules.ClusterPreferences
-	emptier := len(prefs) == 1 && isPreferEmptier(prefs[0])
+	emptier := p.cluster.emptierOnly
 	order, score := p.order, p.clusterScore
 	if len(order) != nc {
 		order, score = make([]int32, nc), make([]clusterScores, nc)
@@ -279,28 +281,51 @@ const (
 	cvTypeSupported                  // IsTypeSupported
 	cvHealthy                        // IsClusterHealthy
 	cvBelowLimit                     // IsClusterBelowLimit
+	cpEmptier                        // PreferEmptierClusters (a preference: emptierScore)
 )
 
-// clusterValidatorOp is how cv is evaluated for req: a validator that
-// accepts every cluster for req (AcceptsAllClusters) is not evaluated.
-func clusterValidatorOp(cv ClusterValidator, req *Request) clusterOp {
-	if a, ok := cv.(AcceptsAllClusters); ok && a.AcceptsAllClusters(req) {
-		return cvAll
-	}
-	switch cv.(type) {
-	case IsTypeSupported:
-		return cvTypeSupported
-	case IsClusterHealthy:
-		return cvHealthy
-	case IsClusterBelowLimit:
-		return cvBelowLimit
-	}
-	return cvCall
+// inlinedClusterRule is implemented by the built-in cluster rules that
+// cluster selection evaluates inline: inlineOp names the predicate (or
+// score) it computes for them instead of calling the rule. A rule declares
+// it; cluster selection switches on no rule's type.
+type inlinedClusterRule interface {
+	inlineOp() clusterOp
 }
 
-// isPreferEmptier reports whether cp is the built-in PreferEmptierClusters,
-// whose score cluster selection computes inline (emptierScore).
-func isPreferEmptier(cp ClusterPreference) bool {
-	_, ok := cp.(PreferEmptierClusters)
-	return ok
+func (IsTypeSupported) inlineOp() clusterOp       { return cvTypeSupported }
+func (IsClusterHealthy) inlineOp() clusterOp      { return cvHealthy }
+func (IsClusterBelowLimit) inlineOp() clusterOp   { return cvBelowLimit }
+func (PreferEmptierClusters) inlineOp() clusterOp { return cpEmptier }
+
+// clusterRules is how cluster selection evaluates a rule set's cluster
+// rules, read once from the rules when the engine is built: per cluster
+// validator its op (inlined, or ValidCluster) and, when it can tell from
+// the request that it accepts every cluster, its AcceptsAllClusters;
+// whether the one cluster preference is PreferEmptierClusters, whose
+// score is computed inline (emptierScore) and moves only with the
+// clusters' machines.
+type clusterRules struct {
+	op          []clusterOp
+	accepts     []AcceptsAllClusters
+	emptierOnly bool
+}
+
+func initClusterRules(r *Rules) clusterRules {
+	var cr clusterRules
+	for _, cv := range r.ClusterValidators {
+		cr.op = append(cr.op, inlineOpOf(cv))
+		a, _ := cv.(AcceptsAllClusters)
+		cr.accepts = append(cr.accepts, a)
+	}
+	cr.emptierOnly = len(r.ClusterPreferences) == 1 && inlineOpOf(r.ClusterPreferences[0]) == cpEmptier
+	return cr
+}
+
+// inlineOpOf is the op a cluster rule declares (inlinedClusterRule), or
+// cvCall.
+func inlineOpOf(rule any) clusterOp {
+	if x, ok := rule.(inlinedClusterRule); ok {
+		return x.inlineOp()
+	}
+	return cvCall
 }
