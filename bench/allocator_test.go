@@ -65,7 +65,9 @@ func BenchmarkAllocator(b *testing.B) {
 						run = warm()
 						b.StartTimer()
 					}
-					run.step()
+					if err := run.loop.Next(ctx, 1); err != nil {
+						b.Fatal(err)
+					}
 				}
 				b.StopTimer()
 				placed += run.arm.Placements
@@ -165,7 +167,7 @@ func TestAllocatorRunTimesUpkeep(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(0, 0)}
 	eng := &fakeEngine{clk: clk}
 	reqs, end := fakeRequests(30)
-	run := &allocatorRun{eng: eng, cache: true, reqs: reqs, end: end, now: clk.now}
+	run := newAllocatorRun(eng, nil, true, reqs, end, 0, clk.now)
 	a, err := run.timed(context.Background(), len(reqs))
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +216,7 @@ func TestAllocatorRunTimesUpkeep(t *testing.T) {
 	// Without the cache there is nothing to refresh.
 	clk2 := &fakeClock{t: time.Unix(0, 0)}
 	eng2 := &fakeEngine{clk: clk2}
-	run2 := &allocatorRun{eng: eng2, cache: false, reqs: reqs, end: end, now: clk2.now}
+	run2 := newAllocatorRun(eng2, nil, false, reqs, end, 0, clk2.now)
 	b, err := run2.timed(context.Background(), len(reqs))
 	if err != nil {
 		t.Fatal(err)
