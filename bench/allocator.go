@@ -418,11 +418,10 @@ func (w *benchWorkload) start(cfg optimizer.Config, now func() time.Time) (*allo
 	return run, nil
 }
 
-// benchEngine is what the timed loop drives (*optimizer.Protean; a fake
+// benchEngine is what the timed replay drives (*optimizer.Protean; a fake
 // with a fake clock in tests): an engine with idle-time upkeep.
 type benchEngine interface {
-	Allocate(req *optimizer.Request) optimizer.Decision
-	Release(vm optimizer.VMID) bool
+	replay.Engine
 	optimizer.Refresher
 }
 

@@ -22,7 +22,7 @@ type Decided struct {
 	Request  *optimizer.Request
 	Decision *optimizer.Decision
 	// Kind is the request's buffer, resolved on the state before the
-	// decision (a run without a state: KindNew).
+	// decision (a run without a state: KindAuto, unresolved).
 	Kind optimizer.RequestKind
 	// Took is the decision's wall time less Upkeep, the background
 	// refresh's changes it applied (idle-time work: Protean.Refresh).
