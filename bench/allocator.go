@@ -401,39 +401,39 @@ func (w *benchWorkload) start(cfg optimizer.Config, now func() time.Time) (*allo
 	if err != nil {
 		return nil, err
 	}
-	run := &allocatorRun{reqs: w.reqs, end: w.end, now: now}
-	run.eng = p
+	var warmed []optimizer.Placement
 	for i := 0; i < w.warm; i++ {
-		run.push(p.Allocate(&w.reqs[i]))
+		warmed = append(warmed, p.Allocate(&w.reqs[i]).Placements...)
 	}
 	if !cfg.Cache {
 		if p, err = optimizer.NewProtean(state, cfg, optimizer.DefaultRules()); err != nil {
 			return nil, err
 		}
-		run.eng = p
 	}
-	run.stats, run.cache, run.next = p, cfg.Cache, w.warm
+	run := newAllocatorRun(p, p, cfg.Cache, w.reqs, w.end, w.warm, now)
+	for _, pl := range warmed {
+		if e, ok := w.end[pl.VM]; ok && !math.IsInf(e, 1) {
+			run.loop.Depart(e, pl.VM)
+		}
+	}
 	return run, nil
 }
 
-// benchEngine is what the timed loop drives (*optimizer.Protean; a fake
+// benchEngine is what the timed replay drives (*optimizer.Protean; a fake
 // with a fake clock in tests): an engine with idle-time upkeep.
 type benchEngine interface {
-	Allocate(req *optimizer.Request) optimizer.Decision
-	Release(vm optimizer.VMID) bool
+	replay.Engine
 	optimizer.Refresher
 }
 
-// allocatorRun replays requests through an engine as a replay does, one
-// step per request, tallying what it did and how long each part took.
+// allocatorRun replays requests through an engine as a replay does: the
+// replay loop driven by the engine (replay.EngineReplay), observed by the
+// run itself, which tallies what it did and how long each part took.
 type allocatorRun struct {
-	eng   benchEngine
-	stats optimizer.StatsReporter // eng's statistics, when it counts them
+	loop  *replay.EngineReplay
+	stats optimizer.StatsReporter // the engine's statistics, when it counts them
 	cache bool                    // refresh in idle gaps
-	reqs  []optimizer.Request
-	end   map[int64]float64
-	deps  replay.Departures
-	next  int
+	next  int                     // the index of the next request
 	now   func() time.Time
 
 	arm AllocatorArm
@@ -446,47 +446,30 @@ type allocatorRun struct {
 	markAt, markLen int
 }
 
-func (r *allocatorRun) push(d optimizer.Decision) {
-	for _, p := range d.Placements {
-		if e, ok := r.end[p.VM]; ok && !math.IsInf(e, 1) {
-			r.deps.Add(e, p.VM)
-		}
-	}
+// newAllocatorRun replays reqs[next:] through eng, refreshing in idle gaps
+// when cache is set; end is each VM's end in the trace.
+func newAllocatorRun(eng benchEngine, stats optimizer.StatsReporter, cache bool, reqs []optimizer.Request, end map[int64]float64,
+	next int, now func() time.Time) *allocatorRun {
+	r := &allocatorRun{stats: stats, cache: cache, next: next, now: now}
+	r.loop = replay.NewEngineReplay(eng, reqs, next, replay.EngineOptions{Refresh: cache, Now: now, TimeReleases: true, Observers: []replay.Observer{r},
+		End: func(vm int64) float64 {
+			if e, ok := end[vm]; ok {
+				return e
+			}
+			return math.Inf(1)
+		}})
+	return r
 }
 
-// step runs the next request: the departures due by its time, a
-// background refresh when the trace left the engine idle for RefreshGap
-// seconds (cache on), and its decision.
-func (r *allocatorRun) step() {
-	i := r.next
-	q := &r.reqs[i]
+// Decided tallies a decision: its time less the refresh's changes it
+// applied, which are the refresh's work (timed as such, not as the
+// decision's latency).
+func (r *allocatorRun) Decided(e *replay.Decided) {
+	q, d := e.Request, e.Decision
 	r.next++
-	if vm, ok := r.deps.Due(q.Time); ok {
-		t0 := r.now()
-		for ; ok; vm, ok = r.deps.Due(q.Time) {
-			r.eng.Release(vm)
-			r.arm.Releases++
-		}
-		r.arm.ReleaseSeconds += r.now().Sub(t0).Seconds()
-	}
-	if r.cache && i > 0 && q.Time-r.reqs[i-1].Time >= replay.RefreshGap {
-		t0 := r.now()
-		r.arm.RefreshedCells += int64(r.eng.Refresh(replay.RefreshEvals))
-		r.arm.RefreshSeconds += r.now().Sub(t0).Seconds()
-		r.arm.Refreshes++
-	}
-	idle := r.eng.IdleUpkeep()
-	t0 := r.now()
-	d := r.eng.Allocate(q)
-	el := r.now().Sub(t0).Seconds()
-	// The refresh's changes a decision applied are the refresh's work:
-	// timed as such, not as the decision's latency.
-	if idle = r.eng.IdleUpkeep() - idle; idle > 0 {
-		el -= float64(idle) / 1e9
-		r.arm.RefreshSeconds += float64(idle) / 1e9
-	}
-	r.arm.DecisionSeconds += el
-	us := el * 1e6 / float64(len(q.VMs))
+	r.arm.DecisionSeconds += e.Took.Seconds()
+	r.arm.RefreshSeconds += e.Upkeep.Seconds()
+	us := e.PerVMUS()
 	for range q.VMs {
 		r.lat = append(r.lat, us)
 	}
@@ -508,8 +491,23 @@ func (r *allocatorRun) step() {
 			r.markLen = len(r.log)
 		}
 	}
-	r.push(d)
 }
+
+// Departed tallies a release and its time.
+func (r *allocatorRun) Departed(_ int64, took time.Duration) {
+	r.arm.Releases++
+	r.arm.ReleaseSeconds += took.Seconds()
+}
+
+// Refreshed tallies a background refresh and its time.
+func (r *allocatorRun) Refreshed(cells int, took time.Duration) {
+	r.arm.RefreshedCells += int64(cells)
+	r.arm.RefreshSeconds += took.Seconds()
+	r.arm.Refreshes++
+}
+
+// Evicted: evictions are counted with their decision.
+func (r *allocatorRun) Evicted(int64, float64) {}
 
 // processCPUSeconds is the process's CPU time so far, user and system.
 func processCPUSeconds() float64 {
@@ -541,13 +539,8 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	}
 	cpu0 := processCPUSeconds()
 	t0 := r.now()
-	for n := 0; r.next < stop; n++ {
-		if n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return r.arm, err
-			}
-		}
-		r.step()
+	if err := r.loop.Next(ctx, stop-r.next); err != nil {
+		return r.arm, err
 	}
 	a := r.arm
 	a.WallSeconds = r.now().Sub(t0).Seconds()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"placelab/analysis/replay"
@@ -64,7 +65,9 @@ func BenchmarkAllocator(b *testing.B) {
 						run = warm()
 						b.StartTimer()
 					}
-					run.step()
+					if err := run.loop.Next(ctx, 1); err != nil {
+						b.Fatal(err)
+					}
 				}
 				b.StopTimer()
 				placed += run.arm.Placements
@@ -164,7 +167,7 @@ func TestAllocatorRunTimesUpkeep(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(0, 0)}
 	eng := &fakeEngine{clk: clk}
 	reqs, end := fakeRequests(30)
-	run := &allocatorRun{eng: eng, cache: true, reqs: reqs, end: end, now: clk.now}
+	run := newAllocatorRun(eng, nil, true, reqs, end, 0, clk.now)
 	a, err := run.timed(context.Background(), len(reqs))
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +216,7 @@ func TestAllocatorRunTimesUpkeep(t *testing.T) {
 	// Without the cache there is nothing to refresh.
 	clk2 := &fakeClock{t: time.Unix(0, 0)}
 	eng2 := &fakeEngine{clk: clk2}
-	run2 := &allocatorRun{eng: eng2, cache: false, reqs: reqs, end: end, now: clk2.now}
+	run2 := newAllocatorRun(eng2, nil, false, reqs, end, 0, clk2.now)
 	b, err := run2.timed(context.Background(), len(reqs))
 	if err != nil {
 		t.Fatal(err)
@@ -347,5 +350,40 @@ func TestProductionPointSmall(t *testing.T) {
 	}
 	if !(p.CacheOn.PlacementsPerWallSec.Median > 0) || !(p.PeakRSSMB > 0) {
 		t.Fatalf("placements per second %v, peak RSS %v MB: want both reported", p.CacheOn.PlacementsPerWallSec.Median, p.PeakRSSMB)
+	}
+}
+
+// digestAllocatorArms was recorded on the bench's own timed loop before it
+// became a driver of the replay loop (issue 53): the timed pass must take
+// the same decisions from the same state and do the same upkeep.
+const digestAllocatorArms = 0x7936d74997c90043
+
+// TestAllocatorArmsDigest pins the timed pass's decisions (on the whole
+// timed set and on a prefix), its starting state and its deterministic
+// counts, cache on and off.
+func TestAllocatorArmsDigest(t *testing.T) {
+	ctx := context.Background()
+	tr, err := BenchZone(ctx, 300, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newBenchWorkload(tr, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fnv.New64a()
+	for _, cache := range []bool{true, false} {
+		cfg := optimizer.DefaultConfig()
+		cfg.Seed, cfg.Cache, cfg.Weights = 1, cache, replay.ScarcityWeights(tr)
+		a, err := w.measure(ctx, cfg, time.Now, w.stop, w.warm+(w.stop-w.warm)/2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "%v %x %x %x %v %d %d %d %d %d %d %d %d %d %d %d\n", a.Cache, a.decisions, a.prefix, a.startState, a.requestIDs,
+			a.Requests, a.VMs, a.Placements, a.Rejected, a.Evicted, a.Releases, a.Refreshes, a.RefreshedCells,
+			a.MachineChanges, a.CellUpdatesBackground, a.CellUpdatesAtDecision)
+	}
+	if got := h.Sum64(); got != digestAllocatorArms {
+		t.Fatalf("digest %#x, recorded %#x: the timed pass decides or upkeeps differently than before", got, uint64(digestAllocatorArms))
 	}
 }

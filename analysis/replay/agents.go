@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -177,28 +176,20 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	for _, v := range tr.VMs {
 		end[v.ID] = v.End
 	}
-	outs := make([]outcome, len(reqs))
 	smp := newSampler(tr.Inv, cfg.Buffers)
 	start := time.Now()
-	var aa *agentAvail
-	if len(opt.Avail.outages()) > 0 {
-		aa = newAgentAvail(opt.Avail, tr, store, end, reqs)
-	}
+	av := newAvail(opt.Avail, tr, nil, store, func(vm int64) float64 { return end[vm] }, int64(len(reqs)))
+	run := simulate
 	if opt.TimeModel == TimeReal {
-		err = runReal(ctx, store, agents, &reqs, end, &outs, smp, lastTrace, opt, aa)
-	} else {
-		err = runSim(ctx, store, agents, &reqs, end, &outs, smp, lastTrace, opt, aa)
+		run = realTime
 	}
+	reqs, outs, err := run(ctx, store, agents, reqs, end, smp, av, lastTrace, opt)
 	if err != nil {
 		return nil, err
 	}
 	res := summarizeAgents(tr, agents, reqs, outs, smp, opt)
-	av := newAvail(opt.Avail, tr, nil, func(vm int64) float64 { return end[vm] }, 0)
-	if aa != nil {
-		aa.finish(lastTrace)
-		av = aa.avail
-		res.Outages, res.Moves = av.rows, av.moves
-	}
+	av.finish(lastTrace)
+	res.Outages, res.Moves = av.rows, av.moves
 	for i := range outs {
 		if !outs[i].heal {
 			av.count(outs[i].kind, len(reqs[i].VMs), outs[i].ok)
@@ -233,47 +224,6 @@ func ReplayAgents(ctx context.Context, tr *Trace, cfg optimizer.Config, opt Agen
 	return res, nil
 }
 
-// simEvent kinds, in the order they are processed at equal times.
-const (
-	evDeparture = iota
-	evCommit
-	evOutageEnd
-	evOutageStart
-	evArrival
-	evFree
-)
-
-type simEvent struct {
-	t     float64
-	kind  int
-	seq   int
-	req   int
-	agent int
-	vm    int64
-	d     *optimizer.Decision
-}
-
-type simQueue []simEvent
-
-func (q simQueue) Len() int { return len(q) }
-func (q simQueue) Less(i, j int) bool {
-	if q[i].t != q[j].t {
-		return q[i].t < q[j].t
-	}
-	if q[i].kind != q[j].kind {
-		return q[i].kind < q[j].kind
-	}
-	return q[i].seq < q[j].seq
-}
-func (q simQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *simQueue) Push(x any)   { *q = append(*q, x.(simEvent)) }
-func (q *simQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
-}
-
 // resolve records a request's final outcome in the interval counters.
 func (o *outcome) resolve(smp *sampler, req *optimizer.Request) {
 	o.done = true
@@ -293,476 +243,478 @@ func (o *outcome) resolve(smp *sampler, req *optimizer.Request) {
 	}
 }
 
-// runSim is the low-fidelity simulator: one thread, simulated time. The
-// trace's time t runs at sim(t) = From + (t − From)/Speedup; samples are
-// taken at the trace's interval boundaries mapped to simulated time, after
-// the departures and commits of that instant, until every request is
-// resolved and the window has ended.
-func runSim(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqsP *[]optimizer.Request,
-	end map[int64]float64, outsP *[]outcome, smp *sampler, lastTrace float64, opt AgentOptions, aa *agentAvail) error {
-	reqs, outs := *reqsP, *outsP
-	defer func() { *reqsP, *outsP = reqs, outs }()
-	rng := rand.New(rand.NewPCG(opt.ReplayOptions.seed(), 0x51))
-	toSim := func(t float64) float64 { return opt.From + (t-opt.From)/opt.Speedup }
-	toTrace := func(s float64) float64 { return opt.From + (s-opt.From)*opt.Speedup }
-	var q simQueue
-	seq := 0
-	push := func(e simEvent) {
-		e.seq = seq
-		seq++
-		heap.Push(&q, e)
+// agentDecision is agent ag's decision on req on its view, timed as every
+// path times one (timeDecision), with the buffer it used on that view.
+func agentDecision(ag *optimizer.Agent, req *optimizer.Request, o *outcome) optimizer.Decision {
+	o.kind = optimizer.ResolveKind(ag.Engine.State(), req)
+	up, _ := any(ag.Engine).(optimizer.Refresher)
+	d, took, _ := timeDecision(time.Now, up, func() optimizer.Decision { return ag.Decide(req) })
+	o.evalUS = float64(took.Nanoseconds()) / 1e3 / float64(len(req.VMs))
+	if d.Avoided {
+		o.avoided++
 	}
-	for i := range reqs {
-		push(simEvent{t: toSim(reqs[i].Time), kind: evArrival, req: i})
-		outs[i].arrive = toSim(reqs[i].Time)
-		outs[i].start = -1
+	return d
+}
+
+// simDriver is the low-fidelity simulator (Protean §6.2): the loop on
+// simulated time, one thread. The trace's time t runs at sim(t) = From +
+// (t − From)/Speedup; a request waits for a free agent, which decides it on
+// its view at a drawn cost (a cache hit or a miss per VM) and commits it a
+// round trip later; a conflict sends it back to the queue. Heal requests
+// arrive at the instant of their outage and go the same way.
+type simDriver struct {
+	store   *optimizer.CommitStore
+	agents  []*optimizer.Agent
+	reqs    []optimizer.Request
+	outs    []outcome
+	ends    map[int64]float64
+	smp     *sampler
+	av      *avail
+	opt     AgentOptions
+	rng     *rand.Rand
+	toSim   func(float64) float64
+	toTrace func(float64) float64
+	heals   map[int]*healReq
+	free    []bool
+	waiting []int // FIFO of request indexes
+	// next is the index of the next trace arrival; now the clock.
+	next, resolved  int
+	now, lastResolv float64
+	lastTrace       float64
+	events          int
+	enqueue         heals
+}
+
+func (d *simDriver) enter(t float64) {
+	d.now = t
+	if d.events++; d.events%4096 == 0 && d.opt.Progress != nil {
+		d.opt.Progress(int64(d.resolved), int64(len(d.reqs)))
 	}
-	// Outages, and the heal requests they make: arrivals of the instant
-	// they are made, decided and committed like the trace's.
-	var heals map[int]*agentHealReq
-	var enqueue func(optimizer.Request, *agentHealReq)
-	if aa != nil {
-		heals = aa.heals
-		for i, o := range aa.cfg.Outages {
-			push(simEvent{t: toSim(o.Start), kind: evOutageStart, vm: int64(i)})
-			push(simEvent{t: toSim(o.Start + o.Duration), kind: evOutageEnd, vm: int64(i)})
-		}
-	}
-	var now float64
-	enqueue = func(r optimizer.Request, h *agentHealReq) {
-		r.ID = int64(len(reqs))
-		reqs = append(reqs, r)
-		outs = append(outs, outcome{arrive: now, start: -1, heal: true})
-		heals[len(reqs)-1] = h
-		push(simEvent{t: now, kind: evArrival, req: len(reqs) - 1})
-	}
-	// healed records a heal request's outcome (after its outcome is final).
-	healed := func(r int, ok bool, placed []optimizer.Placement, t float64) {
-		if h := heals[r]; h != nil {
-			delete(heals, r)
-			aa.resolved(h, ok, placed, outs[r].reason, t, enqueue)
-		}
-	}
-	// Interval boundaries in trace time, as Replay takes them.
-	nextB := opt.From
-	if len(reqs) > 0 {
-		nextB = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
-	}
-	lastSampled := math.Inf(-1)
-	sample := func(t float64) {
-		store.WithState(func(st *optimizer.State) { smp.sample(t, st) })
-		lastSampled = t
-	}
-	free := make([]bool, len(agents))
-	for i := range free {
-		free[i] = true
-	}
-	var waiting []int // FIFO of request indexes
-	dispatch := func(now float64) {
-		for len(waiting) > 0 {
-			a := -1
-			for i, f := range free {
-				if f {
-					a = i
-					break
-				}
-			}
-			if a < 0 {
-				return
-			}
-			r := waiting[0]
-			waiting = waiting[1:]
-			ag := agents[a]
-			ag.Sync(store)
-			req := &reqs[r]
-			outs[r].kind = optimizer.ResolveKind(ag.Engine.State(), req)
-			e0 := time.Now()
-			d := ag.Decide(req)
-			outs[r].evalUS = float64(time.Since(e0).Nanoseconds()) / 1e3 / float64(len(req.VMs))
-			if d.Avoided {
-				outs[r].avoided++
-			}
-			cost := 0.0
-			for range req.VMs {
-				if rng.Float64() < opt.HitRate {
-					cost += opt.HitMS
-				} else {
-					cost += opt.MissMS
-				}
-			}
-			cost /= 1000
-			if outs[r].start < 0 {
-				outs[r].start = now
-			}
-			outs[r].agent = a
-			free[a] = false
-			push(simEvent{t: now + cost, kind: evFree, agent: a})
-			dd := d
-			push(simEvent{t: now + cost + opt.CommitMS/1000, kind: evCommit, req: r, agent: a, d: &dd})
-		}
-	}
-	resolved, lastResolution := 0, math.Inf(-1)
-	endSim := func() float64 { return math.Max(toSim(lastTrace), lastResolution) }
-	n := 0
-	for q.Len() > 0 {
-		e := q[0]
-		if resolved == len(reqs) && e.t > endSim() {
-			break // only departures after the run's end are left
-		}
-		// Samples due before this event (after departures and commits at
-		// a boundary's own instant).
-		for {
-			b := toSim(nextB)
-			if !(b < e.t || b == e.t && e.kind > evOutageStart) || resolved == len(reqs) && b > endSim() {
-				break
-			}
-			sample(nextB)
-			nextB += opt.Interval
-		}
-		heap.Pop(&q)
-		if n++; n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if opt.Progress != nil {
-				opt.Progress(int64(resolved), int64(len(reqs)))
-			}
-		}
-		now = e.t
-		switch e.kind {
-		case evDeparture:
-			store.Release(e.vm)
-		case evOutageEnd, evOutageStart:
-			aa.outage(int(e.vm), e.kind == evOutageStart)
-			if len(q) == 0 || q[0].t != e.t || q[0].kind != evOutageStart {
-				aa.flush(enqueue) // every machine failing at this instant is down
-			}
-		case evArrival:
-			waiting = append(waiting, e.req)
-			if !outs[e.req].heal {
-				smp.arrivals += len(reqs[e.req].VMs)
-			}
-		case evFree:
-			free[e.agent] = true
-		case evCommit:
-			o := &outs[e.req]
-			req := &reqs[e.req]
-			if !e.d.OK { // no machine on the agent's view: rejected, nothing to commit
-				o.reason, o.at, o.atTrace, o.gang = e.d.Reason, e.t, toTrace(e.t), e.d.Gang
-				o.resolve(smp, req)
-				resolved++
-				lastResolution = math.Max(lastResolution, e.t)
-				healed(e.req, false, nil, o.atTrace)
-				break
-			}
-			res := store.Commit(e.agent, req, e.d.Placements, e.d.Evicted)
-			agents[e.agent].Resolve(store, *e.d, res)
-			if opt.CheckEvery {
-				if err := store.CheckInvariants(); err != nil {
-					return err
-				}
-			}
-			if res.OK {
-				o.ok, o.at, o.atTrace, o.evicted, o.placed = true, e.t, toTrace(e.t), e.d.Evicted, e.d.Placements
-				o.resolve(smp, req)
-				resolved++
-				lastResolution = math.Max(lastResolution, e.t)
-				if !o.heal {
-					for _, p := range e.d.Placements {
-						if t := end[p.VM]; !math.IsInf(t, 1) {
-							push(simEvent{t: math.Max(toSim(t), e.t), kind: evDeparture, vm: p.VM})
-						}
-					}
-				}
-				healed(e.req, true, e.d.Placements, o.atTrace)
-				break
-			}
-			o.retries++
-			o.conflictAt = append(o.conflictAt, e.t)
-			if o.retries > opt.MaxRetries {
-				o.reason, o.at, o.atTrace = ReasonMaxRetries, e.t, toTrace(e.t)
-				o.resolve(smp, req)
-				resolved++
-				lastResolution = math.Max(lastResolution, e.t)
-				healed(e.req, false, nil, o.atTrace)
-				break
-			}
-			waiting = append(waiting, e.req)
-		}
-		dispatch(e.t)
-	}
-	// Samples through the end of the run; a partial last interval closes
-	// with one more sample.
-	last := toTrace(endSim())
-	if len(reqs) == 0 {
-		last = lastTrace
-	}
-	for nextB <= last {
-		sample(nextB)
-		nextB += opt.Interval
-	}
-	if lastSampled < last {
-		sample(last)
-	}
+}
+
+func (d *simDriver) arrive(l *loop, now float64, _ optimizer.Request, _ requestSpan) error {
+	d.next++
+	d.arrived(l, d.next-1)
 	return nil
 }
 
-// runReal runs the agents as goroutines pulling requests from a shared
-// queue; commits are serialized by the store. A dispatcher feeds requests in
-// trace order, releases departed VMs as it goes and samples the store at the
-// interval boundaries it passes; the trace time of an outcome is the time of
-// the latest request dispatched when it took effect.
-func runReal(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqsP *[]optimizer.Request,
-	end map[int64]float64, outsP *[]outcome, smp *sampler, lastTrace float64, opt AgentOptions, aa *agentAvail) error {
-	reqs, outs := *reqsP, *outsP
-	// A job is a request and its outcome: the trace's (in reqs and outs,
-	// which do not move during the run) or a heal request (allocated apart,
-	// joined to reqs and outs at the end).
-	type job struct {
-		req  *optimizer.Request
-		o    *outcome
-		heal *agentHealReq
+func (d *simDriver) arrived(l *loop, i int) {
+	d.waiting = append(d.waiting, i)
+	if !d.outs[i].heal {
+		d.smp.arrivals += len(d.reqs[i].VMs)
 	}
-	type healJob struct {
-		req *optimizer.Request
-		o   *outcome
-	}
-	queue := make(chan job, 4*len(agents))
-	var mu sync.Mutex // guards deps, smp's counters, traceNow, aa and the heal queue
-	atomic := aa != nil
-	var deps depHeap
-	traceNow := opt.From
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	now := func() float64 { return time.Since(t0).Seconds() }
-	var errOnce sync.Once
-	var firstErr error
-	// Heal requests wait in pendingHeals (appended under mu by the
-	// dispatcher or by a worker resolving a heal) until the dispatcher
-	// hands them to the agents; outstanding counts those not yet resolved.
-	var pendingHeals []job
-	var allHeals []healJob
-	outstanding := 0
-	enqueue := func(r optimizer.Request, h *agentHealReq) { // under mu
-		r.ID = int64(len(reqs) + len(allHeals))
-		j := job{req: &r, o: &outcome{arrive: now(), start: -1, heal: true}, heal: h}
-		pendingHeals = append(pendingHeals, j)
-		allHeals = append(allHeals, healJob{j.req, j.o})
-		outstanding++
-	}
-	// finish records a heal request's outcome (under mu).
-	finish := func(j job, ok bool, placed []optimizer.Placement) {
-		if j.heal == nil {
+	d.dispatch(l)
+}
+
+// dispatch hands waiting requests to free agents: each decides at once
+// and is busy for its drawn cost; its commit reaches the store a round
+// trip later.
+func (d *simDriver) dispatch(l *loop) {
+	for len(d.waiting) > 0 {
+		a := slices.Index(d.free, true)
+		if a < 0 {
 			return
 		}
-		aa.resolved(j.heal, ok, placed, j.o.reason, traceNow, enqueue)
-		outstanding--
-	}
-	for _, ag := range agents {
-		wg.Add(1)
-		go func(ag *optimizer.Agent) {
-			defer wg.Done()
-			for j := range queue {
-				req, o := j.req, j.o
-				o.start = now()
-				o.agent = ag.ID
-				for {
-					ag.Sync(store)
-					o.kind = optimizer.ResolveKind(ag.Engine.State(), req)
-					e0 := time.Now()
-					d := ag.Decide(req)
-					o.evalUS = float64(time.Since(e0).Nanoseconds()) / 1e3 / float64(len(req.VMs))
-					if d.Avoided {
-						o.avoided++
-					}
-					if !d.OK {
-						mu.Lock()
-						o.reason, o.at, o.atTrace, o.gang = d.Reason, now(), traceNow, d.Gang
-						o.resolve(smp, req)
-						finish(j, false, nil)
-						mu.Unlock()
-						break
-					}
-					// With outages, or when it evicts, a commit and its
-					// record are one trace instant (under mu). An outage of
-					// its machine, which the dispatcher applies under mu,
-					// comes wholly before or after it. A commit onto the room
-					// an eviction freed comes after the evicting commit, and
-					// is recorded after it, at a trace time no earlier than
-					// the eviction's (recorded apart, the evicting commit
-					// could be recorded later, and the stored rows would show
-					// the evicted VM beside the one that took its room).
-					hold := atomic || len(d.Evicted) > 0
-					if hold {
-						mu.Lock()
-					}
-					res := store.Commit(ag.ID, req, d.Placements, d.Evicted)
-					if afterCommit != nil {
-						afterCommit(len(d.Evicted) > 0)
-					}
-					if hold && !res.OK {
-						mu.Unlock()
-					}
-					ag.Resolve(store, d, res)
-					if opt.CheckEvery {
-						if err := store.CheckInvariants(); err != nil {
-							errOnce.Do(func() { firstErr = err })
-						}
-					}
-					if res.OK {
-						if !hold {
-							mu.Lock()
-						}
-						o.ok, o.at, o.atTrace, o.evicted, o.placed = true, now(), traceNow, d.Evicted, d.Placements
-						o.resolve(smp, req)
-						if j.heal == nil {
-							for _, p := range d.Placements {
-								if t := end[p.VM]; !math.IsInf(t, 1) {
-									heap.Push(&deps, departure{t, p.VM})
-								}
-							}
-						}
-						finish(j, true, d.Placements)
-						mu.Unlock()
-						break
-					}
-					o.conflictAt = append(o.conflictAt, now())
-					if o.retries++; o.retries > opt.MaxRetries {
-						mu.Lock()
-						o.reason, o.at, o.atTrace = ReasonMaxRetries, now(), traceNow
-						o.resolve(smp, req)
-						finish(j, false, nil)
-						mu.Unlock()
-						break
-					}
-				}
+		r := d.waiting[0]
+		d.waiting = d.waiting[1:]
+		ag := d.agents[a]
+		ag.Sync(d.store)
+		req := &d.reqs[r]
+		dec := agentDecision(ag, req, &d.outs[r])
+		cost := 0.0
+		for range req.VMs {
+			if d.rng.Float64() < d.opt.HitRate {
+				cost += d.opt.HitMS
+			} else {
+				cost += d.opt.MissMS
 			}
-		}(ag)
+		}
+		cost /= 1000
+		if d.outs[r].start < 0 {
+			d.outs[r].start = d.now
+		}
+		d.outs[r].agent = a
+		d.free[a] = false
+		l.push(event{t: d.now + cost, kind: evFree, agent: a})
+		l.push(event{t: d.now + cost + d.opt.CommitMS/1000, kind: evCommit, req: r, agent: a, d: &dec})
 	}
-	// dispatchHeals hands the waiting heal requests to the agents.
-	dispatchHeals := func() {
-		mu.Lock()
-		js := pendingHeals
-		pendingHeals = nil
-		mu.Unlock()
-		for _, j := range js {
-			queue <- j
+}
+
+// healed records a heal request's outcome (once its outcome is final).
+func (d *simDriver) healed(r int, ok bool, placed []optimizer.Placement, t float64) {
+	if h := d.heals[r]; h != nil {
+		delete(d.heals, r)
+		d.av.resolved(h, ok, placed, d.outs[r].reason, t, d.enqueue)
+	}
+}
+
+func (d *simDriver) done(t float64) {
+	d.resolved++
+	d.lastResolv = math.Max(d.lastResolv, t)
+}
+
+func (d *simDriver) event(l *loop, e event) error {
+	switch e.kind {
+	case evArrival:
+		d.arrived(l, e.req)
+		return nil
+	case evFree:
+		d.free[e.agent] = true
+		d.dispatch(l)
+		return nil
+	}
+	o := &d.outs[e.req]
+	req := &d.reqs[e.req]
+	defer d.dispatch(l)
+	if !e.d.OK { // no machine on the agent's view: rejected, nothing to commit
+		o.reason, o.at, o.atTrace, o.gang = e.d.Reason, e.t, d.toTrace(e.t), e.d.Gang
+		o.resolve(d.smp, req)
+		d.done(e.t)
+		d.healed(e.req, false, nil, o.atTrace)
+		return nil
+	}
+	res := d.store.Commit(e.agent, req, e.d.Placements, e.d.Evicted)
+	d.agents[e.agent].Resolve(d.store, *e.d, res)
+	if d.opt.CheckEvery {
+		if err := d.store.CheckInvariants(); err != nil {
+			return err
 		}
 	}
-	nextB := opt.From
-	if len(reqs) > 0 {
-		nextB = math.Floor(reqs[0].Time/opt.Interval)*opt.Interval + opt.Interval
-	}
-	lastSampled := math.Inf(-1)
-	// advance moves the trace clock to t, releasing the departures up to t,
-	// applying the outages on the way (their heal requests go to the
-	// agents) and sampling at the boundaries. The clock moves before the
-	// releases: a commit that comes after a release then carries a trace
-	// time no earlier than the departure, so the stored intervals never
-	// show a VM beside one that had already left. A machine goes down after
-	// the clock reaches its outage: a VM committed there in between is
-	// healed at the same instant (it never ran there).
-	var instant []outEvent // the outage events of the instant being applied
-	advance := func(t float64) {
-		for {
-			upTo, sampleHere, outageHere := t, false, false
-			if nextB <= t {
-				upTo, sampleHere = nextB, true
-			}
-			mu.Lock()
-			if aa != nil {
-				if te := aa.next(); te <= upTo {
-					upTo, sampleHere, outageHere = te, false, true
-					// Machines failing now go down before the clock reaches
-					// the instant: no commit recorded at it lands on them.
-					instant = instant[:0]
-					for len(aa.q) > 0 && aa.q[0].t == te {
-						e := heap.Pop(&aa.q).(outEvent)
-						instant = append(instant, e)
-						if e.start {
-							aa.down1(e.i)
-						}
-					}
+	if res.OK {
+		o.ok, o.at, o.atTrace, o.evicted, o.placed = true, e.t, d.toTrace(e.t), e.d.Evicted, e.d.Placements
+		o.resolve(d.smp, req)
+		d.done(e.t)
+		if !o.heal {
+			for _, p := range e.d.Placements {
+				if t := d.ends[p.VM]; !math.IsInf(t, 1) {
+					l.depart(math.Max(d.toSim(t), e.t), p.VM)
 				}
 			}
-			traceNow = math.Max(traceNow, upTo)
-			var gone []int64
-			for deps.Len() > 0 && deps[0].t <= upTo {
-				gone = append(gone, heap.Pop(&deps).(departure).vm)
-			}
-			mu.Unlock()
-			for _, vm := range gone {
-				store.Release(vm)
-			}
-			if outageHere {
-				// After the instant's departures: the failed machines' VMs
-				// are healed (or down), the repaired machines come back.
-				mu.Lock()
-				for _, e := range instant {
-					if e.start {
-						aa.hit(e.i)
-					} else {
-						aa.up(e.i)
-					}
-				}
-				aa.flush(enqueue)
-				mu.Unlock()
-				dispatchHeals()
-				continue
-			}
-			if !sampleHere {
-				return
-			}
-			mu.Lock()
-			store.WithState(func(st *optimizer.State) { smp.sample(nextB, st) })
-			mu.Unlock()
-			lastSampled = nextB
-			nextB += opt.Interval
 		}
+		d.healed(e.req, true, e.d.Placements, o.atTrace)
+		return nil
+	}
+	o.retries++
+	o.conflictAt = append(o.conflictAt, e.t)
+	if o.retries > d.opt.MaxRetries {
+		o.reason, o.at, o.atTrace = ReasonMaxRetries, e.t, d.toTrace(e.t)
+		o.resolve(d.smp, req)
+		d.done(e.t)
+		d.healed(e.req, false, nil, o.atTrace)
+		return nil
+	}
+	d.waiting = append(d.waiting, e.req)
+	return nil
+}
+
+func (d *simDriver) release(_ float64, vm int64) { d.store.Release(vm) }
+
+func (d *simDriver) outages(l *loop, t float64) { l.av.instant(t, d.enqueue) }
+
+func (d *simDriver) sample(t float64) {
+	d.store.WithState(func(st *optimizer.State) { d.smp.sample(t, st) })
+}
+
+func (d *simDriver) idle(*loop) bool { return d.resolved == len(d.reqs) }
+
+func (d *simDriver) end() float64 { return math.Max(d.toSim(d.lastTrace), d.lastResolv) }
+
+// simulate runs the loop on simulated time: samples are taken at the
+// trace's interval boundaries mapped to simulated time, after the
+// departures, commits and outages of that instant, until every request is
+// resolved and the window has ended.
+func simulate(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqs []optimizer.Request,
+	end map[int64]float64, smp *sampler, av *avail, lastTrace float64, opt AgentOptions) ([]optimizer.Request, []outcome, error) {
+	toSim := func(t float64) float64 { return opt.From + (t-opt.From)/opt.Speedup }
+	d := &simDriver{store: store, agents: agents, reqs: reqs, outs: make([]outcome, len(reqs)), ends: end, smp: smp, av: av, opt: opt,
+		rng: rand.New(rand.NewPCG(opt.ReplayOptions.seed(), 0x51)), toSim: toSim,
+		toTrace: func(s float64) float64 { return opt.From + (s-opt.From)*opt.Speedup },
+		heals:   map[int]*healReq{}, free: make([]bool, len(agents)), lastResolv: math.Inf(-1), lastTrace: lastTrace}
+	for i := range d.free {
+		d.free[i] = true
 	}
 	for i := range reqs {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				close(queue)
-				wg.Wait()
-				return err
+		d.outs[i].arrive = toSim(reqs[i].Time)
+		d.outs[i].start = -1
+	}
+	l := &loop{ctx: ctx, drv: d, src: &requestList{reqs: reqs, stop: len(reqs)}, toClock: toSim, av: av}
+	// Heal requests arrive at the instant they are made, and are decided
+	// and committed like the trace's.
+	d.enqueue = func(r optimizer.Request, h *healReq) {
+		r.ID = int64(len(d.reqs))
+		d.reqs = append(d.reqs, r)
+		d.outs = append(d.outs, outcome{arrive: d.now, start: -1, heal: true})
+		d.heals[len(d.reqs)-1] = h
+		l.push(event{t: d.now, kind: evArrival, req: len(d.reqs) - 1})
+	}
+	l.startSamples(opt.From, opt.Interval)
+	if err := l.run(); err != nil {
+		return nil, nil, err
+	}
+	// Samples through the end of the run; a partial last interval closes
+	// with one more sample.
+	last := d.toTrace(d.end())
+	if len(d.reqs) == 0 {
+		last = lastTrace
+	}
+	l.finish(last)
+	if l.lastSampled < last {
+		d.sample(last)
+	}
+	return d.reqs, d.outs, nil
+}
+
+// realDriver runs the agents as goroutines pulling requests from a shared
+// queue; commits are serialized by the store. The loop, on the caller's
+// goroutine, feeds the requests in trace order, releases departed VMs as
+// it goes (the workers queue the departures of what they commit), applies
+// the outages and samples the store at the interval boundaries it passes;
+// the trace time of an outcome is the loop's clock when it took effect.
+type realDriver struct {
+	l      *loop
+	store  *optimizer.CommitStore
+	agents []*optimizer.Agent
+	reqs   []optimizer.Request
+	outs   []outcome
+	ends   map[int64]float64
+	smp    *sampler
+	av     *avail
+	opt    AgentOptions
+	queue  chan realJob
+	// mu guards the loop's queue, smp's counters, traceNow, the tracker
+	// and the heal queue.
+	mu        sync.Mutex
+	traceNow  float64
+	lastTrace float64
+	wg        sync.WaitGroup
+	t0        time.Time
+	errOnce   sync.Once
+	firstErr  error
+	// Heal requests wait in pending (appended under mu by the loop or by
+	// a worker resolving a heal) until the loop hands them to the
+	// agents; outstanding counts those not yet resolved.
+	pending     []realJob
+	allHeals    []realJob
+	outstanding int
+	// atomic: with outages, a commit and its record are one trace instant.
+	atomic bool
+	next   int
+}
+
+// A realJob is a request and its outcome: the trace's (in reqs and outs,
+// which do not move during the run) or a heal request (allocated apart,
+// joined to reqs and outs at the end).
+type realJob struct {
+	req  *optimizer.Request
+	o    *outcome
+	heal *healReq
+}
+
+func (d *realDriver) now() float64 { return time.Since(d.t0).Seconds() }
+
+// enqueue queues a heal request (under mu).
+func (d *realDriver) enqueue(r optimizer.Request, h *healReq) {
+	r.ID = int64(len(d.reqs) + len(d.allHeals))
+	j := realJob{req: &r, o: &outcome{arrive: d.now(), start: -1, heal: true}, heal: h}
+	d.pending = append(d.pending, j)
+	d.allHeals = append(d.allHeals, j)
+	d.outstanding++
+}
+
+// finish records a heal request's outcome (under mu).
+func (d *realDriver) finish(j realJob, ok bool, placed []optimizer.Placement) {
+	if j.heal == nil {
+		return
+	}
+	d.av.resolved(j.heal, ok, placed, j.o.reason, d.traceNow, d.enqueue)
+	d.outstanding--
+}
+
+// work is an agent's goroutine.
+func (d *realDriver) work(ag *optimizer.Agent) {
+	defer d.wg.Done()
+	for j := range d.queue {
+		req, o := j.req, j.o
+		o.start = d.now()
+		o.agent = ag.ID
+		for {
+			ag.Sync(d.store)
+			dec := agentDecision(ag, req, o)
+			if !dec.OK {
+				d.mu.Lock()
+				o.reason, o.at, o.atTrace, o.gang = dec.Reason, d.now(), d.traceNow, dec.Gang
+				o.resolve(d.smp, req)
+				d.finish(j, false, nil)
+				d.mu.Unlock()
+				break
 			}
-			if opt.Progress != nil {
-				opt.Progress(int64(i), int64(len(reqs)))
+			// With outages, or when it evicts, a commit and its record are
+			// one trace instant (under mu). An outage of its machine,
+			// which the loop applies under mu, comes wholly before or after
+			// it. A commit onto the room an eviction freed comes after the
+			// evicting commit, and is recorded after it, at a trace time no
+			// earlier than the eviction's (recorded apart, the evicting
+			// commit could be recorded later, and the stored rows would
+			// show the evicted VM beside the one that took its room).
+			hold := d.atomic || len(dec.Evicted) > 0
+			if hold {
+				d.mu.Lock()
+			}
+			res := d.store.Commit(ag.ID, req, dec.Placements, dec.Evicted)
+			if afterCommit != nil {
+				afterCommit(len(dec.Evicted) > 0)
+			}
+			if hold && !res.OK {
+				d.mu.Unlock()
+			}
+			ag.Resolve(d.store, dec, res)
+			if d.opt.CheckEvery {
+				if err := d.store.CheckInvariants(); err != nil {
+					d.errOnce.Do(func() { d.firstErr = err })
+				}
+			}
+			if res.OK {
+				if !hold {
+					d.mu.Lock()
+				}
+				o.ok, o.at, o.atTrace, o.evicted, o.placed = true, d.now(), d.traceNow, dec.Evicted, dec.Placements
+				o.resolve(d.smp, req)
+				if j.heal == nil {
+					for _, p := range dec.Placements {
+						if t := d.ends[p.VM]; !math.IsInf(t, 1) {
+							d.l.depart(t, p.VM)
+						}
+					}
+				}
+				d.finish(j, true, dec.Placements)
+				d.mu.Unlock()
+				break
+			}
+			o.conflictAt = append(o.conflictAt, d.now())
+			if o.retries++; o.retries > d.opt.MaxRetries {
+				d.mu.Lock()
+				o.reason, o.at, o.atTrace = ReasonMaxRetries, d.now(), d.traceNow
+				o.resolve(d.smp, req)
+				d.finish(j, false, nil)
+				d.mu.Unlock()
+				break
 			}
 		}
-		advance(reqs[i].Time)
-		dispatchHeals()
-		mu.Lock()
-		smp.arrivals += len(reqs[i].VMs)
-		mu.Unlock()
-		outs[i].arrive = now()
-		queue <- job{req: &reqs[i], o: &outs[i]}
 	}
-	// The window's end: its outages, then every heal they start resolved
-	// (a heal that fails starts the next stage) before the agents stop.
-	advance(lastTrace)
+}
+
+// dispatchHeals hands the waiting heal requests to the agents.
+func (d *realDriver) dispatchHeals() {
+	d.mu.Lock()
+	js := d.pending
+	d.pending = nil
+	d.mu.Unlock()
+	for _, j := range js {
+		d.queue <- j
+	}
+}
+
+// enter moves the trace clock to t before the event at t: a commit that
+// comes after a departure then carries a trace time no earlier than it, so
+// the stored intervals never show a VM beside one that had already left.
+// Machines failing at t go down before the clock reaches t: no commit
+// recorded at t lands on them.
+func (d *realDriver) enter(t float64) {
+	d.mu.Lock()
+	if d.av.next() == t {
+		d.av.takeDown(t)
+	}
+	d.traceNow = math.Max(d.traceNow, t)
+	d.mu.Unlock()
+}
+
+func (d *realDriver) arrive(l *loop, _ float64, _ optimizer.Request, _ requestSpan) error {
+	i := d.next
+	d.next++
+	if i%1024 == 0 && d.opt.Progress != nil {
+		d.opt.Progress(int64(i), int64(len(d.reqs)))
+	}
+	d.dispatchHeals()
+	d.mu.Lock()
+	d.smp.arrivals += len(d.reqs[i].VMs)
+	d.mu.Unlock()
+	d.outs[i].arrive = d.now()
+	d.queue <- realJob{req: &d.reqs[i], o: &d.outs[i]}
+	return nil
+}
+
+func (d *realDriver) event(*loop, event) error { return nil }
+
+func (d *realDriver) release(_ float64, vm int64) { d.store.Release(vm) }
+
+// outages applies the instant's outages after its departures: the failed
+// machines' VMs are healed (or down), the repaired machines come back.
+func (d *realDriver) outages(l *loop, t float64) {
+	d.mu.Lock()
+	l.av.instant(t, d.enqueue)
+	d.mu.Unlock()
+	d.dispatchHeals()
+}
+
+func (d *realDriver) sample(t float64) {
+	d.mu.Lock()
+	d.traceNow = math.Max(d.traceNow, t)
+	d.store.WithState(func(st *optimizer.State) { d.smp.sample(t, st) })
+	d.mu.Unlock()
+}
+
+func (d *realDriver) idle(l *loop) bool {
+	_, more := l.src.peek()
+	return !more
+}
+
+func (d *realDriver) end() float64 { return d.lastTrace }
+
+// stop ends the agents' goroutines once they have drained the queue.
+func (d *realDriver) stop() {
+	close(d.queue)
+	d.wg.Wait()
+}
+
+// realTime runs the loop on the trace's time with the agents as
+// goroutines; at the window's end, its outages' heals are all resolved (a
+// heal that fails starts the next stage) before the agents stop.
+func realTime(ctx context.Context, store *optimizer.CommitStore, agents []*optimizer.Agent, reqs []optimizer.Request,
+	end map[int64]float64, smp *sampler, av *avail, lastTrace float64, opt AgentOptions) ([]optimizer.Request, []outcome, error) {
+	d := &realDriver{store: store, agents: agents, reqs: reqs, outs: make([]outcome, len(reqs)), ends: end, smp: smp, av: av, opt: opt,
+		queue: make(chan realJob, 4*len(agents)), traceNow: opt.From, lastTrace: lastTrace, t0: time.Now(),
+		atomic: len(opt.Avail.outages()) > 0}
+	l := &loop{ctx: ctx, drv: d, src: &requestList{reqs: reqs, stop: len(reqs)}, byVM: true, av: av, mu: &d.mu}
+	d.l = l
+	for _, ag := range agents {
+		d.wg.Add(1)
+		go d.work(ag)
+	}
+	l.startSamples(opt.From, opt.Interval)
+	if err := l.run(); err != nil {
+		d.stop()
+		return nil, nil, err
+	}
+	l.finish(lastTrace)
 	for {
-		dispatchHeals()
-		mu.Lock()
-		left := outstanding
-		mu.Unlock()
+		d.dispatchHeals()
+		d.mu.Lock()
+		left := d.outstanding
+		d.mu.Unlock()
 		if left == 0 {
 			break
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
-	close(queue)
-	wg.Wait()
-	if lastSampled < lastTrace {
-		store.WithState(func(st *optimizer.State) { smp.sample(lastTrace, st) })
+	d.stop()
+	if l.lastSampled < lastTrace {
+		d.sample(lastTrace)
 	}
-	for _, h := range allHeals {
+	for _, h := range d.allHeals {
 		reqs = append(reqs, *h.req)
-		outs = append(outs, *h.o)
+		d.outs = append(d.outs, *h.o)
 	}
-	*reqsP, *outsP = reqs, outs
-	return firstErr
+	return reqs, d.outs, d.firstErr
 }
 
 // afterCommit, when set (tests), runs after each real-time commit,

@@ -130,12 +130,28 @@ type availStats struct {
 	overBound                 int
 }
 
-// avail runs the outages of one replay against one allocator.
+// avail is a run's availability tracker, the one of every path: it
+// applies the outages to the run's state (one allocator's, or the
+// multi-agent commit store's, published to every agent as EventHealth),
+// turns a hard failure's VMs into heal requests, takes their outcomes, and
+// keeps the figures, moves and outage rows. A heal request is handed to the
+// run's driver (heals' submit): one engine decides it at once (atOnce),
+// agents decide and commit it like any other request. Its stages are the
+// same on every path: the tenant's VMs together in their failed machines'
+// clusters, then — HealZone — in the zone, then one by one (in the cluster,
+// then the zone), and a VM no stage places is a healing failure.
 type avail struct {
 	cfg   *Availability
 	tr    *Trace
 	alloc optimizer.Allocator
 	state *optimizer.State
+	// store is the multi-agent run's commit store (nil for one agent).
+	store *optimizer.CommitStore
+	// atOnce: heal requests are decided at the instant of the failure
+	// (one engine). A tenant's VMs are then ordered by the machine they
+	// failed on before their id, and a healed VM's downtime is the heal
+	// delay (both as the one-agent replay always had them).
+	atOnce bool
 	// endOf is a VM's end in the trace (+Inf: alive past it), asked for
 	// VMs alive at the time of asking.
 	endOf   func(vm int64) float64
@@ -144,37 +160,49 @@ type avail struct {
 	healthy []bool  // the inventory's own health, restored at the end
 	nextReq int64   // request ids of heal requests
 	seq     map[int64]int32
-	setIdx  map[int64]int32     // each placed VM's index in its availability set
 	racks   map[[2]float64]bool // rack failures (rack, start) counted
 	lost    []lostVM            // healing failures, down until their end
 	moves   []MoveRow
 	rows    []OutageRow
 	st      availStats
-	// store is the multi-agent run's commit store (nil for one agent).
-	store *optimizer.CommitStore
 	// pending holds the VMs of the machines that failed hard at pendT,
 	// waiting to be healed; maint counts, per tenant, its VMs the current
 	// instant's maintenance windows took down.
 	pending []healing
 	pendT   float64
 	maint   map[int32]int32
-	// onEvict marks a VM evicted by a heal request (the replay's rows).
-	onEvict func(p optimizer.Placement, t float64)
+	// early marks the outages whose machine takeDown took out of service
+	// ahead of their instant (real time), downAt that instant.
+	early  map[int]bool
+	downAt float64
 }
+
+// healReq is what the tracker knows of a heal request it handed out.
+type healReq struct {
+	id    int64 // the request's id (a zone stage keeps its cluster stage's)
+	failT float64
+	group []healing
+	stage int // 0 together in the cluster, 1 together in the zone, 2 alone in the cluster, 3 alone in the zone
+}
+
+// heals is how a run hands a heal request to its driver; the driver tells
+// the tracker its outcome (resolved).
+type heals func(optimizer.Request, *healReq)
 
 type lostVM struct {
 	vm     int64
 	t, end float64
 }
 
-func newAvail(cfg *Availability, tr *Trace, alloc optimizer.Allocator, endOf func(int64) float64, firstReq int64) *avail {
-	a := &avail{cfg: cfg, tr: tr, alloc: alloc, endOf: endOf, nextReq: firstReq,
-		seq:   map[int64]int32{},
-		racks: map[[2]float64]bool{}}
+// newAvail is the tracker of a run on alloc's state (one engine) or on
+// store (agents); with neither, or no cfg, it only counts requests.
+func newAvail(cfg *Availability, tr *Trace, alloc optimizer.Allocator, store *optimizer.CommitStore, endOf func(int64) float64, firstReq int64) *avail {
+	a := &avail{cfg: cfg, tr: tr, alloc: alloc, store: store, atOnce: alloc != nil, endOf: endOf, nextReq: firstReq,
+		seq: map[int64]int32{}, racks: map[[2]float64]bool{}, downAt: math.NaN()}
 	if alloc != nil {
 		a.state = alloc.State()
 	}
-	if cfg == nil || alloc == nil {
+	if cfg == nil || alloc == nil && store == nil {
 		return a
 	}
 	inv := tr.Inv
@@ -256,24 +284,43 @@ type healing struct {
 	from int32
 }
 
-// process applies every outage event at time t: ends first (a machine
+// instant applies every outage event at time t: ends first (a machine
 // back at t takes placements at t), then starts; then the VMs of the
-// machines that failed hard at t are healed, high priority first.
-func (a *avail) process(t float64) {
+// machines that failed hard at t are handed to submit as heal requests.
+func (a *avail) instant(t float64, submit heals) {
 	for len(a.q) > 0 && a.q[0].t == t {
 		e := heap.Pop(&a.q).(outEvent)
 		if !e.start {
 			a.up(e.i)
 			continue
 		}
-		a.down1(e.i)
+		if a.early[e.i] {
+			delete(a.early, e.i)
+		} else {
+			a.down1(e.i)
+		}
 		a.hit(e.i)
 	}
-	a.endInstant()
-	if len(a.pending) > 0 {
-		lost := a.pending
-		a.pending = nil
-		a.heal(t, lost)
+	a.flush(submit)
+}
+
+// takeDown takes the machines of the outages starting at t out of service
+// ahead of the instant (instant then only hits their VMs): real-time
+// agents commit while the loop moves, and none of their commits recorded
+// at t may land on a machine that fails at t.
+func (a *avail) takeDown(t float64) {
+	if a.downAt == t {
+		return
+	}
+	a.downAt = t
+	for _, e := range a.q {
+		if e.t == t && e.start && !a.early[e.i] {
+			if a.early == nil {
+				a.early = map[int]bool{}
+			}
+			a.early[e.i] = true
+			a.down1(e.i)
+		}
 	}
 }
 
@@ -387,13 +434,17 @@ func (a *avail) tenantVMs(t int32) int32 {
 	return n
 }
 
-// heal re-creates the VMs of machines that failed hard at t: one heal
-// request per tenant and priority (KindHeal: the healing buffer applies),
-// high priority first, tenants in order; each in the failed machine's
-// cluster first and, with HealZone, then anywhere; a request that cannot be
-// placed whole is retried VM by VM, and a VM no machine takes is a healing
-// failure, down from t until its end.
-func (a *avail) heal(t float64, lost []healing) {
+// flush closes the instant and hands the VMs of the machines that failed
+// hard at it to submit: one heal request per tenant and priority (KindHeal:
+// the healing buffer applies), high priority first, tenants in order,
+// pinned to the failed machines' clusters.
+func (a *avail) flush(submit heals) {
+	a.endInstant()
+	if len(a.pending) == 0 {
+		return
+	}
+	lost := a.pending
+	a.pending = nil
 	slices.SortStableFunc(lost, func(x, y healing) int {
 		if x.p.Priority != y.p.Priority {
 			return int(x.p.Priority) - int(y.p.Priority)
@@ -401,7 +452,7 @@ func (a *avail) heal(t float64, lost []healing) {
 		if x.p.Tenant != y.p.Tenant {
 			return int(x.p.Tenant) - int(y.p.Tenant)
 		}
-		if x.from != y.from {
+		if a.atOnce && x.from != y.from {
 			return int(x.from) - int(y.from)
 		}
 		return int(x.p.VM - y.p.VM)
@@ -411,35 +462,22 @@ func (a *avail) heal(t float64, lost []healing) {
 		for j < len(lost) && lost[j].p.Priority == lost[i].p.Priority && lost[j].p.Tenant == lost[i].p.Tenant {
 			j++
 		}
-		group := lost[i:j]
+		group := lost[i:j:j]
 		i = j
 		a.st.healRequests++
 		a.st.healVMs += len(group)
 		a.st.requestedVMs += len(group)
-		req := a.healRequest(t, group)
-		if a.tryHeal(t, &req, group) {
-			continue
-		}
-		// VM by VM: what can be healed is.
-		for k := range group {
-			one := a.healRequest(t, group[k:k+1])
-			if ok, reason := a.tryHealWhy(t, &one, group[k:k+1]); !ok {
-				a.st.healFailed++
-				a.lost = append(a.lost, lostVM{group[k].p.VM, t, a.endOf(group[k].p.VM)})
-				a.fail(t, group[k].p.VM, group[k].from, reason)
-			}
-		}
+		a.stage(submit, group, a.pendT, 0, -1)
 	}
 }
 
 // healRequest is the heal request of group (one tenant and priority),
-// pinned to the failed machines' clusters.
+// pinned to the failed machines' clusters (ID unset).
 func (a *avail) healRequest(t float64, group []healing) optimizer.Request {
 	p0 := group[0].p
-	req := optimizer.Request{ID: a.nextReq, Tenant: p0.Tenant, Time: t, Priority: p0.Priority, Isolation: p0.Exclusive,
+	req := optimizer.Request{Tenant: p0.Tenant, Time: t, Priority: p0.Priority, Isolation: p0.Exclusive,
 		Production: p0.Production, UtilBucket: p0.UtilBucket, LifetimeBucket: p0.LifetimeBucket, Kind: optimizer.KindHeal,
 		MaxPerRack: p0.MaxPerRack, MaxPerMachine: p0.MaxPerMachine, MaxSkew: p0.MaxSkew}
-	a.nextReq++
 	if a.cfg.domains() {
 		req.FaultDomains, req.UpdateDomains = a.cfg.FaultDomains, a.cfg.UpdateDomains
 	}
@@ -454,39 +492,64 @@ func (a *avail) healRequest(t float64, group []healing) optimizer.Request {
 	return req
 }
 
-// tryHeal allocates a heal request in its clusters, then (HealZone) in the
-// zone; on success it records the moves and the healed VMs' downtime.
-func (a *avail) tryHeal(t float64, req *optimizer.Request, group []healing) bool {
-	ok, _ := a.tryHealWhy(t, req, group)
-	return ok
+// stage hands group's heal request of the given stage to submit; a zone
+// stage (1, 3) is its cluster stage's request (id) without the clusters.
+func (a *avail) stage(submit heals, group []healing, failT float64, stage int, id int64) {
+	req := a.healRequest(failT, group)
+	if stage == 1 || stage == 3 {
+		req.ID, req.Clusters = id, nil
+	} else {
+		req.ID = a.nextReq
+		a.nextReq++
+	}
+	submit(req, &healReq{id: req.ID, failT: failT, group: group, stage: stage})
 }
 
-// tryHealWhy is tryHeal with, on failure, the rule that left the last
-// attempt no machine.
-func (a *avail) tryHealWhy(t float64, req *optimizer.Request, group []healing) (bool, string) {
-	d := a.alloc.Allocate(req)
-	if !d.OK && a.cfg.HealZone {
-		req.Clusters = nil
-		d = a.alloc.Allocate(req)
-	}
-	if !d.OK {
-		return false, d.Reason
-	}
-	from := map[int64]int32{}
-	for _, h := range group {
-		from[h.p.VM] = h.from
-	}
-	for _, p := range d.Placements {
-		a.st.placedVMs++
-		a.st.downtimeS += math.Min(a.cfg.HealDelay, a.endOf(p.VM)-t)
-		a.move(t, p.VM, from[p.VM], a.tr.MachineIDs[p.Machine], t)
-	}
-	for _, e := range d.Evicted {
-		if a.onEvict != nil {
-			a.onEvict(e, t)
+// resolved records the outcome of heal request h, committed (ok, with its
+// placements) or refused (reason: the rule that left it no machine) at
+// trace time t, and hands the next stage's requests to submit.
+func (a *avail) resolved(h *healReq, ok bool, placed []optimizer.Placement, reason string, t float64, submit heals) {
+	if ok {
+		from := map[int64]int32{}
+		for _, g := range h.group {
+			from[g.p.VM] = g.from
 		}
+		for _, p := range placed {
+			a.st.placedVMs++
+			e := a.endOf(p.VM)
+			if a.atOnce {
+				a.st.downtimeS += math.Min(a.cfg.HealDelay, e-t)
+			} else {
+				a.st.downtimeS += math.Max(0, math.Min(e, t+a.cfg.HealDelay)-h.failT)
+			}
+			a.move(h.failT, p.VM, from[p.VM], a.tr.MachineIDs[p.Machine], t)
+			if e <= t { // it ended while it waited: gone at once
+				a.release(p.VM)
+			}
+		}
+		return
 	}
-	return true, ""
+	stage := h.stage + 1
+	if stage == 1 && !a.cfg.HealZone {
+		stage = 2
+	}
+	if stage == 3 && !a.cfg.HealZone {
+		stage = 4
+	}
+	switch {
+	case stage == 4:
+		for _, g := range h.group {
+			a.st.healFailed++
+			a.lost = append(a.lost, lostVM{g.p.VM, h.failT, a.endOf(g.p.VM)})
+			a.fail(h.failT, g.p.VM, g.from, reason)
+		}
+	case stage == 2 && len(h.group) > 1:
+		for k := range h.group {
+			a.stage(submit, h.group[k:k+1:k+1], h.failT, 2, -1)
+		}
+	default:
+		a.stage(submit, h.group, h.failT, stage, h.id)
+	}
 }
 
 func (a *avail) move(t float64, vm int64, from int32, to int32, placed float64) {

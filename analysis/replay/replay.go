@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -305,44 +304,6 @@ type Result struct {
 	openPeak int
 }
 
-// Departures is a queue of VM departures by time (ties: VM id), as a
-// replay releases them.
-type Departures struct{ h depHeap }
-
-// Add queues vm to depart at t.
-func (d *Departures) Add(t float64, vm int64) { heap.Push(&d.h, departure{t, vm}) }
-
-// Due pops the next VM departing at or before t.
-func (d *Departures) Due(t float64) (int64, bool) {
-	if len(d.h) == 0 || d.h[0].t > t {
-		return 0, false
-	}
-	return heap.Pop(&d.h).(departure).vm, true
-}
-
-type departure struct {
-	t  float64
-	vm int64
-}
-
-type depHeap []departure
-
-func (h depHeap) Len() int { return len(h) }
-func (h depHeap) Less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
-	}
-	return h[i].vm < h[j].vm
-}
-func (h depHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *depHeap) Push(x any)   { *h = append(*h, x.(departure)) }
-func (h *depHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // sameConstraints: two VMs share node sets and tenant bounds, so they can
 // be one request (a DaemonSet's pods, one pinned per node, are not).
 func sameConstraints(tr *Trace, a, b *TraceVM) bool {
@@ -359,189 +320,23 @@ func Requests(tr *Trace, from, to float64) []optimizer.Request {
 }
 
 // Replay runs a trace through an allocator in time order: departures before
-// arrivals at the same instant, metrics sampled every Interval.
+// arrivals at the same instant, metrics sampled every Interval. It is the
+// loop driven by one engine deciding each request as it arrives, observed
+// by the run's rows, samples, latencies and availability counts.
 func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt ReplayOptions) (*Result, error) {
 	if err := opt.Normalize(); err != nil {
 		return nil, err
 	}
 	reqs := newRequestStream(tr, opt.From, opt.To, opt.MaxRequests)
 	total := int64(reqs.n)
-	sets := setNumbers{}
 	res := &Result{Summary: Summary{Policy: alloc.Name(), Dataset: tr.Dataset, RejectedBy: map[string]int{}}, Trace: tr}
 	book := newBookWorker(opt.Sink)
 	defer book.stop() // an early return leaves no goroutine behind
-	var deps depHeap
 	state := alloc.State()
-	inv := tr.Inv
 	// The engine's optional upkeep and statistics (Protean's; a baseline
 	// has neither).
 	refresher, _ := alloc.(optimizer.Refresher)
 	stats, _ := alloc.(optimizer.StatsReporter)
-
-	lat := make([]float64, 0, reqs.vms)
-	next := opt.From
-	if reqs.n > 0 {
-		first := math.Max(tr.VMs[0].Start, opt.From)
-		if reqs.sorted != nil {
-			first = reqs.sorted[0].Time
-		}
-		next = math.Floor(first/opt.Interval)*opt.Interval + opt.Interval
-		last := reqs.last
-		if !math.IsInf(opt.To, 1) {
-			last = math.Max(last, opt.To)
-		}
-		if err := checkSpan(opt.From, last, opt.Interval); err != nil {
-			return nil, err
-		}
-	}
-	smp := newSampler(inv, opt.Buffers)
-	sample := func(t float64) { smp.sample(t, state) }
-	depart := func(until float64) {
-		for deps.Len() > 0 && deps[0].t <= until {
-			d := heap.Pop(&deps).(departure)
-			alloc.Release(d.vm)
-			book.close(d.vm)
-		}
-	}
-	av := newAvail(opt.Avail, tr, alloc, book.endOf, total)
-	evict := func(vm int64, t float64) {
-		book.evict(vm, t)
-		smp.evicted++
-		res.Summary.Evicted++
-	}
-	av.onEvict = func(e optimizer.Placement, t float64) { evict(e.VM, t) }
-	// advance moves the trace to t: departures, outage events and samples
-	// in time order (departures first at an instant, then outages, then the
-	// sample that describes the state after them).
-	advance := func(t float64) {
-		for {
-			if te := av.next(); te <= t && te <= next {
-				depart(te)
-				av.process(te)
-				continue
-			}
-			if next > t {
-				break
-			}
-			depart(next)
-			sample(next)
-			next += opt.Interval
-		}
-		depart(t)
-	}
-	var cur []PlacementRow // the rows of the request at hand
-	lowPlaced := 0
-	prev := math.Inf(-1)
-	start := time.Now()
-	for i := 0; ; i++ {
-		r, span, ok := reqs.next()
-		if !ok {
-			break
-		}
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if opt.Progress != nil {
-				opt.Progress(int64(i), total)
-			}
-		}
-		sets.number(opt.Avail, &r)
-		advance(r.Time)
-		if opt.Refresh && refresher != nil && i > 0 && r.Time-prev >= RefreshGap {
-			refresher.Refresh(RefreshEvals)
-		}
-		prev = r.Time
-		if opt.Decorate != nil {
-			opt.Decorate(&r)
-		}
-		kind := optimizer.ResolveKind(state, &r)
-		var idle int64
-		if refresher != nil {
-			idle = refresher.IdleUpkeep()
-		}
-		t0 := time.Now()
-		d := alloc.Allocate(&r)
-		el := time.Since(t0)
-		if refresher != nil {
-			// The background refresh's changes the decision applied are
-			// idle-time work (Protean.Refresh), not its latency.
-			el -= time.Duration(refresher.IdleUpkeep() - idle)
-		}
-		av.count(kind, len(r.VMs), d.OK)
-		perVM := float64(el.Nanoseconds()) / 1e3 / float64(len(r.VMs))
-		res.Summary.Requests++
-		cur = cur[:0]
-		for k, v := range r.VMs {
-			lat = append(lat, perVM)
-			smp.lat = append(smp.lat, perVM)
-			row := PlacementRow{VM: v.ID, T: r.Time, Machine: -1, LatencyUS: perVM, ResponseS: math.NaN(), Outcome: "rejected", EvictedAt: math.NaN()}
-			if opt.Avail.domains() {
-				row.Spread = true
-				row.FaultDomain, row.UpdateDomain = domainsOf(opt.Avail, v)
-			}
-			smp.arrivals++
-			if d.OK {
-				row.Outcome = "placed"
-				smp.accepted++
-				res.Summary.Accepted++
-				if tr.VMs[int(span.first)+k].Priority > 0 {
-					lowPlaced++
-				}
-			} else {
-				smp.rejected++
-				res.Summary.Rejected++
-				row.Reason = d.Reason
-				res.Summary.RejectedBy[d.Reason]++
-			}
-			cur = append(cur, row)
-		}
-		rowOf := func(vm int64) *PlacementRow {
-			for k := range cur {
-				if cur[k].VM == vm {
-					return &cur[k]
-				}
-			}
-			return nil
-		}
-		if len(cur) > 16 {
-			idx := make(map[int64]int, len(cur))
-			for k := range cur {
-				idx[cur[k].VM] = k
-			}
-			rowOf = func(vm int64) *PlacementRow {
-				if k, ok := idx[vm]; ok {
-					return &cur[k]
-				}
-				return nil
-			}
-		}
-		for k := range d.Explain {
-			ex := &d.Explain[k]
-			if row := rowOf(ex.VM); row != nil {
-				row.Explain = ex
-			}
-		}
-		res.Gangs = append(res.Gangs, gangRows(tr, r.ID, d.Gang)...)
-		for _, p := range d.Placements {
-			if row := rowOf(p.VM); row != nil {
-				row.Machine = tr.MachineIDs[p.Machine]
-			}
-		}
-		for k := range cur {
-			e := tr.VMs[int(span.first)+k].End
-			book.add(cur[k], e)
-			if cur[k].Outcome == "placed" && !math.IsInf(e, 1) {
-				heap.Push(&deps, departure{e, cur[k].VM})
-			}
-		}
-		for _, e := range d.Evicted {
-			evict(e.VM, r.Time)
-		}
-		if err := book.err(); err != nil {
-			return nil, fmt.Errorf("replay: storing rows: %w", err)
-		}
-	}
 	// Sample through the end of the window (a finite To), else through the
 	// last arrival; close a partial last interval with one more sample.
 	last := opt.From
@@ -551,26 +346,52 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	if !math.IsInf(opt.To, 1) && opt.To > last {
 		last = opt.To
 	}
-	advance(last)
-	if next-opt.Interval < last {
-		sample(last)
+	if reqs.n > 0 {
+		if err := checkSpan(opt.From, last, opt.Interval); err != nil {
+			return nil, err
+		}
+	}
+	smp := newSampler(tr.Inv, opt.Buffers)
+	av := newAvail(opt.Avail, tr, alloc, nil, book.endOf, total)
+	rows := &rowsObserver{tr: tr, cfg: opt.Avail, book: book, res: res}
+	lat := &latencyObserver{lat: make([]float64, 0, reqs.vms)}
+	d := &engineDriver{eng: alloc, refresher: refresher, refresh: opt.Refresh, state: state, now: time.Now,
+		obs:      []Observer{rows, (*samplesObserver)(smp), lat, (*availObserver)(av)},
+		endOf:    func(span requestSpan, k int, _ int64) float64 { return tr.VMs[int(span.first)+k].End },
+		decorate: opt.Decorate, cfg: opt.Avail, sets: setNumbers{}, av: av, smp: smp,
+		prev: math.Inf(-1), total: total, progress: opt.Progress, last: last,
+		check: func() error {
+			if err := book.err(); err != nil {
+				return fmt.Errorf("replay: storing rows: %w", err)
+			}
+			return nil
+		}}
+	l := &loop{ctx: ctx, drv: d, src: reqs, byVM: true, av: av}
+	l.startSamples(opt.From, opt.Interval)
+	start := time.Now()
+	if err := l.run(); err != nil {
+		return nil, err
+	}
+	l.finish(last)
+	if l.nextB-opt.Interval < last {
+		d.sample(last)
 	}
 	av.finish(last)
 	if opt.Progress != nil {
 		opt.Progress(total, total)
 	}
 	smp.finish()
-	rows, err := book.finish()
+	placed, err := book.finish()
 	res.openPeak = book.b.peak
 	if err != nil {
 		return nil, err
 	}
-	res.Placements = rows
+	res.Placements = placed
 	s := &res.Summary
 	s.Seconds = time.Since(start).Seconds()
 	res.Metrics = append(smp.metrics, res.Metrics...)
 	s.VMs = int(book.b.seq)
-	smp.summarize(s, lowPlaced, lat)
+	smp.summarize(s, rows.lowPlaced, lat.lat)
 	av.summarize(s)
 	res.Metrics = append(res.Metrics, availabilityFigures(s, last)...)
 	res.Outages, res.Moves = av.rows, av.moves
@@ -582,6 +403,136 @@ func Replay(ctx context.Context, tr *Trace, alloc optimizer.Allocator, opt Repla
 	}
 	return res, nil
 }
+
+// rowsObserver files a one-engine run's placement rows (rowBook, on its
+// goroutine), its gang rows and its outcome counts.
+type rowsObserver struct {
+	tr        *Trace
+	cfg       *Availability
+	book      *bookWorker
+	res       *Result
+	cur       []PlacementRow // the rows of the request at hand
+	lowPlaced int
+}
+
+func (o *rowsObserver) Decided(e *Decided) {
+	r, d, tr, s := e.Request, e.Decision, o.tr, &o.res.Summary
+	perVM := e.PerVMUS()
+	s.Requests++
+	cur := o.cur[:0]
+	for k, v := range r.VMs {
+		row := PlacementRow{VM: v.ID, T: r.Time, Machine: -1, LatencyUS: perVM, ResponseS: math.NaN(), Outcome: "rejected", EvictedAt: math.NaN()}
+		if o.cfg.domains() {
+			row.Spread = true
+			row.FaultDomain, row.UpdateDomain = domainsOf(o.cfg, v)
+		}
+		if d.OK {
+			row.Outcome = "placed"
+			s.Accepted++
+			if tr.VMs[int(e.span.first)+k].Priority > 0 {
+				o.lowPlaced++
+			}
+		} else {
+			s.Rejected++
+			row.Reason = d.Reason
+			s.RejectedBy[d.Reason]++
+		}
+		cur = append(cur, row)
+	}
+	o.cur = cur
+	rowOf := func(vm int64) *PlacementRow {
+		for k := range cur {
+			if cur[k].VM == vm {
+				return &cur[k]
+			}
+		}
+		return nil
+	}
+	if len(cur) > 16 {
+		idx := make(map[int64]int, len(cur))
+		for k := range cur {
+			idx[cur[k].VM] = k
+		}
+		rowOf = func(vm int64) *PlacementRow {
+			if k, ok := idx[vm]; ok {
+				return &cur[k]
+			}
+			return nil
+		}
+	}
+	for k := range d.Explain {
+		ex := &d.Explain[k]
+		if row := rowOf(ex.VM); row != nil {
+			row.Explain = ex
+		}
+	}
+	o.res.Gangs = append(o.res.Gangs, gangRows(tr, r.ID, d.Gang)...)
+	for _, p := range d.Placements {
+		if row := rowOf(p.VM); row != nil {
+			row.Machine = tr.MachineIDs[p.Machine]
+		}
+	}
+	for k := range cur {
+		o.book.add(cur[k], tr.VMs[int(e.span.first)+k].End)
+	}
+}
+
+func (o *rowsObserver) Departed(vm int64, _ time.Duration) { o.book.close(vm) }
+
+func (o *rowsObserver) Evicted(vm int64, t float64) {
+	o.book.evict(vm, t)
+	o.res.Summary.Evicted++
+}
+
+func (o *rowsObserver) Refreshed(int, time.Duration) {}
+
+// samplesObserver counts a one-engine run's outcomes and latencies in the
+// sampler's current interval.
+type samplesObserver sampler
+
+func (o *samplesObserver) Decided(e *Decided) {
+	s, n := (*sampler)(o), len(e.Request.VMs)
+	perVM := e.PerVMUS()
+	for range n {
+		s.lat = append(s.lat, perVM)
+	}
+	s.arrivals += n
+	if e.Decision.OK {
+		s.accepted += n
+	} else {
+		s.rejected += n
+	}
+}
+
+func (o *samplesObserver) Departed(int64, time.Duration) {}
+func (o *samplesObserver) Evicted(int64, float64)        { o.evicted++ }
+func (o *samplesObserver) Refreshed(int, time.Duration)  {}
+
+// latencyObserver keeps every VM's decision latency (the summary's
+// percentiles).
+type latencyObserver struct{ lat []float64 }
+
+func (o *latencyObserver) Decided(e *Decided) {
+	perVM := e.PerVMUS()
+	for range e.Request.VMs {
+		o.lat = append(o.lat, perVM)
+	}
+}
+
+func (o *latencyObserver) Departed(int64, time.Duration) {}
+func (o *latencyObserver) Evicted(int64, float64)        {}
+func (o *latencyObserver) Refreshed(int, time.Duration)  {}
+
+// availObserver counts each request's outcome by the buffer it used.
+type availObserver avail
+
+func (o *availObserver) Decided(e *Decided) {
+	(*avail)(o).count(e.Kind, len(e.Request.VMs), e.Decision.OK)
+}
+
+func (o *availObserver) Departed(int64, time.Duration) {}
+func (o *availObserver) Evicted(int64, float64)        {}
+func (o *availObserver) Refreshed(int, time.Duration)  {}
 
 // engineStats fills the summary's cache hit rates and rule aggressiveness
 // from the Protean engines of a run (one, or one per agent), summed.

@@ -379,6 +379,17 @@ func requestEnd(tr *Trace, i int) int {
 	return j
 }
 
+// peek is the next request's time; false when none is left.
+func (s *requestStream) peek() (float64, bool) {
+	if s.k >= s.n {
+		return 0, false
+	}
+	if s.sorted != nil {
+		return s.sorted[s.k].Time, true
+	}
+	return math.Max(s.tr.VMs[s.i].Start, s.from), true
+}
+
 // next is the next request and where its VMs sit in the trace; false when
 // none is left.
 func (s *requestStream) next() (optimizer.Request, requestSpan, bool) {
