@@ -33,6 +33,7 @@ type Protean struct {
 	cfg       Config
 	rules     Rules
 	prefOrder []string // Rules.PreferenceOrder, shared by every explanation
+	names     ruleNames
 	rulePool  *pool[ruleKey, any]
 	evalPool  *pool[Traits, *evaluation]
 	tabs      *statusTables // the cached evaluations' machine statuses
