@@ -6,7 +6,9 @@ import "slices"
 // candidates each level started with, how many each rule removed, how many
 // were left after each preference rule, the best machines with their
 // per-rule scores, and how the chosen machine was picked. Rule order is the
-// order rules ran in.
+// order rules ran in. The engines fill it through its nil-safe recording
+// methods (explain_record.go); Row makes the stored row (ExplainRow), with
+// machines and clusters named.
 type Explanation struct {
 	VM VMID
 	// Clusters: candidates, removed per cluster validator, and the clusters
