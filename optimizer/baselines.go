@@ -183,12 +183,12 @@ scan:
 			}
 		}
 	}
-	ex.baseline(b, chk, machines, clusterRej[:ncv], machineRej[:nmv+len(b.rules.Request)], best, reason)
+	ex.baseline(b, chk, machines, &clusterRej, &machineRej, best, reason)
 	return best, reason
 }
 
 // explain records choose's counts in ex (Explanation.baseline).
-func (b *Baseline) explain(ex *Explanation, chk *Check, machines int, clusterRej, machineRej []int, best int32, reason string) {
+func (b *Baseline) explain(ex *Explanation, chk *Check, machines int, clusterRej *[maxValidators]int, machineRej *[2 * maxValidators]int, best int32, reason string) {
 	ncv, nmv := len(b.rules.ClusterValidators), len(b.rules.Validators)
 	ex.Clusters, ex.Machines = len(b.env.Inv.Clusters), machines
 	if ex.ClusterRejected == nil && ex.Rejected == nil {

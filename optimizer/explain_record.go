@@ -185,7 +185,7 @@ func (ex *Explanation) chosen(m int32) {
 // the valid ones considered, the removals by rule level (machine
 // validators then request validators in machineRej), and the policy's pick
 // or the failure with its short dimensions.
-func (ex *Explanation) baseline(b *Baseline, chk *Check, machines int, clusterRej []int, machineRej []int, best int32, reason string) {
+func (ex *Explanation) baseline(b *Baseline, chk *Check, machines int, clusterRej *[maxValidators]int, machineRej *[2 * maxValidators]int, best int32, reason string) {
 	if ex != nil {
 		b.explain(ex, chk, machines, clusterRej, machineRej, best, reason)
 	}
