@@ -7,8 +7,6 @@ import (
 	"math"
 	"placelab/analysis/replay"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"placelab/optimizer"
@@ -194,137 +192,40 @@ func Domain(d int16) any {
 	return d
 }
 
-// quoted caches JSON string literals of cluster and machine names.
+// quoted is a run writer's scratch for the JSON documents of the
+// explanations it stores (one buffer, reused VM after VM; the sink and
+// writeRun use it in turn, never at once).
 type quoted struct {
-	clusters, machines []string
+	buf []byte
 }
 
-func (q *quoted) of(cache *[]string, i int32, name string) string {
-	if *cache == nil {
-		*cache = make([]string, 0)
-	}
-	for int(i) >= len(*cache) {
-		*cache = append(*cache, "")
-	}
-	if (*cache)[i] == "" {
-		b, _ := json.Marshal(name)
-		(*cache)[i] = string(b)
-	}
-	return (*cache)[i]
-}
-
-// ruleCounts writes {"Rule":n,...}; rule names are identifiers.
-func ruleCounts(b *strings.Builder, rc []optimizer.RuleCount) {
-	b.WriteByte('{')
-	for i, r := range rc {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		b.WriteString(r.Rule)
-		b.WriteString(`":`)
-		b.WriteString(strconv.Itoa(r.Count))
-	}
-	b.WriteByte('}')
+// doc is the JSON document enc appends, as a string (the buffer is reused).
+func (q *quoted) doc(enc func([]byte) []byte) string {
+	q.buf = enc(q.buf[:0])
+	return string(q.buf)
 }
 
 // appendExplain writes a VM's explanation as two rows, cluster level and
-// machine level, with small JSON documents built directly (this runs once
-// per VM of a replay).
+// machine level (optimizer.ExplainRow), with the row's own JSON encoders
+// (this runs once per VM of a replay; they write what encoding/json
+// writes for the same row).
 func appendExplain(w *store.Writer, run int64, ex *optimizer.Explanation, tr *replay.Trace, q *quoted) error {
-	var b strings.Builder
-	ruleCounts(&b, ex.ClusterRejected)
-	cj := b.String()
-	b.Reset()
-	b.WriteString(`{"selected_clusters":[`)
-	for i, c := range ex.Selected {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(q.of(&q.clusters, c, tr.Inv.Clusters[c].Name))
-	}
-	b.WriteString("]}")
-	top := b.String()
-	var failed any
-	if ex.FailedRule != "" && ex.Machines == 0 {
-		failed = ex.FailedRule
-	}
-	if err := w.Append("explain", run, ex.VM, "cluster", int32(ex.Clusters), cj, top, failed); err != nil {
+	r := ex.Row(tr.Inv, tr.MachineIDs)
+	c, m := &r.Cluster, &r.Machine
+	if err := w.Append("explain", run, r.VM, "cluster", int32(c.Candidates),
+		q.doc(c.Rejected.AppendJSON), q.doc(c.Top.AppendJSON), nullString(c.FailedRule)); err != nil {
 		return err
 	}
-	b.Reset()
-	b.WriteString(`{"rejected":`)
-	ruleCounts(&b, ex.Rejected)
-	b.WriteString(`,"left_after":`)
-	ruleCounts(&b, ex.AfterPrefs)
-	if len(ex.Short) > 0 {
-		// Machines a resource rule removed, by the first short dimension.
-		b.WriteString(`,"short":{`)
-		for i, d := range ex.Short {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('"')
-			b.WriteString(d.Dim.String())
-			b.WriteString(`":`)
-			b.WriteString(strconv.Itoa(d.Count))
-		}
-		b.WriteByte('}')
+	return w.Append("explain", run, r.VM, "machine", int32(m.Candidates),
+		q.doc(m.Rejected.AppendJSON), q.doc(m.Top.AppendJSON), nullString(m.FailedRule))
+}
+
+// nullString is s, or NULL when empty.
+func nullString(s string) any {
+	if s == "" {
+		return nil
 	}
-	b.WriteString(`,"evicted":`)
-	b.WriteString(strconv.Itoa(ex.Evicted))
-	b.WriteByte('}')
-	mj := b.String()
-	b.Reset()
-	b.WriteString(`{"chosen":`)
-	if ex.Chosen >= 0 {
-		b.WriteString(strconv.Itoa(int(tr.MachineIDs[ex.Chosen])))
-	} else {
-		b.WriteString("null")
-	}
-	// How the machine was picked, and the preference rules' order (the
-	// order of every top machine's scores).
-	b.WriteString(`,"pick":`)
-	if ex.Pick != "" {
-		b.WriteString(strconv.Quote(ex.Pick))
-	} else {
-		b.WriteString("null")
-	}
-	b.WriteString(`,"rule_order":[`)
-	for i, r := range ex.RuleOrder {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(r))
-	}
-	b.WriteString(`],"top":[`)
-	for i, t := range ex.Top {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`{"machine_id":`)
-		b.WriteString(strconv.Itoa(int(tr.MachineIDs[t.Machine])))
-		b.WriteString(`,"name":`)
-		b.WriteString(q.of(&q.machines, t.Machine, tr.Inv.Machines[t.Machine].Name))
-		b.WriteString(`,"scores":[`)
-		for k, sc := range t.Scores {
-			if k > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"rule":`)
-			b.WriteString(strconv.Quote(sc.Rule))
-			b.WriteString(`,"score":`)
-			b.WriteString(strconv.FormatInt(sc.Score, 10))
-			b.WriteByte('}')
-		}
-		b.WriteString("]}")
-	}
-	b.WriteString("]}")
-	failed = nil
-	if ex.FailedRule != "" && ex.Machines > 0 {
-		failed = ex.FailedRule
-	}
-	return w.Append("explain", run, ex.VM, "machine", int32(ex.Machines), mj, b.String(), failed)
+	return s
 }
 
 // WriteFigures stores a run whose results are named figures rather than

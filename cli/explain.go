@@ -19,6 +19,7 @@ import (
 	"placelab/analysis/whatif"
 	"placelab/datasets"
 	"placelab/internal/kunits"
+	"placelab/optimizer"
 	store "placelab/sql"
 )
 
@@ -68,32 +69,32 @@ Examples:
 }
 
 type explainRecord struct {
-	Run             int64           `json:"run_id"`
-	VM              int64           `json:"vm_id"`
-	Policy          string          `json:"policy"`
-	Dataset         string          `json:"dataset"`
-	Time            float64         `json:"t_s"`
-	Stamp           string          `json:"time,omitempty"` // t_s as RFC 3339, for a dataset with a time origin
-	Engine          string          `json:"engine"`
-	Name            string          `json:"vm"`
-	Outcome         string          `json:"outcome"`
-	Machine         *int64          `json:"machine_id"`
-	MachineName     string          `json:"machine,omitempty"`
-	Reason          string          `json:"reason,omitempty"`
-	LatencyUS       float64         `json:"latency_us"`
-	Clusters        int64           `json:"clusters"`
-	ClusterRejected map[string]int  `json:"cluster_rejected"`
-	Selected        []string        `json:"selected_clusters"`
-	Machines        int64           `json:"machines"`
-	MachineRejected map[string]int  `json:"machine_rejected"`
-	LeftAfter       map[string]int  `json:"left_after"`
-	Short           map[string]int  `json:"short,omitempty"`
-	Evicted         int             `json:"evicted"`
-	Pick            string          `json:"pick,omitempty"`
-	RuleOrder       []string        `json:"rule_order"`
-	Top             []topMachine    `json:"top"`
-	FailedRule      string          `json:"failed_rule,omitempty"`
-	Compare         *machineCompare `json:"compare,omitempty"`
+	Run             int64                  `json:"run_id"`
+	VM              int64                  `json:"vm_id"`
+	Policy          string                 `json:"policy"`
+	Dataset         string                 `json:"dataset"`
+	Time            float64                `json:"t_s"`
+	Stamp           string                 `json:"time,omitempty"` // t_s as RFC 3339, for a dataset with a time origin
+	Engine          string                 `json:"engine"`
+	Name            string                 `json:"vm"`
+	Outcome         string                 `json:"outcome"`
+	Machine         *int64                 `json:"machine_id"`
+	MachineName     string                 `json:"machine,omitempty"`
+	Reason          string                 `json:"reason,omitempty"`
+	LatencyUS       float64                `json:"latency_us"`
+	Clusters        int64                  `json:"clusters"`
+	ClusterRejected map[string]int         `json:"cluster_rejected"`
+	Selected        []string               `json:"selected_clusters"`
+	Machines        int64                  `json:"machines"`
+	MachineRejected map[string]int         `json:"machine_rejected"`
+	LeftAfter       map[string]int         `json:"left_after"`
+	Short           map[string]int         `json:"short,omitempty"`
+	Evicted         int                    `json:"evicted"`
+	Pick            string                 `json:"pick,omitempty"`
+	RuleOrder       []string               `json:"rule_order"`
+	Top             []optimizer.TopMachine `json:"top"`
+	FailedRule      string                 `json:"failed_rule,omitempty"`
+	Compare         *machineCompare        `json:"compare,omitempty"`
 	// Gang: the VM belonged to a rejected request of several VMs.
 	Gang *gangRecord `json:"gang,omitempty"`
 	// Heals: the VM's heal moves after hard failures of its machine; a
@@ -175,13 +176,11 @@ func loadGang(c *cli.Context, db *store.DB, run, vm int64) (*gangRecord, error) 
 		case "failed":
 			g.FailedVM, g.FailedName, g.FailedPosition, g.FailedRule = id, name, int(pos)+1, reason.String
 			if rej.Valid {
-				var mr struct {
-					Short map[string]int `json:"short"`
-				}
-				if err := json.Unmarshal([]byte(rej.String), &mr); err != nil {
+				var mc optimizer.MachineCounts
+				if err := json.Unmarshal([]byte(rej.String), &mc); err != nil {
 					return nil, fmt.Errorf("explain: run %d, VM %d: stored rejections: %w", run, id, err)
 				}
-				g.FailedShort = mr.Short
+				g.FailedShort = mc.Short.Map()
 			}
 		case "not_tried":
 			g.NotTried = append(g.NotTried, id)
@@ -191,32 +190,10 @@ func loadGang(c *cli.Context, db *store.DB, run, vm int64) (*gangRecord, error) 
 	return g, rows.Err()
 }
 
-// topMachine is a stored top machine. Scores are {rule, score} pairs in
-// the run's rule order (records written before rule names were stored
-// hold bare numbers: they decode with empty rule names).
-type topMachine struct {
-	Machine int64       `json:"machine_id"`
-	Name    string      `json:"name"`
-	Scores  []ruleScore `json:"scores"`
-}
-
-type ruleScore struct {
-	Rule  string `json:"rule"`
-	Score int64  `json:"score"`
-}
-
-// UnmarshalJSON reads {"rule":…, "score":…} or a bare number.
-func (r *ruleScore) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] != '{' {
-		return json.Unmarshal(b, &r.Score)
-	}
-	type plain ruleScore
-	return json.Unmarshal(b, (*plain)(r))
-}
-
 // ruleName is the name of the i-th score: from the score itself, else the
-// recorded rule order, else its position.
-func (r *explainRecord) ruleName(scores []ruleScore, i int) string {
+// recorded rule order (records written before rule names were stored hold
+// bare numbers: they decode with empty rule names), else its position.
+func (r *explainRecord) ruleName(scores []optimizer.RuleScore, i int) string {
 	switch {
 	case scores[i].Rule != "":
 		return scores[i].Rule
@@ -290,34 +267,30 @@ func runExplain(c *cli.Context) error {
 		rec.Machine = &machine.Int64
 	}
 	rec.FailedRule = cfail.String + mfail.String
+	// The stored explanation, in the type the replay wrote it from.
+	var row optimizer.ExplainRow
 	if crej.Valid {
-		json.Unmarshal([]byte(crej.String), &rec.ClusterRejected)
-		var ct struct {
-			Selected []string `json:"selected_clusters"`
+		cl := &row.Cluster
+		if err := json.Unmarshal([]byte(crej.String), &cl.Rejected); err != nil {
+			return fmt.Errorf("explain: run %d, VM %d: stored cluster rejections: %w", run, vm, err)
 		}
-		json.Unmarshal([]byte(ctop.String), &ct)
-		rec.Selected = ct.Selected
+		if ctop.Valid {
+			if err := json.Unmarshal([]byte(ctop.String), &cl.Top); err != nil {
+				return fmt.Errorf("explain: run %d, VM %d: stored clusters: %w", run, vm, err)
+			}
+		}
+		rec.ClusterRejected, rec.Selected = cl.Rejected.Map(), cl.Top.Selected
 	}
 	if mrej.Valid {
-		var mr struct {
-			Rejected  map[string]int `json:"rejected"`
-			LeftAfter map[string]int `json:"left_after"`
-			Short     map[string]int `json:"short"`
-			Evicted   int            `json:"evicted"`
-		}
-		if err := json.Unmarshal([]byte(mrej.String), &mr); err != nil {
+		ml := &row.Machine
+		if err := json.Unmarshal([]byte(mrej.String), &ml.Rejected); err != nil {
 			return fmt.Errorf("explain: run %d, VM %d: stored rejections: %w", run, vm, err)
 		}
-		rec.MachineRejected, rec.LeftAfter, rec.Short, rec.Evicted = mr.Rejected, mr.LeftAfter, mr.Short, mr.Evicted
-		var mt struct {
-			Pick      string       `json:"pick"`
-			RuleOrder []string     `json:"rule_order"`
-			Top       []topMachine `json:"top"`
-		}
-		if err := json.Unmarshal([]byte(mtop.String), &mt); err != nil {
+		if err := json.Unmarshal([]byte(mtop.String), &ml.Top); err != nil {
 			return fmt.Errorf("explain: run %d, VM %d: stored top machines: %w", run, vm, err)
 		}
-		rec.Pick, rec.RuleOrder, rec.Top = mt.Pick, mt.RuleOrder, mt.Top
+		rec.MachineRejected, rec.LeftAfter, rec.Short, rec.Evicted = ml.Rejected.Rejected.Map(), ml.Rejected.LeftAfter.Map(), ml.Rejected.Short.Map(), ml.Rejected.Evicted
+		rec.Pick, rec.RuleOrder, rec.Top = ml.Top.PickOf(), ml.Top.RuleOrder, ml.Top.Top
 	}
 	if rec.Outcome == "rejected" {
 		if rec.Gang, err = loadGang(c, db, run, vm); err != nil {
@@ -377,10 +350,10 @@ func compareMachine(c *cli.Context, db *store.DB, rec *explainRecord, other int6
 	case rec.Machine != nil && *rec.Machine == other:
 		cmp.Verdict = "this is the machine the VM went to"
 	case health != "healthy":
-		cmp.Verdict = fmt.Sprintf("the machine is %s: IsMachineHealthy removes it", health)
+		cmp.Verdict = fmt.Sprintf("the machine is %s: %s removes it", health, optimizer.RuleIsMachineHealthy)
 	case len(rec.Selected) > 0 && !slices.Contains(rec.Selected, cmp.Cluster):
 		cmp.Verdict = fmt.Sprintf("its cluster %s was not among the %d clusters passed to machine selection (%s): "+
-			"either a cluster rule removed it or PreferEmptierClusters ranked it lower", cmp.Cluster, len(rec.Selected), strings.Join(rec.Selected, ", "))
+			"either a cluster rule removed it or %s ranked it lower", cmp.Cluster, len(rec.Selected), strings.Join(rec.Selected, ", "), optimizer.RulePreferEmptierClusters)
 	default:
 		cmp.Verdict = compareScores(rec, other)
 	}
@@ -391,25 +364,25 @@ func compareMachine(c *cli.Context, db *store.DB, rec *explainRecord, other int6
 // stored top machines and how the chosen machine was picked. It never
 // calls the two machines tied when their recorded scores differ.
 func compareScores(rec *explainRecord, other int64) string {
-	var mine, chosen *topMachine
+	var mine, chosen *optimizer.TopMachine
 	for i := range rec.Top {
-		if rec.Top[i].Machine == other {
+		if int64(rec.Top[i].Machine) == other {
 			mine = &rec.Top[i]
 		}
-		if rec.Machine != nil && rec.Top[i].Machine == *rec.Machine {
+		if rec.Machine != nil && int64(rec.Top[i].Machine) == *rec.Machine {
 			chosen = &rec.Top[i]
 		}
 	}
 	how := ""
 	switch rec.Pick {
-	case "eviction":
+	case optimizer.PickEviction:
 		return fmt.Sprintf("no machine took the VM as the state stood (%s emptied the candidate set); it went where evicting %d low-priority VMs made room", rec.FailedRule, rec.Evicted)
-	case "avoidance":
+	case optimizer.PickAvoidance:
 		how = "the chosen machine was picked at random among the top machines by conflict avoidance, not as the best by the preference rules"
-	case "safety":
+	case optimizer.PickSafety:
 		how = "the chosen machine was picked by the safety score among the best-packing machines, not as the best by the preference rules"
-	case "", "best":
-		if chosen == nil && rec.Pick == "best" && len(rec.Top) > 0 {
+	case "", optimizer.PickBest:
+		if chosen == nil && rec.Pick == optimizer.PickBest && len(rec.Top) > 0 {
 			chosen = &rec.Top[0] // picked among the machines tied with the best: the best's scores are its scores
 		}
 	default: // a baseline's policy: no preference rules, no scores
@@ -547,18 +520,18 @@ func printExplain(w io.Writer, r *explainRecord) {
 		}
 	}
 	switch r.Pick {
-	case "", "best":
-	case "eviction":
+	case "", optimizer.PickBest:
+	case optimizer.PickEviction:
 		fmt.Fprintf(w, "  placed by eviction: no machine took the VM as the state stood (%s emptied the candidate set%s); %d low-priority VMs were evicted to make room\n",
 			r.FailedRule, fmtShort(r.Short), r.Evicted)
-	case "avoidance":
+	case optimizer.PickAvoidance:
 		fmt.Fprintln(w, "  picked by conflict avoidance: at random among the top machines, not the best by the preference rules")
-	case "safety":
+	case optimizer.PickSafety:
 		fmt.Fprintln(w, "  picked by the safety score among the best-packing machines, not the best by the preference rules")
 	default:
 		fmt.Fprintf(w, "  picked by the %s policy among every machine the rules accept\n", r.Pick)
 	}
-	if r.FailedRule != "" && r.Pick != "eviction" {
+	if r.FailedRule != "" && r.Pick != optimizer.PickEviction {
 		fmt.Fprintf(w, "  failed: %s emptied the candidate set%s\n", r.FailedRule, fmtShort(r.Short))
 	}
 	if r.Compare != nil {

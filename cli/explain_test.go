@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"placelab/optimizer"
 	store "placelab/sql"
 )
 
@@ -114,14 +115,14 @@ func TestExplainSaysWhatHappened(t *testing.T) {
 // scored better (a conflict-avoidance or safety pick is not the best by the
 // preference rules, so the best recorded machine is not the chosen one).
 func TestCompareScores(t *testing.T) {
-	sc := func(a, b int64) []ruleScore {
-		return []ruleScore{{"PreferNonEmptyMachines", a}, {"BestFit", b}}
+	sc := func(a, b int64) []optimizer.RuleScore {
+		return []optimizer.RuleScore{{Rule: "PreferNonEmptyMachines", Score: a}, {Rule: "BestFit", Score: b}}
 	}
 	chosen := int64(7)
-	top := []topMachine{{Machine: 3, Scores: sc(0, 1)}, {Machine: 5, Scores: sc(0, 2)}}
+	top := []optimizer.TopMachine{{Machine: 3, Scores: sc(0, 1)}, {Machine: 5, Scores: sc(0, 2)}}
 	for _, tc := range []struct {
 		name, pick string
-		top        []topMachine
+		top        []optimizer.TopMachine
 		other      int64
 		want, not  string
 	}{
@@ -129,7 +130,7 @@ func TestCompareScores(t *testing.T) {
 		{"safety", "safety", top, 3, "safety score", "tied with"},
 		{"best: the chosen machine tied with the best", "best", top, 5, "it lost on BestFit: score 2 vs 1", "tied with"},
 		{"best: a tie", "best", top, 3, "tied with the chosen machine on every rule", "lost"},
-		{"chosen recorded and worse", "avoidance", append(top, topMachine{Machine: 7, Scores: sc(0, 2)}), 3,
+		{"chosen recorded and worse", "avoidance", append(top, optimizer.TopMachine{Machine: 7, Scores: sc(0, 2)}), 3,
 			"it scored better on BestFit (1 vs 2", "tied with"},
 		{"eviction", "eviction", top, 3, "evicting 2 low-priority VMs", "tied with"},
 		{"old record without a pick", "", top, 3, "not recorded", "tied with"},

@@ -139,7 +139,7 @@ scan:
 			if best < 0 {
 				best = m
 			}
-			if ex == nil {
+			if !ex.recording() {
 				break scan // with explanations on, the scan goes on to count every rule's removals
 			}
 		case Random: // reservoir sampling: uniform over feasible machines
@@ -181,29 +181,33 @@ scan:
 			}
 		}
 	}
-	if ex != nil {
-		ex.Clusters, ex.Machines = len(inv.Clusters), machines
-		if ex.ClusterRejected == nil && ex.Rejected == nil {
-			ex.ClusterRejected = make([]RuleCount, 0, ncv)
-			ex.Rejected = make([]RuleCount, 0, nmv+len(b.rules.Request))
-		}
-		for i, cv := range b.rules.ClusterValidators {
-			ex.ClusterRejected = append(ex.ClusterRejected, RuleCount{cv.Name(), clusterRej[i]})
-		}
-		for i, mv := range b.rules.Validators {
-			ex.Rejected = append(ex.Rejected, RuleCount{mv.Name(), machineRej[i]})
-		}
-		for i, rv := range b.rules.Request {
-			ex.Rejected = append(ex.Rejected, RuleCount{rv.Name(), machineRej[nmv+i]})
-		}
-		if best >= 0 {
-			ex.Pick = string(b.policy)
-		} else {
-			ex.FailedRule = reason
-			ex.Short = b.shortDims(chk)
-		}
-	}
+	ex.baseline(b, chk, machines, &clusterRej, &machineRej, best, reason)
 	return best, reason
+}
+
+// explain records choose's counts in ex (Explanation.baseline).
+func (b *Baseline) explain(ex *Explanation, chk *Check, machines int, clusterRej *[maxValidators]int, machineRej *[2 * maxValidators]int, best int32, reason string) {
+	ncv, nmv := len(b.rules.ClusterValidators), len(b.rules.Validators)
+	ex.Clusters, ex.Machines = len(b.env.Inv.Clusters), machines
+	if ex.ClusterRejected == nil && ex.Rejected == nil {
+		ex.ClusterRejected = make([]RuleCount, 0, ncv)
+		ex.Rejected = make([]RuleCount, 0, nmv+len(b.rules.Request))
+	}
+	for i, cv := range b.rules.ClusterValidators {
+		ex.ClusterRejected = append(ex.ClusterRejected, RuleCount{cv.Name(), clusterRej[i]})
+	}
+	for i, mv := range b.rules.Validators {
+		ex.Rejected = append(ex.Rejected, RuleCount{mv.Name(), machineRej[i]})
+	}
+	for i, rv := range b.rules.Request {
+		ex.Rejected = append(ex.Rejected, RuleCount{rv.Name(), machineRej[nmv+i]})
+	}
+	if best >= 0 {
+		ex.Pick = string(b.policy)
+	} else {
+		ex.FailedRule = reason
+		ex.Short = b.shortDims(chk)
+	}
 }
 
 // shortDims counts, over the machines a resource validator refused, the

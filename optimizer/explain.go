@@ -6,7 +6,9 @@ import "slices"
 // candidates each level started with, how many each rule removed, how many
 // were left after each preference rule, the best machines with their
 // per-rule scores, and how the chosen machine was picked. Rule order is the
-// order rules ran in.
+// order rules ran in. The engines fill it through its nil-safe recording
+// methods (explain_record.go); Row makes the stored row (ExplainRow), with
+// machines and clusters named.
 type Explanation struct {
 	VM VMID
 	// Clusters: candidates, removed per cluster validator, and the clusters
@@ -175,6 +177,7 @@ type statIndex struct {
 
 func (p *Protean) initStats() {
 	r := &p.rules
+	p.names = newRuleNames(r)
 	add := func(level string, names ...string) int {
 		at := len(p.stats)
 		for _, n := range names {
@@ -250,23 +253,14 @@ func (p *Protean) explainMachines(sel []*cell, ex *Explanation) {
 		p.stat(p.statAt.machineValidators+i, left, rej[i])
 		left -= rej[i]
 	}
-	if ex == nil {
-		return
-	}
-	ex.Machines = machines
-	ex.Selected = ex.Selected[:0]
-	for _, cl := range sel {
-		ex.Selected = append(ex.Selected, cl.cluster)
-	}
-	ex.Rejected = ex.Rejected[:0]
-	for i := 0; i < nval; i++ {
-		ex.Rejected = append(ex.Rejected, RuleCount{p.rules.Validators[i].Name(), rej[i]})
-	}
+	ex.machineLevel(machines, p.names.validators, rej[:nval])
+	ex.selected(sel)
 }
 
 // explainShort counts, over the given clusters' cells, the machines each
 // resource validator removed by their first short dimension (the failure
-// path only: it visits every machine of those clusters).
+// path only, through Explanation.short: it visits every machine of those
+// clusters).
 func (p *Protean) explainShort(e *evaluation, clusters []int32, ex *Explanation) {
 	var short [NumDims]int
 	found := false
@@ -351,6 +345,22 @@ func (p *Protean) topBelow(sel []*cell, best *rackHead, room int) {
 	p.frontier = fr
 }
 
+// topFromTies makes the top machines of pickFast: the heads of the tied
+// racks in order, then, if fewer than TopK, the best heads strictly below
+// them.
+func (p *Protean) topFromTies(sel []*cell, ties []tie, best *rackHead) {
+	for _, tt := range ties {
+		if len(p.top) == p.cfg.TopK {
+			break
+		}
+		h := &tt.cl.heads[tt.rack]
+		p.top = append(p.top, topCand{h.k, h.g, tt.cl.machine(tt.rack, 0)})
+	}
+	if room := p.cfg.TopK - len(p.top); room > 0 {
+		p.topBelow(sel, best, room)
+	}
+}
+
 type topCand struct {
 	k key
 	g int64
@@ -368,6 +378,10 @@ func (p *Protean) mayEnterTop(k *key) bool {
 }
 
 // offerTop keeps the best TopK rack heads by (key, global score, machine).
+// It is not inlined, so that Explanation.offerTop, its nil-safe caller in
+// pick's walk, is.
+//
+//go:noinline
 func (p *Protean) offerTop(m int32, k *key, g int64) {
 	insertTop(&p.top, p.cfg.TopK, topCand{*k, g, m})
 }
@@ -418,10 +432,10 @@ func (p *Protean) topScored(npref int) []Scored {
 // scores equal the best machine's, read from the cells' prefix counts —
 // and after the global rule (the tied best). It feeds RuleStats on every
 // request (a few prefix-count lookups per selected cluster) and the
-// explanation when ex is not nil.
+// explanation (a no-op when ex is nil).
 func (p *Protean) explainPrefs(sel []*cell, best *key, tied int, ex *Explanation, reqRej *[maxValidators]int) {
 	npref := len(p.rules.Preferences)
-	var after [maxPrefs]int
+	var after [maxPrefs + 1]int // the preference rules', then the global rule's
 	valid := 0
 	for _, cl := range sel {
 		valid += int(cl.valid)
@@ -431,31 +445,25 @@ func (p *Protean) explainPrefs(sel []*cell, best *key, tied int, ex *Explanation
 	}
 	prev := valid
 	bfValid := valid
-	for i, rv := range p.rules.Request {
-		if ex != nil {
-			ex.Rejected = append(ex.Rejected, RuleCount{rv.Name(), reqRej[i]})
-		}
+	for i, name := range p.names.request {
 		p.stat(p.statAt.request+i, prev, reqRej[i])
 		prev -= reqRej[i]
-		if rv.Name() != RuleTenantAntiColocation {
+		if name != RuleTenantAntiColocation {
 			bfValid -= reqRej[i]
 		}
 	}
-	for i, r := range p.rules.Preferences {
-		if ex != nil {
-			ex.AfterPrefs = append(ex.AfterPrefs, RuleCount{r.Name(), after[i]})
-		}
+	ex.requestRejected(p.names.request, reqRej[:len(p.names.request)])
+	for i, name := range p.prefOrder[:npref] {
 		p.stat(p.statAt.prefs+i, prev, prev-after[i])
 		prev = after[i]
-		if !p.muteStats && bfValid > 0 && r.Name() == RuleBestFit {
+		if !p.muteStats && bfValid > 0 && name == RuleBestFit {
 			p.postBF.Sum += float64(after[i]) / float64(bfValid)
 			p.postBF.N++
 		}
 	}
 	if p.rules.Global != nil {
-		if ex != nil {
-			ex.AfterPrefs = append(ex.AfterPrefs, RuleCount{p.rules.Global.Name(), tied})
-		}
+		after[npref] = tied
 		p.stat(p.statAt.global, prev, prev-tied)
 	}
+	ex.leftAfter(p.prefOrder, after[:len(p.prefOrder)])
 }

@@ -71,9 +71,7 @@ func allocateGang(s *State, req *Request, cfg *Config, e vmEngine) Decision {
 			d.FailedVM, d.Reason = v.ID, reason
 			return d
 		}
-		if ex != nil {
-			ex.Chosen = m
-		}
+		ex.chosen(m)
 		pl := placementFor(s.Inv, req, v, m)
 		s.Place(pl)
 		d.Placements = append(d.Placements, pl)
@@ -94,9 +92,7 @@ func evictFallback(env *Env, rules *Rules, req *Request, kind RequestKind, v VMR
 		return -1
 	}
 	d.Evicted = append(d.Evicted, evicted...)
-	if ex != nil {
-		ex.Pick, ex.Evicted = PickEviction, len(evicted)
-	}
+	ex.evicted(len(evicted))
 	return m
 }
 

@@ -117,16 +117,14 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 			hk := &hkv
 			// Without the global score, a head worse than the best (and than
 			// the worst kept top machine) cannot matter: skip it.
-			if found && !hk.less(&best) && *hk != best && (ex == nil || !p.mayEnterTop(hk)) {
+			if found && !hk.less(&best) && *hk != best && (!ex.recording() || !p.mayEnterTop(hk)) {
 				return true
 			}
 			var g int64
 			if global != nil {
 				g = global.ScoreRack(env, t, r)
 			}
-			if ex != nil {
-				p.offerTop(cl.machine(rl, h), hk, g)
-			}
+			ex.offerTop(p, cl.machine(rl, h), hk, g)
 			switch c := cmpKey(hk, g, &best, bestG); {
 			case !found || c < 0:
 				best, bestG, found = *hk, g, true
@@ -160,9 +158,7 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 			reqRej[k] += int(n)
 		}
 	}
-	if ex != nil {
-		p.offerUnwalked(req, v, t, sel)
-	}
+	ex.offerUnwalked(p, req, v, t, sel)
 	if !found {
 		if last {
 			return -1, p.requestFailure(sel, &reqRej, ex)
@@ -181,10 +177,7 @@ func (p *Protean) pickWalk(req *Request, v VMRequest, t Traits, sel []*cell, ex 
 	}
 	p.ties = ties
 	p.explainPrefs(sel, &best, total, ex, &reqRej)
-	if ex != nil {
-		ex.Top = p.topScored(npref)
-		ex.Pick = PickBest
-	}
+	ex.ranked(p, npref)
 	if !draw {
 		return -1, ""
 	}
@@ -327,10 +320,7 @@ func (p *Protean) pickSampled(req *Request, v VMRequest, t Traits, sel []*cell, 
 		return -1, false
 	}
 	p.explainPrefs(sel, &best.k, total, nil, &reqRej)
-	if ex != nil {
-		p.pickWalk(req, v, t, sel, ex, true, false, false)
-		ex.Pick = PickBest
-	}
+	ex.walkAgain(p, req, v, t, sel)
 	return chosen, true
 }
 
@@ -382,19 +372,15 @@ func (p *Protean) requestFailure(sel []*cell, reqRej *[maxValidators]int, ex *Ex
 		valid += int(cl.valid)
 	}
 	reason := ReasonNoCluster
-	for i, rv := range p.rules.Request {
+	for i, name := range p.names.request {
 		p.stat(p.statAt.request+i, valid, reqRej[i])
 		valid -= reqRej[i]
 		if reqRej[i] > 0 {
-			reason = rv.Name()
-		}
-		if ex != nil {
-			ex.Rejected = append(ex.Rejected, RuleCount{rv.Name(), reqRej[i]})
+			reason = name
 		}
 	}
-	if ex != nil {
-		ex.FailedRule = reason
-	}
+	ex.requestRejected(p.names.request, reqRej[:len(p.names.request)])
+	ex.fail(reason)
 	return reason
 }
 
@@ -406,9 +392,7 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 	if p.avoidProb > 0 && p.avoidN0 > 1 && p.rng.Float64() < p.avoidProb {
 		if m, ok := p.pickAvoiding(sel, p.avoidN0); ok {
 			p.avoided = true
-			if ex != nil {
-				ex.Pick = PickAvoidance
-			}
+			ex.pick(PickAvoidance)
 			return m, ""
 		}
 	}
@@ -420,30 +404,14 @@ func (p *Protean) pickFast(sel []*cell, ex *Explanation) (int32, string) {
 	if found {
 		ties, total = p.bestTies(sel, &best, npref)
 	}
-	if ex != nil {
-		// The top machines: the heads of the tied racks in order, then, if
-		// fewer than TopK, the best heads strictly below them.
-		for _, tt := range ties {
-			if len(p.top) == p.cfg.TopK {
-				break
-			}
-			h := &tt.cl.heads[tt.rack]
-			p.top = append(p.top, topCand{h.k, h.g, tt.cl.machine(tt.rack, 0)})
-		}
-		if room := p.cfg.TopK - len(p.top); room > 0 {
-			p.topBelow(sel, &best, room)
-		}
-	}
+	ex.topFromTies(p, sel, ties, &best)
 	p.ties = ties
 	if !found {
 		return -1, ReasonNoCluster // unreachable: every selected cell has a valid machine
 	}
 	var noRej [maxValidators]int
 	p.explainPrefs(sel, &best.k, total, ex, &noRej)
-	if ex != nil {
-		ex.Top = p.topScored(npref)
-		ex.Pick = PickBest
-	}
+	ex.ranked(p, npref)
 	i := p.rng.IntN(total)
 	for _, tt := range ties {
 		if i < tt.n {

@@ -32,7 +32,8 @@ type Protean struct {
 	env       Env
 	cfg       Config
 	rules     Rules
-	prefOrder []string     // Rules.PreferenceOrder, shared by every explanation
+	prefOrder []string // Rules.PreferenceOrder, shared by every explanation
+	names     ruleNames
 	cluster   clusterRules // how cluster selection evaluates the cluster rules (initClusterRules)
 	rulePool  *pool[ruleKey, any]
 	evalPool  *pool[Traits, *evaluation]

@@ -97,12 +97,7 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 		p.stat(p.statAt.clusterValidators+i, left, crej[i])
 		left -= crej[i]
 	}
-	if ex != nil {
-		ex.Clusters = len(inv.Clusters)
-		for i, cv := range p.rules.ClusterValidators {
-			ex.ClusterRejected = append(ex.ClusterRejected, RuleCount{cv.Name(), crej[i]})
-		}
-	}
+	ex.clusterLevel(len(inv.Clusters), p.names.clusterValidators, crej[:len(p.names.clusterValidators)])
 	if len(cands) > 0 {
 		return cands, ""
 	}
@@ -113,9 +108,7 @@ func (p *Protean) selectClusters(req *Request, kind RequestKind, t Traits, ex *E
 			break
 		}
 	}
-	if ex != nil {
-		ex.FailedRule = reason
-	}
+	ex.fail(reason)
 	return nil, reason
 }
 

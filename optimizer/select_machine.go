@@ -71,24 +71,16 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 					}
 				}
 			}
-			if ex != nil {
-				// No cluster had a valid machine: explain with every cluster walked.
-				ex.FailedRule = reason
-				ex.Machines = walkedMachines
-				ex.Rejected = ex.Rejected[:0]
-				for i := 0; i < nval; i++ {
-					ex.Rejected = append(ex.Rejected, RuleCount{p.rules.Validators[i].Name(), walkedRej[i]})
-				}
-				p.explainShort(e, cands[:next], ex)
-			}
+			// No cluster had a valid machine: explain with every cluster walked.
+			ex.fail(reason)
+			ex.machineLevel(walkedMachines, p.names.validators, walkedRej[:nval])
+			ex.short(p, e, cands[:next])
 			return -1, reason
 		}
 		if p.cfg.Safety && req.Priority > 0 && len(p.cfg.ArrivalRates) > 0 {
 			if m := p.pickSafe(req, v, t, sel); m >= 0 {
 				p.clusterPrefStats(len(cands), next)
-				if ex != nil {
-					ex.FailedRule, ex.Pick = "", PickSafety
-				}
+				ex.pickSafety()
 				return m, ""
 			}
 		}
@@ -96,10 +88,7 @@ func (p *Protean) assign(req *Request, kind RequestKind, v VMRequest, ex *Explan
 			p.clusterPrefStats(len(cands), next)
 			return m, reason
 		}
-		if ex != nil {
-			ex.FailedRule, ex.Top, ex.AfterPrefs = "", nil, nil
-			ex.Rejected = ex.Rejected[:nval]
-		}
+		ex.retry(nval)
 	}
 }
 
