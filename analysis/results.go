@@ -1,12 +1,14 @@
 package analysis
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"placelab/analysis/replay"
 	"placelab/internal/kunits"
 	store "placelab/sql"
+	"slices"
 	"strconv"
 )
 
@@ -98,3 +100,37 @@ func asFloat(x any) (float64, bool) { return AsFloat(x) }
 // in the Azure traces), the grid periodicity detection and the series
 // views read them on.
 const SampleSeconds = 300.0
+
+// Range is the median of a figure over seeds or repetitions, with its
+// range (JSON null when there were none: see MarshalJSON).
+type Range struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// RangeOf is xs's median (the mean of the two middle values for an even
+// count) and range; NaN for none.
+func RangeOf(xs []float64) Range {
+	if len(xs) == 0 {
+		return Range{math.NaN(), math.NaN(), math.NaN()}
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return Range{Median: med, Min: s[0], Max: s[n-1]}
+}
+
+// MarshalJSON writes a range without values (no seeds, or no oracle gain
+// to share) as null.
+func (r Range) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(r.Median) {
+		return []byte("null"), nil
+	}
+	type plain Range
+	return json.Marshal(plain(r))
+}

@@ -10,6 +10,7 @@ import (
 	"placelab/analysis/characterize"
 	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
+	"placelab/analysis/timing"
 	"placelab/datasets"
 	"placelab/datasets/synth"
 	"placelab/optimizer/lpbound"
@@ -20,8 +21,8 @@ import (
 // BenchAll is placelab bench all: each engine's figure that an issue asked
 // for, with its baseline measured in the same run where one exists.
 type BenchAll struct {
-	Quick     bool                `json:"quick"`
-	Allocator AllocatorComparison `json:"allocator"`
+	Quick     bool                       `json:"quick"`
+	Allocator timing.AllocatorComparison `json:"allocator"`
 	// Replay: one zone replayed end to end by Protean and by best fit on
 	// equal terms — one spec through the run pipeline: the same validators,
 	// eviction on for both, explanations off for both — with Protean's
@@ -77,7 +78,7 @@ type BenchAll struct {
 // u1000 instance; a generated instance otherwise). production, when not
 // nil, adds the allocator's production-size point (RunProduction: minutes,
 // not part of the default run).
-func RunBenchAll(ctx context.Context, quick bool, shared string, production *ProductionOptions, progress func(done, total int64)) (*BenchAll, error) {
+func RunBenchAll(ctx context.Context, quick bool, shared string, production *timing.ProductionOptions, progress func(done, total int64)) (*BenchAll, error) {
 	start := time.Now()
 	b := &BenchAll{Quick: quick}
 	step := func(i int64) {
@@ -88,17 +89,17 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, production *Pro
 	// 1. Allocator: cache on against off on the same requests, upkeep
 	// timed, three reps.
 	step(0)
-	ao := DefaultAllocatorBenchOptions()
+	ao := timing.DefaultOptions()
 	ao.VMs, ao.Explain = 10000, false
 	if quick {
 		ao.Machines, ao.VMs = 3000, 2000
 	}
 	var err error
-	if b.Allocator, err = CompareCache(ctx, ao); err != nil {
+	if b.Allocator, err = timing.CompareCache(ctx, ao); err != nil {
 		return nil, err
 	}
 	if production != nil {
-		if b.Allocator.Production, err = RunProduction(ctx, *production); err != nil {
+		if b.Allocator.Production, err = timing.RunProduction(ctx, *production); err != nil {
 			return nil, err
 		}
 	}

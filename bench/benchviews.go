@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"placelab/analysis"
 	"placelab/analysis/characterize"
-	"placelab/analysis/lifetime"
+	"placelab/analysis/timing"
 	"strconv"
 	"strings"
 	"time"
@@ -96,7 +96,7 @@ type BenchViewsSize struct {
 	GenerateSeconds float64 `json:"generate_seconds"`
 	// CharacterizeSeconds: placelab characterize's page over every view, on
 	// a freshly opened database, per rep.
-	CharacterizeSeconds Spread `json:"characterize_seconds"`
+	CharacterizeSeconds timing.Spread `json:"characterize_seconds"`
 	// ViewsSeconds: the sum of the views' medians, each run alone.
 	ViewsSeconds float64     `json:"views_seconds"`
 	SlowestView  string      `json:"slowest_view"`
@@ -109,8 +109,8 @@ type BenchView struct {
 	View string `json:"view"`
 	// Seconds: open the database read-only, run the view, read every row,
 	// close; per rep.
-	Seconds Spread `json:"seconds"`
-	Rows    int    `json:"rows"`
+	Seconds timing.Spread `json:"seconds"`
+	Rows    int           `json:"rows"`
 	// Pandas: the same view in pandas, when it has an equivalent and ran.
 	Pandas *PandasView `json:"pandas,omitempty"`
 	// PandasNumPy: for interarrival, the figures by a sort and numpy's diff
@@ -121,11 +121,11 @@ type BenchView struct {
 // PandasView is a view's pandas figures and the ratios against placelab's
 // median, from the same run.
 type PandasView struct {
-	ReadSeconds        Spread  `json:"read_seconds"`
-	ComputeSeconds     Spread  `json:"compute_seconds"`
-	ReadComputeSeconds Spread  `json:"read_compute_seconds"`
-	ReadComputeRatio   float64 `json:"read_compute_ratio"` // pandas read+compute median / placelab median
-	ComputeRatio       float64 `json:"compute_ratio"`      // pandas compute median / placelab median
+	ReadSeconds        timing.Spread `json:"read_seconds"`
+	ComputeSeconds     timing.Spread `json:"compute_seconds"`
+	ReadComputeSeconds timing.Spread `json:"read_compute_seconds"`
+	ReadComputeRatio   float64       `json:"read_compute_ratio"` // pandas read+compute median / placelab median
+	ComputeRatio       float64       `json:"compute_ratio"`      // pandas compute median / placelab median
 	// Agree: every number of the view equals pandas' within the view's
 	// rounding (the Weibull fit within 2% when both fit a sample).
 	Agree    bool   `json:"agree"`
@@ -225,10 +225,10 @@ func RunBenchViews(ctx context.Context, o BenchViewsOptions) (*BenchViews, error
 			}
 			chars = append(chars, secs)
 		}
-		sz.CharacterizeSeconds = lifetime.RangeOf(chars)
+		sz.CharacterizeSeconds = analysis.RangeOf(chars)
 		slowest := -1.0
 		for i := range sz.Views {
-			sz.Views[i].Seconds = lifetime.RangeOf(times[i])
+			sz.Views[i].Seconds = analysis.RangeOf(times[i])
 			sz.ViewsSeconds += sz.Views[i].Seconds.Median
 			if sz.Views[i].Seconds.Median > slowest {
 				slowest, sz.SlowestView = sz.Views[i].Seconds.Median, sz.Views[i].View
@@ -399,7 +399,7 @@ func pandasFigure(p pandasOut, name string, v *BenchView, res *store.Result, rep
 	for k := range both {
 		both[k] = pv.Read[k] + pv.Compute[k]
 	}
-	fig := &PandasView{ReadSeconds: lifetime.RangeOf(pv.Read), ComputeSeconds: lifetime.RangeOf(pv.Compute), ReadComputeSeconds: lifetime.RangeOf(both)}
+	fig := &PandasView{ReadSeconds: analysis.RangeOf(pv.Read), ComputeSeconds: analysis.RangeOf(pv.Compute), ReadComputeSeconds: analysis.RangeOf(both)}
 	fig.ReadComputeRatio = fig.ReadComputeSeconds.Median / v.Seconds.Median
 	fig.ComputeRatio = fig.ComputeSeconds.Median / v.Seconds.Median
 	rows := map[string]map[string]*float64{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"placelab/analysis/timing"
 	"placelab/bench"
 	"strconv"
 	"strings"
@@ -98,7 +99,7 @@ Example:
 				if !c.Bool("quiet") {
 					fmt.Fprintf(c.App.ErrWriter, "bench allocator: generating a %d-machine zone, then %d reps of cache on and off...\n", o.Machines, o.Reps)
 				}
-				r, err := bench.CompareCache(c.Context, o)
+				r, err := timing.CompareCache(c.Context, o)
 				if err != nil {
 					return err
 				}
@@ -106,7 +107,7 @@ Example:
 					if !c.Bool("quiet") {
 						fmt.Fprintf(c.App.ErrWriter, "bench allocator: the production point: %d machines, a %d-VM trace, %d reps...\n", po.Machines, po.VMs, po.Reps)
 					}
-					if r.Production, err = bench.RunProduction(c.Context, *po); err != nil {
+					if r.Production, err = timing.RunProduction(c.Context, *po); err != nil {
 						return err
 					}
 				}
@@ -348,11 +349,11 @@ Examples:
 	}
 }
 
-var benchDefaults = bench.DefaultAllocatorBenchOptions()
+var benchDefaults = timing.DefaultOptions()
 
 // The production-size point's flags (bench allocator and bench all).
 var (
-	productionDefaults     = bench.DefaultProductionOptions()
+	productionDefaults     = timing.DefaultProductionOptions()
 	productionFlag         = &cli.BoolFlag{Name: "production", Usage: "add the production-size point: a zone of --production-machines machines with the arrivals of a --production-vms-VM trace, every arrival timed with the cache on (departures, refresh, decisions), the cache off on the first 2,000 of them; memory reported (minutes)"}
 	productionMachinesFlag = &cli.IntFlag{Name: "production-machines", Value: productionDefaults.Machines, Usage: "machines of the production point (with --production)"}
 	productionVMsFlag      = &cli.IntFlag{Name: "production-vms", Value: productionDefaults.VMs, Usage: "VMs in the production point's trace, those alive at the start included (with --production)"}
@@ -360,7 +361,7 @@ var (
 
 // productionOptions reads the production point's flags: nil without
 // --production.
-func productionOptions(c *cli.Context, reps int, seed uint64) (*bench.ProductionOptions, error) {
+func productionOptions(c *cli.Context, reps int, seed uint64) (*timing.ProductionOptions, error) {
 	if !c.Bool("production") {
 		for _, f := range []string{"production-machines", "production-vms"} {
 			if c.IsSet(f) {
@@ -369,7 +370,7 @@ func productionOptions(c *cli.Context, reps int, seed uint64) (*bench.Production
 		}
 		return nil, nil
 	}
-	o := bench.DefaultProductionOptions()
+	o := timing.DefaultProductionOptions()
 	o.Machines, o.VMs, o.Reps, o.Seed = c.Int("production-machines"), c.Int("production-vms"), reps, seed
 	switch {
 	case o.Machines < 1:
@@ -382,8 +383,8 @@ func productionOptions(c *cli.Context, reps int, seed uint64) (*bench.Production
 
 // benchAllocatorOptions reads bench allocator's flags; out-of-range values
 // are refused with the flag named.
-func benchAllocatorOptions(c *cli.Context) (bench.AllocatorBenchOptions, string, error) {
-	o := bench.AllocatorBenchOptions{Machines: c.Int("machines"), VMs: c.Int("vms"), Reps: c.Int("reps"),
+func benchAllocatorOptions(c *cli.Context) (timing.Options, string, error) {
+	o := timing.Options{Machines: c.Int("machines"), VMs: c.Int("vms"), Reps: c.Int("reps"),
 		Seed: c.Uint64("seed"), Explain: !c.Bool("no-explain")}
 	format := c.String("format")
 	switch {
@@ -401,7 +402,7 @@ func benchAllocatorOptions(c *cli.Context) (bench.AllocatorBenchOptions, string,
 
 // printAllocatorComparison writes the table of bench allocator: each
 // figure's median over the reps with its range.
-func printAllocatorComparison(w io.Writer, r bench.AllocatorComparison) error {
+func printAllocatorComparison(w io.Writer, r timing.AllocatorComparison) error {
 	explain := "with"
 	if !r.Explain {
 		explain = "without"
@@ -410,7 +411,7 @@ func printAllocatorComparison(w io.Writer, r bench.AllocatorComparison) error {
 	fmt.Fprintf(w, "timed set: %s\n", r.TimedSet)
 	fmt.Fprintf(w, "timed: departures, background cache refresh in idle gaps, and decisions; figures are median [min–max] over the reps\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	sp := func(s bench.Spread, f string) string {
+	sp := func(s timing.Spread, f string) string {
 		if r.Reps == 1 {
 			return fmt.Sprintf(f, s.Median)
 		}
@@ -449,7 +450,7 @@ func printAllocatorComparison(w io.Writer, r bench.AllocatorComparison) error {
 
 // printProduction writes the production-size point under bench
 // allocator's table.
-func printProduction(w io.Writer, p *bench.ProductionPoint) {
+func printProduction(w io.Writer, p *timing.ProductionPoint) {
 	fmt.Fprintf(w, "\nproduction point: %d machines, %d-VM trace (%d alive at t=0, placed in %.1fs; %d arriving), explanations off, %d reps\n",
 		p.Machines, p.TraceVMs, p.WarmupVMs, p.WarmupSeconds.Median, p.ArrivingVMs, p.Reps)
 	fmt.Fprintf(w, "  cache on, every arrival: %.2f µs per placement incl. upkeep, %.0f placements per wall second (%.1fs; refresh %.2fs, departures %.2fs), decision p50 %.1f µs, p99 %.1f µs\n",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"placelab/analysis"
 	"placelab/analysis/lifetime"
 )
 
@@ -170,7 +171,7 @@ Examples:
 }
 
 // fmtRange writes a median with its range.
-func fmtRange(r lifetime.Range, prec int) string {
+func fmtRange(r analysis.Range, prec int) string {
 	if math.IsNaN(r.Median) {
 		return "-"
 	}

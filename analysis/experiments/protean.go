@@ -6,7 +6,7 @@ import (
 	"math"
 	"placelab/analysis/lpinterval"
 	"placelab/analysis/replay"
-	"placelab/bench"
+	"placelab/analysis/timing"
 	"sync"
 	"time"
 
@@ -83,12 +83,12 @@ func init() {
 			// Cache on and off on the same requests, one rep per seed; the
 			// latencies are decision-only (as Figs 11–12 plot), the cost
 			// per placement and the speedup include the cache upkeep.
-			o := bench.DefaultAllocatorBenchOptions()
+			o := timing.DefaultOptions()
 			o.Machines, o.Seed, o.Explain, o.Reps, o.VMs = p.Params["machines"].(int), p.Seed, false, 1, 5000
 			if quick {
 				o.VMs = 1000
 			}
-			c, err := bench.CompareCache(ctx, o)
+			c, err := timing.CompareCache(ctx, o)
 			if err != nil {
 				return nil, err
 			}

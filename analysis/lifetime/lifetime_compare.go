@@ -2,7 +2,6 @@ package lifetime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -43,50 +42,26 @@ type CompareOptions struct {
 	Progress func(done, total int64)
 }
 
-// Range is the median of a figure over seeds or repetitions, with its
-// range (JSON null when there were none: see MarshalJSON).
-type Range struct {
-	Median float64 `json:"median"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-}
-
-// RangeOf is xs's median (the mean of the two middle values for an even
-// count) and range; NaN for none.
-func RangeOf(xs []float64) Range {
-	if len(xs) == 0 {
-		return Range{math.NaN(), math.NaN(), math.NaN()}
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	med := s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return Range{Median: med, Min: s[0], Max: s[n-1]}
-}
-
 // LifetimeArmSummary is one arm over the seeds.
 type ArmSummary struct {
-	Arm           string  `json:"arm"`
-	Runs          []int64 `json:"run_ids"`
-	EmptyMachines Range   `json:"empty_machines_time_mean"`
-	PackingPct    Range   `json:"packing_density_mean_pct"`
-	Rejected      Range   `json:"rejected"`
-	StrandedCores Range   `json:"stranded_cores_pct_mean"`
-	StrandedMem   Range   `json:"stranded_memory_pct_mean"`
-	CoveragePct   Range   `json:"coverage_pct"`
-	AccuracyPct   Range   `json:"accuracy_pct"`
+	Arm           string         `json:"arm"`
+	Runs          []int64        `json:"run_ids"`
+	EmptyMachines analysis.Range `json:"empty_machines_time_mean"`
+	PackingPct    analysis.Range `json:"packing_density_mean_pct"`
+	Rejected      analysis.Range `json:"rejected"`
+	StrandedCores analysis.Range `json:"stranded_cores_pct_mean"`
+	StrandedMem   analysis.Range `json:"stranded_memory_pct_mean"`
+	CoveragePct   analysis.Range `json:"coverage_pct"`
+	AccuracyPct   analysis.Range `json:"accuracy_pct"`
 	// GainVsOff is, per seed, empty machines minus the off arm's.
 	// OracleGainShare is that gain over the gain of the arm's own oracle on
 	// the same seed — the same rule on true lifetimes: oracle for model,
 	// nilas-oracle for nilas, lava-oracle for lava (1 for an oracle arm) —
 	// and BestOracleGainShare over the best oracle arm's gain on that seed.
 	// Both need off and the oracle among the arms (null without).
-	GainVsOff           Range `json:"empty_gain_vs_off"`
-	OracleGainShare     Range `json:"oracle_gain_share"`
-	BestOracleGainShare Range `json:"best_oracle_gain_share"`
+	GainVsOff           analysis.Range `json:"empty_gain_vs_off"`
+	OracleGainShare     analysis.Range `json:"oracle_gain_share"`
+	BestOracleGainShare analysis.Range `json:"best_oracle_gain_share"`
 	// LosesToOff counts the seeds on which the arm had fewer empty machines
 	// than off by more than off's own spread over the seeds (max − min).
 	LosesToOff int `json:"seeds_losing_to_off_beyond_spread"`
@@ -206,7 +181,7 @@ func Compare(ctx context.Context, db *store.DB, dataset string, o CompareOptions
 		"lava": "lava-oracle", "lava-oracle": "lava-oracle"}
 	offSpread := 0.0
 	if len(off) > 0 {
-		r := RangeOf(collect(off, func(r *Result) float64 { return r.EmptyMachinesTimeMean }))
+		r := analysis.RangeOf(collect(off, func(r *Result) float64 { return r.EmptyMachinesTimeMean }))
 		offSpread = r.Max - r.Min
 	}
 	for _, a := range arms {
@@ -215,13 +190,13 @@ func Compare(ctx context.Context, db *store.DB, dataset string, o CompareOptions
 		for _, r := range rs {
 			s.Runs = append(s.Runs, r.RunID)
 		}
-		s.EmptyMachines = RangeOf(collect(rs, func(r *Result) float64 { return r.EmptyMachinesTimeMean }))
-		s.PackingPct = RangeOf(collect(rs, func(r *Result) float64 { return r.PackingPct }))
-		s.Rejected = RangeOf(collect(rs, func(r *Result) float64 { return float64(r.Rejected) }))
-		s.StrandedCores = RangeOf(collect(rs, func(r *Result) float64 { return r.StrandedCoresPct }))
-		s.StrandedMem = RangeOf(collect(rs, func(r *Result) float64 { return r.StrandedMemoryPct }))
-		s.CoveragePct = RangeOf(collect(rs, func(r *Result) float64 { return r.CoveragePct }))
-		s.AccuracyPct = RangeOf(collect(rs, func(r *Result) float64 { return r.AccuracyPct }))
+		s.EmptyMachines = analysis.RangeOf(collect(rs, func(r *Result) float64 { return r.EmptyMachinesTimeMean }))
+		s.PackingPct = analysis.RangeOf(collect(rs, func(r *Result) float64 { return r.PackingPct }))
+		s.Rejected = analysis.RangeOf(collect(rs, func(r *Result) float64 { return float64(r.Rejected) }))
+		s.StrandedCores = analysis.RangeOf(collect(rs, func(r *Result) float64 { return r.StrandedCoresPct }))
+		s.StrandedMem = analysis.RangeOf(collect(rs, func(r *Result) float64 { return r.StrandedMemoryPct }))
+		s.CoveragePct = analysis.RangeOf(collect(rs, func(r *Result) float64 { return r.CoveragePct }))
+		s.AccuracyPct = analysis.RangeOf(collect(rs, func(r *Result) float64 { return r.AccuracyPct }))
 		oracle := byArm[oracleOf[a.Arm]]
 		var gain, share, best []float64
 		for i, r := range rs {
@@ -248,7 +223,7 @@ func Compare(ctx context.Context, db *store.DB, dataset string, o CompareOptions
 				best = append(best, g/bg)
 			}
 		}
-		s.GainVsOff, s.OracleGainShare, s.BestOracleGainShare = RangeOf(gain), RangeOf(share), RangeOf(best)
+		s.GainVsOff, s.OracleGainShare, s.BestOracleGainShare = analysis.RangeOf(gain), analysis.RangeOf(share), analysis.RangeOf(best)
 		cmp.Arms = append(cmp.Arms, s)
 	}
 	return cmp, nil
@@ -320,14 +295,4 @@ func collect(rs []*Result, f func(*Result) float64) []float64 {
 		out[i] = f(r)
 	}
 	return out
-}
-
-// MarshalJSON writes a range without values (no seeds, or no oracle gain
-// to share) as null.
-func (r Range) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(r.Median) {
-		return []byte("null"), nil
-	}
-	type plain Range
-	return json.Marshal(plain(r))
 }

@@ -146,27 +146,6 @@ func TestLifetimeCompareWorkers(t *testing.T) {
 	}
 }
 
-// TestRangeOf: the median of an even count is the mean of the two middle
-// values (the lifetime arms' medians over 4 seeds used the upper one), an
-// odd count's the middle one; no values give NaN, written as JSON null.
-func TestRangeOf(t *testing.T) {
-	for _, tc := range []struct {
-		xs   []float64
-		want Range
-	}{
-		{[]float64{5}, Range{5, 5, 5}},
-		{[]float64{3, 1, 2}, Range{2, 1, 3}},
-		{[]float64{4, 1, 3, 2}, Range{2.5, 1, 4}},
-	} {
-		if got := RangeOf(tc.xs); got != tc.want {
-			t.Errorf("RangeOf(%v) = %+v, want %+v", tc.xs, got, tc.want)
-		}
-	}
-	if b, err := json.Marshal(RangeOf(nil)); err != nil || string(b) != "null" {
-		t.Errorf("RangeOf(nil) as JSON: %s, %v; want null", b, err)
-	}
-}
-
 // checkLifetimeArmsView compares the view lifetime_arms, for cmp's window,
 // with the comparison's figures: every arm, every range.
 func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *Comparison, inSample bool) {
@@ -183,7 +162,7 @@ func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *Comparison, inSample
 	for i, c := range res.Columns {
 		idx[c] = i
 	}
-	num := func(v any) float64 { // NULL is NaN, as a missing share is in a Range
+	num := func(v any) float64 { // NULL is NaN, as a missing share is in an analysis.Range
 		f, ok := analysis.AsFloat(v)
 		if !ok && v != nil {
 			t.Fatalf("view value %v (%T)", v, v)
@@ -203,7 +182,7 @@ func checkLifetimeArmsView(t *testing.T, db *store.DB, cmp *Comparison, inSample
 		}
 		for _, f := range []struct {
 			col string
-			r   Range
+			r   analysis.Range
 		}{{"empty_machines", a.EmptyMachines}, {"empty_gain_vs_off", a.GainVsOff}, {"oracle_gain_share", a.OracleGainShare},
 			{"best_oracle_gain_share", a.BestOracleGainShare}} {
 			for _, st := range []struct {

@@ -1,4 +1,4 @@
-package bench
+package timing
 
 import (
 	"bufio"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"placelab/analysis"
-	"placelab/analysis/lifetime"
 	"placelab/analysis/replay"
 	"placelab/datasets/synth"
 	"placelab/optimizer"
@@ -85,7 +84,7 @@ type ProductionPoint struct {
 func RunProduction(ctx context.Context, o ProductionOptions) (*ProductionPoint, error) {
 	if o.Machines < 1 || o.VMs < 1 || o.OffVMs < 1 || o.Reps < 1 {
 		return nil, fmt.Errorf("%w: production point: machines %d, VMs %d, cache-off VMs %d, reps %d: each at least 1",
-			ErrBenchOptions, o.Machines, o.VMs, o.OffVMs, o.Reps)
+			ErrOptions, o.Machines, o.VMs, o.OffVMs, o.Reps)
 	}
 	start := time.Now()
 	tr, err := productionTrace(ctx, o)
@@ -125,8 +124,8 @@ func RunProduction(ctx context.Context, o ProductionOptions) (*ProductionPoint, 
 		ons, offs = append(ons, on), append(offs, off)
 		speed = append(speed, off.CostPerPlacementUS/on.CostPerPlacementUS)
 	}
-	pp.WarmupSeconds = lifetime.RangeOf(warm)
-	pp.CacheOn, pp.CacheOff, pp.CacheSpeedup = summarizeArms(ons), summarizeArms(offs), lifetime.RangeOf(speed)
+	pp.WarmupSeconds = analysis.RangeOf(warm)
+	pp.CacheOn, pp.CacheOff, pp.CacheSpeedup = summarizeArms(ons), summarizeArms(offs), analysis.RangeOf(speed)
 	pp.PeakRSSMB = peakRSSMB()
 	pp.Seconds = time.Since(start).Seconds()
 	return pp, nil

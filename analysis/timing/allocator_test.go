@@ -1,4 +1,4 @@
-package bench
+package timing
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func BenchmarkAllocator(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, n := range sizes {
-		tr, err := BenchZone(ctx, n, 1)
+		tr, err := Zone(ctx, n, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -232,11 +232,11 @@ func TestAllocatorRunTimesUpkeep(t *testing.T) {
 // speedup is computed per rep and summarized by its median.
 func TestCompareCacheSameRequests(t *testing.T) {
 	ctx := context.Background()
-	tr, err := BenchZone(ctx, 300, 1)
+	tr, err := Zone(ctx, 300, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := AllocatorBenchOptions{Machines: 300, VMs: 500, Reps: 3, Seed: 1, Explain: true}
+	o := Options{Machines: 300, VMs: 500, Reps: 3, Seed: 1, Explain: true}
 	c, err := compareCacheOn(ctx, tr, o, time.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -307,25 +307,25 @@ func TestCompareCacheSameRequests(t *testing.T) {
 func TestAllocatorBenchOptionsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		edit func(*AllocatorBenchOptions)
+		edit func(*Options)
 	}{
-		{"reps 0", func(o *AllocatorBenchOptions) { o.Reps = 0 }},
-		{"reps -1", func(o *AllocatorBenchOptions) { o.Reps = -1 }},
-		{"vms 0", func(o *AllocatorBenchOptions) { o.VMs = 0 }},
-		{"machines 0", func(o *AllocatorBenchOptions) { o.Machines = 0 }},
+		{"reps 0", func(o *Options) { o.Reps = 0 }},
+		{"reps -1", func(o *Options) { o.Reps = -1 }},
+		{"vms 0", func(o *Options) { o.VMs = 0 }},
+		{"machines 0", func(o *Options) { o.Machines = 0 }},
 	} {
-		o := DefaultAllocatorBenchOptions()
+		o := DefaultOptions()
 		o.Machines, o.VMs = 100, 50 // small, should a check be missing
 		tc.edit(&o)
-		if _, err := CompareCache(context.Background(), o); !errors.Is(err, ErrBenchOptions) {
+		if _, err := CompareCache(context.Background(), o); !errors.Is(err, ErrOptions) {
 			t.Errorf("%s: err = %v, want ErrBenchOptions", tc.name, err)
 		}
 	}
-	tr, err := BenchZone(context.Background(), 100, 1)
+	tr, err := Zone(context.Background(), 100, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newBenchWorkload(tr, 1<<30); !errors.Is(err, ErrBenchOptions) {
+	if _, err := newBenchWorkload(tr, 1<<30); !errors.Is(err, ErrOptions) {
 		t.Errorf("vms beyond the trace: err = %v", err)
 	}
 }
@@ -363,7 +363,7 @@ const digestAllocatorArms = 0x7936d74997c90043
 // counts, cache on and off.
 func TestAllocatorArmsDigest(t *testing.T) {
 	ctx := context.Background()
-	tr, err := BenchZone(ctx, 300, 1)
+	tr, err := Zone(ctx, 300, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

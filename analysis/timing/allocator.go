@@ -1,4 +1,4 @@
-package bench
+package timing
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"math"
 	"placelab/analysis"
-	"placelab/analysis/lifetime"
 	"placelab/analysis/replay"
 	"runtime"
 	"slices"
@@ -21,10 +20,10 @@ import (
 	store "placelab/sql"
 )
 
-// BenchZone generates a synthetic zone of the given size with a one-day
+// Zone generates a synthetic zone of the given size with a one-day
 // trace (the initial population fills Load of its cores), loads it through
 // an in-memory DuckDB exactly as a replay would, and returns the trace.
-func BenchZone(ctx context.Context, machines int, seed uint64) (*replay.Trace, error) {
+func Zone(ctx context.Context, machines int, seed uint64) (*replay.Trace, error) {
 	cfg := synth.DefaultConfig()
 	cfg.Machines = machines
 	cfg.Seed = seed
@@ -45,7 +44,7 @@ func BenchZone(ctx context.Context, machines int, seed uint64) (*replay.Trace, e
 
 // AllocatorBenchOptions configure CompareCache (`placelab bench allocator`).
 // Start from DefaultAllocatorBenchOptions.
-type AllocatorBenchOptions struct {
+type Options struct {
 	// Machines in the generated zone.
 	Machines int
 	// VMs is how many arriving VMs are timed: the first whole requests
@@ -62,22 +61,22 @@ type AllocatorBenchOptions struct {
 }
 
 // DefaultAllocatorBenchOptions are the defaults of `placelab bench allocator`.
-func DefaultAllocatorBenchOptions() AllocatorBenchOptions {
-	return AllocatorBenchOptions{Machines: 30000, VMs: 20000, Reps: 3, Seed: 1, Explain: true}
+func DefaultOptions() Options {
+	return Options{Machines: 30000, VMs: 20000, Reps: 3, Seed: 1, Explain: true}
 }
 
 // ErrBenchOptions marks an allocator benchmark option out of range.
-var ErrBenchOptions = errors.New("bench: allocator")
+var ErrOptions = errors.New("bench: allocator")
 
 // Validate refuses options out of range.
-func (o AllocatorBenchOptions) Validate() error {
+func (o Options) Validate() error {
 	switch {
 	case o.Machines < 1:
-		return fmt.Errorf("%w: machines = %d, need at least 1", ErrBenchOptions, o.Machines)
+		return fmt.Errorf("%w: machines = %d, need at least 1", ErrOptions, o.Machines)
 	case o.VMs < 1:
-		return fmt.Errorf("%w: vms = %d, need at least 1 timed VM", ErrBenchOptions, o.VMs)
+		return fmt.Errorf("%w: vms = %d, need at least 1 timed VM", ErrOptions, o.VMs)
 	case o.Reps < 1:
-		return fmt.Errorf("%w: reps = %d, need at least 1 repetition", ErrBenchOptions, o.Reps)
+		return fmt.Errorf("%w: reps = %d, need at least 1 repetition", ErrOptions, o.Reps)
 	}
 	return nil
 }
@@ -169,7 +168,7 @@ type AllocatorRep struct {
 }
 
 // Spread is the median and range of a figure over repetitions.
-type Spread = lifetime.Range
+type Spread = analysis.Range
 
 // ArmSummary is an arm's figures over the repetitions.
 type ArmSummary struct {
@@ -191,7 +190,7 @@ func summarizeArms(arms []AllocatorArm) ArmSummary {
 		for i, a := range arms {
 			xs[i] = get(a)
 		}
-		return lifetime.RangeOf(xs)
+		return analysis.RangeOf(xs)
 	}
 	return ArmSummary{
 		CostPerPlacementUS:   f(func(a AllocatorArm) float64 { return a.CostPerPlacementUS }),
@@ -246,12 +245,12 @@ type AllocatorComparison struct {
 // Protean engine with the cache on and off, o.Reps times, on the same
 // requests from the same starting state (see AllocatorArm for what is
 // timed). Reps alternate which arm runs first.
-func CompareCache(ctx context.Context, o AllocatorBenchOptions) (AllocatorComparison, error) {
+func CompareCache(ctx context.Context, o Options) (AllocatorComparison, error) {
 	if err := o.Validate(); err != nil {
 		return AllocatorComparison{}, err
 	}
 	start := time.Now()
-	tr, err := BenchZone(ctx, o.Machines, o.Seed)
+	tr, err := Zone(ctx, o.Machines, o.Seed)
 	if err != nil {
 		return AllocatorComparison{}, err
 	}
@@ -264,7 +263,7 @@ func CompareCache(ctx context.Context, o AllocatorBenchOptions) (AllocatorCompar
 }
 
 // compareCacheOn is CompareCache on a loaded trace with the clock now.
-func compareCacheOn(ctx context.Context, tr *replay.Trace, o AllocatorBenchOptions, now func() time.Time) (AllocatorComparison, error) {
+func compareCacheOn(ctx context.Context, tr *replay.Trace, o Options, now func() time.Time) (AllocatorComparison, error) {
 	if err := o.Validate(); err != nil {
 		return AllocatorComparison{}, err
 	}
@@ -319,7 +318,7 @@ func compareCacheOn(ctx context.Context, tr *replay.Trace, o AllocatorBenchOptio
 		speed, dspeed = append(speed, r.CacheSpeedup), append(dspeed, r.DecisionSpeedup)
 	}
 	c.CacheOn, c.CacheOff = summarizeArms(ons), summarizeArms(offs)
-	c.CacheSpeedup, c.DecisionSpeedup = lifetime.RangeOf(speed), lifetime.RangeOf(dspeed)
+	c.CacheSpeedup, c.DecisionSpeedup = analysis.RangeOf(speed), analysis.RangeOf(dspeed)
 	return c, nil
 }
 
@@ -356,7 +355,7 @@ func newBenchWorkload(tr *replay.Trace, vms int) (*benchWorkload, error) {
 		w.stop++
 	}
 	if w.timedVMs == 0 || (vms > 0 && w.timedVMs < vms) {
-		return nil, fmt.Errorf("%w: vms = %d, but the zone's trace has only %d arriving VMs after t=0", ErrBenchOptions, vms, w.arrivingVMs)
+		return nil, fmt.Errorf("%w: vms = %d, but the zone's trace has only %d arriving VMs after t=0", ErrOptions, vms, w.arrivingVMs)
 	}
 	return w, nil
 }
