@@ -201,7 +201,7 @@ func (s *Spec) paramsWith(cfg optimizer.Config) map[string]any {
 	return ran.Params()
 }
 
-// finite is v, or nil (JSON null) for an unbounded end.
+// Finite is v, or nil (JSON null) for an unbounded end.
 func Finite(v float64) any {
 	if math.IsInf(v, 0) {
 		return nil

@@ -8,7 +8,7 @@ import (
 	store "placelab/sql"
 )
 
-// datasetClient is RC's client over dataset's models, initialized.
+// DatasetClient is RC's client over dataset's models, initialized.
 func DatasetClient(ctx context.Context, db *store.DB, dataset string) (*client.Client, error) {
 	o := client.DefaultOptions()
 	o.Datasets = []string{dataset}
@@ -23,7 +23,7 @@ func DatasetClient(ctx context.Context, db *store.DB, dataset string) (*client.C
 	return c, nil
 }
 
-// modelPredictor is ModelPredictor served by c (which the caller closes).
+// ClientPredictor is ModelPredictor served by c (which the caller closes).
 func ClientPredictor(c *client.Client, dataset string, metric predict.Metric, approach string) (func(int64) (int8, float64), float64, error) {
 	if approach == "" {
 		approach = metric.Approach()

@@ -184,7 +184,7 @@ func (s *runSink) close() error {
 	return s.err
 }
 
-// domain is a stored fault or update domain: NULL when off (-1).
+// Domain is a stored fault or update domain: NULL when off (-1).
 func Domain(d int16) any {
 	if d < 0 {
 		return nil

@@ -10,7 +10,7 @@ import (
 	store "placelab/sql"
 )
 
-// lpStay is one VM's time on one machine in a run.
+// Stay is one VM's time on one machine in a run.
 type Stay struct {
 	VM       int64
 	Type     int32
@@ -28,7 +28,7 @@ type lpRun struct {
 	Last                    float64 // last sample or placement, whichever is later
 }
 
-// loadLPRun reads run's placements against the trace it read.
+// LoadRunStays reads run's placements against the trace it read.
 func LoadRunStays(ctx context.Context, db *store.DB, run int64) (*lpRun, error) {
 	var dataset, policy, engine string
 	err := db.SQL().QueryRowContext(ctx, store.MustQuery("run_head"), run).Scan(&dataset, &policy, &engine)

@@ -38,10 +38,10 @@ const (
 	ScalePerSKU = "per-sku"
 )
 
-// CapacityScales lists the scales Capacity knows.
+// Scales lists the scales Capacity knows.
 var Scales = []string{ScaleMix, ScalePerSKU}
 
-// What the rejection target counts (CapacityOptions.TargetCounts).
+// What the rejection target counts (Options.TargetCounts).
 const (
 	// CountShed counts every VM the trace asked for and the allocator did
 	// not serve to its end: rejected, or evicted (a replay never places an
@@ -57,7 +57,7 @@ const (
 // TargetCountings lists what the target can count.
 var TargetCountings = []string{CountShed, CountRejected}
 
-// CapacityMaxGrowth caps the search's upper end: it doubles from the zone's
+// MaxGrowth caps the search's upper end: it doubles from the zone's
 // size (or the LP floor, when larger) at most up to this many times it.
 const MaxGrowth = 16
 
@@ -70,7 +70,7 @@ const rejectionSlack = 1e-9
 // succeed as asked.
 var ErrCapacity = errors.New("analysis: capacity")
 
-// CapacityOptions are the parts of a capacity search that are not the
+// Options are the parts of a capacity search that are not the
 // run spec.
 type Options struct {
 	// MaxRejection is the target: the share of requested VMs the allocator
@@ -137,7 +137,7 @@ const (
 	BelowOnePerSKU = "one machine per SKU"
 )
 
-// CapacityProbe is one replay of the trace on one inventory.
+// Probe is one replay of the trace on one inventory.
 type Probe struct {
 	Step     string         `json:"step"`
 	Machines int            `json:"machines"`
@@ -164,7 +164,7 @@ type Probe struct {
 	counts  []int
 }
 
-// CapacityReport is the answer to the capacity planner's question.
+// Result is the answer to the capacity planner's question.
 type Result struct {
 	// AnswerID is the capacity_answer row the search was stored as (0:
 	// not stored); LoadID the load of Dataset it read.
@@ -257,7 +257,7 @@ type Result struct {
 	Seconds       float64 `json:"seconds"`
 }
 
-// CapacityPlan validates spec and o, loads spec's dataset once and runs
+// Run validates spec and o, loads spec's dataset once and runs
 // Capacity on it.
 func Run(ctx context.Context, db *store.DB, spec analysis.Spec, o Options) (*Result, error) {
 	if err := checkCapacity(&spec, &o); err != nil {
@@ -275,9 +275,9 @@ func Run(ctx context.Context, db *store.DB, spec analysis.Spec, o Options) (*Res
 	return RunTrace(ctx, tr, spec, o)
 }
 
-// ValidateCapacity refuses a search that cannot run as asked (spec and o
+// Validate refuses a search that cannot run as asked (spec and o
 // out of range, or settings the search cannot honour) before anything is
-// read: CapacityPlan checks the same.
+// read: Run checks the same.
 func Validate(spec analysis.Spec, o Options) error {
 	return checkCapacity(&spec, &o)
 }
@@ -318,7 +318,7 @@ type capacitySearch struct {
 	runTrace func(context.Context, *replay.Trace, *analysis.Spec, analysis.RunOptions) (*replay.Result, error)
 }
 
-// Capacity finds the smallest inventory on which spec's allocator meets
+// RunTrace finds the smallest inventory on which spec's allocator meets
 // o.MaxRejection over tr, and the LP lower bound at tr's peak.
 //
 // Inventories are the zone's own machines, all in service (healthy), in

@@ -73,8 +73,8 @@ const (
 // SurviveModes lists the survive modes Capacity knows.
 var SurviveModes = []string{SurviveNone, SurviveRack}
 
-// Targets a probe can meet, as CapacityProbe.MetTargets and
-// CapacityReport.Targets name them.
+// Targets a probe can meet, as Probe.MetTargets and
+// Result.Targets name them.
 const (
 	TargetRejection   = "rejection"    // rejected ≤ the VMs MaxRejection allows
 	TargetHealFailure = "heal_failure" // heal failed ≤ the VMs MaxHealFailure allows

@@ -9,7 +9,7 @@ import (
 	store "placelab/sql"
 )
 
-// StoreCapacity keeps rep as a row of capacity_answer (its JSON, as
+// Store keeps rep as a row of capacity_answer (its JSON, as
 // capacity --format json prints it, beside the columns to filter on) and
 // sets rep.AnswerID.
 func Store(ctx context.Context, db *store.DB, rep *Result) error {

@@ -230,7 +230,7 @@ func comparisonNote(v charView, r *store.Result, origins map[string]origin) stri
 	return b.String()
 }
 
-// Characterize builds the characterization page: one section per view
+// Run builds the characterization page: one section per view
 // with its chart, its numbers and its SQL. A view with no rows for the
 // dataset says why rather than failing. Where a section sets the papers'
 // numbers beside a dataset generated from them, it says that this checks
@@ -288,7 +288,7 @@ func Run(ctx context.Context, db *store.DB, dataset string, progress func(done, 
 	return page, out, nil
 }
 
-// CharacterizeWorkers is how many views Characterize runs at once, each on
+// Workers is how many views Characterize runs at once, each on
 // its own connection of the database's pool. DuckDB runs every query on
 // all cores already; a second query fills the phases where one runs on a
 // single thread (window partitions, small final steps), so two at once
@@ -586,7 +586,7 @@ func correlationHeatMap(r *store.Result) *charts.HeatMap {
 	return hm
 }
 
-// CharViewNames lists the characterization views Characterize runs, in its
+// ViewNames lists the characterization views Characterize runs, in its
 // order (placelab bench views times each alone).
 func ViewNames() []string {
 	vs := charViews()

@@ -20,7 +20,7 @@ import (
 	store "placelab/sql"
 )
 
-// ClusterSnapshot is what a run held at one instant (RunState), as the
+// Snapshot is what a run held at one instant (RunState), as the
 // consolidation questions see it (lpbound on a Kubernetes run, whatif
 // drain, explain --machine, capacity --like): every machine is a node,
 // every VM the run held then a pod. Pinned VMs (a DaemonSet's or a static
@@ -72,7 +72,7 @@ type Snapshot struct {
 // machine type): moving a VM would change its size.
 var ErrSKUDemand = errors.New("analysis: VM demands differ by SKU")
 
-// LoadClusterSnapshot reads run's state at at (NaN: the run's last event)
+// LoadSnapshot reads run's state at at (NaN: the run's last event)
 // as a drain Problem (RunState.Cluster).
 func LoadSnapshot(ctx context.Context, db *store.DB, run int64, at float64) (*Snapshot, error) {
 	rs, err := snapshot.Load(ctx, db, run, at)
@@ -82,7 +82,7 @@ func LoadSnapshot(ctx context.Context, db *store.DB, run int64, at float64) (*Sn
 	return SnapshotOf(rs)
 }
 
-// SnapshotOf is the run's state as a drain Problem (see ClusterSnapshot).
+// SnapshotOf is the run's state as a drain Problem (see Snapshot).
 func SnapshotOf(rs *snapshot.RunState) (*Snapshot, error) {
 	if err := rs.Planning("a consolidation"); err != nil {
 		return nil, err
@@ -259,7 +259,7 @@ func sameDemandEverywhere(inv *optimizer.Inventory, t int32) error {
 	return nil
 }
 
-// ClusterBoundOptions tune ClusterBound; start from DefaultClusterBoundOptions.
+// BoundOptions tune ClusterBound; start from DefaultClusterBoundOptions.
 type BoundOptions struct {
 	// At is the snapshot instant (NaN: the run's last placement).
 	At float64
@@ -269,7 +269,7 @@ type BoundOptions struct {
 	Store bool
 }
 
-// ClusterBoundTimeLimit bounds the cluster LP by default. Its Lagrangian
+// BoundTimeLimit bounds the cluster LP by default. Its Lagrangian
 // bound rises early and then barely moves: on the Alibaba GPU cluster
 // (1,523 nodes, 5,120 pods, 27 node and 121 pod types) it is 652 after 3 s
 // and 654 after 58 s (the master LP at 677), and on a generated 1,500-node,
@@ -277,7 +277,7 @@ type BoundOptions struct {
 // limit stops it, only weaker; --time-limit raises it.
 const BoundTimeLimit = 5 * time.Second
 
-// DefaultClusterBoundOptions: the last instant, ClusterBoundTimeLimit, the
+// DefaultBoundOptions: the last instant, ClusterBoundTimeLimit, the
 // packing stored.
 func DefaultBoundOptions() BoundOptions {
 	return BoundOptions{At: math.NaN(), TimeLimit: BoundTimeLimit, Store: true}
@@ -294,7 +294,7 @@ func (o BoundOptions) Validate() error {
 	return nil
 }
 
-// ClusterBoundReport is how few nodes the pods a run held at one instant
+// BoundReport is how few nodes the pods a run held at one instant
 // need: no placement of them (pinned pods on their nodes, every constraint
 // kept) uses fewer than LBNodes nodes for its movable pods, and one on
 // UBNodes exists (stored as PackingRun, checked by placelab check).
@@ -347,7 +347,7 @@ type SnapshotHead struct {
 	NodesWithPods int    `json:"nodes_with_pods"`
 }
 
-// head is the snapshot's SnapshotHead.
+// Head is the snapshot's SnapshotHead.
 func (s *Snapshot) Head() SnapshotHead {
 	pods := 0
 	for _, vm := range s.PodVM {
@@ -367,8 +367,8 @@ func (s *Snapshot) Head() SnapshotHead {
 // the Lagrangian bound stays valid whatever the limit.
 const ClusterPricingNodeLimit = 100_000
 
-// ClusterBound bounds the nodes a run's pods need at one instant (see
-// ClusterBoundReport).
+// Bound bounds the nodes a run's pods need at one instant (see
+// BoundReport).
 func Bound(ctx context.Context, db *store.DB, run int64, opts BoundOptions) (*BoundReport, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -414,7 +414,7 @@ func Bound(ctx context.Context, db *store.DB, run int64, opts BoundOptions) (*Bo
 	return rep, nil
 }
 
-// bound computes the interval on the snapshot and returns the UB packing
+// Bound computes the interval on the snapshot and returns the UB packing
 // (each pod's node); plan, when not nil, is the unbounded drain plan
 // already made on the snapshot (a candidate for UB), else bound makes it.
 func (s *Snapshot) Bound(ctx context.Context, limit time.Duration, plan *drain.Result) (*BoundReport, []int, error) {
@@ -487,7 +487,7 @@ func (s *Snapshot) Bound(ctx context.Context, limit time.Duration, plan *drain.R
 	return rep, bestA, nil
 }
 
-// applyPlan is the assignment a drain plan leaves.
+// ApplyPlan is the assignment a drain plan leaves.
 func ApplyPlan(p *drain.Problem, pl *drain.Result) []int {
 	a := make([]int, len(p.Pods))
 	for i := range p.Pods {
@@ -651,7 +651,7 @@ func (s *Snapshot) fromPatterns(pk []lpbound.Pattern, nodeTypes, podTypes [][]in
 	return a, true
 }
 
-// storePacking stores an assignment of the snapshot's pods as an offline run
+// StorePacking stores an assignment of the snapshot's pods as an offline run
 // placed at T, and returns its id. The pinned pods stay on the nodes the
 // assignment uses; a node it leaves without a movable pod is drained, and
 // its DaemonSet and static pods go with it (no placement row), so the run's
@@ -673,7 +673,7 @@ func (s *Snapshot) StorePacking(ctx context.Context, db *store.DB, assign []int,
 	return s.State.StorePlan(ctx, db, rows, policy, extra)
 }
 
-// IsClusterRun reports whether a run's dataset is a cluster snapshot whose
+// IsRun reports whether a run's dataset is a cluster snapshot whose
 // pods carry placement constraints or pod slots (ingest k8s): lpbound bounds
 // it at one instant with its constraints (ClusterBound) rather than hourly
 // over the zone's SKUs.

@@ -33,7 +33,7 @@ type ClusterCompareRow struct {
 	Seconds    float64 `json:"seconds"`
 }
 
-// ClusterCompareReport sets the replays of a cluster's pods — in creation
+// CompareReport sets the replays of a cluster's pods — in creation
 // order, through Protean and the baselines, each under DefaultSpec's
 // validated defaults (the same validators, constraints and inventory) —
 // beside the observed placement, each with its interval at one instant T
@@ -51,7 +51,7 @@ type CompareReport struct {
 	Filter              *FilterJudgement `json:"filter_judgement,omitempty"`
 }
 
-// ClusterCompare replays run's dataset through each policy (stored as
+// Compare replays run's dataset through each policy (stored as
 // runs) and bounds every run at the same instant.
 func Compare(ctx context.Context, db *store.DB, run int64, policies []string, o analysis.RunOptions) (*CompareReport, error) {
 	if len(policies) == 0 {

@@ -15,7 +15,7 @@ import (
 	store "placelab/sql"
 )
 
-// untoleratedTaints names, for a Kubernetes pod (vm_id vm of load) and the
+// UntoleratedTaints names, for a Kubernetes pod (vm_id vm of load) and the
 // nodes its tolerations keep it off, the taint of each node it does not
 // tolerate, read from the objects ingest kept (k8s_object) and judged as
 // ingest judged them (k8s.UntoleratedTaint): "dedicated=gpu:NoSchedule on 3

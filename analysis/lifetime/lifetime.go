@@ -18,7 +18,7 @@ import (
 	store "placelab/sql"
 )
 
-// LifetimeArms are the arms of the lifetime-aware placement comparison:
+// Arms are the arms of the lifetime-aware placement comparison:
 //
 //   - off: Protean without a lifetime rule;
 //   - model, oracle: PreferAlignedLifetime on one-shot RC buckets, from the
@@ -53,8 +53,8 @@ func armRule(arm string) optimizer.MachinePreferenceRule {
 	return optimizer.PreferLifetimeNILAS{}
 }
 
-// LifetimeOptions configure LifetimeReplay; start from
-// DefaultLifetimeOptions.
+// Options configure LifetimeReplay; start from
+// DefaultOptions.
 type Options struct {
 	Arm string
 	// Predict is the model arm's predictor: VM vm_id's lifetime bucket
@@ -136,7 +136,7 @@ func storeLifetime(ctx context.Context, db *store.DB, dataset string, o Options,
 	return nil
 }
 
-// DefaultLifetimeOptions replay the whole trace with Protean's default
+// DefaultOptions replay the whole trace with Protean's default
 // seed, with no arm.
 func DefaultOptions() Options {
 	return Options{Seed: optimizer.DefaultConfig().Seed, From: math.Inf(-1), To: math.Inf(1), RepredictEvery: DefaultRepredictEvery}
@@ -165,7 +165,7 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// LifetimeResult is one arm's outcome.
+// Result is one arm's outcome.
 //
 // EmptyMachinesTimeMean is the time-weighted mean number of machines
 // hosting no VM over the replay window [WindowFrom, WindowTo] (from the
@@ -235,7 +235,7 @@ func (r *Result) Params(o Options) map[string]any {
 		"in_sample": o.InSample, "repredict_every_s": o.RepredictEvery}
 }
 
-// LifetimeReplay replays a dataset through Protean under one arm of the
+// Run replays a dataset through Protean under one arm of the
 // lifetime-aware placement comparison and measures empty machines, packing
 // density and rejections:
 //
@@ -417,7 +417,7 @@ func Run(ctx context.Context, db *store.DB, dataset string, o Options) (*Result,
 }
 
 // EmptyMachinesTimeMean is the time-weighted mean number of machines of tr
-// hosting no VM over [t0, t1] (see LifetimeResult), from a run's placement
+// hosting no VM over [t0, t1] (see Result), from a run's placement
 // rows: a placed or evicted row occupies its machine from its time T until
 // the VM's end in the trace, or its eviction, whichever comes first. t1 is
 // the later of the last row's time and to (when finite). It returns the

@@ -15,11 +15,11 @@ import (
 	store "placelab/sql"
 )
 
-// DefaultLifetimeSeeds are the engine seeds a lifetime comparison runs
+// DefaultSeeds are the engine seeds a lifetime comparison runs
 // every arm with: figures are medians over them, with their ranges.
 var DefaultSeeds = []uint64{1, 2, 3, 4, 5}
 
-// LifetimeCompareOptions configure LifetimeCompare.
+// CompareOptions configure LifetimeCompare.
 type CompareOptions struct {
 	Arms  []string
 	Seeds []uint64
@@ -42,7 +42,7 @@ type CompareOptions struct {
 	Progress func(done, total int64)
 }
 
-// LifetimeArmSummary is one arm over the seeds.
+// ArmSummary is one arm over the seeds.
 type ArmSummary struct {
 	Arm           string         `json:"arm"`
 	Runs          []int64        `json:"run_ids"`
@@ -67,7 +67,7 @@ type ArmSummary struct {
 	LosesToOff int `json:"seeds_losing_to_off_beyond_spread"`
 }
 
-// LifetimeComparison is placelab lifetime's result.
+// Comparison is placelab lifetime's result.
 type Comparison struct {
 	Dataset  string       `json:"dataset"`
 	From     float64      `json:"from_s"`
@@ -79,7 +79,7 @@ type Comparison struct {
 	Results  []*Result    `json:"results"`
 }
 
-// LifetimeCompare runs every arm on every seed under one window and sums
+// Compare runs every arm on every seed under one window and sums
 // them up. Model arms (model, nilas, lava) are evaluated out of sample: the
 // window starts at or after their training cut unless InSample.
 func Compare(ctx context.Context, db *store.DB, dataset string, o CompareOptions) (*Comparison, error) {

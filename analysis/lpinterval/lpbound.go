@@ -19,7 +19,7 @@ import (
 	store "placelab/sql"
 )
 
-// LPSnapshot is the interval in which the best packing of the VMs a run held
+// Snapshot is the interval in which the best packing of the VMs a run held
 // at one moment lies, set beside what the run's policy did with them.
 //
 // Both bounds come from the configuration LP over the zone's machines (per
@@ -76,7 +76,7 @@ type Snapshot struct {
 	PackingRun int64 `json:"packing_run,omitempty"`
 }
 
-// LPBoundReport is the interval over a run's snapshots.
+// Result is the interval over a run's snapshots.
 type Result struct {
 	Run       int64      `json:"run_id"`
 	Dataset   string     `json:"dataset"`
@@ -107,7 +107,7 @@ const (
 	PackingsNone = "none"
 )
 
-// LPBoundOptions tune LPBoundRun; start from DefaultLPBoundOptions.
+// Options tune LPBoundRun; start from DefaultOptions.
 type Options struct {
 	// Every is the time between snapshots, in seconds (> 0); the first is
 	// at the run's first placement.
@@ -122,10 +122,10 @@ type Options struct {
 	Progress func(done, total int64)
 }
 
-// DefaultLPBoundTimeLimit bounds each LP solve by default.
+// DefaultTimeLimit bounds each LP solve by default.
 const DefaultTimeLimit = 30 * time.Second
 
-// DefaultLPBoundOptions: hourly snapshots, DefaultLPBoundTimeLimit per solve,
+// DefaultOptions: hourly snapshots, DefaultTimeLimit per solve,
 // the peak snapshot's packing stored.
 func DefaultOptions() Options {
 	return Options{Every: 3600, Solve: lpbound.Options{TimeLimit: DefaultTimeLimit}, Packings: PackingsPeak}
@@ -158,7 +158,7 @@ func (s *Snapshot) metrics() []float64 {
 		s.EmptiableMachines, analysis.BoolNum(s.Converged)}
 }
 
-// LPSnapshotTimes are the snapshot times of a run whose first placement is
+// SnapshotTimes are the snapshot times of a run whose first placement is
 // at from and last sample at last: from, from + every, … ≤ last.
 func SnapshotTimes(from, last, every float64) []float64 {
 	var times []float64
@@ -346,7 +346,7 @@ func Optimal(r *lpbound.Result) bool {
 	return r.Stop == lpbound.StopConverged || r.Stop == lpbound.StopProven
 }
 
-// LPBoundRun bounds a stored run at snapshots from its first placement,
+// Run bounds a stored run at snapshots from its first placement,
 // every opts.Every seconds up to its last sample or placement: over the VMs the run held
 // then, the LB and UB on machines and on cores (LPSnapshot) beside the run's
 // own figures. It stores them in run_metric (lpMetrics), replacing those a
@@ -638,7 +638,7 @@ func bindingDims(inv *optimizer.Inventory, skus []int, dims []optimizer.Dim) []o
 	return keep
 }
 
-// lpItems turns VM type counts into item types with per-SKU sizes.
+// Items turns VM type counts into item types with per-SKU sizes.
 func Items(inv *optimizer.Inventory, counts []int, skus []int, dims []optimizer.Dim) []lpbound.ItemType {
 	var items []lpbound.ItemType
 	order := make([]int, 0, len(counts))
@@ -666,7 +666,7 @@ func Items(inv *optimizer.Inventory, counts []int, skus []int, dims []optimizer.
 	return items
 }
 
-// LPLargestBinCost is the cost (cores) of the largest bin type of the
+// LargestBinCost is the cost (cores) of the largest bin type of the
 // configuration LP over inv, the unit placelab bench lp reports sizes in.
 func LargestBinCost(inv *optimizer.Inventory) float64 {
 	largest := 0.0

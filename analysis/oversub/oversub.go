@@ -47,7 +47,7 @@ const MaxOversubCells = 1 << 27
 // analysis would allocate over it.
 var ErrSpanTooLarge = errors.New("analysis: time span too large")
 
-// OversubOptions configure OversubReplay; start from DefaultOversubOptions.
+// Options configure OversubReplay; start from DefaultOptions.
 type Options struct {
 	Arm string
 	// MaxOversub and MaxUtil are Algorithm 1's MAX_OVERSUB (≥ 1) and
@@ -73,7 +73,7 @@ type Options struct {
 	Progress func(done, total int64)
 }
 
-// DefaultOversubOptions are RC §6.2's settings — MAX_OVERSUB 125%,
+// DefaultOptions are RC §6.2's settings — MAX_OVERSUB 125%,
 // MAX_UTIL 100%, 71% production — over the whole trace, with no arm.
 func DefaultOptions() Options {
 	return Options{MaxOversub: optimizer.DefaultMaxOversub, MaxUtil: optimizer.DefaultMaxUtil,
@@ -104,7 +104,7 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// OversubResult is one arm's outcome. Readings are server utilizations per
+// Result is one arm's outcome. Readings are server utilizations per
 // 5 minutes — the sum of the co-located VMs' maximum utilizations in the
 // period over the server's cores, RC §6.2's pessimistic aggregation — of
 // servers with load.
@@ -144,7 +144,7 @@ func (r *Result) Figures() []replay.MetricRow { return analysis.Figures(r) }
 // ErrNoSeries says the series pool is empty.
 var ErrNoSeries = errors.New("analysis: no CPU utilization series")
 
-// OversubReplay replays a dataset through Protean under one arm of RC §6.2
+// Run replays a dataset through Protean under one arm of RC §6.2
 // and measures server utilization per 5 minutes and scheduling failures:
 //
 //   - baseline: no oversubscription, production and non-production alike;

@@ -20,7 +20,7 @@ import (
 // before grouping the rest as "other".
 const maxTypeBars = 25
 
-// Overview builds the first page: what each loaded dataset holds, its
+// Page builds the first page: what each loaded dataset holds, its
 // inventory, its workload, the VM type mix and arrivals per hour. dataset
 // restricts it to one dataset ("" = all).
 func Page(ctx context.Context, db *store.DB, dataset string) (*report.Page, error) {

@@ -60,7 +60,7 @@ type RunState struct {
 	pins    map[int64]optimizer.Pin
 	doms    map[int64]dom
 	vmIndex map[int64]int
-	// tried: VMs PlacePending placed (not the run's placements).
+	// Tried: VMs PlacePending placed (not the run's placements).
 	Tried map[optimizer.VMID]bool
 	sizes map[string]optimizer.Vec
 	sized map[string]bool
@@ -81,7 +81,7 @@ type runParams struct {
 	MaxOversub    *float64           `json:"max_oversub"`
 }
 
-// LoadRunState rebuilds run's state at at (NaN: the run's last event). An
+// Load rebuilds run's state at at (NaN: the run's last event). An
 // instant at which the run held no VM is refused (ErrNoSnapshot), never
 // answered with an empty state.
 func Load(ctx context.Context, db *store.DB, run int64, at float64) (*RunState, error) {
@@ -367,7 +367,7 @@ type PlanRow struct {
 	Machine int32
 }
 
-// storePlan stores rows as an offline run of the snapshot's load placed at
+// StorePlan stores rows as an offline run of the snapshot's load placed at
 // T, with the source run's availability-set domains of those VMs
 // (placement_domain), so that placelab check verifies the plan against the
 // constraints its source run kept; it returns the run's id.

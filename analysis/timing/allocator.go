@@ -42,8 +42,8 @@ func Zone(ctx context.Context, machines int, seed uint64) (*replay.Trace, error)
 	return analysis.LoadTrace(ctx, db, "bench", math.Inf(-1), math.Inf(1))
 }
 
-// AllocatorBenchOptions configure CompareCache (`placelab bench allocator`).
-// Start from DefaultAllocatorBenchOptions.
+// Options configure CompareCache (`placelab bench allocator`).
+// Start from DefaultOptions.
 type Options struct {
 	// Machines in the generated zone.
 	Machines int
@@ -60,12 +60,12 @@ type Options struct {
 	Explain bool
 }
 
-// DefaultAllocatorBenchOptions are the defaults of `placelab bench allocator`.
+// DefaultOptions are the defaults of `placelab bench allocator`.
 func DefaultOptions() Options {
 	return Options{Machines: 30000, VMs: 20000, Reps: 3, Seed: 1, Explain: true}
 }
 
-// ErrBenchOptions marks an allocator benchmark option out of range.
+// ErrOptions marks an allocator benchmark option out of range.
 var ErrOptions = errors.New("bench: allocator")
 
 // Validate refuses options out of range.

@@ -15,7 +15,7 @@ import (
 	store "placelab/sql"
 )
 
-// DrainOptions tune DrainPlan; start from DefaultDrainOptions.
+// DrainOptions tune Drain; start from DefaultDrainOptions.
 type DrainOptions struct {
 	// At is the snapshot instant (NaN: the run's last placement).
 	At float64
@@ -95,7 +95,7 @@ type DrainReport struct {
 	Seconds    float64 `json:"seconds"`
 }
 
-// DrainPlan plans a consolidation of run's pods at one instant.
+// Drain plans a consolidation of run's pods at one instant.
 func Drain(ctx context.Context, db *store.DB, run int64, opts DrainOptions) (*DrainReport, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err

@@ -69,7 +69,7 @@ type MoveRecord struct {
 	ToID   int32  `json:"to_machine_id"`
 }
 
-// MigrateOptions tune WhatIfMigrate; start from DefaultMigrateOptions.
+// MigrateOptions tune Migrate; start from DefaultMigrateOptions.
 type MigrateOptions struct {
 	// At is the snapshot instant (NaN: the run's last event).
 	At float64
@@ -95,7 +95,7 @@ func (o MigrateOptions) Validate() error {
 	return cluster.BoundOptions{At: o.At}.Validate()
 }
 
-// WhatIfMigrate rebuilds a stored run's state at opts.At (LoadRunState:
+// Migrate rebuilds a stored run's state at opts.At (LoadRunState:
 // every field of every placement, the run's own settings) and plans
 // migrations that raise packing density (Protean §6.3) within opts.Budget
 // moves, judged by the run's rules (optimizer.PlanMigrations); the
