@@ -24,7 +24,7 @@ APT_NB_PKGS    := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ip
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build kubesched demo test test-long deps-go deps-build deps-test deps-notebooks notebooks-test fmt vet clean bench
+.PHONY: all build kubesched demo test test-long deps-go deps-build deps-test deps-notebooks notebooks-test fmt vet clean bench bench-docs
 
 all: build
 
@@ -151,10 +151,20 @@ test: deps-test vet kubesched
 # Long mode: every slow check (the full real traces, longer fuzzing).
 test-long: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) PLACELAB_LONG=1 $(GO) test -count=1 -timeout 120m ./...
-	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$|^TestReplayStopsItsBookBeforeReturning$$' ./analysis/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
+	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$|^TestReplayStopsItsBookBeforeReturning$$' ./analysis/ ./analysis/lifetime/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+# The performance figures in docs: placelab bench all, its JSON committed in
+# docs/bench and docs/reference/performance.md generated from it (a few
+# minutes; run it on a machine doing nothing else).
+bench-docs: build
+	mkdir -p docs/bench
+	bin/placelab -q --db :memory: bench all --format json > docs/bench/all.json
+	printf '{"commit": "%s", "date": "%s", "command": "placelab --db :memory: bench all --format json", "machine": "%s"}\n' \
+	  "$$(git rev-parse --short HEAD)" "$$(date -u +%Y-%m-%d)" "$$(nproc) cores, $$(free -g | awk '/Mem:/{print $$2}') GiB" > docs/bench/meta.json
+	PLACELAB_UPDATE_DOCS=1 $(GO) test -count=1 ./cli -run TestDocs
 
 clean:
 	rm -rf bin $(REPORT)

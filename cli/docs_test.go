@@ -119,3 +119,13 @@ func TestDocsFormatsReference(t *testing.T) {
 func TestDocsSchemaReference(t *testing.T) {
 	docsCompare(t, "schema.md", docsSchemaReference(), "TestDocsSchemaReference")
 }
+
+// TestDocsPerformanceReference: docs/reference/performance.md is the
+// committed bench JSON (docs/bench) as docsPerformanceReference writes it.
+func TestDocsPerformanceReference(t *testing.T) {
+	want, err := docsPerformanceReference(filepath.Join("..", "docs", "bench"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docsCompare(t, "performance.md", want, "TestDocsPerformanceReference")
+}
