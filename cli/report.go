@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -9,6 +10,7 @@ import (
 	"placelab/analysis/characterize"
 	"placelab/analysis/experiments"
 	"placelab/analysis/overview"
+	"placelab/analysis/report"
 )
 
 func reportCommand() *cli.Command {
@@ -23,7 +25,9 @@ inside the binary: no page needs the network):
    characterize.html   the workload characterization views (as placelab characterize)
    experiments.html    every experiment's latest run of each grid point, the quick and the
                        full grid apart, with the papers' numbers (source, scale) beside ours
-No dataset is needed: on a database that holds only experiments the overview and the
+With --markdown each page is written beside it as Markdown too (index.md,
+characterize.md, experiments.md: sections, notes and tables, no charts), the
+form docs/results/ keeps (make results-docs). No dataset is needed: on a database that holds only experiments the overview and the
 characterization say so. Run placelab experiment all --quick first for a complete
 experiments page.
 
@@ -32,6 +36,7 @@ Example:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "report", Usage: "output `DIR`"},
 			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "only dataset `NAME`"},
+			&cli.BoolFlag{Name: "markdown", Usage: "also write each page as Markdown (NAME.md beside NAME.html)"},
 		},
 		Action: func(c *cli.Context) error {
 			// Only reads: beside other readers (explain, sql --view, ...).
@@ -48,6 +53,15 @@ Example:
 			if err != nil {
 				return err
 			}
+			md := func(p *report.Page, name string) error {
+				if !c.Bool("markdown") {
+					return nil
+				}
+				return os.WriteFile(filepath.Join(c.String("out"), name), []byte(p.Markdown()), 0o644)
+			}
+			if err := md(page, "index.md"); err != nil {
+				return err
+			}
 			bar := newProgress("report", "views", c.Bool("quiet"))
 			ch, _, err := characterize.Run(c.Context, db, c.String("dataset"), bar.Update)
 			bar.Done()
@@ -57,11 +71,17 @@ Example:
 			if _, err := ch.Write(c.String("out"), "characterize.html"); err != nil {
 				return err
 			}
+			if err := md(ch, "characterize.md"); err != nil {
+				return err
+			}
 			ex, err := experiments.Page(c.Context, db)
 			if err != nil {
 				return err
 			}
 			if _, err := ex.Write(c.String("out"), "experiments.html"); err != nil {
+				return err
+			}
+			if err := md(ex, "experiments.md"); err != nil {
 				return err
 			}
 			abs, _ := filepath.Abs(path)
