@@ -176,7 +176,7 @@ func TestRunPinsItsLoad(t *testing.T) {
 	if _, err := whatif.Migrate(ctx, db, res.Summary.RunID, whatif.DefaultMigrateOptions()); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("whatif of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
-	if _, err := lpinterval.Run(ctx, db, res.Summary.RunID, lpinterval.DefaultOptions()); !errors.Is(err, analysis.ErrLoadGone) {
+	if _, err := lpinterval.Run(ctx, db, lpinterval.DefaultOptions().For(res.Summary.RunID)); !errors.Is(err, analysis.ErrLoadGone) {
 		t.Fatalf("lpbound of a run whose load was replaced: %v, want ErrLoadGone", err)
 	}
 }

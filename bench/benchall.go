@@ -176,7 +176,7 @@ func RunBenchAll(ctx context.Context, quick bool, shared string, production *tim
 	if quick {
 		lo.Every = 6 * 3600
 	}
-	lp, err := lpinterval.Run(ctx, db, runID, lo)
+	lp, err := lpinterval.Run(ctx, db, lo.For(runID))
 	if err != nil {
 		return nil, err
 	}

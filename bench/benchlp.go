@@ -94,7 +94,7 @@ func RunBenchLP(ctx context.Context, o BenchLPOptions, progress func(done, total
 		lo := lpinterval.DefaultOptions()
 		lo.Every, lo.Packings = every, lpinterval.PackingsNone
 		t0 := time.Now()
-		rep, err := lpinterval.Run(ctx, db, res.Summary.RunID, lo)
+		rep, err := lpinterval.Run(ctx, db, lo.For(res.Summary.RunID))
 		if err != nil {
 			return nil, err
 		}

@@ -166,7 +166,7 @@ Examples:
 				}
 				bar := newProgress(fmt.Sprintf("lpbound run %d", id), "snapshots", c.Bool("quiet"))
 				lo.Progress = bar.Update
-				rep, err := lpinterval.Run(c.Context, db, id, lo)
+				rep, err := lpinterval.Run(c.Context, db, lo.For(id))
 				bar.Done()
 				if err != nil {
 					return err

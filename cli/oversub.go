@@ -113,7 +113,7 @@ Examples:
 					defer rc.Close()
 					o.Predict, o.ModelCut = pred, cut
 				}
-				r, err := oversub.Run(c.Context, db, dataset, o)
+				r, err := oversub.Run(c.Context, db, o.For(dataset))
 				bar.Done()
 				if err != nil {
 					return err

@@ -146,7 +146,7 @@ func runBuckets(ctx context.Context, _ *store.DB, p Point, quick bool) ([]replay
 	}
 	lo := lpinterval.DefaultOptions()
 	lo.Every, lo.Packings, lo.Solve.TimeLimit = lpEvery(quick), lpinterval.PackingsNone, lpTimeLimit(quick)
-	lp, err := lpinterval.Run(ctx, zdb, res.Summary.RunID, lo)
+	lp, err := lpinterval.Run(ctx, zdb, lo.For(res.Summary.RunID))
 	if err != nil {
 		return nil, err
 	}

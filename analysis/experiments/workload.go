@@ -51,7 +51,7 @@ func init() {
 				defer c.Close()
 				o.Predict, o.ModelCut = pred, cut
 			}
-			r, err := oversub.Run(ctx, zdb, "zone", o)
+			r, err := oversub.Run(ctx, zdb, o.For("zone"))
 			if err != nil {
 				return nil, err
 			}

@@ -56,7 +56,9 @@ func armRule(arm string) optimizer.MachinePreferenceRule {
 // Options configure LifetimeReplay; start from
 // DefaultOptions.
 type Options struct {
-	Arm string
+	// Dataset is the dataset the arm replays (For sets it).
+	Dataset string
+	Arm     string
 	// Predict is the model arm's predictor: VM vm_id's lifetime bucket
 	// (RC Table 3, 1..4) and whether the prediction is confident (ok false,
 	// or bucket 0: no prediction). The model arm requires it; the other
@@ -235,6 +237,12 @@ func (r *Result) Params(o Options) map[string]any {
 		"in_sample": o.InSample, "repredict_every_s": o.RepredictEvery}
 }
 
+// For is o replaying dataset.
+func (o Options) For(dataset string) Options {
+	o.Dataset = dataset
+	return o
+}
+
 // Run replays a dataset through Protean under one arm of the
 // lifetime-aware placement comparison and measures empty machines, packing
 // density and rejections:
@@ -256,7 +264,8 @@ func (r *Result) Params(o Options) map[string]any {
 // when that age exceeds 24 h, and has no true bucket — no oracle
 // prediction — otherwise. A request's bucket is the longest of its VMs'
 // when each has one, else none (the rule then treats it as unpredicted).
-func Run(ctx context.Context, db *store.DB, dataset string, o Options) (*Result, error) {
+func Run(ctx context.Context, db *store.DB, o Options) (*Result, error) {
+	dataset := o.Dataset
 	start := time.Now()
 	if err := o.Validate(); err != nil {
 		return nil, err

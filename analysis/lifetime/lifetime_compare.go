@@ -253,7 +253,7 @@ func replayRuns(ctx context.Context, db *store.DB, dataset string, runs []Option
 				if i >= len(runs) || rctx.Err() != nil {
 					return
 				}
-				r, err := Run(rctx, db, dataset, runs[i])
+				r, err := Run(rctx, db, runs[i].For(dataset))
 				if err != nil {
 					errs[i] = err
 					cancel()

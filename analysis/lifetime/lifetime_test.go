@@ -88,7 +88,7 @@ func lifeRun(t *testing.T, db *store.DB, arm string, predict func(int64) (int8, 
 	t.Helper()
 	o := DefaultOptions()
 	o.Arm, o.To, o.Predict = arm, lifeTo, predict
-	r, err := Run(context.Background(), db, "life", o)
+	r, err := Run(context.Background(), db, o.For("life"))
 	if err != nil {
 		t.Fatalf("%s: %v", arm, err)
 	}
@@ -188,7 +188,7 @@ func TestLifetimeOptionsValidate(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 		// LifetimeReplay refuses it too, with no database needed.
-		if _, err := Run(context.Background(), nil, "life", o); err == nil {
+		if _, err := Run(context.Background(), nil, o.For("life")); err == nil {
 			t.Errorf("%s: LifetimeReplay ran", c.name)
 		}
 	}
@@ -214,7 +214,7 @@ func TestLifetimeReplayBadPredictor(t *testing.T) {
 		}
 		return 1, true
 	}
-	_, err := Run(context.Background(), db, "life", o)
+	_, err := Run(context.Background(), db, o.For("life"))
 	if err == nil || !strings.Contains(err.Error(), "bucket 7 for VM 2") {
 		t.Fatalf("%v", err)
 	}
@@ -262,7 +262,7 @@ func TestLifetimeReplayGangBucket(t *testing.T) {
 		map[int64]float64{3: 1000})
 	o := DefaultOptions()
 	o.Arm = "oracle"
-	r, err := Run(context.Background(), db, "gang", o)
+	r, err := Run(context.Background(), db, o.For("gang"))
 	if err != nil {
 		t.Fatal(err)
 	}

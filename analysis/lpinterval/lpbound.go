@@ -109,6 +109,8 @@ const (
 
 // Options tune LPBoundRun; start from DefaultOptions.
 type Options struct {
+	// Run is the stored run whose snapshots are bounded (For sets it).
+	Run int64
 	// Every is the time between snapshots, in seconds (> 0); the first is
 	// at the run's first placement.
 	Every float64
@@ -346,15 +348,22 @@ func Optimal(r *lpbound.Result) bool {
 	return r.Stop == lpbound.StopConverged || r.Stop == lpbound.StopProven
 }
 
+// For is o bounding stored run id.
+func (o Options) For(run int64) Options {
+	o.Run = run
+	return o
+}
+
 // Run bounds a stored run at snapshots from its first placement,
 // every opts.Every seconds up to its last sample or placement: over the VMs the run held
-// then, the LB and UB on machines and on cores (LPSnapshot) beside the run's
-// own figures. It stores them in run_metric (lpMetrics), replacing those a
+// then, the LB and UB on machines and on cores beside the run's
+// own figures (Snapshot). It stores them in run_metric (lpMetrics), replacing those a
 // previous call stored, and stores the UB packings opts.Packings asks for
 // as offline runs (engine "offline"; earlier offline runs of this run are
 // replaced). Consecutive snapshots share most VM types, so each solve
 // starts from the previous one's patterns.
-func Run(ctx context.Context, db *store.DB, run int64, opts Options) (*Result, error) {
+func Run(ctx context.Context, db *store.DB, opts Options) (*Result, error) {
+	run := opts.Run
 	start := time.Now()
 	if err := opts.Validate(); err != nil {
 		return nil, err

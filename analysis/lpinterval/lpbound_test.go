@@ -31,7 +31,7 @@ func TestLPBoundRunByHand(t *testing.T) {
 	for pass := 0; pass < 2; pass++ { // the second pass replaces the first's rows
 		o := DefaultOptions()
 		o.Every = 150
-		rep, err := Run(ctx, db, id, o)
+		rep, err := Run(ctx, db, o.For(id))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,10 +91,10 @@ func TestLPBoundRunByHand(t *testing.T) {
 	if err != nil || len(chk.Violations) != 0 || chk.Placements != 4 {
 		t.Fatalf("check of the packing run: %+v %v", chk, err)
 	}
-	if _, err := Run(ctx, db, packingRuns[1], DefaultOptions()); err == nil || !strings.Contains(err.Error(), "offline") {
+	if _, err := Run(ctx, db, DefaultOptions().For(packingRuns[1])); err == nil || !strings.Contains(err.Error(), "offline") {
 		t.Errorf("bounding an offline packing: %v", err)
 	}
-	if _, err := Run(ctx, db, id+100, DefaultOptions()); !errors.Is(err, analysis.ErrNoRun) {
+	if _, err := Run(ctx, db, DefaultOptions().For(id+100)); !errors.Is(err, analysis.ErrNoRun) {
 		t.Errorf("missing run: %v", err)
 	}
 	for _, bad := range []func(*Options){
@@ -106,7 +106,7 @@ func TestLPBoundRunByHand(t *testing.T) {
 	} {
 		o := DefaultOptions()
 		bad(&o)
-		if _, err := Run(ctx, db, id, o); err == nil {
+		if _, err := Run(ctx, db, o.For(id)); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
@@ -160,7 +160,7 @@ func TestLPBoundStartsAtFirstPlacement(t *testing.T) {
 	id := replayHand(t, db, "late", math.Inf(1))
 	o := DefaultOptions()
 	o.Every = 1000
-	rep, err := Run(ctx, db, id, o)
+	rep, err := Run(ctx, db, o.For(id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 	}
 	o := DefaultOptions()
 	o.Every, o.Packings, o.Solve.TimeLimit = 12*3600, PackingsAll, 10*time.Second
-	rep, err := Run(ctx, db, res.Summary.RunID, o)
+	rep, err := Run(ctx, db, o.For(res.Summary.RunID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestLPBoundRunSynthetic(t *testing.T) {
 	// Reproducible: a second call gives the same interval, snapshot by
 	// snapshot (CBC stops on node limits, not on the clock).
 	o.Packings = PackingsNone
-	again, err := Run(ctx, db, res.Summary.RunID, o)
+	again, err := Run(ctx, db, o.For(res.Summary.RunID))
 	if err != nil {
 		t.Fatal(err)
 	}

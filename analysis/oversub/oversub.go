@@ -49,7 +49,9 @@ var ErrSpanTooLarge = errors.New("analysis: time span too large")
 
 // Options configure OversubReplay; start from DefaultOptions.
 type Options struct {
-	Arm string
+	// Dataset is the dataset the arm replays (For sets it).
+	Dataset string
+	Arm     string
 	// MaxOversub and MaxUtil are Algorithm 1's MAX_OVERSUB (≥ 1) and
 	// MAX_UTIL (> 0).
 	MaxOversub, MaxUtil float64
@@ -144,6 +146,12 @@ func (r *Result) Figures() []replay.MetricRow { return analysis.Figures(r) }
 // ErrNoSeries says the series pool is empty.
 var ErrNoSeries = errors.New("analysis: no CPU utilization series")
 
+// For is o replaying dataset.
+func (o Options) For(dataset string) Options {
+	o.Dataset = dataset
+	return o
+}
+
 // Run replays a dataset through Protean under one arm of RC §6.2
 // and measures server utilization per 5 minutes and scheduling failures:
 //
@@ -166,7 +174,8 @@ var ErrNoSeries = errors.New("analysis: no CPU utilization series")
 // fell in, scored by their share (RC: "the percentage of VMs classified into
 // each bucket to date in the subscription" is the strongest feature); below
 // optimizer.ConfidenceThreshold the VM is assumed to use all its cores.
-func Run(ctx context.Context, db *store.DB, dataset string, o Options) (*Result, error) {
+func Run(ctx context.Context, db *store.DB, o Options) (*Result, error) {
+	dataset := o.Dataset
 	start := time.Now()
 	if err := o.Validate(); err != nil {
 		return nil, err

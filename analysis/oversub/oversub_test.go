@@ -68,7 +68,7 @@ func TestOversubArms(t *testing.T) {
 		}
 		o := DefaultOptions()
 		o.Arm, o.Seed = arm, 1
-		r, err := Run(ctx, db, "s", o)
+		r, err := Run(ctx, db, o.For("s"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestOversubArms(t *testing.T) {
 	}
 	o := DefaultOptions()
 	o.Arm, o.Seed = "rc-soft", 1
-	again, err := Run(ctx, db, "s", o)
+	again, err := Run(ctx, db, o.For("s"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestOversubArms(t *testing.T) {
 	}
 	// A share of 0 means no production VM, not the default 71%.
 	o.ProductionShare = 0
-	none, err := Run(ctx, db, "s", o)
+	none, err := Run(ctx, db, o.For("s"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestOversubArms(t *testing.T) {
 	// A dataset without CPU readings needs --series.
 	testkit.HandZone(t, db)
 	o.Arm = "naive"
-	if _, err := Run(ctx, db, "hand", o); !errors.Is(err, ErrNoSeries) {
+	if _, err := Run(ctx, db, o.For("hand")); !errors.Is(err, ErrNoSeries) {
 		t.Errorf("no series: %v", err)
 	}
 }
@@ -156,7 +156,7 @@ func TestOversubOptionsRefused(t *testing.T) {
 		o := DefaultOptions()
 		o.Arm = "naive"
 		mutate(&o)
-		if _, err := Run(context.Background(), db, "hand", o); err == nil || errors.Is(err, ErrNoSeries) {
+		if _, err := Run(context.Background(), db, o.For("hand")); err == nil || errors.Is(err, ErrNoSeries) {
 			t.Errorf("%s: %v, want an error about the options", name, err)
 		}
 	}
@@ -172,14 +172,14 @@ func TestOversubSpanRefused(t *testing.T) {
 	}
 	o := DefaultOptions()
 	o.Arm = "baseline"
-	_, err := Run(context.Background(), db, "s", o)
+	_, err := Run(context.Background(), db, o.For("s"))
 	if !errors.Is(err, ErrSpanTooLarge) {
 		t.Fatalf("got %v, want ErrSpanTooLarge", err)
 	}
 	t.Log(err)
 	// The window narrows the span back to what the trace holds.
 	o.To = 2 * 86400
-	if _, err := Run(context.Background(), db, "s", o); err != nil {
+	if _, err := Run(context.Background(), db, o.For("s")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -203,7 +203,7 @@ func TestOversubModelArm(t *testing.T) {
 		t.Helper()
 		o := DefaultOptions()
 		o.Arm, o.Seed, o.From, o.To, o.Predict, o.ModelCut = arm, 1, 0, 3600, pred, cut
-		r, err := Run(ctx, db, "s", o)
+		r, err := Run(ctx, db, o.For("s"))
 		if err != nil {
 			t.Fatal(err)
 		}
