@@ -14,6 +14,10 @@ type figInner struct {
 	Not string
 }
 
+type figDeep struct {
+	Inner figInner `figure:"in_,inline"`
+}
+
 type figOuter struct {
 	Name     string
 	N        int32 `figure:"n"`
@@ -22,19 +26,20 @@ type figOuter struct {
 	Base     figInner  `figure:"base_,inline,only=b"`
 	Ceiling  *figInner `figure:"ceiling_,inline"`
 	Buckets  [3]int    `figure:"bucket_%d"`
+	Deep     figDeep   `figure:"deep_,inline"`
 	Seconds  float64
 }
 
 // TestFiguresFromTags: a figure per tagged field in field order, inline
 // structs with their prefix (only the names listed where only= says so),
-// nothing for a nil pointer, one row per array element, bools as 0/1, and
+// prefixes joined through nested inline structs, nothing for a nil pointer, one row per array element, bools as 0/1, and
 // untagged fields left out.
 func TestFiguresFromTags(t *testing.T) {
 	v := figOuter{Name: "x", N: 7, OK: true, figInner: figInner{A: 1, B: 2.5, Not: "no"}, Base: figInner{A: 9, B: 3},
 		Buckets: [3]int{4, 5, 6}, Seconds: 99}
 	f := func(n string, x float64) replay.MetricRow { return replay.MetricRow{Metric: n, Value: x} }
 	want := []replay.MetricRow{f("n", 7), f("ok", 1), f("a", 1), f("b", 2.5), f("base_b", 3),
-		f("bucket_0", 4), f("bucket_1", 5), f("bucket_2", 6)}
+		f("bucket_0", 4), f("bucket_1", 5), f("bucket_2", 6), f("deep_in_a", 0), f("deep_in_b", 0)}
 	if got := analysis.Figures(&v); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v\nwant %v", got, want)
 	}
