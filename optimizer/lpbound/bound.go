@@ -77,3 +77,22 @@ func lagrangian(P float64, bins []mbin, U []float64) (lb, theta float64, infeasi
 func roundUp(lb float64) float64 {
 	return math.Ceil(lb - RoundingSlack*max(1, math.Abs(lb)))
 }
+
+// LagrangianBound is the Lagrangian lower bound of the package comment for
+// any multipliers π ≥ 0 a caller derives (e.g. from the duals of a volume
+// LP): P = Σ_i π_i d_i and U[k] ≥ max_p Σ_i π_i a_ip over bin type k's
+// patterns (an over-estimate is fine). Costs are taken as MinCost takes
+// them (0 counts 1). infeasible: π certifies that the limits cannot hold
+// the demand.
+func LagrangianBound(P float64, bins []BinType, U []float64) (lb float64, infeasible bool) {
+	mb := make([]mbin, len(bins))
+	for k, b := range bins {
+		c := b.Cost
+		if c == 0 {
+			c = 1
+		}
+		mb[k] = mbin{cost: c, limit: b.Limit}
+	}
+	lb, _, infeasible = lagrangian(P, mb, U)
+	return lb, infeasible
+}

@@ -21,6 +21,73 @@ type pricing struct {
 	pats []column  // per bin type: best pattern found
 	V    []float64 // its value
 	U    []float64 // upper bound on the optimum
+	// screen: skip the exact pricing of a bin type whose cheap bound
+	// (screenBound) shows that no pattern of it can price out against
+	// its cost; off in phase 1, where costs are 0.
+	screen bool
+	ord    []screenItem
+}
+
+// screenItem is one item of screenBound's fractional knapsacks.
+type screenItem struct {
+	r float64 // π_i / s_ij
+	s float64 // s_ij
+	u int     // max copies
+}
+
+// screenBound is a cheap upper bound on bin type k's pricing value at pi:
+// the least, over the dimensions, of the fractional (Dantzig) bound of
+// the one-dimensional knapsack on that dimension alone. Each is a
+// relaxation of the d-dimensional knapsack, so each bounds it from above;
+// a dimension that some item with a positive dual does not use bounds
+// nothing and is skipped.
+func (pr *pricing) screenBound(pi []float64, k int) float64 {
+	m := pr.s.m
+	b := m.bins[k]
+	best := math.Inf(1)
+	for j, c := range b.cap {
+		pr.ord = pr.ord[:0]
+		ok := true
+		for _, i := range b.fit {
+			if pi[i] <= 0 {
+				continue
+			}
+			sz := m.items[i].size[k]
+			if sz[j] <= 0 {
+				ok = false
+				break
+			}
+			u := maxCopies(sz, b.cap, pr.s.counts[i])
+			if u > 0 {
+				pr.ord = append(pr.ord, screenItem{r: pi[i] / sz[j], s: sz[j], u: u})
+			}
+		}
+		if !ok {
+			continue
+		}
+		slices.SortFunc(pr.ord, func(x, y screenItem) int {
+			switch {
+			case x.r > y.r:
+				return -1
+			case x.r < y.r:
+				return 1
+			}
+			return 0
+		})
+		room, v := c+FitSlack, 0.0
+		for _, it := range pr.ord {
+			take := float64(it.u) * it.s
+			if take >= room {
+				v += it.r * room
+				room = 0
+				break
+			}
+			v += it.r * take
+			room -= take
+		}
+		best = min(best, v*(1+1e-12))
+	}
+	return best
 }
 
 // run prices every bin type at pi and returns the Lagrangian bound, the
@@ -32,6 +99,14 @@ func (pr *pricing) run(pi []float64, nodes int) (lb, theta float64, infeasible b
 		P += pi[i] * float64(it.count)
 	}
 	for k := range m.bins {
+		if pr.screen && len(m.bins) > 1 {
+			if u := pr.screenBound(pi, k); m.bins[k].cost-u >= s.tol*m.costScale {
+				clear(pr.a)
+				pr.V[k], pr.U[k] = 0, u
+				pr.pats[k] = column{bin: k}
+				continue
+			}
+		}
 		if dp := s.dp[k]; dp != nil && dp.work(pi, s.counts) <= DPWorkLimit {
 			pr.V[k] = dp.price(pi, s.counts, pr.a)
 			pr.U[k] = pr.V[k]
@@ -49,6 +124,7 @@ func (pr *pricing) run(pi []float64, nodes int) (lb, theta float64, infeasible b
 // patterns per iteration, which cuts the iterations of degenerate masters.
 func (s *cg) disjoint(pr *pricing, found []column, sol *solution, phase1 bool) []column {
 	pi := slices.Clone(sol.pi)
+	pr.screen = !phase1
 	var out []column
 	for range maxExtraColumns {
 		for _, c := range found {

@@ -70,6 +70,15 @@ type Options struct {
 	// Initial columns, e.g. the Patterns of a previous Result, matched to
 	// this problem's bin and item types by name.
 	Initial []Pattern
+	// ColumnTimeLimit bounds column generation alone, leaving the rest of
+	// TimeLimit to the integer master; 0 means TimeLimit.
+	ColumnTimeLimit time.Duration
+	// Duals are more dual vectors (each one value ≥ 0 per Problem.Items
+	// entry, in that order) at which the first pricing round prices, beside
+	// the volume duals: e.g. the duals of a relaxation the caller solved.
+	// Each gives a valid Lagrangian bound and may seed the stabilization
+	// center.
+	Duals [][]float64
 	// Incumbent is a known packing — Patterns with X the whole number of
 	// machines of each, placing every item exactly once within the
 	// capacities and limits (e.g. what an online allocator did) — so that
@@ -202,13 +211,38 @@ func Solve(ctx context.Context, p *Problem, opts Options) (*Result, error) {
 		inc = &pk
 	}
 
-	s := &cg{m: m, tol: tol, nodeLimit: nodeLimit, deadline: deadline, have: map[string]bool{}}
-	s.abort = func() bool { return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) }
+	var seeds [][]float64
+	for n, d := range opts.Duals {
+		if len(d) != len(p.Items) {
+			return nil, fmt.Errorf("%w: Options.Duals[%d]: %d values for %d item types", ErrInvalid, n, len(d), len(p.Items))
+		}
+		pi := make([]float64, len(m.items))
+		for i, it := range p.Items {
+			if mi, ok := m.itemOf[typeName(it.Name, "#", i)]; ok {
+				if !finite(d[i]) || d[i] < 0 {
+					return nil, fmt.Errorf("%w: Options.Duals[%d][%d] = %g, want a finite value >= 0", ErrInvalid, n, i, d[i])
+				}
+				pi[mi] = d[i]
+			}
+		}
+		seeds = append(seeds, pi)
+	}
+	cgDeadline := deadline
+	if opts.ColumnTimeLimit > 0 {
+		if d := start.Add(opts.ColumnTimeLimit); cgDeadline.IsZero() || d.Before(cgDeadline) {
+			cgDeadline = d
+		}
+	}
+	s := &cg{m: m, tol: tol, nodeLimit: nodeLimit, deadline: cgDeadline, have: map[string]bool{}, seeds: seeds}
+	s.abort = func() bool { return ctx.Err() != nil || !cgDeadline.IsZero() && time.Now().After(cgDeadline) }
 	if inc != nil {
 		s.best, s.source = inc, SourceIncumbent
 		initial = append(initial, inc.cols...)
 	}
 	res := s.run(ctx, initial, maxIter)
+	// What follows (the integer master and its greedy completion) has the
+	// rest of TimeLimit.
+	s.abort = func() bool { return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) }
 	// Price-and-branch: the integer master over the generated patterns
 	// when the best packing is above the rounded bound and time is left.
 	if s.infeasible == nil && s.ms != nil && m.integral && res.Stop != StopCanceled && opts.IntegerTimeLimit >= 0 &&
@@ -259,6 +293,7 @@ type cg struct {
 	source     string    // where best came from
 	center     []float64 // the stabilization center when run returned
 	last       *solution // the last optimal phase-2 master solution, if any
+	seeds      [][]float64 // Options.Duals over the model's items
 }
 
 // offer keeps pk if it is the best packing so far.
@@ -360,7 +395,8 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 	// Seed the bound and the stabilization center with volume duals.
 	// Volume duals make many patterns tie, which branch and bound cannot
 	// tell apart: a few nodes give a good seed (and a valid bound).
-	for _, pi := range m.volumeDuals() {
+	seeds := append(m.volumeDuals(), s.seeds...)
+	for _, pi := range seeds {
 		lb, theta, infeasible := pr.run(pi, min(s.nodeLimit, extraNodeLimit))
 		if !infeasible && lb > best {
 			best = lb
@@ -455,6 +491,7 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 				}
 				pi = sep
 			}
+			pr.screen = !phase1
 			lb, theta, infeasible := pr.run(pi, limits[level])
 			if infeasible {
 				s.infeasible = fmt.Errorf("%w: the bin type limits cannot hold the demand (dual certificate: Σ π·d exceeds Σ limit × max pattern value)", ErrInfeasible)

@@ -1,0 +1,589 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"placelab/optimizer/lpbound"
+)
+
+// Defaults for Options.
+const (
+	// DefaultTimeLimit bounds column generation and the integer master
+	// together: the plan's target is a minute for a 10,000-pod snapshot
+	// against a 1,101-type catalog.
+	DefaultTimeLimit = 45 * time.Second
+	// DefaultIntegerTimeLimit bounds CBC's price-and-branch.
+	DefaultIntegerTimeLimit = 15 * time.Second
+	// DefaultGap is the relative gap (cost − LB)/LB at which CBC stops.
+	DefaultGap = 0.005
+	// PricingNodeLimit bounds one pricing problem's branch-and-bound nodes
+	// (lpbound.Options.NodeLimit), as cluster.ClusterPricingNodeLimit does
+	// for pods of many shapes over several dimensions; the bound stays
+	// valid whatever the limit.
+	PricingNodeLimit = 100_000
+)
+
+// Options tune Solve. Start from DefaultOptions.
+type Options struct {
+	TimeLimit        time.Duration
+	IntegerTimeLimit time.Duration
+	// Gap: CBC stops once its packing is within Gap of the bound.
+	Gap       float64
+	NodeLimit int
+}
+
+// DefaultOptions are the validated defaults every caller starts from.
+func DefaultOptions() Options {
+	return Options{TimeLimit: DefaultTimeLimit, IntegerTimeLimit: DefaultIntegerTimeLimit, Gap: DefaultGap, NodeLimit: PricingNodeLimit}
+}
+
+// Validate refuses values out of range.
+func (o Options) Validate() error {
+	if o.TimeLimit <= 0 {
+		return fmt.Errorf("fleet: time limit %v, want > 0", o.TimeLimit)
+	}
+	if o.IntegerTimeLimit < 0 {
+		return fmt.Errorf("fleet: integer time limit %v, want ≥ 0", o.IntegerTimeLimit)
+	}
+	if !(o.Gap > 0 && o.Gap < 1) {
+		return fmt.Errorf("fleet: gap %g, want 0 < gap < 1", o.Gap)
+	}
+	if o.NodeLimit <= 0 {
+		return fmt.Errorf("fleet: node limit %d, want > 0", o.NodeLimit)
+	}
+	return nil
+}
+
+// Node is one node of a fleet: its type and the pods of each group on it.
+type Node struct {
+	Type   int   `json:"type"`
+	Groups []int `json:"groups"`
+	Counts []int `json:"counts"`
+}
+
+// Fleet is a set of nodes holding every placeable pod.
+type Fleet struct {
+	Nodes []Node  `json:"-"`
+	Cost  float64 `json:"cost_per_hour"`
+}
+
+// TypeCounts is the fleet as {type name: nodes}.
+func (f *Fleet) TypeCounts(p *Problem) map[string]int {
+	out := map[string]int{}
+	for _, n := range f.Nodes {
+		out[p.Types[n.Type].Name]++
+	}
+	return out
+}
+
+func (f *Fleet) cost(p *Problem) float64 {
+	c := 0.0
+	for _, n := range f.Nodes {
+		c += p.Types[n.Type].Price
+	}
+	return c
+}
+
+// Unplaceable is a group no type can hold, with the reason.
+type Unplaceable struct {
+	Group  int    `json:"-"`
+	Name   string `json:"group"`
+	Count  int    `json:"count"`
+	Reason string `json:"reason"`
+}
+
+// Result of Solve.
+type Result struct {
+	// LowerBound ≤ the cost of every fleet holding the placeable groups:
+	// max(LPBound, VolumeBound).
+	LowerBound  float64 `json:"lb_cost_per_hour"`
+	LPBound     float64 `json:"lp_bound"`
+	VolumeBound float64 `json:"volume_bound"`
+	// Plan is the cheapest fleet found; Source says where it came from
+	// (lp-integer, lp-heuristic, karpenter, best-single).
+	Plan       Fleet   `json:"plan"`
+	Source     string  `json:"source"`
+	GapPct     float64 `json:"gap_pct"`
+	Karpenter  Fleet   `json:"karpenter"`
+	BestSingle Fleet   `json:"best_single"`
+	// BestSingleType is the type of BestSingle ("" when no one type holds
+	// every placeable group).
+	BestSingleType   string        `json:"best_single_type"`
+	Unplaceable      []Unplaceable `json:"unplaceable"`
+	Placed           int           `json:"placed"`
+	TypesUsable      int           `json:"types_usable"`
+	TypesDominated   int           `json:"types_dominated"`
+	Converged        bool          `json:"converged"`
+	Stop             string        `json:"stop"`
+	Iterations       int           `json:"iterations"`
+	Columns          int           `json:"columns"`
+	IntegerProven    bool          `json:"integer_proven"`
+	KarpenterSeconds float64       `json:"karpenter_seconds"`
+	Seconds          float64       `json:"seconds"`
+}
+
+// prepared is a Problem reduced to what can be planned.
+type prepared struct {
+	p       *Problem
+	free    [][]float64 // per type; nil when its overhead does not fit
+	allowed [][]bool    // [group][type]: allowed and fits free
+	place   []bool      // per group: some type holds it
+	antiCap map[int]int // AntiKey → max per node
+}
+
+func prepare(p *Problem) *prepared {
+	pr := &prepared{p: p, free: make([][]float64, len(p.Types)), allowed: make([][]bool, len(p.Groups)),
+		place: make([]bool, len(p.Groups)), antiCap: map[int]int{}}
+	for k := range p.Types {
+		if f, ok := p.free(k); ok {
+			pr.free[k] = f
+		}
+	}
+	for i, g := range p.Groups {
+		pr.allowed[i] = make([]bool, len(p.Types))
+		for k := range p.Types {
+			if pr.free[k] != nil && (g.Allowed == nil || g.Allowed[k]) && fits(g.Demand, pr.free[k]) {
+				pr.allowed[i][k] = true
+				pr.place[i] = pr.place[i] || g.Count > 0
+			}
+		}
+		if g.AntiKey >= 0 {
+			if c, ok := pr.antiCap[g.AntiKey]; !ok || g.MaxPerNode < c {
+				pr.antiCap[g.AntiKey] = g.MaxPerNode
+			}
+		}
+	}
+	return pr
+}
+
+// reason says why group i fits no type.
+func (pr *prepared) reason(i int) string {
+	p, g := pr.p, &pr.p.Groups[i]
+	anyAllowed := false
+	for k := range p.Types {
+		if g.Allowed == nil || g.Allowed[k] {
+			anyAllowed = true
+		}
+	}
+	if !anyAllowed {
+		if g.Why != "" {
+			return "no catalog type satisfies " + g.Why
+		}
+		return "no catalog type satisfies its node constraints"
+	}
+	// The dimension that keeps it off the largest allowed type.
+	var parts []string
+	for j, d := range p.Dims {
+		best := 0.0
+		for k := range p.Types {
+			if (g.Allowed == nil || g.Allowed[k]) && pr.free[k] != nil {
+				best = max(best, pr.free[k][j])
+			}
+		}
+		if g.Demand[j] > best+fitSlack {
+			parts = append(parts, fmt.Sprintf("%s %s (the most any allowed type offers after its DaemonSet overhead: %s)", d, fnum(g.Demand[j]), fnum(best)))
+		}
+	}
+	if len(parts) == 0 {
+		return "no allowed catalog type holds all of its request at once"
+	}
+	return "requests " + strings.Join(parts, ", ")
+}
+
+func fnum(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// dominance returns, per type, the type that replaces it (itself when kept).
+func (pr *prepared) dominance() []int {
+	p := pr.p
+	n := len(p.Types)
+	by := make([]int, n)
+	// Group eligibility as bitsets.
+	words := (len(p.Groups) + 63) / 64
+	bits := make([][]uint64, n)
+	for k := range p.Types {
+		bits[k] = make([]uint64, words)
+		for i := range p.Groups {
+			if pr.place[i] && pr.allowed[i][k] {
+				bits[k][i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+	usable := func(k int) bool {
+		for _, w := range bits[k] {
+			if w != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	dominates := func(a, b int) bool { // a replaces b
+		if p.Types[a].Limit != 0 || p.Types[a].Price > p.Types[b].Price {
+			return false
+		}
+		for j, c := range pr.free[a] {
+			if c < pr.free[b][j] {
+				return false
+			}
+		}
+		for w := range bits[b] {
+			if bits[b][w]&^bits[a][w] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for b := range p.Types {
+		by[b] = b
+		if pr.free[b] == nil || !usable(b) {
+			by[b] = -1
+			continue
+		}
+	}
+	for b := range p.Types {
+		if by[b] < 0 {
+			continue
+		}
+		for a := range p.Types {
+			if a == b || by[a] < 0 || (by[a] != a) || !dominates(a, b) {
+				continue
+			}
+			// Equal in everything: the earlier type stays.
+			if dominates(b, a) && b < a {
+				continue
+			}
+			by[b] = a
+			break
+		}
+	}
+	// Chains: a type whose replacement was itself replaced.
+	for b := range by {
+		for by[b] >= 0 && by[by[b]] != by[b] {
+			by[b] = by[by[b]]
+		}
+	}
+	return by
+}
+
+// Solve plans the fleet of p (see the package comment).
+func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
+	start := time.Now()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	pr := prepare(p)
+	res := &Result{Unplaceable: []Unplaceable{}}
+	for i, g := range p.Groups {
+		if g.Count == 0 {
+			continue
+		}
+		if !pr.place[i] {
+			res.Unplaceable = append(res.Unplaceable, Unplaceable{Group: i, Name: g.Name, Count: g.Count, Reason: pr.reason(i)})
+			continue
+		}
+		res.Placed += g.Count
+	}
+	if res.Placed == 0 {
+		res.Converged, res.Stop, res.Source = true, "nothing to place", "empty"
+		res.Karpenter.Nodes, res.BestSingle.Nodes, res.Plan.Nodes = []Node{}, []Node{}, []Node{}
+		res.Seconds = time.Since(start).Seconds()
+		return res, nil
+	}
+	by := pr.dominance()
+	var kept []int
+	for k, b := range by {
+		if b == k {
+			kept = append(kept, k)
+		} else if b >= 0 {
+			res.TypesDominated++
+		}
+	}
+	res.TypesUsable = len(kept)
+	// Baselines: on every type, as the heuristics see the catalog.
+	t0 := time.Now()
+	res.Karpenter = pr.karpenter()
+	res.KarpenterSeconds = time.Since(t0).Seconds()
+	res.BestSingle, res.BestSingleType = pr.bestSingle(kept)
+	// The assignment relaxation: its duals seed column generation, its
+	// solution rounds to a fleet.
+	flow := pr.flow(kept)
+	rounded, okRound := pr.round(flow)
+	// The LP over the kept types.
+	lp, itemOf, binOf, scale := pr.lpProblem(kept)
+	var inc []lpbound.Pattern
+	for _, f := range []*Fleet{&res.Karpenter, &res.BestSingle, &rounded} {
+		if len(f.Nodes) > 0 && (inc == nil || f.Cost < fleetCost(p, inc, binOf)) {
+			inc = pr.patterns(f, by, itemOf)
+		}
+	}
+	var duals [][]float64
+	for _, pi := range flow.pi {
+		d := make([]float64, len(lp.Items))
+		for n, it := range lp.Items {
+			g, _ := strconv.Atoi(it.Name[1:])
+			d[n] = pi[g] * scale
+		}
+		duals = append(duals, d)
+	}
+	lo := lpbound.Options{Objective: lpbound.MinCost, TimeLimit: o.TimeLimit, IntegerTimeLimit: o.IntegerTimeLimit,
+		ColumnTimeLimit: o.TimeLimit - o.IntegerTimeLimit, IntegerGap: o.Gap, NodeLimit: o.NodeLimit, Incumbent: inc, Duals: duals}
+	if o.IntegerTimeLimit == 0 {
+		lo.IntegerTimeLimit = -1
+	}
+	lr, err := lpbound.Solve(ctx, lp, lo)
+	if lr == nil {
+		return nil, fmt.Errorf("fleet: configuration LP: %w", err)
+	}
+	if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) && ctx.Err() == nil {
+		return nil, fmt.Errorf("fleet: configuration LP: %w", err)
+	}
+	res.LPBound, res.Converged, res.Stop = lr.Bound/scale, lr.Converged, lr.Stop.String()
+	res.Iterations, res.Columns, res.IntegerProven = lr.Iterations, lr.Columns, lr.IntegerProven
+	res.VolumeBound = pr.volumeBound(kept)
+	res.LowerBound = max(res.LPBound, res.VolumeBound)
+	// The plan: the LP's packing, or a baseline when it is cheaper.
+	cands := []struct {
+		f   Fleet
+		src string
+	}{{res.Karpenter, "karpenter"}, {res.BestSingle, "best-single"}}
+	if okRound {
+		cands = append(cands, struct {
+			f   Fleet
+			src string
+		}{rounded, "flow-rounding"})
+	}
+	if lr.Packing != nil {
+		f := pr.fromPatterns(lr.Packing, kept)
+		src := "lp-" + lr.UpperSource
+		cands = append([]struct {
+			f   Fleet
+			src string
+		}{{f, src}}, cands...)
+	}
+	best := -1
+	for i, c := range cands {
+		if len(c.f.Nodes) == 0 {
+			continue
+		}
+		if best < 0 || c.f.Cost < cands[best].f.Cost-1e-9 {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, errors.New("fleet: no fleet found")
+	}
+	res.Plan, res.Source = cands[best].f, cands[best].src
+	if err := pr.Check(&res.Plan); err != nil {
+		return nil, fmt.Errorf("fleet: plan from %s: %w", res.Source, err)
+	}
+	if res.LowerBound > 0 {
+		res.GapPct = 100 * (res.Plan.Cost - res.LowerBound) / res.LowerBound
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+func fleetCost(p *Problem, pats []lpbound.Pattern, binOf map[string]int) float64 {
+	c := 0.0
+	for _, pt := range pats {
+		c += pt.X * p.Types[binOf[pt.Bin]].Price
+	}
+	return c
+}
+
+// lpProblem is the configuration LP over the kept types: one item type per
+// placeable group, one bin type per kept type, and one more dimension per
+// anti-affinity key (capacity: its max per node; each pod of the key takes
+// 1).
+//
+// Costs are the prices in millionths when every price is a whole number of
+// them (a price list's cents and fractions of cents are), so that the
+// optimum is an integer, lpbound rounds its bound up and runs the integer
+// master; scale is that factor (1 when the prices are kept as they are).
+func (pr *prepared) lpProblem(kept []int) (*lpbound.Problem, map[int]string, map[string]int, float64) {
+	p := pr.p
+	var keys []int
+	for k := range pr.antiCap {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	keyDim := map[int]int{}
+	for j, k := range keys {
+		keyDim[k] = len(p.Dims) + j
+	}
+	dims := len(p.Dims) + len(keys)
+	lp := &lpbound.Problem{}
+	binOf := map[string]int{}
+	scale := priceScale
+	for _, k := range kept {
+		if v := p.Types[k].Price * priceScale; math.Abs(v-math.Round(v)) > 1e-6 {
+			scale = 1
+		}
+	}
+	for _, k := range kept {
+		c := make([]float64, dims)
+		copy(c, pr.free[k])
+		for j, key := range keys {
+			c[len(p.Dims)+j] = float64(pr.antiCap[key])
+		}
+		cost := p.Types[k].Price * scale
+		if scale != 1 {
+			cost = math.Round(cost)
+		}
+		lp.Bins = append(lp.Bins, lpbound.BinType{Name: p.Types[k].Name, Capacity: c, Cost: cost, Limit: p.Types[k].Limit})
+		binOf[p.Types[k].Name] = k
+	}
+	itemOf := map[int]string{}
+	for i, g := range p.Groups {
+		if !pr.place[i] {
+			continue
+		}
+		s := make([]float64, dims)
+		copy(s, g.Demand)
+		if g.AntiKey >= 0 {
+			s[keyDim[g.AntiKey]] = 1
+		}
+		sizes := make([][]float64, len(kept))
+		for b, k := range kept {
+			if pr.allowed[i][k] {
+				sizes[b] = s
+			}
+		}
+		name := "g" + strconv.Itoa(i)
+		itemOf[i] = name
+		lp.Items = append(lp.Items, lpbound.ItemType{Name: name, Count: g.Count, Sizes: sizes})
+	}
+	return lp, itemOf, binOf, scale
+}
+
+// priceScale: prices in millionths (see lpProblem).
+const priceScale = 1e6
+
+// patterns turns a fleet into an incumbent of the LP: each node a pattern
+// on its type's replacement.
+func (pr *prepared) patterns(f *Fleet, by []int, itemOf map[int]string) []lpbound.Pattern {
+	idx := map[string]int{}
+	var out []lpbound.Pattern
+	for _, n := range f.Nodes {
+		pt := lpbound.Pattern{Bin: pr.p.Types[by[n.Type]].Name}
+		type gc struct{ g, c int }
+		var gcs []gc
+		for j, g := range n.Groups {
+			gcs = append(gcs, gc{g, n.Counts[j]})
+		}
+		slices.SortFunc(gcs, func(a, b gc) int { return a.g - b.g })
+		var key strings.Builder
+		key.WriteString(pt.Bin)
+		for _, x := range gcs {
+			pt.Items = append(pt.Items, itemOf[x.g])
+			pt.Counts = append(pt.Counts, x.c)
+			fmt.Fprintf(&key, " %d:%d", x.g, x.c)
+		}
+		if i, ok := idx[key.String()]; ok {
+			out[i].X++
+			continue
+		}
+		pt.X = 1
+		idx[key.String()] = len(out)
+		out = append(out, pt)
+	}
+	return out
+}
+
+// fromPatterns expands the LP's integer packing into nodes.
+func (pr *prepared) fromPatterns(pk []lpbound.Pattern, kept []int) Fleet {
+	p := pr.p
+	typeOf := map[string]int{}
+	for _, k := range kept {
+		typeOf[p.Types[k].Name] = k
+	}
+	var f Fleet
+	for _, pt := range pk {
+		n := int(math.Round(pt.X))
+		for range n {
+			node := Node{Type: typeOf[pt.Bin]}
+			for j, name := range pt.Items {
+				g, _ := strconv.Atoi(name[1:])
+				node.Groups = append(node.Groups, g)
+				node.Counts = append(node.Counts, pt.Counts[j])
+			}
+			f.Nodes = append(f.Nodes, node)
+		}
+	}
+	f.Cost = f.cost(p)
+	return f
+}
+
+// Check verifies that f places every placeable pod exactly once, each on
+// a type it is allowed on, within every node's allocatable less its
+// overhead, the anti-affinity bounds and the types' limits.
+func (pr *prepared) Check(f *Fleet) error {
+	p := pr.p
+	placed := make([]int, len(p.Groups))
+	perType := make([]int, len(p.Types))
+	for n, node := range f.Nodes {
+		perType[node.Type]++
+		if pr.free[node.Type] == nil {
+			return fmt.Errorf("node %d (%s): its DaemonSet overhead does not fit", n, p.Types[node.Type].Name)
+		}
+		used := make([]float64, len(p.Dims))
+		anti := map[int]int{}
+		for j, g := range node.Groups {
+			c := node.Counts[j]
+			if c <= 0 {
+				continue
+			}
+			if !pr.allowed[g][node.Type] {
+				return fmt.Errorf("node %d (%s): group %s is not allowed there", n, p.Types[node.Type].Name, p.Groups[g].Name)
+			}
+			for d, x := range p.Groups[g].Demand {
+				used[d] += float64(c) * x
+			}
+			if k := p.Groups[g].AntiKey; k >= 0 {
+				anti[k] += c
+				if anti[k] > pr.antiCap[k] {
+					return fmt.Errorf("node %d (%s): %d pods of anti-affinity set %d, at most %d", n, p.Types[node.Type].Name, anti[k], k, pr.antiCap[k])
+				}
+			}
+			placed[g] += c
+		}
+		if !fits(used, pr.free[node.Type]) {
+			return fmt.Errorf("node %d (%s): pods need %v, allocatable less overhead %v", n, p.Types[node.Type].Name, used, pr.free[node.Type])
+		}
+	}
+	for i, g := range p.Groups {
+		want := 0
+		if pr.place[i] {
+			want = g.Count
+		}
+		if placed[i] != want {
+			return fmt.Errorf("group %s: %d pods placed, want %d", g.Name, placed[i], want)
+		}
+	}
+	for k, t := range p.Types {
+		if t.Limit > 0 && perType[k] > t.Limit {
+			return fmt.Errorf("type %s: %d nodes, limit %d", t.Name, perType[k], t.Limit)
+		}
+	}
+	if c := f.cost(p); math.Abs(c-f.Cost) > 1e-6*max(1, c) {
+		return fmt.Errorf("fleet cost %g, nodes cost %g", f.Cost, c)
+	}
+	return nil
+}
+
+// Check verifies a fleet against p (see prepared.Check).
+func Check(p *Problem, f *Fleet) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	return prepare(p).Check(f)
+}
