@@ -113,11 +113,7 @@ func Read(path string, o ReadOptions) (*Catalog, error) {
 	}
 	l, err := mapColumns(t.header, o.Price)
 	if err != nil {
-		e := &RowError{File: path, Err: err}
-		if format == FormatCSV {
-			e.Line = 1
-		}
-		return nil, e
+		return nil, &RowError{File: path, Err: err} // the header: no line to name
 	}
 	if len(t.rows) == 0 {
 		return nil, &RowError{File: path, Err: because(ErrEmpty, "no machine types: the file has a header and no rows")}

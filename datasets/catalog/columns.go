@@ -109,7 +109,11 @@ func mapColumns(header []string, price string) (*layout, error) {
 		return scale
 	}
 	if _, ok := l.index[RoleName]; !ok {
-		return nil, because(ErrNoColumn, "no name column: want name")
+		hint := ""
+		if len(header) == 1 && strings.ContainsAny(header[0], ";\t|") {
+			hint = fmt.Sprintf(" (the header is one column, %q: a catalog's columns are separated by commas)", header[0])
+		}
+		return nil, because(ErrNoColumn, "no name column: want name%s", hint)
 	}
 	pick(RoleCPU, cpuColumns)
 	if _, ok := l.index[RoleCPU]; !ok {

@@ -24,7 +24,7 @@ Optional columns:
   pods            max pods per node, whole > 0
   capacity_type   on-demand (default), spot or preemptible
   interruptions_per_year
-                  how often a spot or preemptible machine is taken back, >= 0; default 0
+                  times a spot or preemptible machine is taken back a year, >= 0 (on-demand: 0)
 Any other column is listed as ignored, never an error.
 --types FILTER keeps some types: clauses separated by ';' or spaces, all of which must hold;
   KEY=V1,V2 holds for any of the values. Keys: name (patterns: name=m5.*), family, arch,

@@ -46,6 +46,9 @@ func formatOf(path string) (string, error) {
 	return "", because(ErrFormat, "unknown format: want a .csv, .csv.gz or .parquet file")
 }
 
+// gzipped reports whether path names a gzip-compressed CSV (.csv.gz).
+func gzipped(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".gz") }
+
 // table is a catalog file's cells as text: its header as the file spells
 // it, its rows in file order ("" for an empty cell or NULL) and the line
 // each row starts on (for Parquet, data row + 1, the line it would have in
@@ -89,11 +92,14 @@ func readTable(path, format string, data []byte) (*table, error) {
 			return nil, fmt.Errorf("catalog: %s: %w", s, err)
 		}
 	}
-	q := query("read_csv")
-	if format == FormatParquet {
-		q = query("read_parquet")
+	q, args := query("read_csv"), []any{path, "none"}
+	if gzipped(path) {
+		args[1] = "gzip"
 	}
-	rows, err := conn.QueryContext(ctx, q, path)
+	if format == FormatParquet {
+		q, args = query("read_parquet"), []any{path}
+	}
+	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, dbErr(path, err)
 	}
@@ -141,7 +147,7 @@ func readTable(path, format string, data []byte) (*table, error) {
 // as DuckDB skips them in a file of several columns.
 func (t *table) scanCSV(path string, data []byte) error {
 	var src io.Reader = bytes.NewReader(data)
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+	if gzipped(path) {
 		z, err := gzip.NewReader(src)
 		if err != nil {
 			return &RowError{File: path, Err: because(ErrMalformed, "not gzip: %v", err)}
@@ -170,7 +176,7 @@ func (t *table) scanCSV(path string, data []byte) error {
 		if errors.Is(err, csv.ErrFieldCount) {
 			line, _ := r.FieldPos(0)
 			return &RowError{File: path, Row: len(t.lines) + 1, Line: line,
-				Err: because(ErrMalformed, "the row has %d fields, the header names %d", len(rec), len(t.header))}
+				Err: because(ErrMalformed, "the row has %s, the header names %d", plural(len(rec), "field"), len(t.header))}
 		}
 		if err != nil {
 			return csvErr(path, len(t.lines)+1, err)
@@ -194,4 +200,12 @@ func csvErr(path string, row int, err error) error {
 func dbErr(path string, err error) error {
 	msg, _, _ := strings.Cut(err.Error(), "\n") // the first line; the rest is advice
 	return &RowError{File: path, Err: because(ErrMalformed, "duckdb: %s", strings.TrimSpace(msg))}
+}
+
+// plural is "1 field", "2 fields".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
