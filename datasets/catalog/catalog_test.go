@@ -437,7 +437,7 @@ func TestFilter(t *testing.T) {
 	}
 	f, _ := ParseFilter("arch=arm64;vcpus>192")
 	_, err := c.Filter(f)
-	want := fmt.Sprintf(`catalog: no type passes the filter: catalog %s: no type of 1101 passes --types "arch=arm64;vcpus>192"`, c.File)
+	want := fmt.Sprintf(`catalog %s: no type of 1101 passes --types "arch=arm64;vcpus>192"`, c.File)
 	if err == nil || !errors.Is(err, ErrNothingLeft) || err.Error() != want {
 		t.Errorf("nothing left: %v\nwant %s", err, want)
 	}

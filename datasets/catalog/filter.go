@@ -229,7 +229,7 @@ func (c *Catalog) Filter(f Filter) (*Catalog, error) {
 		}
 	}
 	if len(out.Types) == 0 {
-		return nil, fmt.Errorf("%w: catalog %s: no type of %d passes --types %q", ErrNothingLeft, c.File, len(c.Types), f.String())
+		return nil, because(ErrNothingLeft, "catalog %s: no type of %d passes --types %q", c.File, len(c.Types), f.String())
 	}
 	switch {
 	case f.IsZero():
