@@ -19,7 +19,7 @@ var layers = map[string]int{
 	"analysis":          3,
 	"analysis/snapshot": 4, "analysis/lpinterval": 4, "analysis/lifetime": 4, "analysis/oversub": 4,
 	"analysis/characterize": 4, "analysis/overview": 4, "analysis/timing": 4,
-	"analysis/capacity": 5, "analysis/cluster": 5, "analysis/internal/testkit": 5,
+	"analysis/capacity": 5, "analysis/cluster": 5, "analysis/internal/testkit": 5, "analysis/plan": 5,
 	"analysis/whatif":      6,
 	"analysis/experiments": 7,
 	"bench":                8,

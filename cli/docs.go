@@ -126,19 +126,20 @@ func docsCLIReference() (string, error) {
 }
 
 // docsFormatsReference is docs/reference/formats.md: `placelab ingest
-// help-format F` for every format ingest reads and for the --inventory file.
+// help-format F` for every format ingest reads, the --inventory file and
+// plan's --catalog file.
 func docsFormatsReference() (string, error) {
 	var names []string
 	for _, f := range datasets.Formats() {
 		names = append(names, f.Name)
 	}
 	sort.Strings(names)
-	names = append(names, inventoryFormat)
+	names = append(names, inventoryFormat, catalogFormat)
 	var b strings.Builder
 	b.WriteString(docsGenerated)
 	b.WriteString("# Ingest formats\n\n")
 	b.WriteString("`placelab ingest help-format FORMAT` for every format `placelab ingest FORMAT PATH…` reads, and for\n")
-	b.WriteString("the `--inventory` file (`inventory`). How to bring your own fleet and cluster: [guides/your-fleet.md](../guides/your-fleet.md),\n")
+	b.WriteString("the `--inventory` file (`inventory`) and `placelab plan`'s `--catalog` file (`catalog`). How to bring your own fleet and cluster: [guides/your-fleet.md](../guides/your-fleet.md),\n")
 	b.WriteString("[guides/kubernetes.md](../guides/kubernetes.md).\n\n")
 	for _, n := range names {
 		fmt.Fprintf(&b, "- [%s](#%s)\n", n, docsAnchor(n))

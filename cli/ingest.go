@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"placelab/datasets/catalog"
 	"sort"
 	"strings"
 	"time"
@@ -75,9 +76,13 @@ Examples:
 		Action: runIngest,
 		Subcommands: []*cli.Command{{
 			Name:      "help-format",
-			Usage:     "explain one format's files and column mapping (\"inventory\": the --inventory file)",
-			ArgsUsage: "FORMAT|inventory",
+			Usage:     "explain one format's files and column mapping (\"inventory\": the --inventory file; \"catalog\": plan's --catalog file)",
+			ArgsUsage: "FORMAT|inventory|catalog",
 			Action: func(c *cli.Context) error {
+				if c.Args().First() == catalogFormat {
+					fmt.Fprintf(c.App.Writer, "%s — a priced machine-type catalog for placelab plan --catalog\n\n%s\n", catalogFormat, catalog.Help)
+					return nil
+				}
 				if c.Args().First() == inventoryFormat {
 					fmt.Fprintf(c.App.Writer, "%s — your own fleet for --inventory\n\n%s\n", inventoryFormat, datasets.InventoryFileHelp)
 					return nil
@@ -92,6 +97,9 @@ Examples:
 		}},
 	}
 }
+
+// catalogFormat is the name help-format gives the --catalog file format.
+const catalogFormat = "catalog"
 
 // inventoryFormat is the name help-format gives the --inventory file format.
 const inventoryFormat = "inventory"

@@ -95,6 +95,7 @@ Typical session:
 			classifyCommand(),
 			characterizeCommand(),
 			lpboundCommand(),
+			planCommand(),
 			capacityCommand(),
 			oversubCommand(),
 			lifetimeCommand(),

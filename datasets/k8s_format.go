@@ -159,7 +159,15 @@ func loadK8s(ctx context.Context, w *store.Writer, paths []string, opts Options)
 	if err != nil {
 		return err
 	}
-	return writeK8s(ctx, w, c, opts.Version)
+	return writeK8s(ctx, w, c, opts.Version, observedAs{engine: ObservedEngine, policy: ObservedKubeScheduler})
+}
+
+// observedAs names the run of a cluster's bound pods: what the source
+// recorded (engine observed, policy kube-scheduler), or a plan's placement
+// written as a cluster (IngestK8sPlan).
+type observedAs struct {
+	engine, policy string
+	params         map[string]any
 }
 
 // k8sSKU is a node shape under a name.
@@ -285,7 +293,7 @@ func skuOverWarnings(c *k8s.Cluster, skuOf []string, shapes map[string]k8sSKU) {
 }
 
 // writeK8s writes a loaded cluster into an ingest (see K8sHelp).
-func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version string) error {
+func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version string, as observedAs) error {
 	if len(c.Nodes) == 0 {
 		return fmt.Errorf("%w: no nodes: give the nodes too (kubectl get nodes -o json > nodes.json)", ErrNoInventory)
 	}
@@ -455,7 +463,11 @@ func writeK8s(ctx context.Context, w *store.Writer, c *k8s.Cluster, version stri
 	if err := deriveDemand(w); err != nil {
 		return err
 	}
-	return writeObservedRun(w, ObservedKubeScheduler, version, map[string]any{"pods": len(c.Pods), "nodes": len(c.Nodes)}, obs)
+	params := map[string]any{"pods": len(c.Pods), "nodes": len(c.Nodes)}
+	for k, v := range as.params {
+		params[k] = v
+	}
+	return writeObservedRun(w, as.engine, as.policy, version, params, obs)
 }
 
 // appendObject keeps one object as read (k8s_object), its managed fields

@@ -32,7 +32,7 @@ type observedPlacement struct {
 // writeObservedRun records the source's placements as a run of the load
 // being written, in the ingest's transaction, and sets w.Counts.ObservedRun.
 // It writes nothing when there are no placements.
-func writeObservedRun(w *store.Writer, policy, version string, params map[string]any, obs []observedPlacement) error {
+func writeObservedRun(w *store.Writer, engine, policy, version string, params map[string]any, obs []observedPlacement) error {
 	if len(obs) == 0 {
 		return nil
 	}
@@ -46,7 +46,9 @@ func writeObservedRun(w *store.Writer, policy, version string, params map[string
 	if params == nil {
 		params = map[string]any{}
 	}
-	params["source"] = "ingest"
+	if _, ok := params["source"]; !ok {
+		params["source"] = "ingest"
+	}
 	params["placements"] = len(obs)
 	js, err := json.Marshal(params)
 	if err != nil {
@@ -55,7 +57,7 @@ func writeObservedRun(w *store.Writer, policy, version string, params map[string
 	if version == "" {
 		version = "unknown"
 	}
-	if err := w.AppendResult("run", id, ObservedEngine, policy, string(js), int64(0), w.Dataset(), version,
+	if err := w.AppendResult("run", id, engine, policy, string(js), int64(0), w.Dataset(), version,
 		time.Now().UTC(), 0.0, "done", w.LoadID()); err != nil {
 		return fmt.Errorf("datasets: observed run: %w", err)
 	}

@@ -213,7 +213,7 @@ func loadWorkloadFile(ctx context.Context, w *store.Writer, paths []string, opts
 	if err := deriveDemand(w); err != nil {
 		return err
 	}
-	if err := writeObservedRun(w, ObservedRecorded, opts.Version, map[string]any{"file": path}, obs); err != nil {
+	if err := writeObservedRun(w, ObservedEngine, ObservedRecorded, opts.Version, map[string]any{"file": path}, obs); err != nil {
 		return err
 	}
 	return warnWorkload(w, path, rows, shapes, health, obs)

@@ -52,6 +52,16 @@ func (pr *prepared) flow(kept []int) *flowLP {
 		keyRow[k] = d + j
 	}
 	mat := clp.NewPackedMatrix()
+	// Reserve room: lanl/clp grows the matrix by copying on every append.
+	pairs := 0
+	for _, g := range groups {
+		for _, k := range kept {
+			if pr.allowed[g][k] {
+				pairs++
+			}
+		}
+	}
+	mat.Reserve(len(kept)+pairs, len(kept)*rowsPer+pairs*(2+d), false)
 	var cb []clp.Bounds
 	var obj []float64
 	for b, k := range kept {

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -246,12 +247,20 @@ func (pr *prepared) dominance() []int {
 			continue
 		}
 	}
-	for b := range p.Types {
-		if by[b] < 0 {
-			continue
+	// Candidates in order of price: only a type no dearer can replace b.
+	order := make([]int, 0, n)
+	for k := range p.Types {
+		if by[k] >= 0 {
+			order = append(order, k)
 		}
-		for a := range p.Types {
-			if a == b || by[a] < 0 || (by[a] != a) || !dominates(a, b) {
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(p.Types[x].Price, p.Types[y].Price) })
+	for _, b := range order {
+		for _, a := range order {
+			if p.Types[a].Price > p.Types[b].Price {
+				break
+			}
+			if a == b || by[a] != a || !dominates(a, b) {
 				continue
 			}
 			// Equal in everything: the earlier type stays.
@@ -405,10 +414,8 @@ func fleetCost(p *Problem, pats []lpbound.Pattern, binOf map[string]int) float64
 // anti-affinity key (capacity: its max per node; each pod of the key takes
 // 1).
 //
-// Costs are the prices in millionths when every price is a whole number of
-// them (a price list's cents and fractions of cents are), so that the
-// optimum is an integer, lpbound rounds its bound up and runs the integer
-// master; scale is that factor (1 when the prices are kept as they are).
+// Costs are the prices in whole millionths, rounded down (see below);
+// scale is that factor.
 func (pr *prepared) lpProblem(kept []int) (*lpbound.Problem, map[int]string, map[string]int, float64) {
 	p := pr.p
 	var keys []int
@@ -425,20 +432,17 @@ func (pr *prepared) lpProblem(kept []int) (*lpbound.Problem, map[int]string, map
 	binOf := map[string]int{}
 	scale := priceScale
 	for _, k := range kept {
-		if v := p.Types[k].Price * priceScale; math.Abs(v-math.Round(v)) > 1e-6 {
-			scale = 1
-		}
-	}
-	for _, k := range kept {
 		c := make([]float64, dims)
 		copy(c, pr.free[k])
 		for j, key := range keys {
 			c[len(p.Dims)+j] = float64(pr.antiCap[key])
 		}
-		cost := p.Types[k].Price * scale
-		if scale != 1 {
-			cost = math.Round(cost)
-		}
+		// Whole millionths, rounded down: the LP's costs never exceed the
+		// prices, so its bound stays a bound on the real cost, and the
+		// optimum is an integer, which lets lpbound round its bound up and
+		// run the integer master. A price that is not a whole number of
+		// millionths loses less than a millionth per node.
+		cost := math.Max(1, math.Floor(p.Types[k].Price*scale+1e-9))
 		lp.Bins = append(lp.Bins, lpbound.BinType{Name: p.Types[k].Name, Capacity: c, Cost: cost, Limit: p.Types[k].Limit})
 		binOf[p.Types[k].Name] = k
 	}

@@ -289,10 +289,10 @@ type cg struct {
 	dp         []*dpPricer
 	bb         []*bbPricer
 	infeasible error
-	best       *packing  // the best packing found
-	source     string    // where best came from
-	center     []float64 // the stabilization center when run returned
-	last       *solution // the last optimal phase-2 master solution, if any
+	best       *packing    // the best packing found
+	source     string      // where best came from
+	center     []float64   // the stabilization center when run returned
+	last       *solution   // the last optimal phase-2 master solution, if any
 	seeds      [][]float64 // Options.Duals over the model's items
 }
 

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"placelab/analysis/plan"
+)
+
+func planCommand() *cli.Command {
+	d := plan.DefaultOptions()
+	return &cli.Command{
+		Name:  "plan",
+		Usage: "the cheapest fleet of a priced catalog's machine types, with a proof of how far it can be from the cheapest",
+		Description: `Which machine types to run, and at what cost: placelab plan --catalog FILE finds the
+cheapest multiset of the catalog's types (placelab ingest help-format catalog) that
+holds a snapshot's pods or VMs, and proves how far it can be from the cheapest.
+
+  --run ID [--at T]     the pods or VMs a stored run held at T (default: its last
+                        event), Pending pods included: a Kubernetes cluster's observed
+                        run (ingest k8s), a replay, a drain plan.
+  --dataset D --at peak|T  a trace's VMs alive at T, or at the instant most cores are.
+
+On a Kubernetes cluster every new node joins one of the cluster's pools (its labels and
+NoSchedule/NoExecute taints), is of a catalog type (its labels: kubernetes.io/arch,
+node.kubernetes.io/instance-type, karpenter.k8s.aws/instance-family,
+karpenter.sh/capacity-type) and in one of the cluster's zones; the pods are read again
+by the same reader as ingest k8s beside those nodes, so node selectors, required
+affinity, taints and a volume's zone decide which types each pod may use. DaemonSet
+pods are overhead on every new node they would run on; static pods stay with the
+control plane. Allocatable is the type's capacity less --reserved (none, eks, gke:
+the published kube-reserved formulas; the JSON says which).
+
+  lb_cost_per_hour  no fleet costs less: the Gilmore–Gomory configuration LP over the
+                    types with their prices as column costs (COIN-OR Clp), derived from
+                    its duals so it holds however the solve stops, and never below the
+                    volume bound. Topology spread is relaxed, which keeps it valid.
+  cost_per_hour     the plan: CBC's price-and-branch over the generated patterns, or a
+                    rounding of the assignment LP, or a baseline when cheaper; then
+                    topology spread kept by moving pods between zones.
+  gap_pct           100 × (cost − lb) / lb.
+
+Beside it, on the same pods: baselines.current (the cluster's worker nodes priced by
+their instance type), baselines.karpenter (pods by CPU then memory descending, each
+joining the first open claim some remaining type still fits, else a new claim with
+every type that fits it; each claim launches its cheapest remaining type) and
+baselines.best_single (the cheapest fleet of one type). The plan is stored as a
+dataset (its nodes, each pod bound to its node) and an offline run (plan_run,
+plan_dataset) that placelab check verifies; the JSON's check says what it found.
+
+JSON keys: cost_per_hour, lb_cost_per_hour, gap_pct, nodes, types {type: nodes}, pools,
+placed, unplaceable [{pods, reason, examples}], plan_run, plan_dataset, seconds,
+baselines {current, karpenter, best_single}, catalog {file, sha256, price_column,
+types_read, types_kept, filter, reserved, reserved_formula}, source, dims, bound
+{lp_bound, volume_bound, converged, stop, ...}, check, left_out.
+
+Examples:
+   placelab ingest k8s nodes.json pods.json --dataset prod
+   placelab plan --run 1 --catalog ../shared/data/catalogs/aws-ec2-us-east-1.csv --reserved eks
+   placelab plan --run 1 --catalog c.csv --types 'arch=amd64;family=m5,c5,r5' --format json
+   placelab plan --dataset azure --at peak --catalog gcp.parquet --price preemptible_usd_per_hour`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "catalog", Usage: "the priced catalog `FILE` (CSV or Parquet; placelab ingest help-format catalog)", Required: true},
+			&cli.StringFlag{Name: "price", Usage: "the catalog's price `COLUMN` (default: its one *_usd_per_hour or price_per_hour column)"},
+			&cli.StringFlag{Name: "types", Usage: "keep only catalog types matching `FILTER`, e.g. 'arch=amd64;family=m5,c5,r5' or 'vcpus<=64' (see help-format catalog)"},
+			&cli.StringFlag{Name: "reserved", Value: d.Reserved, Usage: "allocatable from capacity: none, eks or gke (kube-reserved and eviction formulas)"},
+			&cli.Int64Flag{Name: "run", Usage: "plan for what stored run `ID` held at --at"},
+			&cli.StringFlag{Name: "dataset", Usage: "plan for dataset `D`'s VMs alive at --at (peak or a time)"},
+			&cli.StringFlag{Name: "at", Usage: "`T`: a time (s, m, h or d), or peak with --dataset (default for --run: its last event)"},
+			durationFlag("time-limit", d.Fleet.TimeLimit, "stop after `D` with the best plan and the best valid bound so far"),
+			durationFlag("integer-time-limit", d.Fleet.IntegerTimeLimit, "of --time-limit, `D` for CBC's price-and-branch (0: none)"),
+			floatFlag("gap", d.Fleet.Gap, positive, "CBC stops when its plan is within this relative gap of the bound"),
+			&cli.BoolFlag{Name: "no-store", Usage: "do not store the plan as a dataset and run"},
+			formatFlag("table", "json"),
+		},
+		Action: runPlan,
+	}
+}
+
+func runPlan(c *cli.Context) error {
+	o := plan.DefaultOptions()
+	o.Catalog, o.Price, o.Types, o.Reserved = c.String("catalog"), c.String("price"), c.String("types"), c.String("reserved")
+	o.Run, o.Dataset = c.Int64("run"), c.String("dataset")
+	o.Store = !c.Bool("no-store")
+	o.Version = version
+	at := c.String("at")
+	if at == "peak" {
+		o.Peak = true
+	} else if at != "" {
+		v, err := timeFlag(c, "at", math.NaN())
+		if err != nil {
+			return err
+		}
+		o.At = v
+	}
+	o.Fleet.TimeLimit, o.Fleet.IntegerTimeLimit, o.Fleet.Gap = c.Duration("time-limit"), c.Duration("integer-time-limit"), c.Float64("gap")
+	if o.Fleet.IntegerTimeLimit >= o.Fleet.TimeLimit {
+		return fmt.Errorf("--integer-time-limit %v: want less than --time-limit %v (it is part of it)", o.Fleet.IntegerTimeLimit, o.Fleet.TimeLimit)
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if _, err := os.Stat(o.Catalog); err != nil {
+		return fmt.Errorf("--catalog %s: %w", o.Catalog, err)
+	}
+	db, err := openDB(c)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if !c.Bool("quiet") {
+		o.Progress = func(s string) { fmt.Fprintln(c.App.ErrWriter, "plan: "+s) }
+	}
+	r, err := plan.Run(c.Context, db, o)
+	if err != nil {
+		return err
+	}
+	if c.String("format") == "json" {
+		return printJSON(c.App.Writer, r)
+	}
+	printPlan(c.App.Writer, r)
+	return nil
+}
+
+func printPlan(w io.Writer, r *plan.Result) {
+	fmt.Fprintf(w, "plan for %s %s at t=%g s: %d placed on %d nodes, $%.4f per hour\n", r.Source.Kind, r.Source.Dataset, r.Source.T, r.Placed, r.Nodes, r.CostPerHour)
+	fmt.Fprintf(w, "  no fleet costs less than $%.4f per hour (gap %.2f%%; LP %s, %d iterations)\n", r.LBCostPerHour, r.GapPct, r.Bound.Stop, r.Bound.Iterations)
+	names := make([]string, 0, len(r.Types))
+	for n := range r.Types {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%d × %s", r.Types[n], n))
+	}
+	fmt.Fprintf(w, "  types: %s\n", strings.Join(parts, ", "))
+	if cur := r.Baselines.Current; cur != nil {
+		fmt.Fprintf(w, "  current fleet: %d nodes, $%.4f per hour", cur.Nodes, cur.CostPerHour)
+		if len(cur.Unpriced) > 0 {
+			fmt.Fprintf(w, " (not in the catalog: %s)", strings.Join(cur.Unpriced, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  karpenter-style: %d nodes, $%.4f per hour; best single type %s: %d nodes, $%.4f per hour\n",
+		r.Baselines.Karpenter.Nodes, r.Baselines.Karpenter.CostPerHour, r.Baselines.BestSingle.Type, r.Baselines.BestSingle.Nodes, r.Baselines.BestSingle.CostPerHour)
+	for _, u := range r.Unplaceable {
+		fmt.Fprintf(w, "  unplaceable: %d pods (e.g. %s): %s\n", u.Pods, strings.Join(u.Names, ", "), u.Reason)
+	}
+	for _, l := range r.LeftOut {
+		fmt.Fprintf(w, "  left out: %s\n", l)
+	}
+	fmt.Fprintf(w, "  catalog %s: %d of %d types, price %s, reserved %s\n", r.Catalog.File, r.Catalog.TypesKept, r.Catalog.TypesRead, r.Catalog.PriceColumn, r.Catalog.Reserved)
+	if r.Check != nil {
+		verdict := "passes"
+		if !r.Check.OK {
+			verdict = fmt.Sprintf("FAILS (%d capacity, %d constraint violations)", r.Check.Capacity, r.Check.Constraints)
+		}
+		fmt.Fprintf(w, "  stored as run %d on dataset %s: placelab check %s\n", r.PlanRun, r.PlanDataset, verdict)
+	}
+	fmt.Fprintf(w, "  %.1f s\n", r.Seconds)
+}
