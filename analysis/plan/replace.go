@@ -90,7 +90,7 @@ type ReplaceResult struct {
 	MaxMoves int `json:"max_moves"`
 	// NodesKeep are the current nodes the plan's fleet keeps (same pool,
 	// instance type and zone as a planned node).
-	NodesKeep []string `json:"nodes_keep"`
+	NodesKeep []string      `json:"nodes_keep"`
 	NodesAdd  []ReplaceNode `json:"nodes_add"`
 	// NodesAddUnneeded are planned nodes not added: no pod needed them.
 	NodesAddUnneeded []ReplaceNode    `json:"nodes_add_unneeded"`
@@ -368,17 +368,13 @@ func Replace(ctx context.Context, db *store.DB, o ReplaceOptions) (*ReplaceResul
 		toRemove[n.Name] = true
 	}
 	// The staging cluster: the current one with the added nodes (empty but
-	// for their DaemonSet pods) and the nodes to remove cordoned, read in a
-	// scratch database by the same reader as ingest k8s.
+	// for their DaemonSet pods), read in a scratch database by the same
+	// reader as ingest k8s; the nodes to remove take no pod.
 	stage(fmt.Sprintf("placing the pods: %d nodes kept, %d to add, %d to remove", len(kept), len(added), len(removed)))
 	var stNodes []*corev1.Node
 	stNodes = append(stNodes, kept...)
 	stNodes = append(stNodes, added...)
-	for _, n := range removed {
-		c := n.DeepCopy()
-		c.Spec.Unschedulable = true
-		stNodes = append(stNodes, c)
-	}
+	stNodes = append(stNodes, removed...)
 	stNodes = append(stNodes, controls...)
 	var stPods []*corev1.Pod
 	for _, sp := range pods {
@@ -508,6 +504,71 @@ func Replace(ctx context.Context, db *store.DB, o ReplaceOptions) (*ReplaceResul
 		gone[n.Name] = true
 		out.NodesRemove = append(out.NodesRemove, rr)
 	}
+	// Nodes whose pods found no room one node at a time: the drain
+	// planner on them alone (its ejection pass may displace a pod of a
+	// kept or added node to make room), within the budget left.
+	if len(out.NodesKeptNoRoom) > 0 && (o.MaxMoves < 0 || used < o.MaxMoves) {
+		for i := range p.Nodes {
+			p.Nodes[i].Removable = false
+		}
+		for _, k := range out.NodesKeptNoRoom {
+			p.Nodes[nodeIdx[k.Name]].Removable = true
+		}
+		left := 0 // drain: no bound
+		if o.MaxMoves >= 0 {
+			left = o.MaxMoves - used
+		}
+		pl, err := drain.Plan(p, drain.Options{MaxMoves: left})
+		if err != nil {
+			return nil, fmt.Errorf("plan: --replace: %w", err)
+		}
+		for _, mv := range pl.Moves {
+			p.Pods[mv.Pod].Node = mv.To
+		}
+		var still []ReplaceRemoved
+		for _, m := range pl.Removed {
+			gone[p.Nodes[m].Name] = true
+		}
+		for _, k := range out.NodesKeptNoRoom {
+			if gone[k.Name] {
+				k.Reason = ""
+				out.NodesRemove = append(out.NodesRemove, k)
+				continue
+			}
+			still = append(still, k)
+		}
+		out.NodesKeptNoRoom = append([]ReplaceRemoved{}, still...)
+	}
+	// Added nodes the pods can do without: each drained onto the nodes
+	// that stay (kept for lack of budget or room included), the dearest
+	// first. A pod on an added node came from elsewhere, so this adds no
+	// move.
+	for i := range p.Nodes {
+		nm := p.Nodes[i].Name
+		p.Nodes[i].Removable = false
+		if toRemove[nm] && !gone[nm] {
+			p.Nodes[i].Schedulable = true
+		}
+	}
+	byPrice := slices.Clone(added)
+	sort.SliceStable(byPrice, func(i, j int) bool {
+		pi, _ := priceOf(byPrice[i])
+		pj, _ := priceOf(byPrice[j])
+		return pi > pj
+	})
+	for _, n := range byPrice {
+		m := nodeIdx[n.Name]
+		p.Nodes[m].Removable = true
+		why := drain.Explain(p, m)
+		p.Nodes[m].Removable = false
+		if !why.Drainable {
+			continue
+		}
+		for _, mv := range why.Moves {
+			p.Pods[mv.Pod].Node = mv.To
+		}
+		p.Nodes[m].Schedulable = false
+	}
 	// The state after.
 	final := map[string]string{}
 	for i := range p.Pods {
@@ -543,9 +604,6 @@ func Replace(ctx context.Context, db *store.DB, o ReplaceOptions) (*ReplaceResul
 		switch {
 		case gone[n.Name] || (slices.Contains(added, n) && !addedUsed[n.Name]):
 			continue
-		case toRemove[n.Name]:
-			n = n.DeepCopy()
-			n.Spec.Unschedulable = false
 		}
 		finNodes = append(finNodes, n)
 		if !slices.ContainsFunc(controls, func(c *corev1.Node) bool { return c.Name == n.Name }) {
