@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,6 +55,22 @@ baselines.best_single (the cheapest fleet of one type). The plan is stored as a
 dataset (its nodes, each pod bound to its node) and an offline run (plan_run,
 plan_dataset) that placelab check verifies; the JSON's check says what it found.
 
+With --replace, the way from the cluster as it is to the plan (a Kubernetes run only):
+current worker nodes of a planned pool, instance type and zone are kept (up to the plan's
+count, those with the most pods first), the other workers removed, the missing planned
+nodes added under the plan's names. Pods on kept nodes stay; pods on removed nodes and
+Pending pods move to kept or added nodes, each move keeping every constraint whatif drain
+keeps. Removals go in order of most cost saved per moved pod; --max-moves N skips a
+removal that would take the moves past N (those nodes stay: nodes_kept_budget; 0: only
+empty nodes go). Planned nodes no pod needs are not added (nodes_add_unneeded). The
+state after is stored as a dataset and run (replace_dataset, replace_run) that placelab
+check verifies. Its JSON: nodes_keep, nodes_add [{name, type, pool, zone, cost_per_hour,
+pods}], nodes_add_unneeded, nodes_remove [{name, type, pool, zone, cost_per_hour, pods}],
+nodes_kept_budget, nodes_kept_no_room (with reason), moves [{pod, from, to}],
+moves_count, pending_placed, pending_left, cost_per_hour_before, cost_per_hour_after,
+plan_cost_per_hour, nodes_before, nodes_after, replace_run, replace_dataset, check, plan
+(the plan's own JSON).
+
 JSON keys: cost_per_hour, lb_cost_per_hour, gap_pct, nodes, types {type: nodes}, pools,
 placed, unplaceable [{pods, reason, examples}], plan_run, plan_dataset, seconds,
 baselines {current, karpenter, best_single}, catalog {file, sha256, price_column,
@@ -64,6 +81,7 @@ Examples:
    placelab ingest k8s nodes.json pods.json --dataset prod
    placelab plan --run 1 --catalog ../shared/data/catalogs/aws-ec2-us-east-1.csv --reserved eks
    placelab plan --run 1 --catalog c.csv --types 'arch=amd64;family=m5,c5,r5' --format json
+   placelab plan --run 1 --catalog c.csv --reserved eks --replace --max-moves 50
    placelab plan --dataset azure --at peak --catalog gcp.parquet --price preemptible_usd_per_hour`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "catalog", Usage: "the priced catalog `FILE` (CSV or Parquet; placelab ingest help-format catalog)", Required: true},
@@ -77,6 +95,8 @@ Examples:
 			durationFlag("integer-time-limit", d.Fleet.IntegerTimeLimit, "of --time-limit, `D` for CBC's price-and-branch (0: none)"),
 			floatFlag("gap", d.Fleet.Gap, positive, "CBC stops when its plan is within this relative gap of the bound"),
 			&cli.BoolFlag{Name: "no-store", Usage: "do not store the plan as a dataset and run"},
+			&cli.BoolFlag{Name: "replace", Usage: "plan the way from the cluster's nodes to the plan's (nodes to add and remove, pod moves), store and check the state after"},
+			intFlag("max-moves", 0, 0, 0, "with --replace, move at most `N` pods (default: no bound; 0: only empty nodes go)"),
 			formatFlag("table", "json"),
 		},
 		Action: runPlan,
@@ -116,6 +136,27 @@ func runPlan(c *cli.Context) error {
 	defer db.Close()
 	if !c.Bool("quiet") {
 		o.Progress = func(s string) { fmt.Fprintln(c.App.ErrWriter, "plan: "+s) }
+	}
+	if c.Bool("replace") {
+		ro := plan.ReplaceOptions{Plan: o, MaxMoves: -1}
+		if c.IsSet("max-moves") {
+			ro.MaxMoves = c.Int("max-moves")
+		}
+		if err := ro.Validate(); err != nil {
+			return err
+		}
+		rr, err := plan.Replace(c.Context, db, ro)
+		if err != nil {
+			return err
+		}
+		if c.String("format") == "json" {
+			return printJSON(c.App.Writer, rr)
+		}
+		printReplace(c.App.Writer, rr)
+		return nil
+	}
+	if c.IsSet("max-moves") {
+		return fmt.Errorf("--max-moves is for --replace")
 	}
 	r, err := plan.Run(c.Context, db, o)
 	if err != nil {
@@ -165,4 +206,64 @@ func printPlan(w io.Writer, r *plan.Result) {
 		fmt.Fprintf(w, "  stored as run %d on dataset %s: placelab check %s\n", r.PlanRun, r.PlanDataset, verdict)
 	}
 	fmt.Fprintf(w, "  %.1f s\n", r.Seconds)
+}
+
+func printReplace(w io.Writer, r *plan.ReplaceResult) {
+	budget := "no bound on moves"
+	if r.MaxMoves >= 0 {
+		budget = fmt.Sprintf("at most %d moves", r.MaxMoves)
+	}
+	fmt.Fprintf(w, "replace run %d (%s) by the plan ($%.4f per hour, plan run %d); %s\n", r.SourceRun, r.SourceDataset, r.PlanCostPerHour, r.Plan.PlanRun, budget)
+	fmt.Fprintf(w, "  keep %d nodes, add %d, remove %d; move %d pods, place %d pending (%d left pending)\n",
+		len(r.NodesKeep), len(r.NodesAdd), len(r.NodesRemove), r.MovesCount, len(r.PendingPlaced), len(r.PendingLeft))
+	fmt.Fprintf(w, "  %d nodes at $%.4f per hour before, %d at $%.4f after\n", r.NodesBefore, r.CostPerHourBefore, r.NodesAfter, r.CostPerHourAfter)
+	if len(r.NodesKeptBudget) > 0 {
+		fmt.Fprintf(w, "  kept for lack of move budget: %d nodes ($%.4f per hour, %d pods)\n", len(r.NodesKeptBudget), sumCost(r.NodesKeptBudget), sumPods(r.NodesKeptBudget))
+	}
+	if len(r.NodesKeptNoRoom) > 0 {
+		fmt.Fprintf(w, "  kept for lack of room: %d nodes ($%.4f per hour)\n", len(r.NodesKeptNoRoom), sumCost(r.NodesKeptNoRoom))
+	}
+	if len(r.NodesAddUnneeded) > 0 {
+		fmt.Fprintf(w, "  planned nodes not added (no pod needs them): %d\n", len(r.NodesAddUnneeded))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  action\tnode\ttype\tpool\tzone\t$/h\tpods")
+	for _, n := range r.NodesAdd {
+		fmt.Fprintf(tw, "  add\t%s\t%s\t%s\t%s\t%.4f\t%d\n", n.Name, n.Type, n.Pool, n.Zone, n.CostPerHour, n.Pods)
+	}
+	for _, n := range r.NodesRemove {
+		fmt.Fprintf(tw, "  remove\t%s\t%s\t%s\t%s\t%.4f\t%d\n", n.Name, n.Type, n.Pool, n.Zone, n.CostPerHour, n.Pods)
+	}
+	tw.Flush()
+	for i, mv := range r.Moves {
+		if i == 10 {
+			fmt.Fprintf(w, "  … %d more moves (--format json lists them all)\n", len(r.Moves)-10)
+			break
+		}
+		fmt.Fprintf(w, "  move %s: %s → %s\n", mv.Pod, mv.From, mv.To)
+	}
+	if r.Check != nil {
+		verdict := "passes"
+		if !r.Check.OK {
+			verdict = fmt.Sprintf("FAILS (%d capacity, %d constraint violations)", r.Check.Capacity, r.Check.Constraints)
+		}
+		fmt.Fprintf(w, "  state after stored as run %d on dataset %s: placelab check %s\n", r.ReplaceRun, r.ReplaceDataset, verdict)
+	}
+	fmt.Fprintf(w, "  %.1f s\n", r.Seconds)
+}
+
+func sumCost(ns []plan.ReplaceRemoved) float64 {
+	s := 0.0
+	for _, n := range ns {
+		s += n.CostPerHour
+	}
+	return s
+}
+
+func sumPods(ns []plan.ReplaceRemoved) int {
+	s := 0
+	for _, n := range ns {
+		s += n.Pods
+	}
+	return s
 }
