@@ -123,6 +123,8 @@ type Bound struct {
 	// (the LP relaxes it), SpreadNodes the nodes added for it.
 	SpreadMoves int `json:"spread_moves"`
 	SpreadNodes int `json:"spread_nodes"`
+	// CostBeforeSpread is the plan's cost before topology spread was kept.
+	CostBeforeSpread float64 `json:"cost_per_hour_before_spread"`
 }
 
 // Check is placelab check's verdict on the stored plan.
@@ -239,6 +241,7 @@ func Run(ctx context.Context, db *store.DB, o Options) (*Result, error) {
 		return nil, err
 	}
 	plan := fr.Plan
+	before := plan.Cost
 	if len(plan.Nodes) > 0 {
 		moves, added, err := src.repair(&plan)
 		if err != nil {
@@ -266,7 +269,8 @@ func Run(ctx context.Context, db *store.DB, o Options) (*Result, error) {
 	}
 	r.Bound = Bound{LPBound: round6(fr.LPBound), VolumeBound: round6(fr.VolumeBound), Converged: fr.Converged, Stop: fr.Stop,
 		Iterations: fr.Iterations, Columns: fr.Columns, Candidates: len(p.Types), TypesUsable: fr.TypesUsable, TypesDominated: fr.TypesDominated,
-		Source: fr.Source, IntegerProven: fr.IntegerProven, SpreadMoves: r.Bound.SpreadMoves, SpreadNodes: r.Bound.SpreadNodes}
+		Source: fr.Source, IntegerProven: fr.IntegerProven, SpreadMoves: r.Bound.SpreadMoves, SpreadNodes: r.Bound.SpreadNodes,
+		CostBeforeSpread: round6(before)}
 	r.Baselines.Karpenter = Fleet{CostPerHour: round6(fr.Karpenter.Cost), Nodes: len(fr.Karpenter.Nodes), Types: typeCounts(src, fr.Karpenter.Nodes),
 		Seconds: fr.KarpenterSeconds}
 	r.Baselines.BestSingle = Fleet{CostPerHour: round6(fr.BestSingle.Cost), Nodes: len(fr.BestSingle.Nodes), Types: typeCounts(src, fr.BestSingle.Nodes)}

@@ -17,6 +17,7 @@ func (s *k8sSource) repair(f *fleet.Fleet) (moves, added int, err error) {
 	if len(s.spread) == 0 {
 		return 0, 0, nil
 	}
+	s.rezone(f)
 	p := s.p
 	d := len(p.Dims)
 	used := make([][]float64, len(f.Nodes))
@@ -159,6 +160,29 @@ func (s *k8sSource) repair(f *fleet.Fleet) (moves, added int, err error) {
 							}
 						}
 						if to < 0 {
+							// A swap: a pod of a group without spread, of the
+							// same demand, on a node of zmin, trades places.
+							if m, j2, ok := s.swapWith(f, n, g, zmin, anti, antiCap); ok {
+								h := f.Nodes[m].Groups[j2]
+								f.Nodes[m].Counts[j2]--
+								f.Nodes[n].Counts[j]--
+								gr, hr := &p.Groups[g], &p.Groups[h]
+								if gr.AntiKey >= 0 {
+									anti[n][gr.AntiKey]--
+								}
+								if hr.AntiKey >= 0 {
+									anti[m][hr.AntiKey]--
+								}
+								add(m, g, 1)
+								add(n, h, 1)
+								for x := range d { // equal demands: undo add's sums
+									used[m][x] -= gr.Demand[x]
+									used[n][x] -= hr.Demand[x]
+								}
+								moves += 2
+								moved, changed = true, true
+								break
+							}
 							k := s.cheapestIn(zmin, g)
 							if k < 0 {
 								continue
@@ -206,6 +230,138 @@ func (s *k8sSource) repair(f *fleet.Fleet) (moves, added int, err error) {
 		nd.Groups, nd.Counts = gs, cs
 	}
 	return moves, added, nil
+}
+
+// rezone spreads the spread tenants' pods over the zones by moving whole
+// nodes between zones first: a node of a pool and type is the same node in
+// any zone, at the same price, so a node all of whose groups may run on
+// its pool and type in another zone can be given that zone. Nodes are
+// taken most spread pods first, each given the zone where its tenants have
+// the fewest pods so far (ties: fewest nodes, then zone order). It keeps
+// the fleet's cost and what every node holds.
+func (s *k8sSource) rezone(f *fleet.Fleet) {
+	p := s.p
+	at := map[proto]int{}
+	for k, pr := range s.protoOf {
+		at[pr] = k
+	}
+	type cand struct {
+		n      int
+		zones  []int // fleet types of the node's pool and type in each zone it may take
+		spread int
+	}
+	count := map[string]map[string]int{} // tenant → zone → pods
+	nodesIn := map[string]int{}
+	var cands []cand
+	for n, nd := range f.Nodes {
+		pr := s.protoOf[nd.Type]
+		var zs []int
+		for _, z := range s.zones {
+			k, ok := at[proto{pool: pr.pool, typ: pr.typ, zone: z}]
+			if !ok {
+				continue
+			}
+			all := true
+			for _, g := range nd.Groups {
+				if !p.Groups[g].Allowed[k] {
+					all = false
+					break
+				}
+			}
+			if all {
+				zs = append(zs, k)
+			}
+		}
+		sp := 0
+		for j, g := range nd.Groups {
+			if _, ok := s.spread[g]; ok {
+				sp += nd.Counts[j]
+			}
+		}
+		if len(zs) < 2 || sp == 0 {
+			nodesIn[pr.zone]++
+			for j, g := range nd.Groups {
+				if si, ok := s.spread[g]; ok {
+					if count[si.tenant] == nil {
+						count[si.tenant] = map[string]int{}
+					}
+					count[si.tenant][pr.zone] += nd.Counts[j]
+				}
+			}
+			continue
+		}
+		cands = append(cands, cand{n, zs, sp})
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].spread > cands[b].spread })
+	for _, c := range cands {
+		nd := &f.Nodes[c.n]
+		best, bestScore, bestNodes := -1, 0, 0
+		for _, k := range c.zones {
+			z := s.protoOf[k].zone
+			score := 0
+			for j, g := range nd.Groups {
+				if si, ok := s.spread[g]; ok {
+					score = max(score, count[si.tenant][z]+nd.Counts[j])
+				}
+			}
+			if best < 0 || score < bestScore || (score == bestScore && nodesIn[z] < bestNodes) {
+				best, bestScore, bestNodes = k, score, nodesIn[z]
+			}
+		}
+		nd.Type = best
+		z := s.protoOf[best].zone
+		nodesIn[z]++
+		for j, g := range nd.Groups {
+			if si, ok := s.spread[g]; ok {
+				if count[si.tenant] == nil {
+					count[si.tenant] = map[string]int{}
+				}
+				count[si.tenant][z] += nd.Counts[j]
+			}
+		}
+	}
+}
+
+// swapWith finds, on a node of zone z, a pod of a group without topology
+// spread whose demand equals group g's, that may run on node n's type
+// while g may run on that node's, without breaking anti-affinity.
+func (s *k8sSource) swapWith(f *fleet.Fleet, n, g int, z string, anti []map[int]int, antiCap map[int]int) (int, int, bool) {
+	p := s.p
+	gr := &p.Groups[g]
+	for m, nd := range f.Nodes {
+		if s.protoOf[nd.Type].zone != z || !gr.Allowed[nd.Type] {
+			continue
+		}
+		for j, h := range nd.Groups {
+			if nd.Counts[j] == 0 || h == g {
+				continue
+			}
+			if _, sp := s.spread[h]; sp {
+				continue
+			}
+			hr := &p.Groups[h]
+			if !hr.Allowed[f.Nodes[n].Type] || !sameVec(hr.Demand, gr.Demand) {
+				continue
+			}
+			if gr.AntiKey >= 0 && gr.AntiKey != hr.AntiKey && anti[m][gr.AntiKey] >= antiCap[gr.AntiKey] {
+				continue
+			}
+			if hr.AntiKey >= 0 && hr.AntiKey != gr.AntiKey && anti[n][hr.AntiKey] >= antiCap[hr.AntiKey] {
+				continue
+			}
+			return m, j, true
+		}
+	}
+	return 0, 0, false
+}
+
+func sameVec(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(xs []int, x int) bool {

@@ -126,7 +126,14 @@ func (s *cg) disjoint(pr *pricing, found []column, sol *solution, phase1 bool) [
 	pi := slices.Clone(sol.pi)
 	pr.screen = !phase1
 	var out []column
-	for range maxExtraColumns {
+	// Each round prices every bin type: with more bin types than rounds
+	// (a priced catalog's hundreds), one round already adds a column per
+	// type.
+	rounds := maxExtraColumns
+	if len(s.m.bins) > maxExtraColumns {
+		rounds = 1
+	}
+	for range rounds {
 		for _, c := range found {
 			for _, i := range c.items {
 				pi[i] = 0

@@ -396,6 +396,8 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 	// Volume duals make many patterns tie, which branch and bound cannot
 	// tell apart: a few nodes give a good seed (and a valid bound).
 	seeds := append(m.volumeDuals(), s.seeds...)
+	// The seeds' bounds are on the real costs: screening applies.
+	pr.screen = true
 	for _, pi := range seeds {
 		lb, theta, infeasible := pr.run(pi, min(s.nodeLimit, extraNodeLimit))
 		if !infeasible && lb > best {
