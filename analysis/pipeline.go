@@ -84,6 +84,11 @@ type Spec struct {
 	FaultDomains, UpdateDomains        int32
 	FailureRows                        []outage.FileRow
 	failureSHA                         string
+	// Interruptions are spot or preemptible SKUs' take-backs per
+	// machine-year (a catalog's interruptions_per_year), drawn beside the
+	// failure model's machine failures when Failures is on (none: not
+	// drawn); nil: none.
+	Interruptions outage.Interruptions
 }
 
 // DefaultSpec is Protean as §6.3 describes production (optimizer.DefaultConfig)
