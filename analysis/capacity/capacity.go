@@ -263,7 +263,7 @@ type Result struct {
 	Types       map[string]int `json:"types,omitempty"`
 	Catalog     *CatalogFleet  `json:"catalog,omitempty"`
 	Probes      []Probe        `json:"probes"`
-	Seconds       float64 `json:"seconds"`
+	Seconds     float64        `json:"seconds"`
 }
 
 // Run validates spec and o, loads spec's dataset once and runs
