@@ -183,6 +183,13 @@ type Summary struct {
 	Seconds                    float64            `json:"seconds"`
 	LoadSeconds                float64            `json:"load_seconds"`
 	WriteSeconds               float64            `json:"write_seconds"`
+	// CostPerHour is Σ the inventory's machines × their SKU's price per
+	// hour, when the run was priced (replay --catalog) and every SKU has a
+	// price; UnpricedSKUs are the SKUs the catalog does not name (then
+	// CostPerHour is nil: no price is made up for them).
+	CostPerHour  *float64 `json:"cost_per_hour,omitempty"`
+	Machines     int      `json:"machines,omitempty"`
+	UnpricedSKUs []string `json:"unpriced_skus,omitempty"`
 	Caches                     map[string]float64 `json:"cache_hit_rates,omitempty"`
 	// BackgroundRefreshes counts cells an idle agent brought up to date
 	// (marked: optimizer.Protean.Refresh).
