@@ -94,7 +94,10 @@ func (s *Spec) availability(tr *replay.Trace) (*replay.Availability, error) {
 		}
 	}
 	if failuresOn {
-		add(outage.Generate(tr.Inv, model, from, to, s.Engine.Seed), replay.SourceModel)
+		if err := s.Interruptions.Validate(); err != nil {
+			return nil, err
+		}
+		add(outage.GenerateWith(tr.Inv, model, s.Interruptions, from, to, s.Engine.Seed), replay.SourceModel)
 	}
 	if s.FailureFile != "" {
 		os, err := outage.FromRows(tr.Inv, s.FailureFile, s.FailureRows)

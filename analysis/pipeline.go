@@ -84,6 +84,11 @@ type Spec struct {
 	FaultDomains, UpdateDomains        int32
 	FailureRows                        []outage.FileRow
 	failureSHA                         string
+	// Interruptions are spot or preemptible SKUs' take-backs per
+	// machine-year (a catalog's interruptions_per_year), drawn beside the
+	// failure model's machine failures when Failures is on (none: not
+	// drawn); nil: none.
+	Interruptions outage.Interruptions
 }
 
 // DefaultSpec is Protean as §6.3 describes production (optimizer.DefaultConfig)
@@ -224,6 +229,41 @@ type RunOptions struct {
 	// the replay starts (its state is the replay's): the lifetime arms turn
 	// on its machines' life classes. Agents refuse it.
 	Allocator func(a optimizer.Allocator)
+	// Prices, when set, prices the run (SKU name → $ per machine-hour, a
+	// catalog's prices): see Price.
+	Prices map[string]float64
+}
+
+// MetricCostPerHour is the run metric of a priced run's cost.
+const MetricCostPerHour = "cost_per_hour"
+
+// Price sets res's CostPerHour to Σ the machines of tr's inventory × their
+// SKU's price in prices, and appends it as run metric cost_per_hour at t;
+// SKUs with machines and no price are UnpricedSKUs instead, and no cost is
+// given.
+func Price(res *replay.Result, tr *replay.Trace, prices map[string]float64, t float64) {
+	sm := &res.Summary
+	sm.Machines = len(tr.Inv.Machines)
+	cost, missing := 0.0, map[string]bool{}
+	for _, m := range tr.Inv.Machines {
+		name := tr.Inv.SKUs[m.SKU].Name
+		p, ok := prices[name]
+		if !ok {
+			missing[name] = true
+			continue
+		}
+		cost += p
+	}
+	if len(missing) > 0 {
+		for name := range missing {
+			sm.UnpricedSKUs = append(sm.UnpricedSKUs, name)
+		}
+		sort.Strings(sm.UnpricedSKUs)
+		return
+	}
+	cost = math.Round(cost*1e6) / 1e6
+	sm.CostPerHour = &cost
+	res.Metrics = append(res.Metrics, replay.MetricRow{T: t, Metric: MetricCostPerHour, Value: cost})
 }
 
 // Run validates spec, loads its dataset (pinning the load), replays it and
@@ -367,6 +407,10 @@ func runTrace(ctx context.Context, tr *replay.Trace, spec *Spec, cfg *optimizer.
 		return nil, err
 	}
 	res.Summary.LoadID = tr.LoadID
+	if o.Prices != nil {
+		from, _ := spec.window(tr)
+		Price(res, tr, o.Prices, from)
+	}
 	return res, nil
 }
 

@@ -60,6 +60,13 @@ var runSettings = []optimizer.Setting[Spec]{
 				"reboot-min": m.RebootMin, "heal-min": m.HealMin, "heal": m.Heal.String()}
 		},
 		Omit: func(s *Spec) bool { _, on, err := outage.ParseModel(s.Failures); return err != nil || !on }},
+	{Field: "Interruptions", Param: "interruptions_per_year", Honour: every,
+		Usage: "spot and preemptible SKUs' interruptions per machine-year (a catalog's interruptions_per_year), drawn with the failure model",
+		Value: func(s *Spec) any { return map[string]float64(s.Interruptions) },
+		Omit: func(s *Spec) bool {
+			_, on, err := outage.ParseModel(s.Failures)
+			return len(s.Interruptions) == 0 || err != nil || !on
+		}},
 	{Field: "FailureFile", Flag: "failure-file", Param: "failure_file", Honour: every,
 		Usage: "replay your own incident history: a CSV or Parquet `FILE` with columns t_s, machine or rack, duration_s, kind (reboot|hard)",
 		Value: func(s *Spec) any { return s.FailureFile }, Omit: func(s *Spec) bool { return s.FailureFile == "" }},

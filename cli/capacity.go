@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +17,9 @@ import (
 	"placelab/analysis"
 	"placelab/analysis/capacity"
 	"placelab/analysis/cluster"
+	"placelab/analysis/plan"
 	"placelab/optimizer/lpbound"
+	store "placelab/sql"
 )
 
 func capacityCommand() *cli.Command {
@@ -44,6 +47,10 @@ func capacityCommand() *cli.Command {
 		&cli.StringFlag{Name: "pool", Usage: "snapshot mode: the fewest nodes of node pool `POOL` (a SKU / instance type, or the pool of ingest k8s) the running pods need"},
 		&cli.StringFlag{Name: "at", Usage: "snapshot mode: the instant (default: the run's last placement)"},
 		durationFlag("time-limit", 30*time.Second, "stop each LP solve at the peak after `D` with the best valid bound so far (it stays valid, only weaker); 0: none"),
+		&cli.StringFlag{Name: "catalog", Usage: "the cheapest fleet of a priced catalog's types instead of the zone's machines: `FILE` (CSV or Parquet; placelab ingest help-format catalog)"},
+		&cli.StringFlag{Name: "price", Usage: "with --catalog: the catalog's price `COLUMN` (default: its one *_usd_per_hour or price_per_hour column)"},
+		&cli.StringFlag{Name: "types", Usage: "with --catalog: keep only catalog types matching `FILTER` (see help-format catalog)"},
+		&cli.StringFlag{Name: "reserved", Value: plan.DefaultOptions().Reserved, Usage: "with --catalog: allocatable from capacity: none, eks or gke"},
 		&cli.BoolFlag{Name: "no-store", Usage: "do not keep the answer in table capacity_answer (by default it is kept, for the report and scripts)"},
 		formatFlag("table", "json"),
 	)
@@ -91,6 +98,22 @@ most allocated cores) every single-rack failure could be healed in its own clust
 under the healing buffer (healable_rack_failures_pct = 100). Inventories keep the
 zone's layout: a cluster with one rack can never heal a rack failure, at any size.
 
+Catalog fleets. --catalog FILE asks the question of a priced catalog's types rather
+than the zone's machines: placelab plan finds the cheapest fleet holding the VMs alive
+at the trace's peak (--price, --types, --reserved as plan takes them); the search then
+replays the trace on fleets of that mix (one node per machine, its type's allocatable
+as capacity, all in one cluster, each node its own rack), bisecting on the mix's total
+(the scale factor) and then, unless --scale mix, shrinking each type in turn, dearest
+first, while the targets hold, checked by probing one node less of every type. With
+--failures, spot and preemptible rows are also interrupted at their
+interruptions_per_year (a hard outage of the node: its VMs are healed); the failure
+model applies to every node alike, on-demand or not (--failures machine-afr=0,rack-afr=0
+leaves the interruptions alone). --failure-file is refused (it names the zone's
+machines). JSON adds cost_per_hour (Σ nodes × price), types {type: nodes} and catalog
+{file, sha256, price_column, filter, reserved, plan_cost_per_hour,
+plan_lb_cost_per_hour, plan_nodes, plan_types, price_per_hour, interruptions_per_year};
+each probe has its cost_per_hour.
+
 The answer is kept in table capacity_answer (its id: answer_id) unless --no-store.
 
 JSON (--format json): machines, machines_per_sku, rejected, evicted, shed_vms (rejected
@@ -122,6 +145,7 @@ Examples:
    placelab capacity --policy bestfit --max-rejection 0% --format json
    placelab capacity --dataset huawei-east-1 --scale per-sku --max-rejection 0.5%
    placelab capacity --failures default --max-rejection 0.1% --max-heal-failure 1% --survive rack --buffers 0,0,2
+   placelab capacity --catalog ../shared/data/catalogs/aws-ec2-us-east-1.csv --types 'family=m5,c5,r5' --max-rejection 0.5%
 ` + availabilityHelp,
 		Flags:  flags,
 		Action: runCapacity,
@@ -193,6 +217,23 @@ func runCapacity(c *cli.Context) error {
 	if err := checkScale(scale); err != nil {
 		return err
 	}
+	catalogFile := c.String("catalog")
+	for _, f := range []string{"price", "types", "reserved"} {
+		if c.IsSet(f) && catalogFile == "" {
+			return fmt.Errorf("--%s applies to --catalog", f)
+		}
+	}
+	if catalogFile != "" {
+		if c.IsSet("failure-file") {
+			return errors.New("--catalog with --failure-file: a failure file names the zone's machines, and a catalog fleet has none of them")
+		}
+		if _, err := os.Stat(catalogFile); err != nil {
+			return fmt.Errorf("--catalog %s: %w", catalogFile, err)
+		}
+		if !c.IsSet("scale") {
+			scale = capacity.ScalePerSKU
+		}
+	}
 	survive := c.String("survive")
 	if err := checkSurvive(survive); err != nil {
 		return err
@@ -226,7 +267,12 @@ func runCapacity(c *cli.Context) error {
 		bar = newProgress(fmt.Sprintf("capacity %s %d machines", step, machines), "", c.Bool("quiet"))
 	}
 	o.Progress = func(done, total int64) { bar.Update(done, total) }
-	rep, err := capacity.Run(c.Context, db, spec, o)
+	var rep *capacity.Result
+	if catalogFile != "" {
+		rep, err = runCatalogCapacity(c, db, spec, o, catalogFile)
+	} else {
+		rep, err = capacity.Run(c.Context, db, spec, o)
+	}
 	bar.Done()
 	if err != nil {
 		return err
@@ -240,6 +286,23 @@ func runCapacity(c *cli.Context) error {
 		return printJSON(c.App.Writer, rep)
 	}
 	return printCapacity(c.App.Writer, rep)
+}
+
+// runCatalogCapacity plans the trace's peak on the catalog (stored
+// nothing) and searches fleets of the plan's mix.
+func runCatalogCapacity(c *cli.Context, db *store.DB, spec analysis.Spec, o capacity.Options, file string) (*capacity.Result, error) {
+	po := plan.DefaultOptions()
+	po.Dataset, po.Peak, po.Store, po.Version = spec.Dataset, true, false, version
+	po.Catalog, po.Price, po.Types, po.Reserved = file, c.String("price"), c.String("types"), c.String("reserved")
+	if !c.Bool("quiet") {
+		po.Progress = func(s string) { fmt.Fprintln(c.App.ErrWriter, "capacity: plan: "+s) }
+	}
+	pr, err := plan.Run(c.Context, db, po)
+	if err != nil {
+		return nil, err
+	}
+	return capacity.RunCatalog(c.Context, db, spec, o, capacity.Catalog{File: file, Price: po.Price, Types: po.Types, Reserved: po.Reserved,
+		Mix: pr.Types, PlanCostPerHour: pr.CostPerHour, PlanLBCostPerHour: pr.LBCostPerHour})
 }
 
 // printCapacity writes the probes as a table and the answer beside the
@@ -269,9 +332,16 @@ func printCapacity(w io.Writer, rep *capacity.Result) error {
 	if heals {
 		healHead = "failures\theal VMs\theal failed\t"
 	}
-	fmt.Fprintf(tw, "step\tmachines\t%s\tcores\trejected\tevicted\tshed\tshed rate\t%sracks healable at peak\tmet\tseconds\t\n", strings.Join(skus, "\t"), healHead)
-	row := func(step string, machines int, per map[string]int, rest ...string) {
+	costHead := ""
+	if rep.Catalog != nil {
+		costHead = "$ per hour\t"
+	}
+	fmt.Fprintf(tw, "step\tmachines\t%s%s\tcores\trejected\tevicted\tshed\tshed rate\t%sracks healable at peak\tmet\tseconds\t\n", costHead, strings.Join(skus, "\t"), healHead)
+	row := func(step string, machines int, cost *float64, per map[string]int, rest ...string) {
 		cells := []string{step, strconv.Itoa(machines)}
+		if rep.Catalog != nil {
+			cells = append(cells, dollars(cost))
+		}
 		for _, s := range skus {
 			cells = append(cells, strconv.Itoa(per[s]))
 		}
@@ -283,13 +353,20 @@ func printCapacity(w io.Writer, rep *capacity.Result) error {
 			cells = append(cells, strconv.Itoa(p.MachineFailures+p.RackFailures), strconv.Itoa(p.HealVMs), fmt.Sprintf("%d (%s)", p.HealFailed, pct(p.HealFailureRate)))
 		}
 		cells = append(cells, strconv.FormatFloat(p.HealableRackPct, 'g', 4, 64)+"%", metCell(rep, &p), strconv.FormatFloat(p.Seconds, 'f', 1, 64))
-		row(p.Step, p.Machines, p.PerSKU, cells...)
+		row(p.Step, p.Machines, p.CostPerHour, p.PerSKU, cells...)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s needs %d machines for this trace (%s; %.0f cores), leaving %d of %d VMs unserved (%s: %d rejected, %d evicted)\n",
 		rep.Policy, rep.Machines, perSKU(rep.PerSKU), rep.Cores, rep.ShedVMs, rep.VMs, pct(rep.ShedRate), rep.Rejected, rep.Evicted)
+	if cf := rep.Catalog; cf != nil {
+		fmt.Fprintf(w, "  %s machines at %s per hour; the plan at the peak: %d nodes at $%.4f per hour, no fleet holds the peak's VMs for less than $%.4f (catalog %s, price %s, reserved %s)\n",
+			strconv.Itoa(rep.Machines), dollars(rep.CostPerHour), cf.PlanNodes, cf.PlanCostPerHour, cf.PlanLBCostPerHour, cf.File, cf.PriceColumn, cf.Reserved)
+		if len(cf.Interruptions) > 0 {
+			fmt.Fprintf(w, "  interrupted (spot, preemptible; per node-year): %s\n", perName(cf.Interruptions))
+		}
+	}
 	if heals {
 		fmt.Fprintf(w, "  and fails to heal %d of the %d VMs of its hard failures (%s)\n", rep.HealFailed, rep.HealVMs, pct(rep.HealFailureRate))
 	}
@@ -320,6 +397,23 @@ func printCapacity(w io.Writer, rep *capacity.Result) error {
 	}
 	fmt.Fprintf(w, "%d probes in %.1fs%s\n", len(rep.Probes), rep.Seconds, stored)
 	return nil
+}
+
+// dollars writes a cost per hour ("$1.2345"; "-" when unknown).
+func dollars(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("$%.4f", *v)
+}
+
+// perName writes a map as "a 2, b 0.5", by name.
+func perName(m map[string]float64) string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, fmt.Sprintf("%s %g", k, m[k]))
+	}
+	return strings.Join(out, ", ")
 }
 
 // availTargets writes the availability targets in force for the heading.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"placelab/analysis/cluster"
@@ -12,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"placelab/analysis"
+	"placelab/datasets/catalog"
 	"placelab/optimizer"
 )
 
@@ -173,6 +175,8 @@ func replayCommand() *cli.Command {
 		&cli.IntFlag{Name: "window", Value: ag.Window, Usage: settingUsage("window")},
 		&cli.IntFlag{Name: "n0", Value: ag.N0, Usage: settingUsage("n0")},
 		&cli.StringFlag{Name: "avoid", Value: onOffString(ag.Avoid), Usage: settingUsage("avoid")},
+		&cli.StringFlag{Name: "catalog", Usage: "price the zone's machines by SKU name from a catalog `FILE` (placelab ingest help-format catalog): cost_per_hour, a run metric"},
+		&cli.StringFlag{Name: "price", Usage: "with --catalog: the catalog's price `COLUMN` (default: its one *_usd_per_hour or price_per_hour column)"},
 		formatFlag("table", "json"),
 	)
 	flags = append(flags, availabilityFlags()...)
@@ -204,6 +208,12 @@ Examples:
    placelab replay --agents 4 --time real
    placelab replay --failures default --fault-domains 3 --update-domains 5 --buffers 4,2,1
    placelab replay --failure-file incidents.csv --maintenance every=30d,ud-minutes=30
+   placelab replay --dataset fleet --catalog ../shared/data/catalogs/aws-ec2-us-east-1.csv
+
+$ per hour. --catalog FILE [--price COL] prices the zone's machines by their SKU's name:
+cost_per_hour = Σ machines of the inventory × the price of their SKU in the catalog, in
+the JSON summary (beside machines) and as run metric cost_per_hour. A SKU the catalog
+does not name is listed as unpriced_skus and the run gets no cost (no price is made up).
 ` + availabilityHelp,
 		Flags:  flags,
 		Action: runReplay,
@@ -251,6 +261,9 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.IsSet("price") && !c.IsSet("catalog") {
+		return errors.New("--price applies to --catalog")
+	}
 	db, err := openDB(c)
 	if err != nil {
 		return err
@@ -259,13 +272,34 @@ func runReplay(c *cli.Context) error {
 	if spec.Dataset, err = datasetArg(c, db); err != nil {
 		return err
 	}
+	ro := analysis.RunOptions{Version: version}
+	if ro.Prices, err = catalogPrices(c); err != nil {
+		return err
+	}
 	bar := newProgress("replay "+spec.Policy, "", c.Bool("quiet"))
-	res, err := analysis.Run(c.Context, db, spec, analysis.RunOptions{Progress: bar.Update, Version: version})
+	ro.Progress = bar.Update
+	res, err := analysis.Run(c.Context, db, spec, ro)
 	bar.Done()
 	if err != nil {
 		return err
 	}
 	return printSummary(c, res.Summary, format)
+}
+
+// catalogPrices reads --catalog's prices by type name (nil without it).
+func catalogPrices(c *cli.Context) (map[string]float64, error) {
+	if !c.IsSet("catalog") {
+		return nil, nil
+	}
+	cat, err := catalog.Read(c.String("catalog"), catalog.ReadOptions{Price: c.String("price")})
+	if err != nil {
+		return nil, err
+	}
+	prices := map[string]float64{}
+	for _, t := range cat.Types {
+		prices[t.Name] = t.Price
+	}
+	return prices, nil
 }
 
 func printSummary(c *cli.Context, s replay.Summary, format string) error {
@@ -276,6 +310,12 @@ func printSummary(c *cli.Context, s replay.Summary, format string) error {
 	fmt.Fprintf(w, "run %d: %s on %q — %d VMs in %d requests, %d accepted, %d rejected, %d evicted\n",
 		s.RunID, s.Policy, s.Dataset, s.VMs, s.Requests, s.Accepted, s.Rejected, s.Evicted)
 	fmt.Fprintf(w, "  load %.2fs  replay %.2fs  write %.2fs\n", s.LoadSeconds, s.Seconds, s.WriteSeconds)
+	switch {
+	case s.CostPerHour != nil:
+		fmt.Fprintf(w, "  %d machines, $%.4f per hour\n", s.Machines, *s.CostPerHour)
+	case len(s.UnpricedSKUs) > 0:
+		fmt.Fprintf(w, "  %d machines, not priced: SKUs %s are not in the catalog\n", s.Machines, strings.Join(s.UnpricedSKUs, ", "))
+	}
 	postBF := "NULL (not measured: no BestFit rule ranked a VM)"
 	if s.PostBestFitPct != nil {
 		postBF = fmt.Sprintf("%.1f%%", *s.PostBestFitPct)

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,5 +171,82 @@ func TestCheckCommand(t *testing.T) {
 	}
 	if _, err := run(t, db, "check", "--run", "99"); err == nil || !strings.Contains(err.Error(), "no such run") {
 		t.Fatalf("unknown run: %v", err)
+	}
+}
+
+// TestReplayCatalogCost: replay --catalog prices the zone's machines by SKU
+// name: cost_per_hour = Σ machines × price, worked out by hand from the
+// zone's machines per SKU, in the JSON summary and as run metric
+// cost_per_hour; a catalog that lacks a SKU names it and gives no cost;
+// capacity --catalog refuses what it cannot honour in one line.
+func TestReplayCatalogCost(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.duckdb")
+	mustRun(t, db, "generate", "--machines", "120", "--vms", "1000", "--days", "1", "--series", "0")
+	out := mustRun(t, db, "sql", "--format", "json", "SELECT sku, count(*) AS n FROM machine GROUP BY sku ORDER BY sku")
+	var rows []struct {
+		SKU string `json:"sku"`
+		N   int    `json:"n"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	csv := "name,vcpus,memory_mib,price_per_hour\n"
+	want, machines := 0.0, 0
+	for i, r := range rows {
+		price := 0.25 * float64(i+1)
+		csv += fmt.Sprintf("%s,8,32768,%g\n", r.SKU, price)
+		want += float64(r.N) * price
+		machines += r.N
+	}
+	full := filepath.Join(dir, "full.csv")
+	part := filepath.Join(dir, "part.csv")
+	if err := os.WriteFile(full, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(csv, "\n")
+	if err := os.WriteFile(part, []byte(strings.Join(lines[:len(lines)-2], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sm struct {
+		RunID    int64    `json:"run_id"`
+		Cost     *float64 `json:"cost_per_hour"`
+		Machines int      `json:"machines"`
+		Unpriced []string `json:"unpriced_skus"`
+	}
+	out = mustRun(t, db, "replay", "--catalog", full, "--no-explain", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &sm); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if sm.Cost == nil || math.Abs(*sm.Cost-want) > 1e-6 || sm.Machines != machines || len(sm.Unpriced) > 0 {
+		t.Fatalf("cost %v on %d machines (unpriced %v), want $%v on %d", sm.Cost, sm.Machines, sm.Unpriced, want, machines)
+	}
+	out = mustRun(t, db, "sql", "--format", "json", fmt.Sprintf("SELECT value FROM run_metric WHERE run_id = %d AND metric = 'cost_per_hour'", sm.RunID))
+	var ms []struct {
+		Value float64 `json:"value"`
+	}
+	if err := json.Unmarshal([]byte(out), &ms); err != nil || len(ms) != 1 || math.Abs(ms[0].Value-want) > 1e-6 {
+		t.Fatalf("run metric cost_per_hour: %s (%v), want one row of %v", out, err, want)
+	}
+	sm.Cost, sm.Unpriced = nil, nil
+	out = mustRun(t, db, "replay", "--catalog", part, "--no-explain", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &sm); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if sm.Cost != nil || len(sm.Unpriced) != 1 || sm.Unpriced[0] != rows[len(rows)-1].SKU {
+		t.Fatalf("partial catalog: cost %v, unpriced %v; want no cost and %s unpriced", sm.Cost, sm.Unpriced, rows[len(rows)-1].SKU)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--price", "x"}, "--price applies to --catalog"},
+		{[]string{"capacity", "--types", "vcpus=8"}, "--types applies to --catalog"},
+		{[]string{"capacity", "--catalog", full, "--failure-file", "f.csv"}, "--catalog with --failure-file"},
+		{[]string{"capacity", "--catalog", full, "--run", "1", "--like", "x"}, "--catalog applies to the replay-mode capacity search"},
+	} {
+		if _, err := run(t, db, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("placelab %s: %v, want %q", strings.Join(c.args, " "), err, c.want)
+		}
 	}
 }

@@ -161,7 +161,10 @@ type Probe struct {
 	// The probe's heal figures and peak sample.
 	ProbeAvailability
 	Seconds float64 `json:"seconds"`
-	counts  []int
+	// CostPerHour is Σ machines × price of a catalog search (RunCatalog);
+	// nil otherwise.
+	CostPerHour *float64 `json:"cost_per_hour,omitempty"`
+	counts      []int
 }
 
 // Result is the answer to the capacity planner's question.
@@ -252,9 +255,15 @@ type Result struct {
 	// (a certificate from lpbound), so no allocator holds the peak's VMs
 	// there. 0 when no LP certificate was found. It raises the floor when
 	// the target allows no rejection and nothing can be evicted.
-	MixLPMachines int     `json:"lp_mix_machines"`
-	Probes        []Probe `json:"probes"`
-	Seconds       float64 `json:"seconds"`
+	MixLPMachines int `json:"lp_mix_machines"`
+	// The catalog search's answer (RunCatalog; absent otherwise): its cost
+	// per hour, its nodes per catalog type (= machines_per_sku), and the
+	// catalog and plan it started from.
+	CostPerHour *float64       `json:"cost_per_hour,omitempty"`
+	Types       map[string]int `json:"types,omitempty"`
+	Catalog     *CatalogFleet  `json:"catalog,omitempty"`
+	Probes      []Probe        `json:"probes"`
+	Seconds     float64        `json:"seconds"`
 }
 
 // Run validates spec and o, loads spec's dataset once and runs
@@ -310,6 +319,7 @@ type capacitySearch struct {
 	zone     []int          // machines per SKU in the zone
 	template [][]int        // zone machine indices of each SKU, in zone order
 	present  []int          // SKUs with machines
+	prices   []float64      // per SKU per hour (a catalog fleet), else nil
 	floor    int            // proven: no inventory with fewer machines meets the target
 	allowed  int            // rejections the target allows
 	seen     map[string]int // counts key → probe index
@@ -340,6 +350,19 @@ type capacitySearch struct {
 // With o.MaxHealFailure or o.Survive an inventory must meet those targets
 // too; how failure draws depend on the machine count is in capacity_avail.go.
 func RunTrace(ctx context.Context, tr *replay.Trace, spec analysis.Spec, o Options) (*Result, error) {
+	return runSearch(ctx, tr, spec, o, nil)
+}
+
+// fleetBase is what a catalog search (RunCatalog) changes of a zone
+// search: the counts the mix scales (the plan's nodes per SKU, where the
+// zone search takes the zone's own) and each SKU's price per hour.
+type fleetBase struct {
+	mix    []int
+	prices []float64
+}
+
+// runSearch is RunTrace, on the zone (fb nil) or on a catalog fleet.
+func runSearch(ctx context.Context, tr *replay.Trace, spec analysis.Spec, o Options, fb *fleetBase) (*Result, error) {
 	start := time.Now()
 	if err := checkCapacity(&spec, &o); err != nil {
 		return nil, err
@@ -362,6 +385,9 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec analysis.Spec, o Optio
 		s.zone[mc.SKU]++
 		s.template[mc.SKU] = append(s.template[mc.SKU], m)
 	}
+	if fb != nil {
+		s.zone, s.prices = slices.Clone(fb.mix), fb.prices
+	}
 	if o.Survive == "" {
 		s.o.Survive = SurviveNone
 	}
@@ -370,7 +396,7 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec analysis.Spec, o Optio
 	}
 	rep := &Result{Dataset: tr.Dataset, Policy: spec.Policy, Scale: o.Scale, MaxRejection: o.MaxRejection, TargetCounts: s.o.TargetCounts, VMs: vms, LoadID: tr.LoadID,
 		MaxHealFailure: o.MaxHealFailure, Survive: s.o.Survive, Targets: s.o.targets(), Failures: spec.Failures, FailureFile: spec.FailureFile,
-		ZoneMachines: len(inv.Machines), ZonePerSKU: map[string]int{}, Monotone: true, Notes: []string{}, Probes: []Probe{}}
+		ZoneMachines: analysis.Sum(s.zone), ZonePerSKU: map[string]int{}, Monotone: true, Notes: []string{}, Probes: []Probe{}}
 	if rep.Failures == "" {
 		rep.Failures = "none"
 	}
@@ -455,8 +481,7 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec analysis.Spec, o Optio
 			best := -1
 			for i := range rep.Probes {
 				c := &rep.Probes[i]
-				if c.Met && s.failedAbove(c.counts) == nil && (best < 0 || c.Machines < rep.Probes[best].Machines ||
-					c.Machines == rep.Probes[best].Machines && c.Cores < rep.Probes[best].Cores) {
+				if c.Met && s.failedAbove(c.counts) == nil && (best < 0 || s.smaller(c, &rep.Probes[best])) {
 					best = i
 				}
 			}
@@ -474,6 +499,9 @@ func RunTrace(ctx context.Context, tr *replay.Trace, spec analysis.Spec, o Optio
 	rep.Machines, rep.PerSKU, rep.Cores, rep.Rejected, rep.RejectionRate, rep.Evicted = p.Machines, p.PerSKU, p.Cores, p.Rejected, p.RejectionRate, p.Evicted
 	rep.ShedVMs, rep.ShedRate = p.ShedVMs, p.ShedRate
 	rep.ProbeAvailability = p.ProbeAvailability
+	if s.prices != nil {
+		rep.CostPerHour, rep.Types = p.CostPerHour, p.PerSKU
+	}
 	s.checkMonotone()
 	s.availabilityNotes(p)
 	rep.Seconds = time.Since(start).Seconds()
@@ -615,6 +643,9 @@ func (s *capacitySearch) perSKUSearch(counts []int) ([]int, error) {
 	order := slices.Clone(s.present)
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i], order[j]
+		if s.prices != nil && s.prices[a] != s.prices[b] {
+			return s.prices[a] > s.prices[b] // a catalog fleet: the dearest type first
+		}
 		return float64(counts[a])*inv.SKUs[a].Capacity[optimizer.Cores] > float64(counts[b])*inv.SKUs[b].Capacity[optimizer.Cores]
 	})
 	counts = slices.Clone(counts)
@@ -676,6 +707,10 @@ func (s *capacitySearch) probe(counts []int, step string) (*Probe, error) {
 	for _, k := range s.present {
 		p.PerSKU[inv.SKUs[k].Name] = counts[k]
 		p.Cores += float64(counts[k]) * inv.SKUs[k].Capacity[optimizer.Cores]
+	}
+	if s.prices != nil {
+		c := s.cost(counts)
+		p.CostPerHour = &c
 	}
 	if s.o.OnProbe != nil {
 		s.o.OnProbe(step, p.Machines)
@@ -1037,8 +1072,8 @@ func (s *capacitySearch) mixBound(counts []int, lo int) (int, float64, error) {
 		}
 		return false, fmt.Errorf("%w: LP bound on the mix: %w", ErrCapacity, err)
 	}
-	hi := s.tr.Inv.Machines
-	top := len(hi)
+	zone := max(s.rep.ZoneMachines, 1)
+	top := zone
 	for {
 		ok, err := feasible(top)
 		if err != nil {
@@ -1047,7 +1082,7 @@ func (s *capacitySearch) mixBound(counts []int, lo int) (int, float64, error) {
 		if ok {
 			break
 		}
-		if top >= MaxGrowth*len(hi) {
+		if top >= MaxGrowth*zone {
 			return 0, secs, nil
 		}
 		top *= 2

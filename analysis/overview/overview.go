@@ -134,7 +134,7 @@ func Page(ctx context.Context, db *store.DB, dataset string) (*report.Page, erro
 	}
 	if len(runs.Rows) > 0 {
 		p.Sections = append(p.Sections,
-			report.Section{Title: "Replay runs", Note: "Every stored replay: policy, parameters, outcomes, mean packing density (allocated cores / cores of non-empty machines, Protean §6.3) and decision latency.",
+			report.Section{Title: "Replay runs", Note: "Every stored replay: policy, parameters, outcomes, mean packing density (allocated cores / cores of non-empty machines, Protean §6.3) and decision latency; cost_per_hour is a priced run's $ per hour (replay --catalog: Σ machines × their SKU's price).",
 				Table: runs, SQL: runsSQL},
 			report.Section{Title: "Packing density over time", Note: "One line per run (the latest " + fmt.Sprint(maxRunLines) + "); a run of one sample, such as placelab lpbound's packing at one instant, is in the table above.",
 				Chart: densityChart(dens), SQL: densSQL})

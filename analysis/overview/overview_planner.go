@@ -173,7 +173,8 @@ func plannerSections(ctx context.Context, db *store.DB, dataset string) ([]repor
 	if answers != nil {
 		note := "Every answer stored by placelab capacity: the smallest inventory on which the policy meets the target (machines, of zone_machines), the share of VMs it leaves unserved " +
 			"(shed_pct, in percent; target_counts says what counts: shed, every VM rejected or evicted and never re-placed, or rejected only) against the target (target_pct), and the lower bounds at the peak, in machines: " +
-			"no packing holds the peak's VMs on fewer than lower_bound of the zone's SKUs, nor on fewer than mix_lower_bound of its SKU mix."
+			"no packing holds the peak's VMs on fewer than lower_bound of the zone's SKUs, nor on fewer than mix_lower_bound of its SKU mix. " +
+			"An answer of placelab capacity --catalog is a fleet of catalog types: cost_per_hour is its $ per hour (Σ nodes × price) beside plan_cost_per_hour, the cheapest fleet holding the peak's VMs (placelab plan)."
 		if len(answers.Rows) == 0 {
 			note = "No capacity answer is stored yet (placelab capacity --dataset NAME stores one unless --no-store)."
 			answers = nil

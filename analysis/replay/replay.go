@@ -173,17 +173,24 @@ type Summary struct {
 	UtilizationMean    float64        `json:"utilization_mean"`
 	// Multi-priority: mean share of zone cores held by low-priority VMs, and
 	// evicted / low-priority VMs placed.
-	LowPriorityUtilizationMean float64            `json:"low_priority_utilization_mean"`
-	EvictionRate               float64            `json:"eviction_rate"`
-	LatencyP50US               float64            `json:"latency_p50_us"`
-	LatencyP99US               float64            `json:"latency_p99_us"`
-	PlacementsPerSec           float64            `json:"placements_per_sec"`
-	CacheHitRate               float64            `json:"cache_hit_rate"`
-	PostBestFitPct             *float64           `json:"post_bestfit_pct"`
-	Seconds                    float64            `json:"seconds"`
-	LoadSeconds                float64            `json:"load_seconds"`
-	WriteSeconds               float64            `json:"write_seconds"`
-	Caches                     map[string]float64 `json:"cache_hit_rates,omitempty"`
+	LowPriorityUtilizationMean float64  `json:"low_priority_utilization_mean"`
+	EvictionRate               float64  `json:"eviction_rate"`
+	LatencyP50US               float64  `json:"latency_p50_us"`
+	LatencyP99US               float64  `json:"latency_p99_us"`
+	PlacementsPerSec           float64  `json:"placements_per_sec"`
+	CacheHitRate               float64  `json:"cache_hit_rate"`
+	PostBestFitPct             *float64 `json:"post_bestfit_pct"`
+	Seconds                    float64  `json:"seconds"`
+	LoadSeconds                float64  `json:"load_seconds"`
+	WriteSeconds               float64  `json:"write_seconds"`
+	// CostPerHour is Σ the inventory's machines × their SKU's price per
+	// hour, when the run was priced (replay --catalog) and every SKU has a
+	// price; UnpricedSKUs are the SKUs the catalog does not name (then
+	// CostPerHour is nil: no price is made up for them).
+	CostPerHour  *float64           `json:"cost_per_hour,omitempty"`
+	Machines     int                `json:"machines,omitempty"`
+	UnpricedSKUs []string           `json:"unpriced_skus,omitempty"`
+	Caches       map[string]float64 `json:"cache_hit_rates,omitempty"`
 	// BackgroundRefreshes counts cells an idle agent brought up to date
 	// (marked: optimizer.Protean.Refresh).
 	BackgroundRefreshes int64 `json:"background_refreshes,omitempty"`

@@ -7,7 +7,10 @@
 -- lower bounds at the peak: no packing holds the peak's VMs on fewer
 -- machines of the zone's SKUs in any numbers (lower_bound: lp_bound_machines,
 -- rounded up), nor on fewer of its SKU mix (mix_lower_bound: lp_mix_machines;
--- NULL when no LP certificate was found). Shares in percent (target_pct,
+-- NULL when no LP certificate was found). An answer of placelab capacity
+-- --catalog gives its fleet's cost_per_hour ($ per hour: Σ nodes × price)
+-- and the plan's at the peak it started from (plan_cost_per_hour); NULL for
+-- a search of the zone's machines. Shares in percent (target_pct,
 -- shed_pct). $1 = dataset ('' = every
 -- dataset).
 WITH a AS (
@@ -25,6 +28,8 @@ SELECT id, dataset, created_at,
        CAST(json_extract_string(j, '$.shed_vms') AS BIGINT) AS shed_vms,
        CAST(json_extract_string(j, '$.vms') AS BIGINT) AS vms,
        ceil(CAST(json_extract_string(j, '$.lp_bound_machines') AS DOUBLE))::BIGINT AS lower_bound,
-       nullif(CAST(json_extract_string(j, '$.lp_mix_machines') AS BIGINT), 0) AS mix_lower_bound
+       nullif(CAST(json_extract_string(j, '$.lp_mix_machines') AS BIGINT), 0) AS mix_lower_bound,
+       CAST(json_extract_string(j, '$.cost_per_hour') AS DOUBLE) AS cost_per_hour,
+       CAST(json_extract_string(j, '$.catalog.plan_cost_per_hour') AS DOUBLE) AS plan_cost_per_hour
 FROM a
 ORDER BY id;

@@ -18,6 +18,8 @@
 -- Σ allocated cores / Σ cores of its non-empty machines over them (the same
 -- quantity at lpbound's instants); packing_density_source says which:
 -- 'samples', 'lpbound snapshots', or NULL when neither exists.
+-- cost_per_hour: a priced run's $ per hour (replay --catalog: Σ machines ×
+-- their SKU's price, run metric cost_per_hour); NULL when not priced.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.dataset, r.load_id, r.engine, r.policy, r.seed,
        json_extract_string(r.params, '$.buckets') AS buckets,
@@ -36,7 +38,8 @@ SELECT r.run_id, r.dataset, r.load_id, r.engine, r.policy, r.seed,
        round(m.vm_downtime_hours, 2) AS vm_downtime_hours,
        round(r.seconds, 2) AS seconds,
        round(m.stranded_cores, 2) AS stranded_cores_pct,
-       round(m.stranded_memory, 2) AS stranded_memory_pct
+       round(m.stranded_memory, 2) AS stranded_memory_pct,
+       m.cost_per_hour
 FROM run r
 LEFT JOIN (
     SELECT run_id, count(*) AS vms,
@@ -61,7 +64,8 @@ LEFT JOIN (
            max(value) FILTER (WHERE metric = 'cfr') AS cfr,
            max(value) FILTER (WHERE metric = 'vm_downtime_hours') AS vm_downtime_hours,
            avg(value) FILTER (WHERE metric = 'stranded_cores_pct') AS stranded_cores,
-           avg(value) FILTER (WHERE metric = 'stranded_memory_pct') AS stranded_memory
+           avg(value) FILTER (WHERE metric = 'stranded_memory_pct') AS stranded_memory,
+           max(value) FILTER (WHERE metric = 'cost_per_hour') AS cost_per_hour
     FROM run_metric GROUP BY run_id
 ) m USING (run_id)
 ORDER BY r.run_id;

@@ -42,7 +42,18 @@ const (
 // Generate panics if m is invalid (m.Validate) or if from or to is not
 // finite: both are programmer errors that a test catches.
 func Generate(inv *optimizer.Inventory, m Model, from, to float64, seed uint64) []Outage {
+	return GenerateWith(inv, m, nil, from, to, seed)
+}
+
+// GenerateWith is Generate with interruptions of spot or preemptible SKUs
+// (Interruptions) merged into the machine failures: an interruption is one
+// more machine event, dropped like a failure when its machine is already
+// down. With none it draws exactly what Generate draws.
+func GenerateWith(inv *optimizer.Inventory, m Model, in Interruptions, from, to float64, seed uint64) []Outage {
 	if err := m.Validate(); err != nil {
+		panic(err)
+	}
+	if err := in.Validate(); err != nil {
 		panic(err)
 	}
 	if math.IsNaN(from) || math.IsInf(from, 0) || math.IsNaN(to) || math.IsInf(to, 0) {
@@ -68,6 +79,10 @@ func Generate(inv *optimizer.Inventory, m Model, from, to float64, seed uint64) 
 	}
 	machineEvents := m.machineEvents(healthy, from, to, rand.New(rand.NewPCG(seed, machineStream)))
 	rackEvents := m.rackEvents(racks, from, to, rand.New(rand.NewPCG(seed, rackStream)))
+	if ie := m.interruptEvents(inv, in, from, to, seed); len(ie) > 0 {
+		machineEvents = append(machineEvents, ie...)
+		sortOutages(machineEvents)
+	}
 
 	// Merge the two processes in time order (a rack failure before a
 	// machine failure at the same instant) and keep what does not overlap.
