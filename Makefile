@@ -83,7 +83,8 @@ build: deps-build
 # The demo: the synthetic zone and trace, replayed through Protean and a
 # baseline, and again with machine and rack failures, healing and fault /
 # update domains (checked in SQL); Huawei-East-1 too when ../shared/data is
-# present; a generated Kubernetes cluster loaded, replayed and drained; each
+# present; a generated Kubernetes cluster loaded, replayed, drained and
+# planned on AWS types (placelab plan, when ../shared/data is present); each
 # replay bounded by the LP; lifetime-aware placement out of sample; every
 # experiment's quick grid; then the report.
 DEMO_AVAIL := --failures default --fault-domains 3 --update-domains 5 --buffers 0,0,1
@@ -96,6 +97,10 @@ DEMO_LIFETIME := off,oracle,nilas,lava,nilas-oracle,lava-oracle --seeds 1 --to 1
 # replayed beside kube-scheduler's placement, a drain plan and a migration
 # plan, the latter verified by placelab check.
 DEMO_K8S := .demo-k8s
+# The cheapest fleet of a few AWS families for that cluster (placelab plan;
+# about 8 s), beside the Karpenter-style fleet and the current one.
+DEMO_CATALOG := $(SHARED)/catalogs/aws-ec2-us-east-1.csv
+DEMO_PLAN := --types 'family=m5,c5,r5,g4dn,m6g' --time-limit 20s --integer-time-limit 5s
 DEMO_OBSERVED = $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run WHERE engine = 'observed'" --format csv | tail -1)
 demo: build
 	$(BIN) --db $(DB) generate
@@ -109,6 +114,9 @@ demo: build
 	$(BIN) --db $(DB) whatif drain --run $(DEMO_OBSERVED)
 	$(BIN) --db $(DB) whatif migrate --run $(DEMO_OBSERVED) --budget 50
 	$(BIN) --db $(DB) check --run $$($(BIN) --db $(DB) sql "SELECT max(run_id) FROM run" --format csv | tail -1)
+	@if [ -f $(DEMO_CATALOG) ]; then \
+	  $(BIN) --db $(DB) plan --run $(DEMO_OBSERVED) --catalog $(DEMO_CATALOG) $(DEMO_PLAN); \
+	else echo "($(DEMO_CATALOG) not found: no fleet plan)"; fi
 	@if [ -f $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv ]; then \
 	  $(BIN) --db $(DB) ingest huawei $(SHARED)/huawei-east-1/Huawei-East-1-lt.csv --dataset huawei-east-1 --inventory synthetic:200 && \
 	  $(BIN) --db $(DB) replay --dataset huawei-east-1 --policy protean && \

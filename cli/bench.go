@@ -7,6 +7,8 @@ import (
 	"os"
 	"placelab/analysis/timing"
 	"placelab/bench"
+	"placelab/datasets/k8sgen"
+	"placelab/optimizer/fleet"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -18,7 +20,7 @@ func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
 		Usage: "measure the engines on generated zones",
-		Subcommands: []*cli.Command{availabilityBenchCommand(), clusterBenchCommand(), {
+		Subcommands: []*cli.Command{availabilityBenchCommand(), clusterBenchCommand(), planBenchCommand(), {
 			Name:  "allocator",
 			Usage: "Protean's cost per placement and throughput with the cache on and off, on the same requests",
 			Description: `Generates a zone of --machines machines with a one-day trace and, --reps times,
@@ -124,6 +126,7 @@ a replay of a generated zone through Protean and best fit; every characterizatio
 view; the LP bound on Falkenauer u1000 (when ../shared/data is present) and on the
 replay's snapshots; PrV-WorstFit against worst fit in one violation simulation;
 Paragon's fold-in of new apps against retraining. --quick shrinks every size.
+placelab bench plan is not part of it: at its size it takes minutes (run it apart).
 
 Example:
    placelab bench all --format json`,
@@ -559,6 +562,89 @@ Example:
 				r.Nodes, r.Pods, float64(r.JSONBytes)/1e6, r.Reps, r.LoadSeconds, r.BoundSeconds, r.DrainSeconds, r.TotalSeconds)
 			fmt.Fprintf(c.App.Writer, "  %d nodes in use; the pods need [%.0f, %d]; the plan removes %d nodes (%d moves), the node-by-node greedy %d in %.2fs\n",
 				r.NodesInUse, r.LBNodes, r.UBNodes, r.PlanRemoved, r.PlanMoves, r.GreedyRemoved, r.GreedySeconds)
+			return nil
+		},
+	}
+}
+
+func planBenchCommand() *cli.Command {
+	def := bench.DefaultPlanBenchOptions()
+	return &cli.Command{
+		Name:  "plan",
+		Usage: "placelab plan on a 1,500-node, 10,000-pod snapshot against the 1,101-type AWS catalog, beside the Karpenter-style baseline",
+		Description: `Generates a seeded snapshot of --nodes nodes and --pods pods in 3 zones as kubectl
+prints it (placelab generate k8s), then per repetition ingests it into a fresh in-memory
+database (untimed: bench cluster times it) and times what placelab plan makes the user
+wait for: plan.Run on the observed run against the AWS catalog
+(../shared/data/catalogs/aws-ec2-us-east-1.csv, every type; --catalog, --types to
+change) — the catalog read, the snapshot load, the solve, the plan stored and checked.
+Beside it, from the same call: the Karpenter-style baseline's own time and every cost
+(the plan, its lower bound and gap, Karpenter-style, the best single type, the current
+fleet). Figures are medians over --reps. It takes minutes at its default size, so
+placelab bench all leaves it out; --nodes 200 --pods 1500 is a quick run.
+
+JSON fields (--format json): nodes_in_snapshot, pods, reps, seed, catalog,
+catalog_types_read, catalog_types_kept, types_filter, json_bytes, ingest_seconds_untimed,
+seconds (plan.Run end to end), stage_seconds {catalog, load, solve, store_check},
+karpenter_seconds_baseline, cost_per_hour, lb_cost_per_hour, gap_pct, nodes,
+karpenter_cost_per_hour, karpenter_nodes, best_single_cost_per_hour, best_single_type,
+current_cost_per_hour, current_nodes, placed, unplaceable_pods, lp_stop, lp_converged,
+plan_source, check_ok, rep_seconds, rep_cost_per_hour, rep_lb_cost_per_hour.
+
+Examples:
+   placelab bench plan --format json
+   placelab bench plan --nodes 200 --pods 1500 --reps 1`,
+		Flags: []cli.Flag{
+			intFlag("nodes", def.Nodes, k8sgen.MinNodes, 0, "nodes in the snapshot"),
+			intFlag("pods", def.Pods, 0, 0, "pods in the snapshot"),
+			intFlag("reps", def.Reps, 1, 0, "repetitions; figures are medians"),
+			&cli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "seed of the snapshot"},
+			&cli.StringFlag{Name: "shared", Value: "../shared/data", Usage: "the shared data `DIR` (its " + bench.AWSCatalog + ")"},
+			&cli.StringFlag{Name: "catalog", Usage: "the priced catalog `FILE` (default: the AWS catalog under --shared)"},
+			&cli.StringFlag{Name: "types", Usage: "keep only catalog types matching `FILTER` (as placelab plan --types)"},
+			durationFlag("time-limit", fleet.DefaultTimeLimit, "plan's --time-limit `D`"),
+			durationFlag("integer-time-limit", fleet.DefaultIntegerTimeLimit, "plan's --integer-time-limit `D`"),
+			formatFlag("table", "json"),
+		},
+		Action: func(c *cli.Context) error {
+			o := bench.PlanBenchOptions{Nodes: c.Int("nodes"), Pods: c.Int("pods"), Reps: c.Int("reps"), Seed: c.Uint64("seed"),
+				Catalog: c.String("catalog"), Types: c.String("types"), TimeLimit: c.Duration("time-limit"), IntegerTimeLimit: c.Duration("integer-time-limit")}
+			if o.IntegerTimeLimit >= o.TimeLimit {
+				return fmt.Errorf("--integer-time-limit %v: want less than --time-limit %v (it is part of it)", o.IntegerTimeLimit, o.TimeLimit)
+			}
+			if o.Catalog == "" {
+				p, err := bench.CatalogPath(c.String("shared"))
+				if err != nil {
+					return err
+				}
+				o.Catalog = p
+			} else if c.IsSet("shared") {
+				return errors.New("--catalog names the catalog: give it or --shared, not both")
+			}
+			if !c.Bool("quiet") {
+				o.Progress = func(s string) { fmt.Fprintln(c.App.ErrWriter, "bench plan:", s) }
+			}
+			r, err := bench.RunPlanBench(c.Context, o)
+			if err != nil {
+				return err
+			}
+			if c.String("format") == "json" {
+				return printJSON(c.App.Writer, r)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "plan (%d nodes, %d pods; %d of %d catalog types; medians of %d): %.2fs = catalog %.2fs + load %.2fs + solve %.2fs + store and check %.2fs\n",
+				r.Nodes, r.Pods, r.TypesKept, r.TypesRead, r.Reps, r.Seconds, r.Stages["catalog"], r.Stages["load"], r.Stages["solve"], r.Stages["store_check"])
+			fmt.Fprintf(w, "  plan $%.2f per hour on %d nodes; no fleet below $%.2f (gap %.2f%%; LP %s); check ok: %v\n",
+				r.CostPerHour, r.PlanNodes, r.LBCostPerHour, r.GapPct, r.Stop, r.CheckOK)
+			single := "no single type holds every pod"
+			if r.BestSingleType != "" {
+				single = fmt.Sprintf("best single type %s $%.2f", r.BestSingleType, r.BestSingleCost)
+			}
+			fmt.Fprintf(w, "  karpenter-style $%.2f per hour on %d nodes in %.3fs; %s; current fleet $%.2f on %d nodes\n",
+				r.KarpenterCost, r.KarpenterNodes, r.KarpenterSeconds, single, r.CurrentCost, r.CurrentNodes)
+			if r.Unplaceable > 0 {
+				fmt.Fprintf(w, "  %d pods no catalog type can hold\n", r.Unplaceable)
+			}
 			return nil
 		},
 	}

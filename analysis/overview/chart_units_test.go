@@ -31,6 +31,8 @@ func TestOverviewChartsOneUnitPerAxis(t *testing.T) {
 		{"lifetime arms", groupedBars(rows([]string{"arm", "dataset", "oracle_gain_share_median", "best_oracle_gain_share_median"},
 			[]any{"off", "s", nil, 0.0}, []any{"lava", "s", 0.7, 0.6}), "arm", "dataset", []string{"oracle_gain_share_median", "best_oracle_gain_share_median"})},
 		{"cluster", clusterChart(rows([]string{"policy", "run_id", "nodes_with_pods", "lb_nodes", "ub_nodes"}, []any{"protean", 1, 9.0, 7.0, 8.0}))},
+		{"fleet plans", fleetPlansChart(rows([]string{"run_id", "dataset", "cost_per_hour", "karpenter_cost_per_hour", "best_single_cost_per_hour", "current_cost_per_hour"},
+			[]any{2, "cluster", 10.5, 14.0, nil, 20.0}))},
 		{"violations", violationChart(rows([]string{"policy", "density", "violations"}, []any{"bestfit", 1.5, 3.0}))},
 		{"type mix", typeMixChart(rows([]string{"dataset", "vm_type", "pct"}, []any{"s", "a", 60.0}, []any{"s", "b", 40.0}))},
 		{"arrivals", arrivalsChart(rows([]string{"dataset", "hour", "arrivals"}, []any{"s", 0.0, 10.0}, []any{"s", 1.0, 12.0}))},

@@ -163,6 +163,17 @@ func Page(ctx context.Context, db *store.DB, dataset string) (*report.Page, erro
 				"drainable_nodes = nodes_in_use − ub_nodes. A packing or plan keeps a node's DaemonSet pods only where the node stays.",
 			Chart: clusterChart(clu), Table: clu, SQL: cluSQL})
 	}
+	if fp, fpSQL, err := view("fleet_plans"); err != nil {
+		return nil, err
+	} else if len(fp.Rows) > 0 {
+		p.Sections = append(p.Sections, report.Section{Title: "Fleet plans",
+			Note: "Every stored placelab plan --catalog: the cheapest fleet of the catalog's types found for a snapshot's pods or a trace's VMs " +
+				"(dataset: the source; plan_dataset: the plan, stored and checked by placelab check), in $ per hour. " +
+				"lb_cost_per_hour: no fleet of those types holding the same pods costs less (the configuration LP's bound); gap_pct = 100 × (cost − lb) / lb. " +
+				"Beside it, on the same pods: a Karpenter-style fleet (pods by size, each claim launching its cheapest fitting type), " +
+				"the cheapest fleet of one type (empty where no one type holds every pod) and the current fleet priced by its instance types.",
+			Chart: fleetPlansChart(fp), Table: fp, SQL: fpSQL})
+	}
 	if len(ovs.Rows) > 0 {
 		p.Sections = append(p.Sections,
 			report.Section{Title: "CPU oversubscription (Resource Central §6.2)",
@@ -288,6 +299,12 @@ func groupedBars(r *store.Result, xc, idc string, ycols []string) *charts.Bar {
 		bar.AddSeries(y, items, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: axis[y]}))
 	}
 	return bar
+}
+
+// fleetPlansChart draws each plan's cost beside its baselines', one unit:
+// $ per hour.
+func fleetPlansChart(r *store.Result) *charts.Bar {
+	return groupedBars(r, "dataset", "run_id", []string{"cost_per_hour", "karpenter_cost_per_hour", "best_single_cost_per_hour", "current_cost_per_hour"})
 }
 
 // barValue is a view value as a bar: NULL (no value, such as a share of

@@ -25,12 +25,15 @@ const (
 	UnitMB     = "MB"
 	UnitPerSec = "per s"
 	UnitPerMin = "per min"
+	// UnitDollarsPerHour is a fleet's price (placelab plan).
+	UnitDollarsPerHour = "$ per hour"
 )
 
 // unitSuffixes give a metric's unit from its name's suffix (placelab's
 // columns and figures say their unit this way: pd_pct, latency_p99_us,
 // conflicts_p99_per_min). Longer suffixes come first.
 var unitSuffixes = []struct{ suffix, unit string }{
+	{"_cost_per_hour", UnitDollarsPerHour},
 	{"_per_min", UnitPerMin},
 	{"_per_s", UnitPerSec},
 	{"_pct", UnitPct},
@@ -56,6 +59,7 @@ var metricUnits = map[string]string{
 	"nodes_with_pods": "nodes", "lb_nodes": "nodes", "ub_nodes": "nodes", "nodes_in_use": "nodes",
 	"accuracy": UnitShare, "p_theta": UnitShare, "r_theta": UnitShare, "cfr": UnitShare,
 	"utilization_mean": UnitShare, "mean_normalized_perf": UnitShare,
+	"cost_per_hour": UnitDollarsPerHour,
 }
 
 // MetricUnit is the unit of a metric (a column or an experiment's figure,
