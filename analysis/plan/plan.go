@@ -93,6 +93,22 @@ type Baselines struct {
 	BestSingle Fleet  `json:"best_single"`
 }
 
+// MarshalJSON writes best_single as null when no one type holds every
+// placeable pod (a cluster with GPU and CPU-only pods on types of one
+// kind), rather than a fleet of no nodes at $0.
+func (b Baselines) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Current    *Fleet `json:"current"`
+		Karpenter  Fleet  `json:"karpenter"`
+		BestSingle *Fleet `json:"best_single"`
+	}
+	out := plain{Current: b.Current, Karpenter: b.Karpenter}
+	if b.BestSingle.Nodes > 0 {
+		out.BestSingle = &b.BestSingle
+	}
+	return json.Marshal(out)
+}
+
 // CatalogInfo says what was read.
 type CatalogInfo struct {
 	File            string   `json:"file"`
@@ -341,8 +357,10 @@ func poolCounts(src source, nodes []fleet.Node) map[string]map[string]int {
 func storeMetrics(ctx context.Context, db *store.DB, run int64, t float64, r *Result) error {
 	return db.WriteTx(ctx, func(w *store.Writer) error {
 		ms := map[string]float64{"plan_cost_per_hour": r.CostPerHour, "plan_lb_cost_per_hour": r.LBCostPerHour, "plan_gap_pct": r.GapPct,
-			"plan_nodes": float64(r.Nodes), "plan_karpenter_cost_per_hour": r.Baselines.Karpenter.CostPerHour,
-			"plan_best_single_cost_per_hour": r.Baselines.BestSingle.CostPerHour}
+			"plan_nodes": float64(r.Nodes), "plan_karpenter_cost_per_hour": r.Baselines.Karpenter.CostPerHour}
+		if r.Baselines.BestSingle.Nodes > 0 {
+			ms["plan_best_single_cost_per_hour"] = r.Baselines.BestSingle.CostPerHour
+		}
 		if r.Baselines.Current != nil {
 			ms["plan_current_cost_per_hour"] = r.Baselines.Current.CostPerHour
 		}

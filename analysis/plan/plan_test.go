@@ -2,8 +2,10 @@ package plan_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +72,15 @@ func TestPlanCluster(t *testing.T) {
 		r.Baselines.BestSingle.Type, r.Baselines.Current, r.Bound.SpreadMoves, r.Check, r.Seconds)
 	if len(r.Unplaceable) != 0 {
 		t.Errorf("unplaceable: %+v", r.Unplaceable)
+	}
+	// No one type holds the GPU and the CPU-only pods: best_single is
+	// null in the JSON, not a fleet of no nodes at $0.
+	js, err := json.Marshal(r.Baselines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Baselines.BestSingle.Nodes == 0 && !strings.Contains(string(js), `"best_single":null`) {
+		t.Errorf("baselines %s: want best_single null", js)
 	}
 	if r.Check == nil || !r.Check.OK {
 		t.Fatalf("check of plan run %d: %+v", r.PlanRun, r.Check)
