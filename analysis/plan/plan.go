@@ -252,7 +252,11 @@ func Run(ctx context.Context, db *store.DB, o Options) (*Result, error) {
 	p := src.problem()
 	r.Dims = p.Dims
 	stage(fmt.Sprintf("planning %d pod groups on %d candidate types", len(p.Groups), len(p.Types)))
-	fr, err := fleet.Solve(ctx, p, o.Fleet)
+	fo := o.Fleet
+	if o.Progress != nil {
+		fo.Progress = func(s string) { o.Progress("  " + s) }
+	}
+	fr, err := fleet.Solve(ctx, p, fo)
 	if err != nil {
 		return nil, err
 	}

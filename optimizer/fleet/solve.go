@@ -38,6 +38,8 @@ type Options struct {
 	// Gap: CBC stops once its packing is within Gap of the bound.
 	Gap       float64
 	NodeLimit int
+	// Progress, when not nil, is told each stage as it starts.
+	Progress func(stage string)
 }
 
 // DefaultOptions are the validated defaults every caller starts from.
@@ -116,18 +118,22 @@ type Result struct {
 	BestSingle Fleet   `json:"best_single"`
 	// BestSingleType is the type of BestSingle ("" when no one type holds
 	// every placeable group).
-	BestSingleType   string        `json:"best_single_type"`
-	Unplaceable      []Unplaceable `json:"unplaceable"`
-	Placed           int           `json:"placed"`
-	TypesUsable      int           `json:"types_usable"`
-	TypesDominated   int           `json:"types_dominated"`
-	Converged        bool          `json:"converged"`
-	Stop             string        `json:"stop"`
-	Iterations       int           `json:"iterations"`
-	Columns          int           `json:"columns"`
-	IntegerProven    bool          `json:"integer_proven"`
-	KarpenterSeconds float64       `json:"karpenter_seconds"`
-	Seconds          float64       `json:"seconds"`
+	BestSingleType string        `json:"best_single_type"`
+	Unplaceable    []Unplaceable `json:"unplaceable"`
+	Placed         int           `json:"placed"`
+	TypesUsable    int           `json:"types_usable"`
+	TypesDominated int           `json:"types_dominated"`
+	Converged      bool          `json:"converged"`
+	Stop           string        `json:"stop"`
+	Iterations     int           `json:"iterations"`
+	Columns        int           `json:"columns"`
+	IntegerProven  bool          `json:"integer_proven"`
+	// FlowConverged: the assignment relaxation was solved whole (not
+	// stopped by its share of TimeLimit); FlowRounds its masters.
+	FlowConverged    bool    `json:"flow_converged"`
+	FlowRounds       int     `json:"flow_rounds"`
+	KarpenterSeconds float64 `json:"karpenter_seconds"`
+	Seconds          float64 `json:"seconds"`
 }
 
 // prepared is a Problem reduced to what can be planned.
@@ -289,6 +295,12 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	stage := func(s string) {
+		if o.Progress != nil {
+			o.Progress(s)
+		}
+	}
+	stage("preparing the candidate types")
 	pr := prepare(p)
 	res := &Result{Unplaceable: []Unplaceable{}}
 	for i, g := range p.Groups {
@@ -307,6 +319,7 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 		res.Seconds = time.Since(start).Seconds()
 		return res, nil
 	}
+	stage("pruning dominated types")
 	by := pr.dominance()
 	var kept []int
 	for k, b := range by {
@@ -318,14 +331,22 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	}
 	res.TypesUsable = len(kept)
 	// Baselines: on every type, as the heuristics see the catalog.
+	stage("the Karpenter-style and best-single baselines")
 	t0 := time.Now()
 	res.Karpenter = pr.karpenter()
 	res.KarpenterSeconds = time.Since(t0).Seconds()
 	res.BestSingle, res.BestSingleType = pr.bestSingle(kept)
 	// The assignment relaxation: its duals seed column generation, its
 	// solution rounds to a fleet.
-	flow := pr.flow(kept)
+	stage(fmt.Sprintf("the assignment relaxation over %d usable types", len(kept)))
+	// Every stage shares TimeLimit: the relaxation up to a third of what
+	// column generation has, column generation the rest of it, then the
+	// integer master.
+	deadline := start.Add(o.TimeLimit)
+	cgUntil := deadline.Add(-o.IntegerTimeLimit)
+	flow := pr.flow(kept, time.Until(cgUntil)/3)
 	rounded, okRound := pr.round(flow)
+	res.FlowConverged, res.FlowRounds = flow.converged, flow.rounds
 	// The LP over the kept types.
 	lp, itemOf, binOf, scale := pr.lpProblem(kept)
 	var inc []lpbound.Pattern
@@ -343,11 +364,16 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 		}
 		duals = append(duals, d)
 	}
-	lo := lpbound.Options{Objective: lpbound.MinCost, TimeLimit: o.TimeLimit, IntegerTimeLimit: o.IntegerTimeLimit,
-		ColumnTimeLimit: o.TimeLimit - o.IntegerTimeLimit, IntegerGap: o.Gap, NodeLimit: o.NodeLimit, Incumbent: inc, Duals: duals}
+	left := time.Until(deadline)
+	if left <= 0 {
+		left = time.Millisecond
+	}
+	lo := lpbound.Options{Objective: lpbound.MinCost, TimeLimit: left, IntegerTimeLimit: o.IntegerTimeLimit,
+		ColumnTimeLimit: max(time.Millisecond, time.Until(cgUntil)), IntegerGap: o.Gap, NodeLimit: o.NodeLimit, Incumbent: inc, Duals: duals}
 	if o.IntegerTimeLimit == 0 {
 		lo.IntegerTimeLimit = -1
 	}
+	stage("column generation and the integer packing")
 	lr, err := lpbound.Solve(ctx, lp, lo)
 	if lr == nil {
 		return nil, fmt.Errorf("fleet: configuration LP: %w", err)
@@ -357,6 +383,7 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	}
 	res.LPBound, res.Converged, res.Stop = lr.Bound/scale, lr.Converged, lr.Stop.String()
 	res.Iterations, res.Columns, res.IntegerProven = lr.Iterations, lr.Columns, lr.IntegerProven
+	stage("the volume bound and the plan's check")
 	res.VolumeBound = pr.volumeBound(kept)
 	res.LowerBound = max(res.LPBound, res.VolumeBound)
 	// The plan: the LP's packing, or a baseline when it is cheaper.
@@ -370,8 +397,12 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 			src string
 		}{rounded, "flow-rounding"})
 	}
+	if okRound {
+		cands[len(cands)-1].f = pr.improve(rounded, kept, time.Now().Add(improveTime))
+	}
 	if lr.Packing != nil {
-		f := pr.fromPatterns(lr.Packing, kept)
+		f0 := pr.fromPatterns(lr.Packing, kept)
+		f := pr.improve(f0, kept, time.Now().Add(improveTime))
 		src := "lp-" + lr.UpperSource
 		cands = append([]struct {
 			f   Fleet
@@ -453,8 +484,8 @@ func (pr *prepared) lpProblem(kept []int) (*lpbound.Problem, map[int]string, map
 		}
 		s := make([]float64, dims)
 		copy(s, g.Demand)
-		if g.AntiKey >= 0 {
-			s[keyDim[g.AntiKey]] = 1
+		if j, ok := keyDim[g.AntiKey]; ok {
+			s[j] = 1
 		}
 		sizes := make([][]float64, len(kept))
 		for b, k := range kept {
@@ -468,6 +499,9 @@ func (pr *prepared) lpProblem(kept []int) (*lpbound.Problem, map[int]string, map
 	}
 	return lp, itemOf, binOf, scale
 }
+
+// improveTime bounds the local search on each candidate fleet (improve).
+const improveTime = 2 * time.Second
 
 // priceScale: prices in millionths (see lpProblem).
 const priceScale = 1e6

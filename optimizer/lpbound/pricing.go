@@ -1,6 +1,7 @@
 package lpbound
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -159,14 +160,15 @@ func (s *cg) disjoint(pr *pricing, found []column, sol *solution, phase1 bool) [
 }
 
 // volumeDuals are dual vectors that price an item by the capacity it
-// takes: per dimension j, π_i = min_k c_k·s_ikj/cap_kj over the bin types k
+// takes: per dimension j (the volumeSeedDims most loaded of them), π_i = min_k c_k·s_ikj/cap_kj over the bin types k
 // that hold it, and the same with the mean over the dimensions. Their
 // Lagrangian bounds are the volume (L1) bounds; they seed the bound and
 // the stabilization center.
 func (m *model) volumeDuals() [][]float64 {
 	out := make([][]float64, 0, m.dims+1)
+	dims := m.seedDims()
 	for j := -1; j < m.dims; j++ {
-		if j == -1 && m.dims == 1 {
+		if j == -1 && m.dims == 1 || j >= 0 && !dims[j] {
 			continue
 		}
 		pi := make([]float64, len(m.items))
@@ -198,4 +200,50 @@ func (m *model) volumeDuals() [][]float64 {
 		out = append(out, pi)
 	}
 	return out
+}
+
+// volumeSeedDims is how many dimensions get a volume dual of their own:
+// with many dimensions (a fleet's anti-affinity sets are one each) pricing
+// one seed per dimension cost more than column generation had.
+const volumeSeedDims = 6
+
+// seedDims marks the volumeSeedDims dimensions with the largest demand
+// relative to the largest capacity, Σ_i count_i·s_ij / max_k cap_kj (ties
+// to the lower index): the ones whose volume duals bound best.
+func (m *model) seedDims() []bool {
+	keep := make([]bool, m.dims)
+	if m.dims <= volumeSeedDims {
+		for j := range keep {
+			keep[j] = true
+		}
+		return keep
+	}
+	load := make([]float64, m.dims)
+	for j := range m.dims {
+		c := 0.0
+		for _, b := range m.bins {
+			c = max(c, b.cap[j])
+		}
+		if c <= 0 {
+			continue
+		}
+		for _, it := range m.items {
+			s := 0.0
+			for _, v := range it.size {
+				if v != nil {
+					s = max(s, v[j])
+				}
+			}
+			load[j] += float64(it.count) * s / c
+		}
+	}
+	idx := make([]int, m.dims)
+	for j := range idx {
+		idx[j] = j
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(load[b], load[a]) })
+	for _, j := range idx[:volumeSeedDims] {
+		keep[j] = true
+	}
+	return keep
 }

@@ -276,6 +276,10 @@ func Solve(ctx context.Context, p *Problem, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// manyBins: with more bin types than this and an incumbent, column
+// generation starts from the incumbent alone (see cg.run).
+const manyBins = maxExtraColumns
+
 // cg is one column generation run.
 type cg struct {
 	m          *model
@@ -371,8 +375,12 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		s.counts = append(s.counts, it.count)
 	}
 	s.add(initial)
+	// First-fit decreasing columns per bin type start the master, unless
+	// an incumbent covers the demand and the bin types are many (their
+	// packings then cost more time than column generation has).
+	ffd := s.best == nil || len(m.bins) <= manyBins
 	for k, b := range m.bins {
-		if len(b.fit) > 0 {
+		if len(b.fit) > 0 && ffd {
 			s.add(m.firstFitDecreasing(k))
 		}
 		s.dp = append(s.dp, newDPPricer(m, k))
@@ -408,7 +416,9 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 			haveCenter = true
 		}
 	}
-	if haveCenter {
+	// The greedy packing from the seeds' center, unless an incumbent is
+	// there and the bin types are many (as above).
+	if haveCenter && ffd {
 		pk, ok := s.greedy(center, slices.Clone(s.counts), make([]int, len(m.bins)))
 		s.add(pk.cols)
 		if ok {

@@ -1,0 +1,218 @@
+package fleet
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// improve is a local search on a fleet that keeps every constraint Check
+// verifies (allowed types, allocatable less overhead, anti-affinity,
+// limits) and never raises the cost. Two moves, repeated while either
+// saves and the deadline allows:
+//
+//   - drain: the emptiest nodes first, a node whose pods all fit on the
+//     other nodes' free room (each pod on the fullest node that holds it)
+//     is removed;
+//   - downsize: each node becomes the cheapest kept type that is allowed
+//     for all of its pods and holds them (a dominated type is never
+//     cheaper than the type that replaces it, so the kept types suffice).
+//
+// Packings rounded from a relaxation leave a partial last node of every
+// type they use, and column generation stopped early leaves loose
+// patterns: these two moves take most of that slack back.
+func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
+	p := pr.p
+	if len(f.Nodes) == 0 {
+		return f
+	}
+	d := len(p.Dims)
+	type inode struct {
+		typ   int
+		used  []float64
+		cnt   map[int]int
+		anti  map[int]int
+		alive bool
+	}
+	nodes := make([]*inode, len(f.Nodes))
+	perType := make([]int, len(p.Types))
+	for i, n := range f.Nodes {
+		in := &inode{typ: n.Type, used: make([]float64, d), cnt: map[int]int{}, anti: map[int]int{}, alive: true}
+		for j, g := range n.Groups {
+			c := n.Counts[j]
+			if c <= 0 {
+				continue
+			}
+			in.cnt[g] += c
+			for k, x := range p.Groups[g].Demand {
+				in.used[k] += float64(c) * x
+			}
+			if a := p.Groups[g].AntiKey; a >= 0 {
+				in.anti[a] += c
+			}
+		}
+		nodes[i] = in
+		perType[n.Type]++
+	}
+	fill := func(n *inode) float64 {
+		s := 0.0
+		for j, x := range n.used {
+			if c := pr.free[n.typ][j]; c > 0 {
+				s = max(s, x/c)
+			}
+		}
+		return s
+	}
+	canHold := func(n *inode, g int) bool {
+		gr := &p.Groups[g]
+		if !pr.allowed[g][n.typ] {
+			return false
+		}
+		if gr.AntiKey >= 0 && n.anti[gr.AntiKey] >= pr.antiCap[gr.AntiKey] {
+			return false
+		}
+		return pr.fitsOn(n.used, gr.Demand, n.typ)
+	}
+	add := func(n *inode, g, c int) {
+		gr := &p.Groups[g]
+		n.cnt[g] += c
+		if n.cnt[g] == 0 {
+			delete(n.cnt, g)
+		}
+		for j, x := range gr.Demand {
+			n.used[j] += float64(c) * x
+		}
+		if gr.AntiKey >= 0 {
+			n.anti[gr.AntiKey] += c
+		}
+	}
+	groupsOf := func(n *inode) []int {
+		gs := make([]int, 0, len(n.cnt))
+		for g := range n.cnt {
+			gs = append(gs, g)
+		}
+		slices.Sort(gs)
+		return gs
+	}
+	byPrice := slices.Clone(kept)
+	slices.SortStableFunc(byPrice, func(a, b int) int { return cmp.Compare(p.Types[a].Price, p.Types[b].Price) })
+
+	drain := func() bool {
+		saved := false
+		order := make([]int, 0, len(nodes))
+		for i, n := range nodes {
+			if n.alive {
+				order = append(order, i)
+			}
+		}
+		fl := make([]float64, len(nodes))
+		for _, i := range order {
+			fl[i] = fill(nodes[i])
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fl[a], fl[b]) })
+		// Targets: fullest first.
+		targets := slices.Clone(order)
+		slices.Reverse(targets)
+		type moved struct{ to, g int }
+		for _, i := range order {
+			if time.Now().After(deadline) {
+				return saved
+			}
+			n := nodes[i]
+			if !n.alive {
+				continue
+			}
+			var log []moved
+			ok := true
+			for _, g := range groupsOf(n) {
+				for range n.cnt[g] {
+					placed := false
+					for _, t := range targets {
+						m := nodes[t]
+						if t == i || !m.alive || !canHold(m, g) {
+							continue
+						}
+						add(m, g, 1)
+						log = append(log, moved{t, g})
+						placed = true
+						break
+					}
+					if !placed {
+						ok = false
+						break
+					}
+				}
+				if !ok {
+					break
+				}
+			}
+			if !ok {
+				for _, mv := range log {
+					add(nodes[mv.to], mv.g, -1)
+				}
+				continue
+			}
+			n.alive = false
+			perType[n.typ]--
+			saved = true
+		}
+		return saved
+	}
+	downsize := func() bool {
+		saved := false
+		for _, n := range nodes {
+			if !n.alive {
+				continue
+			}
+			gs := groupsOf(n)
+			for _, k := range byPrice {
+				if p.Types[k].Price >= p.Types[n.typ].Price {
+					break
+				}
+				if pr.free[k] == nil || !fits(n.used, pr.free[k]) {
+					continue
+				}
+				if l := p.Types[k].Limit; l > 0 && perType[k] >= l {
+					continue
+				}
+				all := true
+				for _, g := range gs {
+					if !pr.allowed[g][k] {
+						all = false
+						break
+					}
+				}
+				if !all {
+					continue
+				}
+				perType[n.typ]--
+				perType[k]++
+				n.typ = k
+				saved = true
+				break
+			}
+		}
+		return saved
+	}
+	for round := 0; round < 8 && time.Now().Before(deadline); round++ {
+		a := drain()
+		b := downsize()
+		if !a && !b {
+			break
+		}
+	}
+	out := Fleet{Nodes: make([]Node, 0, len(nodes))}
+	for _, n := range nodes {
+		if !n.alive || len(n.cnt) == 0 {
+			continue
+		}
+		nd := Node{Type: n.typ}
+		for _, g := range groupsOf(n) {
+			nd.Groups = append(nd.Groups, g)
+			nd.Counts = append(nd.Counts, n.cnt[g])
+		}
+		out.Nodes = append(out.Nodes, nd)
+	}
+	out.Cost = out.cost(p)
+	return out
+}
