@@ -8,8 +8,10 @@ import (
 
 // improve is a local search on a fleet that keeps every constraint Check
 // verifies (allowed types, allocatable less overhead, anti-affinity,
-// limits) and never raises the cost. Two moves, repeated while either
-// saves and the deadline allows:
+// limits) and never raises the cost, once the pods a fleet may hold
+// against their anti-affinity sets have moved (fixAnti below; a fleet
+// with none is unchanged by it; an empty Fleet when a pod fits no kept
+// type). Two moves, repeated while either saves and the deadline allows:
 //
 //   - drain: the emptiest nodes first, a node whose pods all fit on the
 //     other nodes' free room (each pod on the fullest node that holds it)
@@ -94,9 +96,87 @@ func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
 		slices.Sort(gs)
 		return gs
 	}
+
 	byPrice := slices.Clone(kept)
 	slices.SortStableFunc(byPrice, func(a, b int) int { return cmp.Compare(p.Types[a].Price, p.Types[b].Price) })
-
+	// Pods that break an anti-affinity set (a packing from the LP
+	// without the sets' dimensions) move first: to a node that holds
+	// them, else by a swap with a pod of another set that the node can
+	// take, else onto a new node of the cheapest kept type that holds it.
+	fits2 := func(used, minus, plus []float64, k int) bool {
+		for j := range used {
+			if used[j]-minus[j]+plus[j] > pr.free[k][j]+fitSlack {
+				return false
+			}
+		}
+		return true
+	}
+	fixAnti := func() bool {
+		for i := 0; i < len(nodes); i++ {
+			n := nodes[i]
+			if !n.alive {
+				continue
+			}
+			for _, g := range groupsOf(n) {
+				a := p.Groups[g].AntiKey
+				for a >= 0 && n.cnt[g] > 0 && n.anti[a] > pr.antiCap[a] {
+					gd := p.Groups[g].Demand
+					done := false
+					for t, m := range nodes {
+						if t != i && m.alive && canHold(m, g) {
+							add(n, g, -1)
+							add(m, g, 1)
+							done = true
+							break
+						}
+					}
+					for t := 0; t < len(nodes) && !done; t++ {
+						m := nodes[t]
+						if t == i || !m.alive || !pr.allowed[g][m.typ] || m.anti[a] >= pr.antiCap[a] {
+							continue
+						}
+						for _, h := range groupsOf(m) {
+							hk := p.Groups[h].AntiKey
+							if hk == a || !pr.allowed[h][n.typ] || hk >= 0 && n.anti[hk] >= pr.antiCap[hk] {
+								continue
+							}
+							hd := p.Groups[h].Demand
+							if !fits2(n.used, gd, hd, n.typ) || !fits2(m.used, hd, gd, m.typ) {
+								continue
+							}
+							add(n, g, -1)
+							add(m, h, -1)
+							add(n, h, 1)
+							add(m, g, 1)
+							done = true
+							break
+						}
+					}
+					if !done {
+						k := -1
+						for _, c := range byPrice {
+							if pr.free[c] != nil && pr.allowed[g][c] && fits(gd, pr.free[c]) && (p.Types[c].Limit == 0 || perType[c] < p.Types[c].Limit) {
+								k = c
+								break
+							}
+						}
+						if k < 0 {
+							return false
+						}
+						add(n, g, -1)
+						m := &inode{typ: k, used: make([]float64, d), cnt: map[int]int{}, anti: map[int]int{}, alive: true}
+						add(m, g, 1)
+						nodes = append(nodes, m)
+						perType[k]++
+					}
+				}
+			}
+		}
+		return true
+	}
+	if !fixAnti() {
+		return Fleet{}
+	}
 	drain := func() bool {
 		saved := false
 		order := make([]int, 0, len(nodes))

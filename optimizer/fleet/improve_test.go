@@ -177,3 +177,86 @@ func TestImproveKeepsConstraints(t *testing.T) {
 		}
 	}
 }
+
+// TestImproveRepairsAntiAffinity: a fleet that breaks anti-affinity sets
+// (as a packing from the LP without their dimensions may) comes out
+// passing Check: each surplus pod moved, swapped or given a new node.
+func TestImproveRepairsAntiAffinity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 55))
+	for inst := range 300 {
+		p := &Problem{Dims: []string{"cpu", "memory"}}
+		nt := 1 + rng.IntN(3)
+		for k := range nt {
+			c := float64(2 + rng.IntN(12))
+			p.Types = append(p.Types, Type{Name: string(rune('A' + k)), Cap: []float64{c, 4 * c}, Price: 0.2 + c*0.3 + rng.Float64()*0.1})
+		}
+		ng := 1 + rng.IntN(5)
+		for g := range ng {
+			gr := Group{Name: string(rune('a' + g)), Demand: []float64{0.5 * float64(1+rng.IntN(3)), 0.5 * float64(1+rng.IntN(6))},
+				Count: 1 + rng.IntN(6), AntiKey: rng.IntN(3) - 1, MaxPerNode: 1}
+			if rng.IntN(4) == 0 {
+				gr.Allowed = make([]bool, nt)
+				for k := range gr.Allowed {
+					gr.Allowed[k] = rng.IntN(2) == 0
+				}
+			}
+			p.Groups = append(p.Groups, gr)
+		}
+		pr := prepare(p)
+		// First fit on the largest type, anti-affinity ignored.
+		var in Fleet
+		var used [][]float64
+		for g, gr := range p.Groups {
+			if !pr.place[g] {
+				continue
+			}
+			for range gr.Count {
+				placed := false
+				for n := range in.Nodes {
+					k := in.Nodes[n].Type
+					if pr.allowed[g][k] && pr.fitsOn(used[n], gr.Demand, k) {
+						in.Nodes[n].Groups = append(in.Nodes[n].Groups, g)
+						in.Nodes[n].Counts = append(in.Nodes[n].Counts, 1)
+						used[n][0] += gr.Demand[0]
+						used[n][1] += gr.Demand[1]
+						placed = true
+						break
+					}
+				}
+				if !placed {
+					k := -1
+					for j := range p.Types {
+						if pr.allowed[g][j] && (k < 0 || p.Types[j].Cap[0] > p.Types[k].Cap[0]) {
+							k = j
+						}
+					}
+					in.Nodes = append(in.Nodes, node(k, g, 1))
+					used = append(used, slices.Clone(gr.Demand))
+				}
+			}
+		}
+		// Merge a node's repeated groups.
+		for n := range in.Nodes {
+			c := map[int]int{}
+			for j, g := range in.Nodes[n].Groups {
+				c[g] += in.Nodes[n].Counts[j]
+			}
+			in.Nodes[n].Groups, in.Nodes[n].Counts = nil, nil
+			for g := range len(p.Groups) {
+				if c[g] > 0 {
+					in.Nodes[n].Groups = append(in.Nodes[n].Groups, g)
+					in.Nodes[n].Counts = append(in.Nodes[n].Counts, c[g])
+				}
+			}
+		}
+		in.Cost = in.cost(p)
+		kept := make([]int, nt)
+		for k := range kept {
+			kept[k] = k
+		}
+		out := pr.improve(in, kept, time.Now().Add(time.Minute))
+		if err := pr.Check(&out); err != nil {
+			t.Fatalf("instance %d: %v\nfrom %+v\nto %+v", inst, err, in.Nodes, out.Nodes)
+		}
+	}
+}

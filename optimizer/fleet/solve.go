@@ -130,8 +130,13 @@ type Result struct {
 	IntegerProven  bool          `json:"integer_proven"`
 	// FlowConverged: the assignment relaxation was solved whole (not
 	// stopped by its share of TimeLimit); FlowRounds its masters.
-	FlowConverged    bool    `json:"flow_converged"`
-	FlowRounds       int     `json:"flow_rounds"`
+	FlowConverged bool `json:"flow_converged"`
+	FlowRounds    int  `json:"flow_rounds"`
+	// SubTypes: the types of the relaxation's fleet, on which a second
+	// column generation looked for the packing (0: it did not run);
+	// SubIterations its master LPs.
+	SubTypes         int     `json:"sub_types"`
+	SubIterations    int     `json:"sub_iterations"`
 	KarpenterSeconds float64 `json:"karpenter_seconds"`
 	Seconds          float64 `json:"seconds"`
 }
@@ -347,67 +352,58 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	flow := pr.flow(kept, time.Until(cgUntil)/3)
 	rounded, okRound := pr.round(flow)
 	res.FlowConverged, res.FlowRounds = flow.converged, flow.rounds
-	// The LP over the kept types.
-	lp, itemOf, binOf, scale := pr.lpProblem(kept)
-	var inc []lpbound.Pattern
-	for _, f := range []*Fleet{&res.Karpenter, &res.BestSingle, &rounded} {
-		if len(f.Nodes) > 0 && (inc == nil || f.Cost < fleetCost(p, inc, binOf)) {
-			inc = pr.patterns(f, by, itemOf)
-		}
+	// The configuration LP over the kept types gives the bound. When the
+	// relaxation's fleet uses fewer types, the LP over those types alone,
+	// without the anti-affinity sets' dimensions (fewer and smaller
+	// pricing problems, so column generation gets far further in the same
+	// time), gives the packing, and improve moves the pods that break a
+	// set; the bound's own run then has a quarter of the time left and no
+	// integer master.
+	sub := pr.support(flow, kept, &rounded)
+	restricted := okRound && len(sub) < len(kept)
+	incs := []*Fleet{&res.Karpenter, &res.BestSingle, &rounded}
+	rest := time.Until(cgUntil)
+	boundLimit, boundInteger := time.Until(deadline), o.IntegerTimeLimit
+	boundCols := rest
+	if restricted {
+		boundLimit, boundCols, boundInteger = rest/4, rest/4, -1
 	}
-	var duals [][]float64
-	for _, pi := range flow.pi {
-		d := make([]float64, len(lp.Items))
-		for n, it := range lp.Items {
-			g, _ := strconv.Atoi(it.Name[1:])
-			d[n] = pi[g] * scale
-		}
-		duals = append(duals, d)
-	}
-	left := time.Until(deadline)
-	if left <= 0 {
-		left = time.Millisecond
-	}
-	lo := lpbound.Options{Objective: lpbound.MinCost, TimeLimit: left, IntegerTimeLimit: o.IntegerTimeLimit,
-		ColumnTimeLimit: max(time.Millisecond, time.Until(cgUntil)), IntegerGap: o.Gap, NodeLimit: o.NodeLimit, Incumbent: inc, Duals: duals}
-	if o.IntegerTimeLimit == 0 {
-		lo.IntegerTimeLimit = -1
-	}
-	stage("column generation and the integer packing")
-	lr, err := lpbound.Solve(ctx, lp, lo)
-	if lr == nil {
-		return nil, fmt.Errorf("fleet: configuration LP: %w", err)
-	}
-	if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) && ctx.Err() == nil {
-		return nil, fmt.Errorf("fleet: configuration LP: %w", err)
+	stage("column generation for the bound")
+	lr, scale, err := pr.configLP(ctx, kept, by, true, incs, flow, lpbound.Options{TimeLimit: boundLimit, ColumnTimeLimit: boundCols,
+		IntegerTimeLimit: boundInteger, IntegerGap: o.Gap, NodeLimit: o.NodeLimit})
+	if err != nil {
+		return nil, err
 	}
 	res.LPBound, res.Converged, res.Stop = lr.Bound/scale, lr.Converged, lr.Stop.String()
 	res.Iterations, res.Columns, res.IntegerProven = lr.Iterations, lr.Columns, lr.IntegerProven
+	type cand struct {
+		f   Fleet
+		src string
+	}
+	var cands []cand
+	if lr.Packing != nil {
+		cands = append(cands, cand{pr.improve(pr.fromPatterns(lr.Packing, kept), kept, time.Now().Add(improveTime)), "lp-" + lr.UpperSource})
+	}
+	if restricted {
+		stage(fmt.Sprintf("column generation and the integer packing on the relaxation's %d types", len(sub)))
+		left := time.Until(deadline)
+		lrs, _, err := pr.configLP(ctx, sub, nil, false, []*Fleet{&rounded}, flow, lpbound.Options{TimeLimit: max(time.Millisecond, left),
+			ColumnTimeLimit: max(time.Millisecond, left*3/4), IntegerTimeLimit: o.IntegerTimeLimit, IntegerGap: o.Gap, NodeLimit: o.NodeLimit})
+		if err != nil {
+			return nil, err
+		}
+		res.SubTypes, res.SubIterations = len(sub), lrs.Iterations
+		if lrs.Packing != nil {
+			cands = append(cands, cand{pr.improve(pr.fromPatterns(lrs.Packing, sub), kept, time.Now().Add(improveTime)), "restricted-lp-" + lrs.UpperSource})
+		}
+	}
 	stage("the volume bound and the plan's check")
 	res.VolumeBound = pr.volumeBound(kept)
 	res.LowerBound = max(res.LPBound, res.VolumeBound)
 	// The plan: the LP's packing, or a baseline when it is cheaper.
-	cands := []struct {
-		f   Fleet
-		src string
-	}{{res.Karpenter, "karpenter"}, {res.BestSingle, "best-single"}}
+	cands = append(cands, cand{res.Karpenter, "karpenter"}, cand{res.BestSingle, "best-single"})
 	if okRound {
-		cands = append(cands, struct {
-			f   Fleet
-			src string
-		}{rounded, "flow-rounding"})
-	}
-	if okRound {
-		cands[len(cands)-1].f = pr.improve(rounded, kept, time.Now().Add(improveTime))
-	}
-	if lr.Packing != nil {
-		f0 := pr.fromPatterns(lr.Packing, kept)
-		f := pr.improve(f0, kept, time.Now().Add(improveTime))
-		src := "lp-" + lr.UpperSource
-		cands = append([]struct {
-			f   Fleet
-			src string
-		}{{f, src}}, cands...)
+		cands = append(cands, cand{pr.improve(rounded, kept, time.Now().Add(improveTime)), "flow-rounding"})
 	}
 	best := -1
 	for i, c := range cands {
@@ -432,6 +428,78 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	return res, nil
 }
 
+// configLP runs column generation on the configuration LP over types
+// (with a dimension per anti-affinity set when anti; without, the LP is a
+// relaxation and its packing may break them),
+// with the cheapest of incs (those on these types only, by maps a node's
+// type to the type standing for it) as the incumbent and the
+// relaxation's duals as seeds; o's objective, incumbent and duals are
+// set here. It returns the result and the price scale of its costs.
+func (pr *prepared) configLP(ctx context.Context, types, by []int, anti bool, incs []*Fleet, flow *flowLP, o lpbound.Options) (*lpbound.Result, float64, error) {
+	p := pr.p
+	lp, itemOf, binOf, scale := pr.lpProblem(types, anti)
+	in := map[int]bool{}
+	for _, k := range types {
+		in[k] = true
+	}
+	if by == nil {
+		by = make([]int, len(p.Types))
+		for k := range by {
+			by[k] = k
+		}
+	}
+	for _, f := range incs {
+		ok := len(f.Nodes) > 0
+		for _, n := range f.Nodes {
+			ok = ok && in[by[n.Type]]
+		}
+		if ok && (o.Incumbent == nil || f.Cost < fleetCost(p, o.Incumbent, binOf)) {
+			o.Incumbent = pr.patterns(f, by, itemOf)
+		}
+	}
+	for _, pi := range flow.pi {
+		d := make([]float64, len(lp.Items))
+		for n, it := range lp.Items {
+			g, _ := strconv.Atoi(it.Name[1:])
+			d[n] = pi[g] * scale
+		}
+		o.Duals = append(o.Duals, d)
+	}
+	o.Objective = lpbound.MinCost
+	if o.IntegerTimeLimit == 0 {
+		o.IntegerTimeLimit = -1
+	}
+	lr, err := lpbound.Solve(ctx, lp, o)
+	if lr == nil {
+		return nil, 0, fmt.Errorf("fleet: configuration LP: %w", err)
+	}
+	if err != nil && !errors.Is(err, lpbound.ErrTimeLimit) && ctx.Err() == nil {
+		return nil, 0, fmt.Errorf("fleet: configuration LP: %w", err)
+	}
+	return lr, scale, nil
+}
+
+// support is the kept types the relaxation's solution uses, with those
+// of its rounded fleet, in kept order.
+func (pr *prepared) support(flow *flowLP, kept []int, rounded *Fleet) []int {
+	use := map[int]bool{}
+	for b, x := range flow.x {
+		if x > 1e-9 {
+			use[kept[b]] = true
+		}
+	}
+	for _, n := range rounded.Nodes {
+		use[n.Type] = true
+	}
+	var out []int
+	for _, k := range kept {
+		if use[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 func fleetCost(p *Problem, pats []lpbound.Pattern, binOf map[string]int) float64 {
 	c := 0.0
 	for _, pt := range pats {
@@ -447,11 +515,13 @@ func fleetCost(p *Problem, pats []lpbound.Pattern, binOf map[string]int) float64
 //
 // Costs are the prices in whole millionths, rounded down (see below);
 // scale is that factor.
-func (pr *prepared) lpProblem(kept []int) (*lpbound.Problem, map[int]string, map[string]int, float64) {
+func (pr *prepared) lpProblem(kept []int, anti bool) (*lpbound.Problem, map[int]string, map[string]int, float64) {
 	p := pr.p
 	var keys []int
 	for k := range pr.antiCap {
-		keys = append(keys, k)
+		if anti {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
 	keyDim := map[int]int{}
