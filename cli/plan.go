@@ -42,9 +42,12 @@ the published kube-reserved formulas; the JSON says which).
                     types with their prices as column costs (COIN-OR Clp), derived from
                     its duals so it holds however the solve stops, and never below the
                     volume bound. Topology spread is relaxed, which keeps it valid.
-  cost_per_hour     the plan: CBC's price-and-branch over the generated patterns, or a
-                    rounding of the assignment LP, or a baseline when cheaper; then
-                    topology spread kept by moving pods between zones.
+  cost_per_hour     the plan: CBC's price-and-branch over the patterns of a second
+                    column generation on the types the assignment LP's fleet uses, or
+                    a rounding of that LP, or a baseline when cheaper; each improved
+                    by a local search (emptiest nodes drained, nodes downsized, pods
+                    that break an anti-affinity set moved); then topology spread kept
+                    by moving pods between zones. Every stage shares --time-limit.
   gap_pct           100 × (cost − lb) / lb.
 
 Beside it, on the same pods: baselines.current (the cluster's worker nodes priced by
@@ -75,7 +78,8 @@ JSON keys: cost_per_hour, lb_cost_per_hour, gap_pct, nodes, types {type: nodes},
 placed, unplaceable [{pods, reason, examples}], plan_run, plan_dataset, seconds,
 baselines {current, karpenter, best_single}, catalog {file, sha256, price_column,
 types_read, types_kept, filter, reserved, reserved_formula}, source, dims, bound
-{lp_bound, volume_bound, converged, stop, ...}, check, left_out.
+{lp_bound, volume_bound, converged, stop, plan_source, flow_converged, packing_types,
+...}, check, left_out.
 
 Examples:
    placelab ingest k8s nodes.json pods.json --dataset prod

@@ -135,6 +135,11 @@ type Bound struct {
 	TypesDominated int     `json:"types_dominated"`
 	Source         string  `json:"plan_source"`
 	IntegerProven  bool    `json:"integer_proven"`
+	// FlowConverged: the assignment relaxation was solved whole within its
+	// share of the time; PackingTypes the types its fleet used, on which
+	// the packing's own column generation ran (0: it did not run).
+	FlowConverged bool `json:"flow_converged"`
+	PackingTypes  int  `json:"packing_types"`
 	// SpreadMoves counts pods moved after the LP to keep topology spread
 	// (the LP relaxes it), SpreadNodes the nodes added for it.
 	SpreadMoves int `json:"spread_moves"`
@@ -289,7 +294,7 @@ func Run(ctx context.Context, db *store.DB, o Options) (*Result, error) {
 	}
 	r.Bound = Bound{LPBound: round6(fr.LPBound), VolumeBound: round6(fr.VolumeBound), Converged: fr.Converged, Stop: fr.Stop,
 		Iterations: fr.Iterations, Columns: fr.Columns, Candidates: len(p.Types), TypesUsable: fr.TypesUsable, TypesDominated: fr.TypesDominated,
-		Source: fr.Source, IntegerProven: fr.IntegerProven, SpreadMoves: r.Bound.SpreadMoves, SpreadNodes: r.Bound.SpreadNodes,
+		Source: fr.Source, IntegerProven: fr.IntegerProven, FlowConverged: fr.FlowConverged, PackingTypes: fr.SubTypes, SpreadMoves: r.Bound.SpreadMoves, SpreadNodes: r.Bound.SpreadNodes,
 		CostBeforeSpread: round6(before)}
 	r.Baselines.Karpenter = Fleet{CostPerHour: round6(fr.Karpenter.Cost), Nodes: len(fr.Karpenter.Nodes), Types: typeCounts(src, fr.Karpenter.Nodes),
 		Seconds: fr.KarpenterSeconds}
