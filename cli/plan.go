@@ -193,8 +193,12 @@ func printPlan(w io.Writer, r *plan.Result) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "  karpenter-style: %d nodes, $%.4f per hour; best single type %s: %d nodes, $%.4f per hour\n",
-		r.Baselines.Karpenter.Nodes, r.Baselines.Karpenter.CostPerHour, r.Baselines.BestSingle.Type, r.Baselines.BestSingle.Nodes, r.Baselines.BestSingle.CostPerHour)
+	fmt.Fprintf(w, "  karpenter-style: %d nodes, $%.4f per hour; ", r.Baselines.Karpenter.Nodes, r.Baselines.Karpenter.CostPerHour)
+	if bs := r.Baselines.BestSingle; bs.Nodes > 0 {
+		fmt.Fprintf(w, "best single type %s: %d nodes, $%.4f per hour\n", bs.Type, bs.Nodes, bs.CostPerHour)
+	} else {
+		fmt.Fprintln(w, "no single type holds every pod")
+	}
 	for _, u := range r.Unplaceable {
 		fmt.Fprintf(w, "  unplaceable: %d pods (e.g. %s): %s\n", u.Pods, strings.Join(u.Names, ", "), u.Reason)
 	}

@@ -360,7 +360,7 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	// set; the bound's own run then has a quarter of the time left and no
 	// integer master.
 	sub := pr.support(flow, kept, &rounded)
-	restricted := okRound && len(sub) < len(kept)
+	restricted := okRound && len(sub) < len(kept) && len(kept) > restrictAbove
 	incs := []*Fleet{&res.Karpenter, &res.BestSingle, &rounded}
 	rest := time.Until(cgUntil)
 	boundLimit, boundInteger := time.Until(deadline), o.IntegerTimeLimit
@@ -569,6 +569,12 @@ func (pr *prepared) lpProblem(kept []int, anti bool) (*lpbound.Problem, map[int]
 	}
 	return lp, itemOf, binOf, scale
 }
+
+// restrictAbove: with more usable types than this, the packing comes
+// from the LP over the relaxation's types (see Solve); with fewer, the
+// whole LP's column generation has few pricing problems and gets far
+// enough on its own, as it did before the split.
+const restrictAbove = 50
 
 // improveTime bounds the local search on each candidate fleet (improve).
 const improveTime = 2 * time.Second
