@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"placelab/optimizer/fleet"
 )
@@ -229,8 +230,33 @@ func (s *k8sSource) repair(f *fleet.Fleet) (moves, added int, err error) {
 		}
 		nd.Groups, nd.Counts = gs, cs
 	}
+	// What the moves left behind (a node a pod left, a new node with room)
+	// goes back by the fleet's local search, each pod kept in its zone,
+	// so every tenant's pods per zone stay as repaired.
+	if moves > 0 || added > 0 {
+		zone := map[string]int{}
+		class := make([]int, len(s.protoOf))
+		for k, pr := range s.protoOf {
+			if _, ok := zone[pr.zone]; !ok {
+				zone[pr.zone] = len(zone)
+			}
+			class[k] = zone[pr.zone]
+		}
+		f.Cost = 0
+		for _, n := range f.Nodes {
+			f.Cost += p.Types[n.Type].Price
+		}
+		g, err := fleet.Improve(p, *f, class, spreadImproveTime)
+		if err != nil {
+			return moves, added, err
+		}
+		*f = g
+	}
 	return moves, added, nil
 }
+
+// spreadImproveTime bounds the local search after the spread repair.
+const spreadImproveTime = 2 * time.Second
 
 // rezone spreads the spread tenants' pods over the zones by moving whole
 // nodes between zones first: a node of a pool and type is the same node in

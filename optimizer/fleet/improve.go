@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -24,6 +25,12 @@ import (
 // type they use, and column generation stopped early leaves loose
 // patterns: these two moves take most of that slack back.
 func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
+	return pr.improveIn(f, kept, nil, deadline)
+}
+
+// improveIn is improve with every move within a class of types (class[k];
+// nil: one class).
+func (pr *prepared) improveIn(f Fleet, kept, class []int, deadline time.Time) Fleet {
 	p := pr.p
 	if len(f.Nodes) == 0 {
 		return f
@@ -56,6 +63,9 @@ func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
 		nodes[i] = in
 		perType[n.Type]++
 	}
+	// With classes (Improve's), every move keeps a pod within its node's
+	// class.
+	same := func(a, b int) bool { return class == nil || class[a] == class[b] }
 	fill := func(n *inode) float64 {
 		s := 0.0
 		for j, x := range n.used {
@@ -123,7 +133,7 @@ func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
 					gd := p.Groups[g].Demand
 					done := false
 					for t, m := range nodes {
-						if t != i && m.alive && canHold(m, g) {
+						if t != i && m.alive && same(m.typ, n.typ) && canHold(m, g) {
 							add(n, g, -1)
 							add(m, g, 1)
 							done = true
@@ -132,7 +142,7 @@ func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
 					}
 					for t := 0; t < len(nodes) && !done; t++ {
 						m := nodes[t]
-						if t == i || !m.alive || !pr.allowed[g][m.typ] || m.anti[a] >= pr.antiCap[a] {
+						if t == i || !m.alive || !same(m.typ, n.typ) || !pr.allowed[g][m.typ] || m.anti[a] >= pr.antiCap[a] {
 							continue
 						}
 						for _, h := range groupsOf(m) {
@@ -155,7 +165,7 @@ func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
 					if !done {
 						k := -1
 						for _, c := range byPrice {
-							if pr.free[c] != nil && pr.allowed[g][c] && fits(gd, pr.free[c]) && (p.Types[c].Limit == 0 || perType[c] < p.Types[c].Limit) {
+							if same(c, n.typ) && pr.free[c] != nil && pr.allowed[g][c] && fits(gd, pr.free[c]) && (p.Types[c].Limit == 0 || perType[c] < p.Types[c].Limit) {
 								k = c
 								break
 							}
@@ -209,7 +219,7 @@ func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
 					placed := false
 					for _, t := range targets {
 						m := nodes[t]
-						if t == i || !m.alive || !canHold(m, g) {
+						if t == i || !m.alive || !same(m.typ, n.typ) || !canHold(m, g) {
 							continue
 						}
 						add(m, g, 1)
@@ -248,6 +258,9 @@ func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
 			for _, k := range byPrice {
 				if p.Types[k].Price >= p.Types[n.typ].Price {
 					break
+				}
+				if !same(k, n.typ) {
+					continue
 				}
 				if pr.free[k] == nil || !fits(n.used, pr.free[k]) {
 					continue
@@ -295,4 +308,31 @@ func (pr *prepared) improve(f Fleet, kept []int, deadline time.Time) Fleet {
 	}
 	out.Cost = out.cost(p)
 	return out
+}
+
+// Improve runs improve's local search on a fleet of p over every type,
+// with each pod kept within the class of its node's type (class[k], one
+// per type; nil: one class) — a plan whose pods were spread over zones
+// keeps each pod's zone with the zone as the class. It stops after limit.
+// The fleet it returns passes Check; f must hold every placeable pod.
+func Improve(p *Problem, f Fleet, class []int, limit time.Duration) (Fleet, error) {
+	if err := p.Validate(); err != nil {
+		return Fleet{}, err
+	}
+	if class != nil && len(class) != len(p.Types) {
+		return Fleet{}, fmt.Errorf("%w: %d classes for %d types", ErrInvalid, len(class), len(p.Types))
+	}
+	pr := prepare(p)
+	all := make([]int, len(p.Types))
+	for k := range all {
+		all[k] = k
+	}
+	out := pr.improveIn(f, all, class, time.Now().Add(limit))
+	if len(out.Nodes) == 0 && len(f.Nodes) > 0 {
+		return f, nil
+	}
+	if err := pr.Check(&out); err != nil {
+		return Fleet{}, fmt.Errorf("fleet: improve: %w", err)
+	}
+	return out, nil
 }

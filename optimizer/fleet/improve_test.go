@@ -260,3 +260,71 @@ func TestImproveRepairsAntiAffinity(t *testing.T) {
 		}
 	}
 }
+
+// TestImproveKeepsClasses: with a class per type (a zone), Improve never
+// moves a pod to another class: every group's pods per class are as
+// before, the fleet passes Check and costs no more. Without classes the
+// same starts do move pods across (so the test can tell).
+func TestImproveKeepsClasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 55))
+	crossed := 0
+	for inst := range 200 {
+		p := &Problem{Dims: []string{"cpu", "memory"}}
+		var class []int
+		for z := range 2 {
+			for k := range 2 {
+				c := float64(2 + 2*k)
+				p.Types = append(p.Types, Type{Name: string(rune('A'+k)) + string(rune('0'+z)), Cap: []float64{c, 4 * c}, Price: 0.5*c + 0.1})
+				class = append(class, z)
+			}
+		}
+		ng := 1 + rng.IntN(4)
+		for g := range ng {
+			p.Groups = append(p.Groups, Group{Name: string(rune('a' + g)), Demand: []float64{0.5 * float64(1+rng.IntN(3)), 1}, Count: 1 + rng.IntN(5), AntiKey: -1})
+		}
+		pr := prepare(p)
+		// One pod per node of the big type, in a random zone.
+		var in Fleet
+		for g, gr := range p.Groups {
+			for range gr.Count {
+				in.Nodes = append(in.Nodes, node(2*rng.IntN(2)+1, g, 1))
+			}
+		}
+		in.Cost = in.cost(p)
+		per := func(f Fleet) map[[2]int]int {
+			m := map[[2]int]int{}
+			for _, n := range f.Nodes {
+				for j, g := range n.Groups {
+					m[[2]int{g, class[n.Type]}] += n.Counts[j]
+				}
+			}
+			return m
+		}
+		out, err := Improve(p, in, class, time.Minute)
+		if err != nil {
+			t.Fatalf("instance %d: %v", inst, err)
+		}
+		if err := pr.Check(&out); err != nil || out.Cost > in.Cost+1e-9 {
+			t.Fatalf("instance %d: check %v, cost %g was %g", inst, err, out.Cost, in.Cost)
+		}
+		want, got := per(in), per(out)
+		for k, v := range want {
+			if got[k] != v {
+				t.Fatalf("instance %d: group %d has %d pods in class %d, had %d", inst, k[0], got[k], k[1], v)
+			}
+		}
+		free, err := Improve(p, in, nil, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range want {
+			if per(free)[k] != v {
+				crossed++
+				break
+			}
+		}
+	}
+	if crossed == 0 {
+		t.Fatal("without classes no instance moved a pod across classes: the test cannot tell")
+	}
+}
