@@ -3,7 +3,8 @@
 // from the cheapest: the Gilmore–Gomory configuration LP over the types,
 // their prices as column costs (package lpbound, on COIN-OR Clp), gives the
 // lower bound; price-and-branch on COIN-OR CBC over the generated patterns,
-// and the two baselines below, give the fleet.
+// a rounding of the assignment LP and the two baselines below give the
+// fleet, each candidate improved by a local search.
 //
 // # Problem
 //
@@ -49,4 +50,19 @@
 // type, types tried in order of their volume bound until that bound
 // exceeds the best found). The plan is never worse than either: both are
 // incumbents of the integer master.
+//
+// # Plan
+//
+// Every stage shares Options.TimeLimit. The assignment LP (flow.go: a
+// node may be split, so it relaxes the configuration LP) is solved first
+// with generated columns and anti-affinity rows; its duals seed column
+// generation, its solution is rounded to a fleet. With more than
+// restrictAbove usable types, the bound's column generation gets a quarter
+// of the time left and a second one runs on the types the assignment LP's
+// fleet uses, without the anti-affinity dimensions, for the packing (CBC
+// over its patterns). Each candidate fleet then goes through improve:
+// pods that break an anti-affinity set move, the emptiest nodes drain into
+// the others' room, nodes shrink to the cheapest type holding them; the
+// cheapest candidate that passes Check is the plan. Improve runs the same
+// search for a caller, keeping each pod within a class of types (a zone).
 package fleet

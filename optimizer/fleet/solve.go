@@ -110,7 +110,8 @@ type Result struct {
 	LPBound     float64 `json:"lp_bound"`
 	VolumeBound float64 `json:"volume_bound"`
 	// Plan is the cheapest fleet found; Source says where it came from
-	// (lp-integer, lp-heuristic, karpenter, best-single).
+	// (lp-… from the bound's column generation, restricted-lp-… from the
+	// packing's, flow-rounding, karpenter, best-single).
 	Plan       Fleet   `json:"plan"`
 	Source     string  `json:"source"`
 	GapPct     float64 `json:"gap_pct"`
