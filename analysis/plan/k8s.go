@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -607,7 +606,7 @@ func (s *k8sSource) store(ctx context.Context, db *store.DB, f *fleet.Fleet, nam
 	}
 	var nodes []*corev1.Node
 	var pods, ds []*corev1.Pod
-	var zoneOfPod []string
+	zoneOf := map[string]string{} // node → zone
 	count := map[int]int{}
 	for _, n := range f.Nodes {
 		pr := s.protos[n.Type]
@@ -616,6 +615,7 @@ func (s *k8sSource) store(ctx context.Context, db *store.DB, f *fleet.Fleet, nam
 		node.Name = fmt.Sprintf("%s-%d", strings.ReplaceAll(s.p.Types[n.Type].Name, "/", "-"), count[n.Type])
 		node.Labels[corev1.LabelHostname] = node.Name
 		nodes = append(nodes, node)
+		zoneOf[node.Name] = s.protoOf[n.Type].zone
 		for j, g := range n.Groups {
 			for range n.Counts[j] {
 				i := left[g][0]
@@ -630,7 +630,6 @@ func (s *k8sSource) store(ctx context.Context, db *store.DB, f *fleet.Fleet, nam
 				}
 				p.Status = corev1.PodStatus{Phase: corev1.PodRunning}
 				pods = append(pods, p)
-				zoneOfPod = append(zoneOfPod, s.protoOf[n.Type].zone)
 			}
 		}
 		for _, d := range s.dsOn[n.Type] {
@@ -642,40 +641,8 @@ func (s *k8sSource) store(ctx context.Context, db *store.DB, f *fleet.Fleet, nam
 		}
 	}
 	// Placement order: placelab check holds topology spread at each
-	// placement, in order of the pods' creation, so the plan's pods are
-	// created DaemonSets first, then round-robin over the zones within
-	// each tenant (its n-th pod of every zone before any (n+1)-th).
-	zi := map[string]int{}
-	for i, z := range s.zones {
-		zi[z] = i
-	}
-	rank := make([]int, len(pods))
-	seen := map[[2]string]int{}
-	for i, p := range pods {
-		k := [2]string{p.Namespace + "/" + ownerOf(p), zoneOfPod[i]}
-		rank[i] = seen[k]
-		seen[k]++
-	}
-	idx := make([]int, len(pods))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := idx[a], idx[b]
-		if rank[x] != rank[y] {
-			return rank[x] < rank[y]
-		}
-		return zi[zoneOfPod[x]] < zi[zoneOfPod[y]]
-	})
-	ordered := slices.Clone(ds)
-	for _, i := range idx {
-		ordered = append(ordered, pods[i])
-	}
-	base := time.Unix(1_000_000_000, 0).UTC()
-	for i, p := range ordered {
-		p.CreationTimestamp = metav1.NewTime(base.Add(time.Duration(i) * time.Second))
-	}
-	pods = ordered
+	// placement, in order of the pods' creation (creationOrder).
+	pods = creationOrder(append(ds, pods...), zoneOf, s.zones)
 	dir, err := os.MkdirTemp("", "placelab-plan-")
 	if err != nil {
 		return 0, err
