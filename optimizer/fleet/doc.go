@@ -55,8 +55,10 @@
 //
 // Every stage shares Options.TimeLimit. The assignment LP (flow.go: a
 // node may be split, so it relaxes the configuration LP) is solved first
-// with generated columns and anti-affinity rows; its duals seed column
-// generation, its solution is rounded to a fleet. With more than
+// with generated columns and anti-affinity rows, each round re-solved by
+// Clp from the last basis (package growlp); its duals seed column
+// generation, its solution is rounded to a fleet (each type's pods packed
+// first fit or node by node, whichever takes fewer nodes). With more than
 // restrictAbove usable types, the bound's column generation gets a quarter
 // of the time left and a second one runs on the types the assignment LP's
 // fleet uses, without the anti-affinity dimensions, for the packing (CBC
