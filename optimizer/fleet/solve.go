@@ -391,7 +391,8 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 		stage(fmt.Sprintf("column generation and the integer packing on the relaxation's %d types", len(sub)))
 		left := time.Until(deadline)
 		lrs, _, err := pr.configLP(ctx, sub, nil, false, []*Fleet{&rounded}, flow, lpbound.Options{TimeLimit: max(time.Millisecond, left),
-			ColumnTimeLimit: max(time.Millisecond, left*3/4), IntegerTimeLimit: o.IntegerTimeLimit, IntegerGap: o.Gap, NodeLimit: o.NodeLimit})
+			ColumnTimeLimit: max(time.Millisecond, left*3/4), IntegerTimeLimit: o.IntegerTimeLimit, IntegerGap: o.Gap, NodeLimit: o.NodeLimit,
+			IncumbentOnly: true})
 		if err != nil {
 			return nil, err
 		}
@@ -460,6 +461,9 @@ func (pr *prepared) configLP(ctx context.Context, types, by []int, anti bool, in
 			o.Incumbent = pr.patterns(f, by, itemOf)
 		}
 	}
+	// IncumbentOnly asks for a start from the incumbent: without one
+	// there is nothing to start from.
+	o.IncumbentOnly = o.IncumbentOnly && o.Incumbent != nil
 	for _, pi := range flow.pi {
 		d := make([]float64, len(lp.Items))
 		for n, it := range lp.Items {

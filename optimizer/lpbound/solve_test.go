@@ -164,6 +164,7 @@ func TestSolveErrors(t *testing.T) {
 		{"negative limit", &Problem{Bins: []BinType{{Capacity: []float64{1}, Limit: -1}}}, Options{}, ErrInvalid, "limit"},
 		{"negative tolerance", &Problem{Bins: bin}, Options{Tolerance: -1}, ErrInvalid, "tolerance"},
 		{"unknown objective", &Problem{Bins: bin}, Options{Objective: 7}, ErrInvalid, "objective"},
+		{"IncumbentOnly without an incumbent", &Problem{Bins: bin, Items: []ItemType{sized("a", 1, 1)}}, Options{IncumbentOnly: true}, ErrInvalid, "IncumbentOnly"},
 		{"malformed initial pattern", &Problem{Bins: bin, Items: []ItemType{sized("a", 1, 1)}}, Options{Initial: []Pattern{{Bin: "#0", Items: []string{"a"}}}}, ErrInvalid, "1 items and 0 counts"},
 		{"item fits nowhere", &Problem{Bins: bin, Items: []ItemType{sized("huge", 1, 11)}}, Options{}, ErrInfeasible, `"huge" fits no bin type`},
 		{"item fits only where it is absent", &Problem{Bins: bin, Items: []ItemType{{Name: "a", Count: 1, Sizes: [][]float64{nil}}}}, Options{}, ErrInfeasible, "fits no bin type"},
@@ -288,6 +289,34 @@ func TestSolveReuse(t *testing.T) {
 				t.Fatalf("pattern %v holds more F8 than there are", pt)
 			}
 		}
+	}
+}
+
+// TestIncumbentOnly: started from an incumbent's columns alone, column
+// generation reaches the same bound as from first-fit-decreasing columns
+// and the greedy packing (both converged or proven), and its packing is
+// never worse than the incumbent (an item per bin).
+func TestIncumbentOnly(t *testing.T) {
+	p := &Problem{Bins: []BinType{{Name: "m", Capacity: []float64{100, 100}, Cost: 3}, {Name: "s", Capacity: []float64{50, 60}, Cost: 2}},
+		Items: []ItemType{sized("D2", 40, 20, 8), sized("D4", 30, 40, 16), sized("E2", 25, 20, 32), sized("F8", 10, 80, 32)}}
+	var inc []Pattern
+	for _, it := range p.Items {
+		inc = append(inc, Pattern{Bin: "m", Items: []string{it.Name}, Counts: []int{1}, X: float64(it.Count)})
+	}
+	full, err := Solve(context.Background(), p, Options{Objective: MinCost, Incumbent: inc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	only, err := Solve(context.Background(), p, Options{Objective: MinCost, Incumbent: inc, IncumbentOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := func(r *Result) bool { return r.Stop == StopConverged || r.Stop == StopProven }
+	if !done(full) || !done(only) || full.Bound != only.Bound {
+		t.Fatalf("bound %g (%v) with the greedy start, %g (%v) from the incumbent alone", full.Bound, full.Stop, only.Bound, only.Stop)
+	}
+	if only.Upper > 3*105 || only.Upper < only.Bound {
+		t.Fatalf("packing %g: worse than the incumbent (315) or below the bound %g", only.Upper, only.Bound)
 	}
 }
 
