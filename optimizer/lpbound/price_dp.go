@@ -43,6 +43,7 @@ type dpPricer struct {
 	bits   []uint64
 	piece  []dpPiece
 	coord  []int
+	dims   []int // grid DP only: the model's dimensions in the table
 }
 
 type dpPiece struct {

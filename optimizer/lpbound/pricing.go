@@ -26,7 +26,12 @@ type pricing struct {
 	// (screenBound) shows that no pattern of it can price out against
 	// its cost; off in phase 1, where costs are 0.
 	screen bool
-	ord    []screenItem
+	// prove: after branch and bound, price exactly the unproven types that
+	// set the Lagrangian bound (see refine) when that could raise it
+	// above best, the best bound so far.
+	prove bool
+	best  float64
+	ord   []screenItem
 }
 
 // screenItem is one item of screenBound's fractional knapsacks.
@@ -113,10 +118,82 @@ func (pr *pricing) run(pi []float64, nodes int) (lb, theta float64, infeasible b
 			pr.U[k] = pr.V[k]
 		} else {
 			pr.V[k], pr.U[k] = s.bb[k].price(pi, s.counts, pr.a, nodes, s.abort)
+			// Past the cheap first level, an unproven search goes to the
+			// grid DP where it applies: a millisecond-scale exact answer
+			// against escalating node limits that rarely prove it.
+			if pr.prove && nodes > extraNodeLimit && pr.unproven(k) && pr.exact(pi, k) {
+				continue
+			}
 		}
 		pr.pats[k] = fromCounts(k, pr.a)
 	}
+	if pr.prove {
+		// Proving can raise the bound at most to the bound the
+		// patterns found would give were they optimal: only refine
+		// when that beats the best bound so far.
+		if hi, _, _ := lagrangian(P, m.bins, pr.V); hi > pr.best {
+			pr.refine(pi, P)
+		}
+	}
 	return lagrangian(P, m.bins, pr.U)
+}
+
+// unproven reports whether bin type k's last pricing left a gap between its
+// pattern's value and its upper bound.
+func (pr *pricing) unproven(k int) bool { return pr.U[k] > pr.V[k]*(1+1e-9) }
+
+// exact prices bin type k at pi by its grid DP (newGridPricer) and reports
+// whether it could: the DP must exist, its work be within DPWorkLimit and
+// the deadline not passed.
+func (pr *pricing) exact(pi []float64, k int) bool {
+	s := pr.s
+	if !s.gridDone[k] {
+		s.grid[k], s.gridDone[k] = newGridPricer(s.m, k), true
+	}
+	g := s.grid[k]
+	if g == nil || g.work(pi, s.counts) > DPWorkLimit || s.abort != nil && s.abort() {
+		return false
+	}
+	pr.V[k] = g.price(pi, s.counts, pr.a)
+	pr.U[k] = pr.V[k]
+	pr.pats[k] = fromCounts(k, pr.a)
+	return true
+}
+
+// refine prices exactly (by the grid DP) the unproven bin types that set
+// the Lagrangian bound at pi, one at a time, until the types that set it
+// are proven or have no DP: the unlimited type with the least cost/U
+// (it sets θ), and the limited types whose term at that θ is negative.
+// Proving only these is what makes the bound exact where branch and
+// bound cannot, at a fraction of pricing every type by the DP.
+func (pr *pricing) refine(pi []float64, P float64) {
+	m := pr.s.m
+	tried := make([]bool, len(m.bins))
+	for {
+		_, theta, _ := lagrangian(P, m.bins, pr.U)
+		pick, least := -1, math.Inf(1)
+		for k, b := range m.bins {
+			if b.limit == 0 && pr.U[k] > 0 && b.cost/pr.U[k] < least {
+				pick, least = k, b.cost/pr.U[k]
+			}
+		}
+		if pick >= 0 && (tried[pick] || !pr.unproven(pick)) {
+			pick = -1
+		}
+		if pick < 0 && theta > 0 && !math.IsInf(theta, 1) {
+			for k, b := range m.bins {
+				if b.limit > 0 && !tried[k] && pr.unproven(k) && b.cost-theta*pr.U[k] < 0 {
+					pick = k
+					break
+				}
+			}
+		}
+		if pick < 0 {
+			return
+		}
+		tried[pick] = true
+		pr.exact(pi, pick)
+	}
 }
 
 // disjoint prices again at the master duals with the items of the columns

@@ -293,16 +293,21 @@ const manyBins = maxExtraColumns
 
 // cg is one column generation run.
 type cg struct {
-	m          *model
-	tol        float64
-	nodeLimit  int
-	deadline   time.Time
-	abort      func() bool // the deadline passed or the context is done
-	ms         *master
-	have       map[string]bool // keys of the columns in the master
-	counts     []int           // demand per model item
-	dp         []*dpPricer
-	bb         []*bbPricer
+	m         *model
+	tol       float64
+	nodeLimit int
+	deadline  time.Time
+	abort     func() bool // the deadline passed or the context is done
+	ms        *master
+	have      map[string]bool // keys of the columns in the master
+	counts    []int           // demand per model item
+	dp        []*dpPricer
+	bb        []*bbPricer
+	// grid are the exact DPs on decimal grids (newGridPricer), built the
+	// first time branch and bound leaves a bin type's pricing unproven;
+	// gridDone marks the types tried.
+	grid       []*dpPricer
+	gridDone   []bool
 	infeasible error
 	best       *packing    // the best packing found
 	source     string      // where best came from
@@ -400,6 +405,7 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		s.dp = append(s.dp, newDPPricer(m, k))
 		s.bb = append(s.bb, newBBPricer(m, k))
 	}
+	s.grid, s.gridDone = make([]*dpPricer, len(m.bins)), make([]bool, len(m.bins))
 	// Phase 1 (minimize the uncovered demand) is needed only if some item
 	// type fits no unlimited bin type.
 	phase1 := false
@@ -419,8 +425,9 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 	// tell apart: a few nodes give a good seed (and a valid bound).
 	seeds := append(m.volumeDuals(), s.seeds...)
 	// The seeds' bounds are on the real costs: screening applies.
-	pr.screen = true
+	pr.screen, pr.prove = true, true
 	for _, pi := range seeds {
+		pr.best = best
 		lb, theta, infeasible := pr.run(pi, min(s.nodeLimit, extraNodeLimit))
 		if !infeasible && lb > best {
 			best = lb
@@ -430,6 +437,7 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 			haveCenter = true
 		}
 	}
+	pr.prove = false
 	// The greedy packing from the seeds' center, unless an incumbent is
 	// there and the bin types are many (as above).
 	if haveCenter && ffd {
@@ -517,8 +525,9 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 				}
 				pi = sep
 			}
-			pr.screen = !phase1
+			pr.screen, pr.prove, pr.best = !phase1, !phase1, best
 			lb, theta, infeasible := pr.run(pi, limits[level])
+			pr.prove = false
 			if infeasible {
 				s.infeasible = fmt.Errorf("%w: the bin type limits cannot hold the demand (dual certificate: Σ π·d exceeds Σ limit × max pattern value)", ErrInfeasible)
 				return finish(StopConverged, &sol)
@@ -540,6 +549,14 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 				if c+sol.mu[k]-pr.pats[k].value(sol.pi) < -s.tol*scale {
 					enter = append(enter, pr.pats[k])
 				} else if alpha == 0 && c+sol.mu[k]-pr.U[k] < -s.tol*scale {
+					// At the last level, the grid DP settles it where
+					// it applies.
+					if level+1 == len(limits) && pr.exact(pi, k) {
+						if c+sol.mu[k]-pr.pats[k].value(sol.pi) < -s.tol*scale {
+							enter = append(enter, pr.pats[k])
+						}
+						continue
+					}
 					pending = true
 				}
 			}

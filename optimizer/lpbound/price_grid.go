@@ -1,0 +1,139 @@
+package lpbound
+
+import "math"
+
+// maxDecimalScale: sizes that are multiples of 10^−9 (bytes in GB, millicores
+// in cores) are scaled to integers by a power of ten up to 10^maxDecimalScale.
+const maxDecimalScale = 9
+
+// gridTol is how close to an integer a scaled size must be to count as one:
+// the float of 0.05·100 is 5.000000000000001. Past 10^4 the allowance grows
+// as 10^−13 of the value (a float's own error is 2·10^−16 of it), so that
+// 4,227,858,432 bytes written as 4.227858432 GB count, and a third scaled
+// by 10^9 does not.
+const gridTol = 1e-9
+
+// gridScale returns the least multiplier f, a power of ten up to
+// 10^maxDecimalScale or else a power of two up to 2^maxDyadicScale, that
+// makes every value an integer up to gridTol, and false if none does.
+func gridScale(vals []float64) (float64, bool) {
+	near := func(f float64) bool {
+		for _, v := range vals {
+			y := v * f
+			if math.Abs(y-math.Round(y)) > max(gridTol, 1e-13*math.Abs(y)) || math.Abs(y) >= 1<<53 {
+				return false
+			}
+		}
+		return true
+	}
+	for e, f := 0, 1.0; e <= maxDecimalScale; e, f = e+1, f*10 {
+		if near(f) {
+			return f, true
+		}
+	}
+	for e := 1; e <= maxDyadicScale; e++ {
+		if f := math.Ldexp(1, e); near(f) {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// newGridPricer is the exact DP for sizes on a decimal or dyadic grid
+// (gridScale), a fallback where branch and bound cannot prove a pricing
+// problem: pods requesting 50 millicores and 128 MiB on a node of 1.85 cores
+// and 4,032 MiB hold twenty or more items, and no fractional bound is near
+// enough to the optimum to prune. Each dimension j is scaled by its f_j and
+// divided by the gcd g_j of the scaled sizes; its capacity is
+// ⌊(cap_j + FitSlack)·f_j/g_j⌋, so a pattern fits the grid exactly when it
+// fits the real sizes (up to the rounding of near-integers, far below
+// FitSlack). A dimension that cannot bind is left out of the table: one
+// whose largest size times the most items any pattern holds (by another
+// dimension that every item uses, which is kept) is within its capacity, like a node's pod
+// count. It returns nil when some dimension has no grid or the table
+// would exceed MaxDPCapacity cells.
+func newGridPricer(m *model, k int) *dpPricer {
+	b := m.bins[k]
+	d := m.dims
+	if len(b.fit) == 0 {
+		return nil
+	}
+	w := make([][]int, len(b.fit))
+	for x := range w {
+		w[x] = make([]int, d)
+	}
+	caps := make([]int, d)
+	vals := make([]float64, len(b.fit))
+	for j := range d {
+		for x, i := range b.fit {
+			vals[x] = m.items[i].size[k][j]
+		}
+		f, ok := gridScale(vals)
+		if !ok {
+			return nil
+		}
+		var g int64
+		for x := range vals {
+			g = gcd(g, int64(math.Round(vals[x]*f)))
+		}
+		if g == 0 { // every size is 0: the dimension never binds
+			continue
+		}
+		c := math.Floor((b.cap[j] + FitSlack) * f / float64(g))
+		if c >= MaxDPCapacity {
+			return nil
+		}
+		caps[j] = int(c)
+		for x := range vals {
+			w[x][j] = int(math.Round(vals[x]*f) / float64(g))
+		}
+	}
+	// The most items a pattern holds, by the dimension (the anchor, always
+	// kept) that every item uses and that gives the fewest.
+	most, anchor := math.MaxInt, -1
+	for j := range d {
+		lo := math.MaxInt
+		for x := range w {
+			lo = min(lo, w[x][j])
+		}
+		if lo > 0 && caps[j]/lo < most {
+			most, anchor = caps[j]/lo, j
+		}
+	}
+	var dims []int
+	for j := range d {
+		hi := 0
+		for x := range w {
+			hi = max(hi, w[x][j])
+		}
+		if hi == 0 || j != anchor && anchor >= 0 && most*hi <= caps[j] {
+			continue
+		}
+		dims = append(dims, j)
+	}
+	p := &dpPricer{bin: k, cells: 1, dims: dims}
+	p.caps = make([]int, len(dims))
+	p.stride = make([]int, len(dims))
+	for y := len(dims) - 1; y >= 0; y-- {
+		c := caps[dims[y]]
+		p.caps[y] = c
+		p.stride[y] = p.cells
+		if p.cells > MaxDPCapacity/(c+1) {
+			return nil
+		}
+		p.cells *= c + 1
+	}
+	for x, i := range b.fit {
+		wx := make([]int, len(dims))
+		off := 0
+		for y, j := range dims {
+			wx[y] = w[x][j]
+			off += wx[y] * p.stride[y]
+		}
+		p.items = append(p.items, i)
+		p.w = append(p.w, wx)
+		p.off = append(p.off, off)
+	}
+	p.coord = make([]int, len(dims))
+	return p
+}

@@ -1,0 +1,98 @@
+package lpbound
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// gridModel is one node type the way a Kubernetes node looks to the fleet
+// planner: cores (pods ask for multiples of 50 millicores), GB (pods ask
+// for whole MiB, 2^20 bytes, written in GB as 10^−9 multiples) and a pod
+// count, which binds only when podCap is small.
+func gridModel(t *testing.T, r *rand.Rand, n, maxCount int, podCap float64) *model {
+	t.Helper()
+	const mib = 1 << 20
+	capacity := []float64{1.85, float64(4032*mib) / 1e9, podCap}
+	p := &Problem{Bins: []BinType{{Capacity: capacity}}}
+	for range n {
+		s := []float64{float64(1+r.IntN(12)) * 0.05, float64((64+r.IntN(1024))*mib) / 1e9, 1}
+		p.Items = append(p.Items, ItemType{Count: 1 + r.IntN(maxCount), Sizes: [][]float64{s}})
+	}
+	m, err := newModel(p, MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestGridPricerExact checks the grid DP against enumeration on seeded
+// knapsacks with decimal sizes, with the pod-count dimension binding (3
+// pods a node) and not (110), and that it refuses sizes on no grid.
+func TestGridPricerExact(t *testing.T) {
+	for _, podCap := range []float64{3, 110} {
+		r := rand.New(rand.NewPCG(uint64(podCap), 11))
+		for trial := range 60 {
+			m := gridModel(t, r, 3+r.IntN(4), 5, podCap)
+			g := newGridPricer(m, 0)
+			if g == nil {
+				t.Fatalf("pods %g trial %d: no grid DP for decimal sizes", podCap, trial)
+			}
+			// With 3 pods a node, cores and memory cannot bind (3 × 0.6
+			// cores, 3 × 1,088 MiB) and the pod count is in the table;
+			// with 110 it cannot bind and is left out.
+			if pods := g.dims[len(g.dims)-1] == 2; pods != (podCap == 3) {
+				t.Fatalf("pods %g trial %d: the DP's dimensions are %v", podCap, trial, g.dims)
+			}
+			pi := make([]float64, len(m.items))
+			cnt := make([]int, len(m.items))
+			for i, it := range m.items {
+				pi[i] = r.Float64() - 0.1
+				cnt[i] = it.count
+			}
+			want := bruteKnapsack(m, 0, pi)
+			a := make([]int, len(m.items))
+			v := g.price(pi, cnt, a)
+			got := 0.0
+			for i, q := range a {
+				got += float64(q) * pi[i]
+			}
+			if math.Abs(v-want) > 1e-9 || math.Abs(got-want) > 1e-9 || !m.fits(fromCounts(0, a)) {
+				t.Fatalf("pods %g trial %d: value %g, pattern %v worth %g (fits %v), want %g", podCap, trial, v, a, got, m.fits(fromCounts(0, a)), want)
+			}
+		}
+	}
+	p := &Problem{Bins: []BinType{{Capacity: []float64{1}}}, Items: []ItemType{{Count: 2, Sizes: [][]float64{{1.0 / 3}}}}}
+	m, err := newModel(p, MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newGridPricer(m, 0) != nil {
+		t.Fatal("a grid DP for sizes of 1/3")
+	}
+}
+
+// TestGridProvesSmallItems: pods far smaller than their node (twenty and
+// more to a node) leave branch and bound's pricing unproven, and column
+// generation stalled with its Lagrangian bound well below the master; the
+// grid DP proves the pricing, so column generation converges and the bound
+// is the LP optimum. (The cost is not an integer, so a packing that meets
+// the rounded bound does not stop column generation first.)
+func TestGridProvesSmallItems(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	const mib = 1 << 20
+	p := &Problem{Bins: []BinType{{Name: "node", Capacity: []float64{1.85, float64(4032*mib) / 1e9, 110}, Cost: 0.7}}}
+	for range 60 {
+		s := []float64{float64(1+r.IntN(6)) * 0.05, float64((64+r.IntN(400))*mib) / 1e9, 1}
+		p.Items = append(p.Items, ItemType{Count: 5 + r.IntN(40), Sizes: [][]float64{s}})
+	}
+	res, err := Solve(context.Background(), p, Options{NodeLimit: 2000, IntegerTimeLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged || res.LowerLP < res.LP*(1-1e-6) {
+		t.Fatalf("stop %s, converged %v: Lagrangian bound %.4f, master LP %.4f", res.Stop, res.Converged, res.LowerLP, res.LP)
+	}
+	t.Logf("LP %.4f, bound %.4f, %d iterations, packing %.0f", res.LP, res.LowerLP, res.Iterations, res.Upper)
+}
