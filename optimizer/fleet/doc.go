@@ -60,9 +60,11 @@
 // generation, its solution is rounded to a fleet (each type's pods packed
 // first fit or node by node, whichever takes fewer nodes). With more than
 // restrictAbove usable types, the bound's column generation gets a quarter
-// of the time left and a second one runs on the types the assignment LP's
-// fleet uses, without the anti-affinity dimensions, for the packing (CBC
-// over its patterns). Each candidate fleet then goes through improve:
+// of the time left (a second quarter, from its own columns and packing,
+// when it solved continueIterations master LPs in the first and was still
+// going) and a second one runs on the types the assignment LP's fleet
+// uses, without the anti-affinity dimensions, for the packing (CBC over
+// its patterns). Each candidate fleet then goes through improve:
 // pods that break an anti-affinity set move, the emptiest nodes drain into
 // the others' room, nodes shrink to the cheapest type holding them; the
 // cheapest candidate that passes Check is the plan. Improve runs the same
