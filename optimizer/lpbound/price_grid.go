@@ -45,9 +45,10 @@ func gridScale(vals []float64) (float64, bool) {
 // and 4,032 MiB hold twenty or more items, and no fractional bound is near
 // enough to the optimum to prune. Each dimension j is scaled by its f_j and
 // divided by the gcd g_j of the scaled sizes; its capacity is
-// ⌊(cap_j + FitSlack)·f_j/g_j⌋, so a pattern fits the grid exactly when it
-// fits the real sizes (up to the rounding of near-integers, far below
-// FitSlack). A dimension that cannot bind is left out of the table: one
+// ⌊(cap_j + FitSlack/2)·f_j/g_j⌋, so a pattern fits the grid exactly when
+// it fits the real sizes: half of FitSlack absorbs the floats' error (a
+// real sum equal to the capacity) and the other half keeps a pattern the
+// grid allows within it (sizes in bytes, where FitSlack is one byte). A dimension that cannot bind is left out of the table: one
 // whose largest size times the most items any pattern holds (by another
 // dimension that every item uses, which is kept) is within its capacity, like a node's pod
 // count. It returns nil when some dimension has no grid or the table
@@ -79,7 +80,7 @@ func newGridPricer(m *model, k int) *dpPricer {
 		if g == 0 { // every size is 0: the dimension never binds
 			continue
 		}
-		c := math.Floor((b.cap[j] + FitSlack) * f / float64(g))
+		c := math.Floor((b.cap[j] + FitSlack/2) * f / float64(g))
 		if c >= MaxDPCapacity {
 			return nil
 		}

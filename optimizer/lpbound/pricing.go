@@ -154,9 +154,12 @@ func (pr *pricing) exact(pi []float64, k int) bool {
 	if g == nil || g.work(pi, s.counts) > DPWorkLimit || s.abort != nil && s.abort() {
 		return false
 	}
-	pr.V[k] = g.price(pi, s.counts, pr.a)
-	pr.U[k] = pr.V[k]
-	pr.pats[k] = fromCounts(k, pr.a)
+	v := g.price(pi, s.counts, pr.a)
+	c := fromCounts(k, pr.a)
+	if !s.m.fits(c) { // a grid that does not match the sizes: keep branch and bound's answer
+		return false
+	}
+	pr.V[k], pr.U[k], pr.pats[k] = v, v, c
 	return true
 }
 
