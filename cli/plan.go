@@ -50,6 +50,11 @@ the published kube-reserved formulas; the JSON says which).
                     by moving pods between zones. Every stage shares --time-limit.
   gap_pct           100 × (cost − lb) / lb.
 
+The stages stop on time, not on a count of steps, so two runs (or two machines) can
+give different plans and bounds, each valid; bound.stop says whether column generation
+ran out of time ("time limit") rather than converging, and bound.plan_source which
+stage's fleet won.
+
 Beside it, on the same pods: baselines.current (the cluster's worker nodes priced by
 their instance type), baselines.karpenter (pods by CPU then memory descending, each
 joining the first open claim some remaining type still fits, else a new claim with
