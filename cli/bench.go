@@ -62,7 +62,7 @@ JSON fields (--format json):
                           vms, placements, rejected, evicted, releases,
                           refreshes, refreshed_cells, machine_changes,
                           cell_updates_background, cell_updates_at_decision,
-                          wall_seconds, cpu_seconds, decision_seconds,
+                          cell_updates_by_outcome (cache on), wall_seconds, cpu_seconds, decision_seconds,
                           refresh_seconds, release_seconds,
                           cost_per_placement_us, placements_per_wall_sec,
                           decision_latency_{p50,p99,mean}_us, cache_hit_rate,
@@ -76,7 +76,11 @@ JSON fields (--format json):
   the decision's own (after it), both when a decision reads a cell behind the journal (once
   per cell however often the machine changed; a rebuilt cell counts none).
   Per change their sum is bounded by the cells holding the machine. They do not depend on
-  the machine's speed, so they compare builds where times are noisy.
+  the machine's speed, so they compare builds where times are noisy. cell_updates_by_outcome
+  splits their sum by what the re-evaluation found: still_rejected (by the same first
+  validator: the upkeep that only confirms a shape still does not fit),
+  rejected_other_validator, unchanged (valid, same key), moved (valid, new key),
+  became_invalid, became_valid.
 
 Example:
    placelab bench allocator --machines 30000 --vms 40000 --reps 3 --format json`,

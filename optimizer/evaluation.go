@@ -517,6 +517,9 @@ type evaluation struct {
 	// shared tables (nil: each cell has a table of its own).
 	tabs *statusTables
 	slot int
+	// outcomes, when not nil, counts update's outcomes
+	// (Protean.CellUpdateOutcomes).
+	outcomes *UpdateOutcomes
 }
 
 // newEvaluation returns an evaluation whose cells keep their statuses in
@@ -649,11 +652,17 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 	ost := cl.st(mc.Local)
 	oldFailed := *ost
 	st := e.eval(m)
+	out := e.outcomes
 	if oldFailed >= 0 && !st.valid {
 		if oldFailed != st.failed {
 			cl.rejected[oldFailed]--
 			cl.rejected[st.failed]++
 			*ost = st.failed
+			if out != nil {
+				out.RejectedOther++
+			}
+		} else if out != nil {
+			out.StillRejected++
 		}
 		return true
 	}
@@ -666,7 +675,20 @@ func (e *evaluation) update(env *Env, cl *cell, m int32) (scoreOnly bool) {
 			old.k = entKey(rack, s, i)
 		}
 		if st.valid && old.k == st.k {
+			if out != nil {
+				out.Unchanged++
+			}
 			return true
+		}
+	}
+	if out != nil {
+		switch {
+		case old.valid && st.valid:
+			out.Moved++
+		case old.valid:
+			out.BecameInvalid++
+		default:
+			out.BecameValid++
 		}
 	}
 	switch {

@@ -47,9 +47,11 @@ type Protean struct {
 	statAt    statIndex
 	postBF    PostBestFit
 	bg        int64
-	// bgUpdates and decisionUpdates are CellUpdates', idleNs IdleUpkeep's.
+	// bgUpdates and decisionUpdates are CellUpdates', idleNs IdleUpkeep's,
+	// outcomes CellUpdateOutcomes'.
 	bgUpdates, decisionUpdates int64
 	idleNs                     int64
+	outcomes                   UpdateOutcomes
 	// scratch buffers reused across requests
 	evalTraits []Trait
 	cands      []int32
@@ -251,6 +253,10 @@ func (p *Protean) BackgroundUpdates() int64 { return p.bg }
 // changed machine.
 func (p *Protean) CellUpdates() (background, decision int64) { return p.bgUpdates, p.decisionUpdates }
 
+// CellUpdateOutcomes splits the cell updates (both accounts of CellUpdates)
+// by what the re-evaluation found.
+func (p *Protean) CellUpdateOutcomes() UpdateOutcomes { return p.outcomes }
+
 // IdleUpkeep is the time, in nanoseconds since the agent was made, that
 // decisions spent applying the background refresh's share of the upkeep
 // (CellUpdates' background): work the modelled agent does while idle
@@ -393,7 +399,9 @@ func (p *Protean) evaluation(t Traits) *evaluation {
 		if !p.cfg.Cache {
 			return newEvaluation(pt, vs, ps, p.rules.Global, len(p.env.Inv.Clusters), nil, 0)
 		}
-		return newEvaluation(pt, vs, ps, p.rules.Global, len(p.env.Inv.Clusters), p.tabs, p.tabs.alloc(p.clock))
+		e := newEvaluation(pt, vs, ps, p.rules.Global, len(p.env.Inv.Clusters), p.tabs, p.tabs.alloc(p.clock))
+		e.outcomes = &p.outcomes
+		return e
 	}
 	if !p.cfg.Cache {
 		return mk()

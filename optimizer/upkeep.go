@@ -36,3 +36,31 @@ var (
 	_ Refresher     = (*Protean)(nil)
 	_ StatsReporter = (*Protean)(nil)
 )
+
+// UpdateOutcomes counts cell updates (Protean.CellUpdates) by what the
+// changed machine's re-evaluation found in that cell: still rejected by
+// the same first validator (StillRejected) or by another (RejectedOther),
+// still valid with the same key (Unchanged, only the rack's global score
+// may move) or a new one (Moved: the entry shifts within its rack), valid
+// no more (BecameInvalid: the entry leaves) or valid again (BecameValid:
+// it enters). The rejected outcomes are the upkeep that only confirms a
+// shape still does not fit; they are deterministic for a seed.
+type UpdateOutcomes struct {
+	StillRejected int64 `json:"still_rejected"`
+	RejectedOther int64 `json:"rejected_other_validator"`
+	Unchanged     int64 `json:"unchanged"`
+	Moved         int64 `json:"moved"`
+	BecameInvalid int64 `json:"became_invalid"`
+	BecameValid   int64 `json:"became_valid"`
+}
+
+// Sub is o less b, outcome by outcome.
+func (o UpdateOutcomes) Sub(b UpdateOutcomes) UpdateOutcomes {
+	return UpdateOutcomes{o.StillRejected - b.StillRejected, o.RejectedOther - b.RejectedOther, o.Unchanged - b.Unchanged,
+		o.Moved - b.Moved, o.BecameInvalid - b.BecameInvalid, o.BecameValid - b.BecameValid}
+}
+
+// Total is the updates counted.
+func (o UpdateOutcomes) Total() int64 {
+	return o.StillRejected + o.RejectedOther + o.Unchanged + o.Moved + o.BecameInvalid + o.BecameValid
+}

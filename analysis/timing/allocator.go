@@ -114,6 +114,9 @@ type AllocatorArm struct {
 	MachineChanges        int64 `json:"machine_changes"`
 	CellUpdatesBackground int64 `json:"cell_updates_background"`
 	CellUpdatesAtDecision int64 `json:"cell_updates_at_decision"`
+	// CellUpdatesByOutcome splits their sum by what each re-evaluation
+	// found (optimizer.UpdateOutcomes); nil with the cache off.
+	CellUpdatesByOutcome *optimizer.UpdateOutcomes `json:"cell_updates_by_outcome,omitempty"`
 	// WallSeconds is the timed section's wall time; DecisionSeconds,
 	// RefreshSeconds and ReleaseSeconds the parts of it spent in Allocate,
 	// Refresh and Release (the rest is the loop's own bookkeeping), where
@@ -531,10 +534,17 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 	var hits0 optimizer.CacheStats
 	var rev0 uint64
 	var bg0, dec0 int64
+	var out0 optimizer.UpdateOutcomes
+	outcomes, _ := r.stats.(interface {
+		CellUpdateOutcomes() optimizer.UpdateOutcomes
+	})
 	if r.stats != nil {
 		hits0 = r.stats.CacheStats()["RuleEvaluation"]
 		rev0 = r.stats.State().Journal.Rev()
 		bg0, dec0 = r.stats.CellUpdates()
+		if outcomes != nil {
+			out0 = outcomes.CellUpdateOutcomes()
+		}
 	}
 	cpu0 := processCPUSeconds()
 	t0 := r.now()
@@ -561,6 +571,10 @@ func (r *allocatorRun) timed(ctx context.Context, stop int) (AllocatorArm, error
 		a.MachineChanges = int64(r.stats.State().Journal.Rev() - rev0)
 		bg, dec := r.stats.CellUpdates()
 		a.CellUpdatesBackground, a.CellUpdatesAtDecision = bg-bg0, dec-dec0
+		if outcomes != nil && r.stats.Config().Cache {
+			o := outcomes.CellUpdateOutcomes().Sub(out0)
+			a.CellUpdatesByOutcome = &o
+		}
 	}
 	h := fnv.New64a()
 	writeInts(h, r.log...)
