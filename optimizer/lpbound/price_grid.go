@@ -48,10 +48,11 @@ func gridScale(vals []float64) (float64, bool) {
 // ⌊(cap_j + FitSlack/2)·f_j/g_j⌋, so a pattern fits the grid exactly when
 // it fits the real sizes: half of FitSlack absorbs the floats' error (a
 // real sum equal to the capacity) and the other half keeps a pattern the
-// grid allows within it (sizes in bytes, where FitSlack is one byte). A dimension that cannot bind is left out of the table: one
-// whose largest size times the most items any pattern holds (by another
-// dimension that every item uses, which is kept) is within its capacity, like a node's pod
-// count. It returns nil when some dimension has no grid or the table
+// grid allows within it (sizes in bytes, where FitSlack is one byte). A
+// dimension that cannot bind is left out of the table: one whose largest
+// size times the most items any pattern holds (by another dimension that
+// every item uses, which is kept) is within its capacity, like a node's
+// pod count. It returns nil when some dimension has no grid or the table
 // would exceed MaxDPCapacity cells.
 func newGridPricer(m *model, k int) *dpPricer {
 	b := m.bins[k]

@@ -32,6 +32,7 @@ type pricing struct {
 	prove bool
 	best  float64
 	ord   []screenItem
+	ga    []int // the grid DP's pattern, kept apart until it is known to fit
 }
 
 // screenItem is one item of screenBound's fractional knapsacks.
@@ -154,11 +155,15 @@ func (pr *pricing) exact(pi []float64, k int) bool {
 	if g == nil || g.work(pi, s.counts) > DPWorkLimit || s.abort != nil && s.abort() {
 		return false
 	}
-	v := g.price(pi, s.counts, pr.a)
-	c := fromCounts(k, pr.a)
+	if len(pr.ga) != len(pr.a) {
+		pr.ga = make([]int, len(pr.a))
+	}
+	v := g.price(pi, s.counts, pr.ga)
+	c := fromCounts(k, pr.ga)
 	if !s.m.fits(c) { // a grid that does not match the sizes: keep branch and bound's answer
 		return false
 	}
+	copy(pr.a, pr.ga)
 	pr.V[k], pr.U[k], pr.pats[k] = v, v, c
 	return true
 }
