@@ -53,6 +53,15 @@
 // relaxation (solved by Clp per pricing problem, see knapsackLP): by LP
 // duality its Dantzig bound is the LP bound of the d-dimensional knapsack,
 // and the per-dimension Dantzig bounds tighten it further at every node.
+// The search checks only the dimensions that can bind: where the items'
+// most copies (each item's own cap, from every dimension) overflow the
+// capacity. An anti-affinity set is a capacity-1 dimension; the one item
+// type that uses it on a bin type (its copies already capped at 1), or
+// none, cannot bind, so a fleet's hundreds of sets leave a handful of
+// dimensions per type (bench plan's snapshot: 367 dimensions; the bound's
+// column generation solved 6 master LPs in 30 s instead of 1). The
+// knapsack LP is solved over those dimensions too: it has the same
+// optimum, and its duals, 0 elsewhere, are optimal for the whole.
 // (The capacity-normalized surrogate 1/cap_j used before is far weaker
 // when cores bind: on the demo zone's snapshots it left pricing unproven,
 // stalled column generation at half the volume bound after 5 s; with the

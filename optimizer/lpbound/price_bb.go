@@ -33,7 +33,10 @@ const DefaultNodeLimit = 2_000_000
 type bbPricer struct {
 	bin   int
 	m     *model
-	cap   []float64
+	cap   []float64 // the capacity in the dimensions that can bind (act)
+	act   []int     // those dimensions, of the model's
+	proj  []float64 // the items' sizes in them, len(act) per item of ord
+	use   []float64 // per model dimension: the items' most use of it
 	ord   []bbItem
 	dim   [][]int32   // per dimension: positions in ord with s_j > 0, by π/s_j
 	zero  [][]float64 // per dimension: suffix sums over ord of u·π of items with s_j = 0
@@ -62,7 +65,7 @@ type bbItem struct {
 }
 
 func newBBPricer(m *model, k int) *bbPricer {
-	return &bbPricer{bin: k, m: m, cap: m.bins[k].cap}
+	return &bbPricer{bin: k, m: m}
 }
 
 // price returns a best pattern found with at most cnt[i] copies of item i
@@ -72,64 +75,121 @@ func newBBPricer(m *model, k int) *bbPricer {
 func (p *bbPricer) price(pi []float64, cnt []int, a []int, limit int, abort func() bool) (value, upper float64) {
 	clear(a)
 	b := p.m.bins[p.bin]
-	d := len(b.cap)
 	p.ord = p.ord[:0]
-	free := 0.0
 	for _, i := range b.fit {
 		if pi[i] <= 0 {
 			continue
 		}
 		s := p.m.items[i].size[p.bin]
-		u := maxCopies(s, b.cap, cnt[i])
-		if u == 0 {
-			continue
+		if u := p.m.copiesIn(i, p.bin, cnt[i]); u > 0 {
+			p.ord = append(p.ord, bbItem{i: i, pi: pi[i], u: u, s: s})
 		}
+	}
+	// The search runs on the dimensions that can bind: those where the
+	// items' most copies (u, which every dimension already caps) overflow
+	// the capacity. Any other constraint holds for every a ≤ u, so leaving
+	// it out changes no pattern's feasibility. An anti-affinity set's
+	// dimension used by one item type (u ≤ its capacity), or by none, is
+	// one of them; with hundreds of sets, most dimensions of a type are.
+	if len(p.use) != len(b.cap) {
+		p.use = make([]float64, len(b.cap))
+	}
+	clear(p.use)
+	for x := range p.ord {
+		it := &p.ord[x]
+		for _, j := range p.m.items[it.i].nz[p.bin] {
+			p.use[j] += float64(it.u) * it.s[j]
+		}
+	}
+	p.act = p.act[:0]
+	for j, c := range b.cap {
+		if p.use[j] > c+FitSlack {
+			p.act = append(p.act, j)
+		}
+	}
+	d := len(p.act)
+	p.cap = p.cap[:0]
+	for _, j := range p.act {
+		p.cap = append(p.cap, b.cap[j])
+	}
+	// The search itself sees the binding dimensions only (the items'
+	// sizes projected onto them). The surrogate constraint sums every
+	// dimension's, the others included: it is valid either way.
+	if need := len(p.ord) * d; cap(p.proj) < need {
+		p.proj = make([]float64, need)
+	}
+	free := 0.0
+	n := 0
+	for x := range p.ord {
+		it := p.ord[x]
 		w := 0.0
-		for j, v := range s {
-			if b.cap[j] > 0 {
-				w += v / b.cap[j]
+		for _, j := range p.m.items[it.i].nz[p.bin] {
+			if c := b.cap[j]; c > 0 {
+				w += it.s[j] / c
 			}
 		}
 		if w == 0 { // takes no room
-			a[i] = u
-			free += pi[i] * float64(u)
+			a[it.i] = it.u
+			free += it.pi * float64(it.u)
 			continue
 		}
-		p.ord = append(p.ord, bbItem{i: i, pi: pi[i], w: w, u: u, s: s})
+		ps := p.proj[n*d : (n+1)*d : (n+1)*d]
+		for k, j := range p.act {
+			ps[k] = it.s[j]
+		}
+		it.s, it.w = ps, w
+		p.ord[n] = it
+		n++
 	}
+	p.ord = p.ord[:n]
 	// The surrogate multipliers: the capacity-normalized 1/cap_j, or with
-	// several dimensions the LP duals of the knapsack (see knapsackLP).
-	p.mult = append(p.mult[:0], make([]float64, d)...)
+	// several dimensions the LP duals of the knapsack (see knapsackLP). Its
+	// LP over the binding dimensions has the optimum of the LP over all of
+	// them (the others hold for every a ≤ u), and its duals with 0 for
+	// the others are optimal duals of the whole.
+	full := len(b.cap)
+	p.mult = append(p.mult[:0], make([]float64, full)...)
 	for j, c := range b.cap {
 		if c > 0 {
 			p.mult[j] = 1 / c
 		}
 	}
-	if d > 1 && len(p.ord) > 1 {
+	if full > 1 && n > 1 && d > 0 {
 		room := make([]float64, d)
-		for j, c := range b.cap {
-			room[j] = c + FitSlack
+		for k, c := range p.cap {
+			room[k] = c + FitSlack
 		}
 		if lam := p.lp.duals(p.ord, room); lam != nil {
 			scale := 0.0
-			for j, l := range lam {
-				scale += l * b.cap[j]
+			for k, l := range lam {
+				scale += l * p.cap[k]
 			}
 			if scale > 0 {
 				for j, c := range b.cap {
 					if c > 0 {
-						p.mult[j] = lam[j] + surrogateEps*scale/c
+						p.mult[j] = surrogateEps * scale / c
+					}
+				}
+				for k, j := range p.act {
+					if b.cap[j] > 0 {
+						p.mult[j] += lam[k]
 					}
 				}
 				for x := range p.ord {
+					it := &p.ord[x]
+					full := p.m.items[it.i].size[p.bin]
 					w := 0.0
-					for j, v := range p.ord[x].s {
-						w += p.mult[j] * v
+					for _, j := range p.m.items[it.i].nz[p.bin] {
+						w += p.mult[j] * full[j]
 					}
-					p.ord[x].w = w
+					it.w = w
 				}
 			}
 		}
+	}
+	surrogate := 0.0
+	for j, c := range b.cap {
+		surrogate += p.mult[j] * (c + FitSlack)
 	}
 	// By ratio; ties (volume duals make every ratio equal) larger first,
 	// so the first leaf is a first-fit-decreasing pattern.
@@ -140,7 +200,6 @@ func (p *bbPricer) price(pi []float64, cnt []int, a []int, limit int, abort func
 		}
 		return p.ord[x].w > p.ord[y].w
 	})
-	n := len(p.ord)
 	if d > 1 {
 		p.dimOrders(n, d)
 	}
@@ -170,10 +229,8 @@ func (p *bbPricer) price(pi []float64, cnt []int, a []int, limit int, abort func
 		p.room = make([]float64, (n+2)*d)
 	}
 	p.room = p.room[:(n+2)*d]
-	surrogate := 0.0
-	for j, c := range b.cap {
+	for j, c := range p.cap {
 		p.room[j] = c + FitSlack
-		surrogate += p.mult[j] * p.room[j]
 	}
 	p.dfs(0, 0, 0, surrogate)
 	upper = p.bestV

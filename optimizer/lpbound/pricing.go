@@ -49,52 +49,64 @@ type screenItem struct {
 // a dimension that some item with a positive dual does not use bounds
 // nothing and is skipped.
 func (pr *pricing) screenBound(pi []float64, k int) float64 {
-	m := pr.s.m
-	b := m.bins[k]
+	b := pr.s.m.bins[k]
 	best := math.Inf(1)
-	for j, c := range b.cap {
-		pr.ord = pr.ord[:0]
-		ok := true
-		for _, i := range b.fit {
-			if pi[i] <= 0 {
-				continue
+	// With every dual positive, only the dimensions every item uses
+	// (b.every) bound anything; checking the others costs a scan each,
+	// and an anti-affinity set is a dimension.
+	for _, i := range b.fit {
+		if pi[i] <= 0 {
+			for j := range b.cap {
+				best = min(best, pr.screenDim(pi, k, j))
 			}
-			sz := m.items[i].size[k]
-			if sz[j] <= 0 {
-				ok = false
-				break
-			}
-			u := maxCopies(sz, b.cap, pr.s.counts[i])
-			if u > 0 {
-				pr.ord = append(pr.ord, screenItem{r: pi[i] / sz[j], s: sz[j], u: u})
-			}
+			return best
 		}
-		if !ok {
-			continue
-		}
-		slices.SortFunc(pr.ord, func(x, y screenItem) int {
-			switch {
-			case x.r > y.r:
-				return -1
-			case x.r < y.r:
-				return 1
-			}
-			return 0
-		})
-		room, v := c+FitSlack, 0.0
-		for _, it := range pr.ord {
-			take := float64(it.u) * it.s
-			if take >= room {
-				v += it.r * room
-				room = 0
-				break
-			}
-			v += it.r * take
-			room -= take
-		}
-		best = min(best, v*(1+1e-12))
+	}
+	for _, j := range b.every {
+		best = min(best, pr.screenDim(pi, k, j))
 	}
 	return best
+}
+
+// screenDim is screenBound's bound from dimension j alone (+Inf when some
+// item with a positive dual does not use it).
+func (pr *pricing) screenDim(pi []float64, k, j int) float64 {
+	m := pr.s.m
+	b := m.bins[k]
+	pr.ord = pr.ord[:0]
+	for _, i := range b.fit {
+		if pi[i] <= 0 {
+			continue
+		}
+		sz := m.items[i].size[k]
+		if sz[j] <= 0 {
+			return math.Inf(1)
+		}
+		if u := m.copiesIn(i, k, pr.s.counts[i]); u > 0 {
+			pr.ord = append(pr.ord, screenItem{r: pi[i] / sz[j], s: sz[j], u: u})
+		}
+	}
+	slices.SortFunc(pr.ord, func(x, y screenItem) int {
+		switch {
+		case x.r > y.r:
+			return -1
+		case x.r < y.r:
+			return 1
+		}
+		return 0
+	})
+	room, v := b.cap[j]+FitSlack, 0.0
+	for _, it := range pr.ord {
+		take := float64(it.u) * it.s
+		if take >= room {
+			v += it.r * room
+			room = 0
+			break
+		}
+		v += it.r * take
+		room -= take
+	}
+	return v * (1 + 1e-12)
 }
 
 // run prices every bin type at pi and returns the Lagrangian bound, the

@@ -84,12 +84,23 @@ type mbin struct {
 	cost  float64
 	limit int   // 0: unlimited
 	fit   []int // model items that fit one empty machine of this type
+	// every lists the dimensions every item of fit uses (a positive
+	// size): the only ones a one-dimensional bound can come from when
+	// every item has a positive dual (screenBound).
+	every []int
 }
 
 type mitem struct {
 	name  string
 	count int
 	size  [][]float64 // per bin; nil if it does not fit
+	// copies[k] is how many copies fit one empty machine of bin type k
+	// (maxCopies without the count), kept because pricing asks it of
+	// every item in every round, and an item may have hundreds of
+	// dimensions (one per anti-affinity set).
+	copies []int32
+	// nz[k] lists the dimensions where size[k] is positive.
+	nz [][]int32
 	// free: fits some unlimited bin type, so limits never make it
 	// infeasible.
 	free bool
@@ -214,9 +225,39 @@ func newModel(p *Problem, obj Objective) (*model, error) {
 		m.costScale = 1
 	}
 	for i, it := range m.items {
+		m.items[i].copies = make([]int32, len(m.bins))
+		m.items[i].nz = make([][]int32, len(m.bins))
 		for k := range m.bins {
-			if it.size[k] != nil {
-				m.bins[k].fit = append(m.bins[k].fit, i)
+			s := it.size[k]
+			if s == nil {
+				continue
+			}
+			m.bins[k].fit = append(m.bins[k].fit, i)
+			m.items[i].copies[k] = int32(maxCopies(s, m.bins[k].cap, math.MaxInt32))
+			if k > 0 && it.size[k-1] != nil && &it.size[k-1][0] == &s[0] {
+				m.items[i].nz[k] = m.items[i].nz[k-1] // the same sizes
+				continue
+			}
+			var nz []int32
+			for j, v := range s {
+				if v > 0 {
+					nz = append(nz, int32(j))
+				}
+			}
+			m.items[i].nz[k] = nz
+		}
+	}
+	for k := range m.bins {
+		b := &m.bins[k]
+		uses := make([]int, m.dims)
+		for _, i := range b.fit {
+			for _, j := range m.items[i].nz[k] {
+				uses[j]++
+			}
+		}
+		for j, u := range uses {
+			if u == len(b.fit) {
+				b.every = append(b.every, j)
 			}
 		}
 	}
@@ -237,6 +278,12 @@ func newModel(p *Problem, obj Objective) (*model, error) {
 		}
 	}
 	return m, nil
+}
+
+// copiesIn is how many copies of item i fit one empty machine of bin type
+// k, at most limit: maxCopies(size, capacity, limit), precomputed.
+func (m *model) copiesIn(i, k, limit int) int {
+	return min(int(m.items[i].copies[k]), max(limit, 0))
 }
 
 // maxCopies is how many copies of size fit in capacity, at most limit.
