@@ -75,7 +75,8 @@
 // bound leaves a problem unproven and the sizes lie on a decimal grid
 // (Kubernetes' millicores and bytes: 0.05 cores, 0.134217728 GB), an exact
 // DP on that grid settles it (newGridPricer; dimensions that cannot bind,
-// like a node's pod count, left out): past the first node limit, for the
+// like a node's pod count or an anti-affinity set one item type uses,
+// left out, each item's copies capped by every dimension): past the first node limit, for the
 // bin types that set the Lagrangian bound (when the patterns found would
 // raise it), and for those still pending at the last. On a fleet
 // snapshot's 2,075 pods on one small type (2 cores, 4 GiB, pods of 50

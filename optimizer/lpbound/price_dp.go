@@ -44,6 +44,10 @@ type dpPricer struct {
 	piece  []dpPiece
 	coord  []int
 	dims   []int // grid DP only: the model's dimensions in the table
+	// most, grid DP only: per item, the copies one empty machine holds by
+	// every dimension, the table's and those left out (nil: the table's
+	// dimensions are all there are).
+	most []int
 }
 
 type dpPiece struct {
@@ -130,6 +134,9 @@ func gcd(a, b int64) int64 {
 // copies is the most copies of items[x] a pattern can hold: at most
 // cnt of them.
 func (p *dpPricer) copies(x, cnt int) int {
+	if p.most != nil {
+		cnt = min(cnt, p.most[x])
+	}
 	for j, w := range p.w[x] {
 		if w > 0 {
 			cnt = min(cnt, p.caps[j]/w)

@@ -102,18 +102,34 @@ func newGridPricer(m *model, k int) *dpPricer {
 			most, anchor = caps[j]/lo, j
 		}
 	}
+	// Each item's copies by every dimension (the cap the table keeps when
+	// it leaves a dimension out).
+	copies := make([]int, len(b.fit))
+	for x, i := range b.fit {
+		copies[x] = m.copiesIn(i, k, m.items[i].count)
+		for j := range d {
+			if w[x][j] > 0 {
+				copies[x] = min(copies[x], caps[j]/w[x][j])
+			}
+		}
+	}
 	var dims []int
 	for j := range d {
-		hi := 0
+		hi, use := 0, 0
 		for x := range w {
 			hi = max(hi, w[x][j])
+			use += copies[x] * w[x][j]
 		}
-		if hi == 0 || j != anchor && anchor >= 0 && most*hi <= caps[j] {
+		// Left out: a dimension no item uses, one that the most items a
+		// pattern holds (by the anchor) cannot fill, and one that every
+		// item's copies together fit, such as an anti-affinity set that one
+		// item type uses (its copies capped by the set).
+		if hi == 0 || use <= caps[j] || j != anchor && anchor >= 0 && most*hi <= caps[j] {
 			continue
 		}
 		dims = append(dims, j)
 	}
-	p := &dpPricer{bin: k, cells: 1, dims: dims}
+	p := &dpPricer{bin: k, cells: 1, dims: dims, most: copies}
 	p.caps = make([]int, len(dims))
 	p.stride = make([]int, len(dims))
 	for y := len(dims) - 1; y >= 0; y-- {

@@ -4,20 +4,36 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
 // gridModel is one node type the way a Kubernetes node looks to the fleet
 // planner: cores (pods ask for multiples of 50 millicores), GB (pods ask
 // for whole MiB, 2^20 bytes, written in GB as 10^−9 multiples) and a pod
-// count, which binds only when podCap is small.
-func gridModel(t *testing.T, r *rand.Rand, n, maxCount int, podCap float64) *model {
+// count, which binds only when podCap is small. With sets, two
+// anti-affinity sets of capacity 1 follow: one that item 0 alone uses (its
+// copies capped at 1, so the set cannot bind) and one that items 1 and 2
+// share (which binds).
+func gridModel(t *testing.T, r *rand.Rand, n, maxCount int, podCap float64, sets bool) *model {
 	t.Helper()
 	const mib = 1 << 20
 	capacity := []float64{1.85, float64(4032*mib) / 1e9, podCap}
+	if sets {
+		capacity = append(capacity, 1, 1)
+	}
 	p := &Problem{Bins: []BinType{{Capacity: capacity}}}
-	for range n {
+	for x := range n {
 		s := []float64{float64(1+r.IntN(12)) * 0.05, float64((64+r.IntN(1024))*mib) / 1e9, 1}
+		if sets {
+			s = append(s, 0, 0)
+			switch x {
+			case 0:
+				s[3] = 1
+			case 1, 2:
+				s[4] = 1
+			}
+		}
 		p.Items = append(p.Items, ItemType{Count: 1 + r.IntN(maxCount), Sizes: [][]float64{s}})
 	}
 	m, err := newModel(p, MinCost)
@@ -29,37 +45,56 @@ func gridModel(t *testing.T, r *rand.Rand, n, maxCount int, podCap float64) *mod
 
 // TestGridPricerExact checks the grid DP against enumeration on seeded
 // knapsacks with decimal sizes, with the pod-count dimension binding (3
-// pods a node) and not (110), and that it refuses sizes on no grid.
+// pods a node) and not (110), with and without anti-affinity sets (the one
+// a single item type uses is left out of the table, the shared one kept),
+// and that it refuses sizes on no grid.
 func TestGridPricerExact(t *testing.T) {
-	for _, podCap := range []float64{3, 110} {
-		r := rand.New(rand.NewPCG(uint64(podCap), 11))
-		for trial := range 60 {
-			m := gridModel(t, r, 3+r.IntN(4), 5, podCap)
-			g := newGridPricer(m, 0)
-			if g == nil {
-				t.Fatalf("pods %g trial %d: no grid DP for decimal sizes", podCap, trial)
-			}
-			// With 3 pods a node, cores and memory cannot bind (3 × 0.6
-			// cores, 3 × 1,088 MiB) and the pod count is in the table;
-			// with 110 it cannot bind and is left out.
-			if pods := g.dims[len(g.dims)-1] == 2; pods != (podCap == 3) {
-				t.Fatalf("pods %g trial %d: the DP's dimensions are %v", podCap, trial, g.dims)
-			}
-			pi := make([]float64, len(m.items))
-			cnt := make([]int, len(m.items))
-			for i, it := range m.items {
-				pi[i] = r.Float64() - 0.1
-				cnt[i] = it.count
-			}
-			want := bruteKnapsack(m, 0, pi)
-			a := make([]int, len(m.items))
-			v := g.price(pi, cnt, a)
-			got := 0.0
-			for i, q := range a {
-				got += float64(q) * pi[i]
-			}
-			if math.Abs(v-want) > 1e-9 || math.Abs(got-want) > 1e-9 || !m.fits(fromCounts(0, a)) {
-				t.Fatalf("pods %g trial %d: value %g, pattern %v worth %g (fits %v), want %g", podCap, trial, v, a, got, m.fits(fromCounts(0, a)), want)
+	for _, sets := range []bool{false, true} {
+		for _, podCap := range []float64{3, 110} {
+			r := rand.New(rand.NewPCG(uint64(podCap), 11))
+			for trial := range 60 {
+				m := gridModel(t, r, 3+r.IntN(4), 5, podCap, sets)
+				g := newGridPricer(m, 0)
+				if g == nil {
+					t.Fatalf("pods %g sets %v trial %d: no grid DP for decimal sizes", podCap, sets, trial)
+				}
+				// With 3 pods a node, cores and memory cannot bind (3 × 0.6
+				// cores, 3 × 1,088 MiB) and the pod count is in the table
+				// when more than 3 pods could come; with 110 it cannot bind
+				// and is left out.
+				// (more than 3 pods can come when the items' copies, each
+				// capped by the pod count and the sets, exceed 3).
+				pods := slices.Contains(g.dims, 2)
+				most := 0
+				for x, it := range m.items {
+					c := min(it.count, 3)
+					if sets && x < 3 {
+						c = 1
+					}
+					most += c
+				}
+				if pods != (podCap == 3 && most > 3) {
+					t.Fatalf("pods %g sets %v trial %d: the DP's dimensions are %v", podCap, sets, trial, g.dims)
+				}
+				if sets && slices.Contains(g.dims, 3) {
+					t.Fatalf("pods %g trial %d: the DP keeps the set one item type uses: %v", podCap, trial, g.dims)
+				}
+				pi := make([]float64, len(m.items))
+				cnt := make([]int, len(m.items))
+				for i, it := range m.items {
+					pi[i] = r.Float64() - 0.1
+					cnt[i] = it.count
+				}
+				want := bruteKnapsack(m, 0, pi)
+				a := make([]int, len(m.items))
+				v := g.price(pi, cnt, a)
+				got := 0.0
+				for i, q := range a {
+					got += float64(q) * pi[i]
+				}
+				if math.Abs(v-want) > 1e-9 || math.Abs(got-want) > 1e-9 || !m.fits(fromCounts(0, a)) {
+					t.Fatalf("pods %g sets %v trial %d: value %g, pattern %v worth %g (fits %v), want %g", podCap, sets, trial, v, a, got, m.fits(fromCounts(0, a)), want)
+				}
 			}
 		}
 	}
