@@ -155,3 +155,45 @@ func newGridPricer(m *model, k int) *dpPricer {
 	p.coord = make([]int, len(dims))
 	return p
 }
+
+// newLinePricer is the DP of bin type k's pricing problem with dimension j
+// alone, the others relaxed (each item's copies still capped by every
+// dimension): its optimum bounds the pricing value from above, and is
+// near it when j is the dimension that binds. Its capacity takes all of
+// FitSlack (and a grid tolerance), so every pattern that fits the real
+// sizes fits the line. It returns nil when j's sizes have no grid
+// (gridScale), no item uses j, or the line exceeds MaxDPCapacity cells.
+func newLinePricer(m *model, k, j int) *dpPricer {
+	b := m.bins[k]
+	if len(b.fit) == 0 {
+		return nil
+	}
+	vals := make([]float64, len(b.fit))
+	for x, i := range b.fit {
+		vals[x] = m.items[i].size[k][j]
+	}
+	f, ok := gridScale(vals)
+	if !ok {
+		return nil
+	}
+	var g int64
+	for _, v := range vals {
+		g = gcd(g, int64(math.Round(v*f)))
+	}
+	if g == 0 {
+		return nil
+	}
+	c := math.Floor((b.cap[j]+FitSlack)*f/float64(g) + 1e-9)
+	if c >= MaxDPCapacity {
+		return nil
+	}
+	p := &dpPricer{bin: k, cells: int(c) + 1, caps: []int{int(c)}, stride: []int{1}, dims: []int{j}, coord: make([]int, 1)}
+	for x, i := range b.fit {
+		w := int(math.Round(vals[x]*f) / float64(g))
+		p.items = append(p.items, i)
+		p.w = append(p.w, []int{w})
+		p.off = append(p.off, w)
+		p.most = append(p.most, m.copiesIn(i, k, m.items[i].count))
+	}
+	return p
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // gridModel is one node type the way a Kubernetes node looks to the fleet
@@ -130,4 +131,64 @@ func TestGridProvesSmallItems(t *testing.T) {
 		t.Fatalf("stop %s, converged %v: Lagrangian bound %.4f, master LP %.4f", res.Stop, res.Converged, res.LowerLP, res.LP)
 	}
 	t.Logf("LP %.4f, bound %.4f, %d iterations, packing %.0f", res.LP, res.LowerLP, res.Iterations, res.Upper)
+}
+
+// TestLinePricerBounds checks the line DPs against enumeration: each
+// dimension's DP alone (the others relaxed) must price no lower than the
+// optimum, and the one on a dimension that no other binds must equal it.
+func TestLinePricerBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 13))
+	for _, sets := range []bool{false, true} {
+		for trial := range 60 {
+			m := gridModel(t, r, 3+r.IntN(4), 5, 3, sets)
+			pi := make([]float64, len(m.items))
+			cnt := make([]int, len(m.items))
+			for i, it := range m.items {
+				pi[i] = r.Float64() - 0.1
+				cnt[i] = it.count
+			}
+			want := bruteKnapsack(m, 0, pi)
+			a := make([]int, len(m.items))
+			for j := range m.dims {
+				g := newLinePricer(m, 0, j)
+				if g == nil {
+					continue
+				}
+				if v := g.price(pi, cnt, a); v < want-1e-9 {
+					t.Fatalf("sets %v trial %d: the line DP of dimension %d prices %g, below the optimum %g", sets, trial, j, v, want)
+				}
+			}
+			// With 3 pods a node and no sets, the pod count is all that
+			// binds (3 × 0.6 cores, 3 × 1,088 MiB fit), so its line is exact.
+			if !sets {
+				if v := newLinePricer(m, 0, 2).price(pi, cnt, a); math.Abs(v-want) > 1e-9 {
+					t.Fatalf("trial %d: the pod count's line prices %g, want the optimum %g", trial, v, want)
+				}
+			}
+		}
+	}
+}
+
+// TestLinesProveLargeNodes: pods on a large node (64 cores, 512 GiB, some
+// thirty pods of 0.05-core and 128-MiB steps to a node, memory binding)
+// leave branch and bound's pricing unproven and the grid DP over both
+// dimensions too large, so column generation stalled; the memory line's DP
+// bounds the pricing value closely enough that it converges, with the bound
+// equal to the LP optimum.
+func TestLinesProveLargeNodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 21))
+	const mib = 1 << 20
+	p := &Problem{Bins: []BinType{{Name: "node", Capacity: []float64{63.85, float64(512*1024*mib-64*mib) / 1e9, 108}, Cost: 3.2256}}}
+	for range 40 {
+		s := []float64{float64(5+r.IntN(60)) * 0.05, float64((16+r.IntN(120))*128*mib) / 1e9, 1}
+		p.Items = append(p.Items, ItemType{Count: 1 + r.IntN(8), Sizes: [][]float64{s}})
+	}
+	res, err := Solve(context.Background(), p, Options{IntegerTimeLimit: -1, TimeLimit: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged || res.LowerLP < res.LP*(1-1e-6) {
+		t.Fatalf("stop %s, converged %v: Lagrangian bound %.4f, master LP %.4f", res.Stop, res.Converged, res.LowerLP, res.LP)
+	}
+	t.Logf("LP %.4f, bound %.4f, %d iterations in %v", res.LP, res.LowerLP, res.Iterations, res.Seconds)
 }

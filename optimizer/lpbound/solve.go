@@ -306,8 +306,12 @@ type cg struct {
 	// grid are the exact DPs on decimal grids (newGridPricer), built the
 	// first time branch and bound leaves a bin type's pricing unproven;
 	// gridDone marks the types tried.
-	grid       []*dpPricer
-	gridDone   []bool
+	grid     []*dpPricer
+	gridDone []bool
+	// line are the line DPs per bin type (newLinePricer), built the
+	// first time pricing.lines asks; linesDone marks the types tried.
+	line       [][]*dpPricer
+	linesDone  []bool
 	infeasible error
 	best       *packing    // the best packing found
 	source     string      // where best came from
@@ -406,6 +410,7 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 		s.bb = append(s.bb, newBBPricer(m, k))
 	}
 	s.grid, s.gridDone = make([]*dpPricer, len(m.bins)), make([]bool, len(m.bins))
+	s.line, s.linesDone = make([][]*dpPricer, len(m.bins)), make([]bool, len(m.bins))
 	// Phase 1 (minimize the uncovered demand) is needed only if some item
 	// type fits no unlimited bin type.
 	phase1 := false
@@ -541,6 +546,7 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 			}
 			var enter []column
 			pending := false // a column might still price out
+			tightened := false
 			for k, b := range m.bins {
 				c, scale := b.cost, m.costScale
 				if phase1 {
@@ -557,7 +563,29 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 						}
 						continue
 					}
+					// Else the line DPs may show that nothing prices out.
+					if level+1 == len(limits) {
+						pr.lines(pi, k)
+						tightened = true
+						if c+sol.mu[k]-pr.U[k] >= -s.tol*scale {
+							continue
+						}
+					}
 					pending = true
+				}
+			}
+			if tightened && !phase1 {
+				// The bound at the tightened upper bounds.
+				P := 0.0
+				for i, it := range m.items {
+					P += pi[i] * float64(it.count)
+				}
+				if lb, theta, _ := lagrangian(P, m.bins, pr.U); lb > best {
+					best = lb
+					for i := range center {
+						center[i] = theta * pi[i]
+					}
+					haveCenter = true
 				}
 			}
 			if len(enter) > 0 {
