@@ -65,29 +65,14 @@ func newGridPricer(m *model, k int) *dpPricer {
 		w[x] = make([]int, d)
 	}
 	caps := make([]int, d)
-	vals := make([]float64, len(b.fit))
 	for j := range d {
-		for x, i := range b.fit {
-			vals[x] = m.items[i].size[k][j]
-		}
-		f, ok := gridScale(vals)
+		wj, c, ok := gridDim(m, k, j, FitSlack/2)
 		if !ok {
 			return nil
 		}
-		var g int64
-		for x := range vals {
-			g = gcd(g, int64(math.Round(vals[x]*f)))
-		}
-		if g == 0 { // every size is 0: the dimension never binds
-			continue
-		}
-		c := math.Floor((b.cap[j] + FitSlack/2) * f / float64(g))
-		if c >= MaxDPCapacity {
-			return nil
-		}
-		caps[j] = int(c)
-		for x := range vals {
-			w[x][j] = int(math.Round(vals[x]*f) / float64(g))
+		caps[j] = c
+		for x := range wj {
+			w[x][j] = wj[x]
 		}
 	}
 	// The most items a pattern holds, by the dimension (the anchor, always
@@ -168,32 +153,56 @@ func newLinePricer(m *model, k, j int) *dpPricer {
 	if len(b.fit) == 0 {
 		return nil
 	}
+	w, c, ok := gridDim(m, k, j, FitSlack+1e-9)
+	if !ok || c == 0 {
+		return nil
+	}
+	p := &dpPricer{bin: k, cells: c + 1, caps: []int{c}, stride: []int{1}, dims: []int{j}, coord: make([]int, 1)}
+	used := false
+	for x, i := range b.fit {
+		p.items = append(p.items, i)
+		p.w = append(p.w, []int{w[x]})
+		p.off = append(p.off, w[x])
+		p.most = append(p.most, m.copiesIn(i, k, m.items[i].count))
+		used = used || w[x] > 0
+	}
+	if !used {
+		return nil
+	}
+	return p
+}
+
+// gridDim puts dimension j of bin type k's items on its grid (gridScale,
+// in units of the gcd of the scaled sizes): each fitted item's size in
+// units and the capacity ⌊(cap + slack)·f/g⌋, the slack deciding which
+// patterns at the edge fit (newGridPricer's FitSlack/2 keeps only those
+// that fit the real sizes; newLinePricer's whole FitSlack keeps every one
+// that does). ok is false when the sizes have no grid or the capacity is
+// MaxDPCapacity units or more; every size 0 gives sizes and capacity 0.
+func gridDim(m *model, k, j int, slack float64) (w []int, c int, ok bool) {
+	b := m.bins[k]
 	vals := make([]float64, len(b.fit))
 	for x, i := range b.fit {
 		vals[x] = m.items[i].size[k][j]
 	}
 	f, ok := gridScale(vals)
 	if !ok {
-		return nil
+		return nil, 0, false
 	}
 	var g int64
 	for _, v := range vals {
 		g = gcd(g, int64(math.Round(v*f)))
 	}
-	if g == 0 {
-		return nil
+	w = make([]int, len(vals))
+	if g == 0 { // every size is 0: the dimension never binds
+		return w, 0, true
 	}
-	c := math.Floor((b.cap[j]+FitSlack)*f/float64(g) + 1e-9)
-	if c >= MaxDPCapacity {
-		return nil
+	cf := math.Floor((b.cap[j] + slack) * f / float64(g))
+	if cf >= MaxDPCapacity {
+		return nil, 0, false
 	}
-	p := &dpPricer{bin: k, cells: int(c) + 1, caps: []int{int(c)}, stride: []int{1}, dims: []int{j}, coord: make([]int, 1)}
-	for x, i := range b.fit {
-		w := int(math.Round(vals[x]*f) / float64(g))
-		p.items = append(p.items, i)
-		p.w = append(p.w, []int{w})
-		p.off = append(p.off, w)
-		p.most = append(p.most, m.copiesIn(i, k, m.items[i].count))
+	for x, v := range vals {
+		w[x] = int(math.Round(v*f) / float64(g))
 	}
-	return p
+	return w, int(cf), true
 }
