@@ -40,6 +40,11 @@ changes: that time is the refresh's (refresh_seconds), not the decision's, as
 an idle agent would have spent it (Protean §5.2.4), so a machine changed again
 before the read is re-evaluated once and a cell no decision reads costs nothing.
 cpu_seconds is the process's CPU time over the section, the GC's included.
+With placelab --cpuprofile FILE, each sample is labelled with its arm
+(arm=cache_on or cache_off) and its section (section=warmup or timed), so one
+arm's timed work reads apart from the rest (the cache-off arm takes most of
+the command's time):
+  go tool pprof -tagfocus=arm=cache_on -tagignore=section=warmup -top FILE
 
 JSON fields (--format json):
   machines, explain, seed, reps, gomaxprocs, warmup_vms

@@ -11,6 +11,7 @@ import (
 	"placelab/analysis"
 	"placelab/analysis/replay"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"syscall"
 	"time"
@@ -363,6 +364,19 @@ func newBenchWorkload(tr *replay.Trace, vms int) (*benchWorkload, error) {
 	return w, nil
 }
 
+// The labels of the allocator bench's CPU profile samples (placelab
+// --cpuprofile): arm (cache on or off) and section (the untimed warm-up or
+// the timed pass), so that one arm's timed work is read apart, as in
+// go tool pprof -tagfocus=arm=cache_on -tagfocus=section=timed.
+const (
+	LabelArm      = "arm"
+	LabelSection  = "section"
+	ArmCacheOn    = "cache_on"
+	ArmCacheOff   = "cache_off"
+	SectionWarmup = "warmup"
+	SectionTimed  = "timed"
+)
+
 // measure warms a fresh state up (untimed) and times one pass of the
 // engine configured by cfg over the timed set, up to reqs[stop-1]
 // (markAt ≥ 0: fingerprint the decisions before reqs[markAt] apart).
@@ -370,14 +384,22 @@ func (w *benchWorkload) measure(ctx context.Context, cfg optimizer.Config, now f
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
+	// Profile samples carry the arm and the section (ProfileLabels).
+	arm := ArmCacheOff
+	if cfg.Cache {
+		arm = ArmCacheOn
+	}
 	t0 := time.Now()
-	run, err := w.start(cfg, now)
+	var run *allocatorRun
+	var err error
+	pprof.Do(ctx, pprof.Labels(LabelArm, arm, LabelSection, SectionWarmup), func(context.Context) { run, err = w.start(cfg, now) })
 	if err != nil {
 		return AllocatorArm{}, err
 	}
 	warm := time.Since(t0).Seconds()
 	run.markAt = markAt
-	a, err := run.timed(ctx, stop)
+	var a AllocatorArm
+	pprof.Do(ctx, pprof.Labels(LabelArm, arm, LabelSection, SectionTimed), func(ctx context.Context) { a, err = run.timed(ctx, stop) })
 	a.warmSeconds = warm
 	if err != nil {
 		return a, err
