@@ -44,6 +44,16 @@ func gridModel(t *testing.T, r *rand.Rand, n, maxCount int, podCap float64, sets
 	return m
 }
 
+// gridDuals are seeded duals for m's items (some ≤ 0) and their counts.
+func gridDuals(r *rand.Rand, m *model) (pi []float64, cnt []int) {
+	pi, cnt = make([]float64, len(m.items)), make([]int, len(m.items))
+	for i, it := range m.items {
+		pi[i] = r.Float64() - 0.1
+		cnt[i] = it.count
+	}
+	return pi, cnt
+}
+
 // TestGridPricerExact checks the grid DP against enumeration on seeded
 // knapsacks with decimal sizes, with the pod-count dimension binding (3
 // pods a node) and not (110), with and without anti-affinity sets (the one
@@ -80,12 +90,7 @@ func TestGridPricerExact(t *testing.T) {
 				if sets && slices.Contains(g.dims, 3) {
 					t.Fatalf("pods %g trial %d: the DP keeps the set one item type uses: %v", podCap, trial, g.dims)
 				}
-				pi := make([]float64, len(m.items))
-				cnt := make([]int, len(m.items))
-				for i, it := range m.items {
-					pi[i] = r.Float64() - 0.1
-					cnt[i] = it.count
-				}
+				pi, cnt := gridDuals(r, m)
 				want := bruteKnapsack(m, 0, pi)
 				a := make([]int, len(m.items))
 				v := g.price(pi, cnt, a)
@@ -141,12 +146,7 @@ func TestLinePricerBounds(t *testing.T) {
 	for _, sets := range []bool{false, true} {
 		for trial := range 60 {
 			m := gridModel(t, r, 3+r.IntN(4), 5, 3, sets)
-			pi := make([]float64, len(m.items))
-			cnt := make([]int, len(m.items))
-			for i, it := range m.items {
-				pi[i] = r.Float64() - 0.1
-				cnt[i] = it.count
-			}
+			pi, cnt := gridDuals(r, m)
 			want := bruteKnapsack(m, 0, pi)
 			a := make([]int, len(m.items))
 			for j := range m.dims {
