@@ -287,10 +287,151 @@ func (pr *prepared) improveIn(f Fleet, kept, class []int, deadline time.Time) Fl
 		}
 		return saved
 	}
+	// merge: two nodes whose pods together fit one kept type cheaper than
+	// the two of them become one node of that type (Karpenter's "m → n
+	// consolidation" with n = 1): drain cannot do it when neither node's
+	// pods fit the other's room, downsize when each node alone is already
+	// its cheapest type. Each node, emptiest-priced first, takes the
+	// partner that saves the most.
+	nt := len(byPrice)
+	words := (nt + 63) / 64
+	var allow []uint64 // node i's bit t: byPrice[t] is allowed for all of its pods
+	setAllow := func(i int) {
+		n := nodes[i]
+		row := allow[i*words : (i+1)*words]
+		clear(row)
+		gs := groupsOf(n)
+	types:
+		for t, k := range byPrice {
+			if pr.free[k] == nil || !same(k, n.typ) {
+				continue
+			}
+			for _, g := range gs {
+				if !pr.allowed[g][k] {
+					continue types
+				}
+			}
+			row[t/64] |= 1 << (t % 64)
+		}
+	}
+	// roomUpTo[t] is the most room of each dimension among byPrice[:t+1]:
+	// a union of pods fits no type before the first t whose room holds
+	// it, found by binary search.
+	roomUpTo := make([][]float64, nt)
+	for t, k := range byPrice {
+		r := make([]float64, d)
+		if t > 0 {
+			copy(r, roomUpTo[t-1])
+		}
+		for j, x := range pr.free[k] {
+			r[j] = max(r[j], x)
+		}
+		roomUpTo[t] = r
+	}
+	merge := func() bool {
+		allow = make([]uint64, len(nodes)*words)
+		var order []int
+		for i, n := range nodes {
+			if n.alive && len(n.cnt) > 0 {
+				setAllow(i)
+				order = append(order, i)
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p.Types[nodes[a].typ].Price, p.Types[nodes[b].typ].Price) })
+		union := make([]float64, d)
+		saved := false
+		for _, i := range order {
+			if time.Now().After(deadline) {
+				return saved
+			}
+			a := nodes[i]
+			if !a.alive {
+				continue
+			}
+			pa := p.Types[a.typ].Price
+			bestSave, bestJ, bestT := 1e-9, -1, -1
+			ra := allow[i*words : (i+1)*words]
+			for _, j := range order {
+				b := nodes[j]
+				if j == i || !b.alive || !same(a.typ, b.typ) {
+					continue
+				}
+				limit := pa + p.Types[b.typ].Price - bestSave
+				if p.Types[byPrice[0]].Price >= limit {
+					continue
+				}
+				rb := allow[j*words : (j+1)*words]
+				common := false
+				for w := range ra {
+					if ra[w]&rb[w] != 0 {
+						common = true
+						break
+					}
+				}
+				if !common {
+					continue
+				}
+				small, large := a.anti, b.anti
+				if len(small) > len(large) {
+					small, large = large, small
+				}
+				clash := false
+				for k, c := range small {
+					if c+large[k] > pr.antiCap[k] {
+						clash = true
+						break
+					}
+				}
+				if clash {
+					continue
+				}
+				for x := range union {
+					union[x] = a.used[x] + b.used[x]
+				}
+				from, _ := slices.BinarySearchFunc(roomUpTo, union, func(r, u []float64) int {
+					if fits(u, r) {
+						return 1
+					}
+					return -1
+				})
+				for t := from; t < nt; t++ {
+					k := byPrice[t]
+					if p.Types[k].Price >= limit {
+						break
+					}
+					if ra[t/64]&rb[t/64]&(1<<(t%64)) == 0 || !fits(union, pr.free[k]) {
+						continue
+					}
+					// The two nodes' types are freed, k is taken.
+					if l := p.Types[k].Limit; l > 0 && perType[k]+1-b2i(k == a.typ)-b2i(k == b.typ) > l {
+						continue
+					}
+					bestSave, bestJ, bestT = pa+p.Types[b.typ].Price-p.Types[k].Price, j, t
+					break
+				}
+			}
+			if bestJ < 0 {
+				continue
+			}
+			b := nodes[bestJ]
+			for _, g := range groupsOf(b) {
+				add(a, g, b.cnt[g])
+			}
+			perType[a.typ]--
+			perType[b.typ]--
+			a.typ = byPrice[bestT]
+			perType[a.typ]++
+			b.alive = false
+			setAllow(i)
+			saved = true
+		}
+		return saved
+	}
 	for round := 0; round < 8 && time.Now().Before(deadline); round++ {
 		a := drain()
 		b := downsize()
-		if !a && !b {
+		c := merge()
+		if !a && !b && !c {
 			break
 		}
 	}
@@ -335,4 +476,11 @@ func Improve(p *Problem, f Fleet, class []int, limit time.Duration) (Fleet, erro
 		return Fleet{}, fmt.Errorf("fleet: improve: %w", err)
 	}
 	return out, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

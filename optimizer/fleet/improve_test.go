@@ -168,12 +168,102 @@ func TestImproveKeepsConstraints(t *testing.T) {
 		if out.Cost > in.Cost+1e-9 {
 			t.Fatalf("instance %d: cost %g, was %g", inst, out.Cost, in.Cost)
 		}
+		// No two nodes left merge into one node of a cheaper type, by
+		// the problem's own definition (every type tried, every pair).
+		if a, b, k := mergeable(p, &out); a >= 0 {
+			t.Fatalf("instance %d: nodes %d and %d (%+v, %+v) fit one %s, cheaper", inst, a, b, out.Nodes[a], out.Nodes[b], p.Types[k].Name)
+		}
 		// The same input gives the same fleet.
 		again := pr.improve(in, kept, time.Now().Add(time.Minute))
 		if again.Cost != out.Cost || len(again.Nodes) != len(out.Nodes) || !slices.EqualFunc(again.Nodes, out.Nodes, func(a, b Node) bool {
 			return a.Type == b.Type && slices.Equal(a.Groups, b.Groups) && slices.Equal(a.Counts, b.Counts)
 		}) {
 			t.Fatalf("instance %d: two runs differ", inst)
+		}
+	}
+}
+
+// mergeable finds two nodes of f whose pods together fit one node of a
+// type that is allowed for all of them, keeps their anti-affinity sets and
+// costs less than the two (-1 when none), read from p's fields alone.
+func mergeable(p *Problem, f *Fleet) (int, int, int) {
+	for a := range f.Nodes {
+		for b := a + 1; b < len(f.Nodes); b++ {
+			na, nb := f.Nodes[a], f.Nodes[b]
+			groups := append(slices.Clone(na.Groups), nb.Groups...)
+			counts := append(slices.Clone(na.Counts), nb.Counts...)
+			anti := map[int]int{}
+			ok := true
+			for i, g := range groups {
+				if k := p.Groups[g].AntiKey; k >= 0 {
+					if anti[k] += counts[i]; anti[k] > p.Groups[g].MaxPerNode {
+						ok = false
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+		types:
+			for k, ty := range p.Types {
+				if ty.Price >= p.Types[na.Type].Price+p.Types[nb.Type].Price-1e-9 {
+					continue
+				}
+				for j := range p.Dims {
+					use := 0.0
+					if p.Overhead != nil && p.Overhead[k] != nil {
+						use = p.Overhead[k][j]
+					}
+					for i, g := range groups {
+						use += float64(counts[i]) * p.Groups[g].Demand[j]
+					}
+					if use > ty.Cap[j]+1e-9 {
+						continue types
+					}
+				}
+				for _, g := range groups {
+					if al := p.Groups[g].Allowed; al != nil && !al[k] {
+						continue types
+					}
+				}
+				return a, b, k
+			}
+		}
+	}
+	return -1, -1, -1
+}
+
+// TestImproveMerges: two nodes of the cheapest type, each with a pod the
+// other has no room for and neither cheaper, become one node of a larger
+// type that costs less than the two; not when their pods are in one
+// anti-affinity set, nor when one pod is not allowed on the larger type.
+func TestImproveMerges(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(p *Problem)
+		want []int // the types of the nodes out
+	}{
+		{"merge", func(*Problem) {}, []int{1}},
+		{"anti-affinity", func(p *Problem) { p.Groups[0].AntiKey, p.Groups[0].MaxPerNode = 0, 1 }, []int{0, 0}},
+		{"not allowed", func(p *Problem) { p.Groups[0].Allowed = []bool{true, false} }, []int{0, 0}},
+	} {
+		p := &Problem{Dims: []string{"cpu", "memory"},
+			Types: []Type{{Name: "small", Cap: []float64{2, 8}, Price: 1.5}, {Name: "large", Cap: []float64{4, 16}, Price: 2.5}},
+			Groups: []Group{{Name: "a", Demand: []float64{1.5, 1}, Count: 2, AntiKey: -1}}}
+		c.edit(p)
+		pr := prepare(p)
+		in := Fleet{Nodes: []Node{node(0, 0, 1), node(0, 0, 1)}}
+		in.Cost = in.cost(p)
+		out := pr.improve(in, []int{0, 1}, time.Now().Add(time.Minute))
+		if err := pr.Check(&out); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []int
+		for _, n := range out.Nodes {
+			got = append(got, n.Type)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: node types %v, want %v", c.name, got, c.want)
 		}
 	}
 }
