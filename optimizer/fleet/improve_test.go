@@ -248,7 +248,7 @@ func TestImproveMerges(t *testing.T) {
 		{"not allowed", func(p *Problem) { p.Groups[0].Allowed = []bool{true, false} }, []int{0, 0}},
 	} {
 		p := &Problem{Dims: []string{"cpu", "memory"},
-			Types: []Type{{Name: "small", Cap: []float64{2, 8}, Price: 1.5}, {Name: "large", Cap: []float64{4, 16}, Price: 2.5}},
+			Types:  []Type{{Name: "small", Cap: []float64{2, 8}, Price: 1.5}, {Name: "large", Cap: []float64{4, 16}, Price: 2.5}},
 			Groups: []Group{{Name: "a", Demand: []float64{1.5, 1}, Count: 2, AntiKey: -1}}}
 		c.edit(p)
 		pr := prepare(p)
