@@ -45,8 +45,9 @@ the published kube-reserved formulas; the JSON says which).
   cost_per_hour     the plan: CBC's price-and-branch over the patterns of a second
                     column generation on the types the assignment LP's fleet uses, or
                     a rounding of that LP, or a baseline when cheaper; each improved
-                    by a local search (emptiest nodes drained, nodes downsized, pods
-                    that break an anti-affinity set moved); then topology spread kept
+                    by a local search (emptiest nodes drained, nodes downsized, two
+                    nodes merged into one cheaper node, pods that break an
+                    anti-affinity set moved); then topology spread kept
                     by moving pods between zones. Every stage shares --time-limit.
   gap_pct           100 × (cost − lb) / lb.
 
