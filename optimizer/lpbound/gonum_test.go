@@ -184,3 +184,51 @@ func TestSolveAgainstFullLP(t *testing.T) {
 		})
 	}
 }
+
+// TestSolveManyBinTypesAgainstFullLP: with more bin types than manyBins
+// and a time limit (the master then rounded only part of the time,
+// mayRound), converged column generation must still reach
+// the optimum over every pattern of every type (gonum over the listed
+// patterns) and the bound ⌈LP*⌉.
+func TestSolveManyBinTypesAgainstFullLP(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 55))
+	for n := range 6 {
+		p := &Problem{}
+		for k := range manyBins + 10 + 5*n {
+			c, m := 4+r.IntN(17), 4+r.IntN(17)
+			// Prices near a common rate per unit, so many types are
+			// close to the best.
+			cost := max(1, int(math.Round(float64(c+m)*(0.4+0.2*r.Float64()))))
+			p.Bins = append(p.Bins, BinType{Name: fmt.Sprint("b", k), Capacity: []float64{float64(c), float64(m)}, Cost: float64(cost)})
+		}
+		for i := range 6 + r.IntN(2) {
+			p.Items = append(p.Items, sized(fmt.Sprint("t", i), 5+r.IntN(20), float64(2+r.IntN(7)), float64(2+r.IntN(7))))
+		}
+		t.Run(fmt.Sprintf("problem=%d", n), func(t *testing.T) {
+			m, err := newModel(p, MinCost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms := newMaster(m)
+			ms.add(allPatterns(m)...)
+			full := gonumMaster(t, ms)
+			res, err := Solve(context.Background(), p, Options{TimeLimit: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Converged && res.Stop != StopProven {
+				t.Fatalf("stopped %v after %d iterations", res.Stop, res.Iterations)
+			}
+			if res.LowerLP > full+1e-9 || res.Bound > math.Ceil(full-1e-9) {
+				t.Fatalf("LowerLP %g, bound %g above LP* %g", res.LowerLP, res.Bound, full)
+			}
+			if want := math.Ceil(full - 1e-9); res.Bound != want {
+				t.Fatalf("bound %g, want ⌈LP*⌉ = %g (LP* %g, stop %v)", res.Bound, want, full, res.Stop)
+			}
+			if res.Converged && math.Abs(res.LP-full) > 1e-6*max(1, full) {
+				t.Fatalf("converged at %g, LP* %g", res.LP, full)
+			}
+			t.Logf("%d types: LP* %.4f, stop %v after %d iterations, %d columns", len(p.Bins), full, res.Stop, res.Iterations, res.Columns)
+		})
+	}
+}
