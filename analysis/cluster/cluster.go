@@ -112,6 +112,9 @@ func SnapshotOf(rs *snapshot.RunState) (*Snapshot, error) {
 	for _, c := range inv.Clusters {
 		p.Zones = append(p.Zones, c.Name)
 	}
+	for _, r := range inv.Racks {
+		p.RackNames = append(p.RackNames, r.Name)
+	}
 	for m := range inv.Machines {
 		mc := &inv.Machines[m]
 		p.Nodes = append(p.Nodes, drain.Node{Name: mc.Name, Free: s.vec(inv.Capacity(int32(m))), Zone: int(mc.Cluster), Rack: int(mc.Rack),

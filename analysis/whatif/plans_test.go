@@ -401,6 +401,13 @@ func TestDrainConformsToRules(t *testing.T) {
 			t.Fatalf("%s: the snapshot itself fails drain.Check: %v", sc.name, err)
 		}
 		rs := cs.State
+		// Fault-domain reasons name racks as the inventory does.
+		for n, nd := range p.Nodes {
+			mc := &rs.Trace.Inv.Machines[n]
+			if got, want := p.RackNames[nd.Rack], rs.Trace.Inv.Racks[mc.Rack].Name; mc.Name != nd.Name || got != want {
+				t.Fatalf("%s: node %d %q (machine %q): rack name %q, want %q", sc.name, n, nd.Name, mc.Name, got, want)
+			}
+		}
 		env := &optimizer.Env{Inv: rs.Trace.Inv, State: rs.State, Cfg: &rs.Cfg}
 		rng := rand.New(rand.NewPCG(uint64(sc.run), 50))
 		var agree, refused, stricter int

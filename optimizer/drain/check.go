@@ -158,8 +158,8 @@ func checkFaultDomains(p *Problem, assign []int) error {
 		}
 		if other >= 0 {
 			o := &p.Pods[other]
-			return fmt.Errorf("%w: pod %d %q on node %d %q: fault domain: rack %d holds fault domain %d (pod %d %q) and %d of %s",
-				ErrViolation, i, pod.Name, t, p.Nodes[t].Name, rack, o.FaultDomain, other, o.Name, pod.FaultDomain, p.groupName(pod.Group))
+			return fmt.Errorf("%w: pod %d %q on node %d %q: fault domain: %s holds fault domain %d (pod %d %q) and %d of %s",
+				ErrViolation, i, pod.Name, t, p.Nodes[t].Name, p.rackName(rack), o.FaultDomain, other, o.Name, pod.FaultDomain, p.groupName(pod.Group))
 		}
 	}
 	return nil

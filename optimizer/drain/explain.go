@@ -120,7 +120,7 @@ func (s *state) why(w *Why, i int) {
 				if len(ks) > 1 {
 					plural = "s"
 				}
-				fdRacks = append(fdRacks, fmt.Sprintf("rack %d holds fault domain%s %s of %s", r, plural, joinInts(ks), p.groupName(pod.Group)))
+				fdRacks = append(fdRacks, fmt.Sprintf("%s holds fault domain%s %s of %s", p.rackName(r), plural, joinInts(ks), p.groupName(pod.Group)))
 			}
 		default:
 			free := s.rem[t*d : t*d+d]

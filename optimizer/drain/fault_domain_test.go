@@ -68,6 +68,15 @@ func TestFaultDomainKeepsRacksApart(t *testing.T) {
 	if w := Explain(p, 1); !w.Drainable || !slices.Equal(w.Moves, []Move{{Pod: 0, From: 1, To: 0}}) {
 		t.Fatalf("Explain(B): %+v", w)
 	}
+	// With the inventory's rack names, the reason and Check's error name
+	// the rack as the planner knows it.
+	p.RackNames = []string{"r0", "row1-rack07", "row2-rack01"}
+	if want := "fault domain (rack row1-rack07 holds fault domain 1 of group 5)"; !strings.Contains(Explain(p, 2).Text, want) {
+		t.Fatalf("Explain(C) text %q lacks %q", Explain(p, 2).Text, want)
+	}
+	if err := Check(p, []int{0, 0}, nil); err == nil || !strings.Contains(err.Error(), "fault domain: rack row1-rack07 holds fault domain") {
+		t.Fatalf("Check with both on A: %v", err)
+	}
 }
 
 // TestCheckFaultDomain: Check's rule 6 names the pod, node, rack, both

@@ -24,10 +24,12 @@ type Problem struct {
 	// must be in zone 0.
 	Zones []string
 	// For explanations and errors only (no plan depends on them):
-	// GroupNames names Pod.Group's indices (a tenant, a pod's owner), and
-	// Amount writes x of dimension k ("4Gi memory"); nil: "group 3" and
-	// "4.29497 memory".
+	// GroupNames names Pod.Group's indices (a tenant, a pod's owner),
+	// RackNames Node.Rack's (the inventory's rack names), and Amount
+	// writes x of dimension k ("4Gi memory"); nil: "group 3", "rack 2"
+	// and "4.29497 memory".
 	GroupNames []string
+	RackNames  []string
 	Amount     func(k int, x float64) string
 }
 
@@ -37,6 +39,14 @@ func (p *Problem) groupName(g int) string {
 		return p.GroupNames[g]
 	}
 	return fmt.Sprintf("group %d", g)
+}
+
+// rackName names rack r for a message: "rack " and its name, or its id.
+func (p *Problem) rackName(r int) string {
+	if r >= 0 && r < len(p.RackNames) && p.RackNames[r] != "" {
+		return "rack " + p.RackNames[r]
+	}
+	return fmt.Sprintf("rack %d", r)
 }
 
 // amount writes x of dimension k for a message.
