@@ -102,16 +102,6 @@
 // (then escalateNodes times more) only when the cheaper rounds find
 // nothing.
 //
-// With more than manyBins bin types (a priced catalog's hundreds) and a
-// time limit, the master is rounded into a packing (below) only while the roundings so far
-// took at most roundShare of column generation's time: a rounding's greedy
-// residual packing prices every type again, step after step. On 98 pod
-// groups of bench plan's snapshot against 263 usable types (a minute's
-// solve), rounding every master took 37% of the CPU; capped at a quarter,
-// the master LPs doubled (45 to 92). On make demo's cluster against 88
-// usable types, column generation now converges within the 20-second limit
-// (75–77 master LPs) where it ran out of time (56–62).
-//
 // # The bound
 //
 // Validity never rests on Clp's tolerances or on convergence. Every

@@ -244,8 +244,7 @@ func Solve(ctx context.Context, p *Problem, opts Options) (*Result, error) {
 			cgDeadline = d
 		}
 	}
-	s := &cg{m: m, tol: tol, nodeLimit: nodeLimit, deadline: cgDeadline, have: map[string]bool{}, seeds: seeds, incumbentOnly: opts.IncumbentOnly,
-		started: time.Now()}
+	s := &cg{m: m, tol: tol, nodeLimit: nodeLimit, deadline: cgDeadline, have: map[string]bool{}, seeds: seeds, incumbentOnly: opts.IncumbentOnly}
 	s.abort = func() bool { return ctx.Err() != nil || !cgDeadline.IsZero() && time.Now().After(cgDeadline) }
 	if inc != nil {
 		s.best, s.source = inc, SourceIncumbent
@@ -321,26 +320,6 @@ type cg struct {
 	seeds      [][]float64 // Options.Duals over the model's items
 	// incumbentOnly: Options.IncumbentOnly.
 	incumbentOnly bool
-	// started is when column generation started, rounding the time its
-	// roundings took (mayRound).
-	started  time.Time
-	rounding time.Duration
-}
-
-// roundShare bounds the share of column generation's time that rounding
-// the master takes (mayRound): on a priced catalog's hundreds of types a
-// rounding's greedy residual packing costs several master iterations.
-const roundShare = 0.25
-
-// mayRound says whether the master may be rounded now: always with few
-// bin types or without a time limit (a run without one stays the same
-// from run to run), else while the roundings so far took at most
-// roundShare of the time since column generation started.
-func (s *cg) mayRound() bool {
-	if len(s.m.bins) <= manyBins || s.deadline.IsZero() {
-		return true
-	}
-	return s.rounding <= time.Duration(roundShare*float64(time.Since(s.started)))
 }
 
 // offer keeps pk if it is the best packing so far.
@@ -516,12 +495,10 @@ func (s *cg) run(ctx context.Context, initial []column, maxIter int) *Result {
 			}
 		}
 		s.purge(&sol)
-		if !phase1 && covered && m.integral && haveCenter && s.mayRound() {
-			t0 := time.Now()
+		if !phase1 && covered && m.integral && haveCenter {
 			if pk, ok := s.round(&sol, center); ok {
 				s.offer(pk)
 			}
-			s.rounding += time.Since(t0)
 			if roundUp(best) >= s.upper() {
 				return finish(StopProven, &sol)
 			}

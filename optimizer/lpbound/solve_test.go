@@ -347,30 +347,3 @@ func TestLPValueWithLimits(t *testing.T) {
 		}
 	}
 }
-
-// TestMayRound: with many bin types and a time limit, the master is
-// rounded while the roundings took at most roundShare of column
-// generation's time so far; with few types or no time limit, always.
-func TestMayRound(t *testing.T) {
-	many := &model{bins: make([]mbin, manyBins+1)}
-	few := &model{bins: make([]mbin, manyBins)}
-	start := time.Now().Add(-time.Second)
-	limit := time.Now().Add(time.Minute)
-	for _, c := range []struct {
-		name     string
-		m        *model
-		deadline time.Time
-		rounding time.Duration
-		want     bool
-	}{
-		{"under the share", many, limit, time.Duration(0.8 * roundShare * float64(time.Second)), true},
-		{"over the share", many, limit, time.Duration(1.2 * roundShare * float64(time.Second)), false},
-		{"few types", few, limit, time.Second, true},
-		{"no time limit", many, time.Time{}, time.Second, true},
-	} {
-		s := &cg{m: c.m, deadline: c.deadline, started: start, rounding: c.rounding}
-		if got := s.mayRound(); got != c.want {
-			t.Errorf("%s: mayRound %v, want %v", c.name, got, c.want)
-		}
-	}
-}
