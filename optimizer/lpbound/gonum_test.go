@@ -145,6 +145,34 @@ func allPatterns(m *model) []column {
 	return out
 }
 
+// solveAgainstFullLP solves p and checks the result against the LP
+// optimum LP* over every pattern (allPatterns, solved by gonum): the
+// bound below LP* and equal to ⌈LP*⌉, and a converged LP equal to LP*.
+func solveAgainstFullLP(t *testing.T, p *Problem) (*Result, float64) {
+	t.Helper()
+	m, err := newModel(p, MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := newMaster(m)
+	ms.add(allPatterns(m)...)
+	full := gonumMaster(t, ms)
+	res, err := Solve(context.Background(), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LowerLP > full+1e-9 || res.Bound > math.Ceil(full-1e-9) {
+		t.Fatalf("LowerLP %g, bound %g above LP* %g", res.LowerLP, res.Bound, full)
+	}
+	if want := math.Ceil(full - 1e-9); res.Bound != want {
+		t.Fatalf("bound %g, want ⌈LP*⌉ = %g (LP* %g, stop %v)", res.Bound, want, full, res.Stop)
+	}
+	if res.Converged && math.Abs(res.LP-full) > 1e-6*max(1, full) {
+		t.Fatalf("converged at %g, LP* %g", res.LP, full)
+	}
+	return res, full
+}
+
 // TestSolveAgainstFullLP solves small random problems whose every pattern
 // can be listed, so that gonum gives the LP optimum LP* outright; Solve's
 // bound must lie below it and reach ⌈LP*⌉.
@@ -161,26 +189,7 @@ func TestSolveAgainstFullLP(t *testing.T) {
 			p.Items = append(p.Items, sized(fmt.Sprint("t", i), 1+r.IntN(4), s...))
 		}
 		t.Run(fmt.Sprintf("problem=%d", n), func(t *testing.T) {
-			m, err := newModel(p, MinCost)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms := newMaster(m)
-			ms.add(allPatterns(m)...)
-			full := gonumMaster(t, ms)
-			res, err := Solve(context.Background(), p, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.LowerLP > full+1e-9 || res.Bound > math.Ceil(full-1e-9) {
-				t.Fatalf("LowerLP %g, bound %g above LP* %g", res.LowerLP, res.Bound, full)
-			}
-			if want := math.Ceil(full - 1e-9); res.Bound != want {
-				t.Fatalf("bound %g, want ⌈LP*⌉ = %g (LP* %g, stop %v)", res.Bound, want, full, res.Stop)
-			}
-			if res.Converged && math.Abs(res.LP-full) > 1e-6*max(1, full) {
-				t.Fatalf("converged at %g, LP* %g", res.LP, full)
-			}
+			solveAgainstFullLP(t, p)
 		})
 	}
 }
@@ -205,28 +214,9 @@ func TestSolveManyBinTypesAgainstFullLP(t *testing.T) {
 			p.Items = append(p.Items, sized(fmt.Sprint("t", i), 5+r.IntN(20), float64(2+r.IntN(7)), float64(2+r.IntN(7))))
 		}
 		t.Run(fmt.Sprintf("problem=%d", n), func(t *testing.T) {
-			m, err := newModel(p, MinCost)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms := newMaster(m)
-			ms.add(allPatterns(m)...)
-			full := gonumMaster(t, ms)
-			res, err := Solve(context.Background(), p, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, full := solveAgainstFullLP(t, p)
 			if !res.Converged && res.Stop != StopProven {
 				t.Fatalf("stopped %v after %d iterations", res.Stop, res.Iterations)
-			}
-			if res.LowerLP > full+1e-9 || res.Bound > math.Ceil(full-1e-9) {
-				t.Fatalf("LowerLP %g, bound %g above LP* %g", res.LowerLP, res.Bound, full)
-			}
-			if want := math.Ceil(full - 1e-9); res.Bound != want {
-				t.Fatalf("bound %g, want ⌈LP*⌉ = %g (LP* %g, stop %v)", res.Bound, want, full, res.Stop)
-			}
-			if res.Converged && math.Abs(res.LP-full) > 1e-6*max(1, full) {
-				t.Fatalf("converged at %g, LP* %g", res.LP, full)
 			}
 			t.Logf("%d types: LP* %.4f, stop %v after %d iterations, %d columns", len(p.Bins), full, res.Stop, res.Iterations, res.Columns)
 		})
