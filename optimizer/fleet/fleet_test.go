@@ -1061,7 +1061,7 @@ func TestDeterministic(t *testing.T) {
 			}
 			prev = key(r)
 			if it == 30 && run == 0 {
-				t.Logf("medium: %d types, %d groups: converged %v, stop %s, %.1fs", len(p.Types), len(p.Groups), r.Converged, r.Stop, r.Seconds)
+				t.Logf("medium: %d types, %d groups: converged %v, stop %s, %.1fs lns %d/%d src %s cost %g", len(p.Types), len(p.Groups), r.Converged, r.Stop, r.Seconds, r.LNSImproved, r.LNSTried, r.Source, r.Plan.Cost)
 			}
 		}
 	}

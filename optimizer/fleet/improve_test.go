@@ -52,8 +52,9 @@ func TestImproveDrainsAndDownsizes(t *testing.T) {
 		t.Fatalf("improved fleet: %v", err)
 	}
 	// The 1-cpu node and the lone spread pod's node drain into the room
-	// of the others (three bigs, 12; the optimum, two bigs and a small,
-	// 9.5, needs a repacking these moves do not make).
+	// of the others (three bigs, 12; the optimum, one big and three
+	// smalls, 8.5, needs a repacking these moves do not make: lns does,
+	// TestLNSRepacks).
 	if out.Cost >= in.Cost {
 		t.Fatalf("cost %g, was %g: nothing saved", out.Cost, in.Cost)
 	}

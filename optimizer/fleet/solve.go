@@ -42,6 +42,11 @@ type Options struct {
 	NodeLimit int
 	// Progress, when not nil, is told each stage as it starts.
 	Progress func(stage string)
+	// noLNS: a neighbourhood's own Solve (lns.go) does not search again;
+	// incumbent, when not nil, is its nodes as they are, a fleet of the
+	// problem's types that column generation starts from.
+	noLNS     bool
+	incumbent *Fleet
 }
 
 // DefaultOptions are the validated defaults every caller starts from.
@@ -138,8 +143,12 @@ type Result struct {
 	// SubTypes: the types of the relaxation's fleet, on which a second
 	// column generation looked for the packing (0: it did not run);
 	// SubIterations its master LPs.
-	SubTypes         int     `json:"sub_types"`
-	SubIterations    int     `json:"sub_iterations"`
+	SubTypes      int `json:"sub_types"`
+	SubIterations int `json:"sub_iterations"`
+	// LNSTried and LNSImproved count the neighbourhoods the search of
+	// lns.go planned again and those that saved.
+	LNSTried         int     `json:"lns_tried"`
+	LNSImproved      int     `json:"lns_improved"`
 	KarpenterSeconds float64 `json:"karpenter_seconds"`
 	Seconds          float64 `json:"seconds"`
 }
@@ -362,56 +371,71 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	// time), gives the packing, and improve moves the pods that break a
 	// set; the bound's own run then has a quarter of the time left and no
 	// integer master.
-	sub := pr.support(flow, kept, &rounded)
+	sub := pr.support(flow, kept, &rounded, o.incumbent)
 	restricted := okRound && len(sub) < len(kept) && len(kept) > restrictAbove
 	incs := []*Fleet{&res.Karpenter, &res.BestSingle, &rounded}
+	if o.incumbent != nil {
+		incs = append(incs, o.incumbent)
+	}
 	rest := time.Until(cgUntil)
 	boundLimit, boundInteger := time.Until(deadline), o.IntegerTimeLimit
 	boundCols := rest
 	if restricted {
 		boundLimit, boundCols, boundInteger = rest/4, rest/4, -1
 	}
-	stage("column generation for the bound")
-	lr, scale, err := pr.configLP(ctx, kept, by, true, incs, flow, lpbound.Options{TimeLimit: boundLimit, ColumnTimeLimit: boundCols,
-		IntegerTimeLimit: boundInteger, IntegerGap: o.Gap, NodeLimit: o.NodeLimit})
-	if err != nil {
-		return nil, err
-	}
-	bound, iters := lr.Bound, lr.Iterations
-	// A bound run that got through continueIterations master LPs in its
-	// quarter and was still going is tractable at this size: it goes on
-	// for a second quarter from its columns and its packing, and the
-	// packing stage keeps half.
-	if restricted && lr.Stop == lpbound.StopTimeLimit && lr.Iterations >= continueIterations && ctx.Err() == nil {
-		stage("column generation for the bound, continued")
-		lr2, _, err := pr.configLP(ctx, kept, by, true, incs, flow, lpbound.Options{TimeLimit: rest / 4, ColumnTimeLimit: rest / 4,
-			IntegerTimeLimit: -1, IntegerGap: o.Gap, NodeLimit: o.NodeLimit, Initial: lr.Patterns, Incumbent: lr.Packing})
-		if err != nil {
-			return nil, err
-		}
-		bound, iters = max(bound, lr2.Bound), iters+lr2.Iterations
-		lr = lr2
-	}
-	res.LPBound, res.Converged, res.Stop = bound/scale, lr.Converged, lr.Stop.String()
-	res.Iterations, res.Columns, res.IntegerProven = iters, lr.Columns, lr.IntegerProven
 	type cand struct {
 		f   Fleet
 		src string
 	}
 	var cands []cand
-	if lr.Packing != nil {
-		cands = append(cands, cand{pr.improve(pr.fromPatterns(lr.Packing, kept), kept, time.Now().Add(improveTime)), "lp-" + lr.UpperSource})
+	// clocked: a column generation was stopped by the clock, so the plan
+	// already depends on how far it got (lns then runs; see below).
+	clocked := false
+	// A neighbourhood's own Solve (lns.go) wants the packing only: with
+	// the restricted LP it skips the bound's run.
+	if !(restricted && o.noLNS) {
+		stage("column generation for the bound")
+		lr, scale, err := pr.configLP(ctx, kept, by, true, incs, flow, lpbound.Options{TimeLimit: boundLimit, ColumnTimeLimit: boundCols,
+			IntegerTimeLimit: boundInteger, IntegerGap: o.Gap, NodeLimit: o.NodeLimit})
+		if err != nil {
+			return nil, err
+		}
+		bound, iters := lr.Bound, lr.Iterations
+		// A bound run that got through continueIterations master LPs in its
+		// quarter and was still going is tractable at this size: it goes on
+		// for a second quarter from its columns and its packing, and the
+		// packing stage keeps half.
+		if restricted && lr.Stop == lpbound.StopTimeLimit && lr.Iterations >= continueIterations && ctx.Err() == nil {
+			stage("column generation for the bound, continued")
+			lr2, _, err := pr.configLP(ctx, kept, by, true, incs, flow, lpbound.Options{TimeLimit: rest / 4, ColumnTimeLimit: rest / 4,
+				IntegerTimeLimit: -1, IntegerGap: o.Gap, NodeLimit: o.NodeLimit, Initial: lr.Patterns, Incumbent: lr.Packing})
+			if err != nil {
+				return nil, err
+			}
+			bound, iters = max(bound, lr2.Bound), iters+lr2.Iterations
+			lr = lr2
+		}
+		res.LPBound, res.Converged, res.Stop = bound/scale, lr.Converged, lr.Stop.String()
+		clocked = lr.Stop == lpbound.StopTimeLimit
+		res.Iterations, res.Columns, res.IntegerProven = iters, lr.Columns, lr.IntegerProven
+		if lr.Packing != nil {
+			cands = append(cands, cand{pr.improve(pr.fromPatterns(lr.Packing, kept), kept, time.Now().Add(improveTime)), "lp-" + lr.UpperSource})
+		}
 	}
 	if restricted {
 		stage(fmt.Sprintf("column generation and the integer packing on the relaxation's %d types", len(sub)))
 		left := time.Until(deadline)
-		lrs, _, err := pr.configLP(ctx, sub, nil, false, []*Fleet{&rounded}, flow, lpbound.Options{TimeLimit: max(time.Millisecond, left),
+		if !o.noLNS {
+			left -= time.Duration(lnsShare * float64(o.TimeLimit))
+		}
+		lrs, _, err := pr.configLP(ctx, sub, nil, false, incs[2:], flow, lpbound.Options{TimeLimit: max(time.Millisecond, left),
 			ColumnTimeLimit: max(time.Millisecond, left*3/4), IntegerTimeLimit: o.IntegerTimeLimit, IntegerGap: o.Gap, NodeLimit: o.NodeLimit,
 			IncumbentOnly: true})
 		if err != nil {
 			return nil, err
 		}
 		res.SubTypes, res.SubIterations = len(sub), lrs.Iterations
+		clocked = clocked || lrs.Stop == lpbound.StopTimeLimit
 		if lrs.Packing != nil {
 			cands = append(cands, cand{pr.improve(pr.fromPatterns(lrs.Packing, sub), kept, time.Now().Add(improveTime)), "restricted-lp-" + lrs.UpperSource})
 		}
@@ -437,6 +461,20 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 		return nil, errors.New("fleet: no fleet found")
 	}
 	res.Plan, res.Source = cands[best].f, cands[best].src
+	// The search stops its neighbourhoods' Solves on time too: it runs
+	// only when the plan depends on the clock already, so that a run
+	// whose column generation ends on its own (converged, stalled,
+	// proven) gives the same plan every time.
+	if !o.noLNS && clocked && time.Until(deadline) > lnsSubTime/3 {
+		stage("planning the most wasteful nodes again, a neighbourhood at a time")
+		f, tried, improved := pr.lns(ctx, res.Plan, kept, flow.duals(p), deadline)
+		res.LNSTried, res.LNSImproved = tried, improved
+		if improved > 0 {
+			if f = pr.improve(f, kept, time.Now().Add(improveTime)); len(f.Nodes) > 0 && f.Cost < res.Plan.Cost-1e-9 {
+				res.Plan, res.Source = f, res.Source+"+lns"
+			}
+		}
+	}
 	if err := pr.Check(&res.Plan); err != nil {
 		return nil, fmt.Errorf("fleet: plan from %s: %w", res.Source, err)
 	}
@@ -502,16 +540,21 @@ func (pr *prepared) configLP(ctx context.Context, types, by []int, anti bool, in
 }
 
 // support is the kept types the relaxation's solution uses, with those
-// of its rounded fleet, in kept order.
-func (pr *prepared) support(flow *flowLP, kept []int, rounded *Fleet) []int {
+// of the fleets (its rounded fleet, an incumbent), in kept order.
+func (pr *prepared) support(flow *flowLP, kept []int, fleets ...*Fleet) []int {
 	use := map[int]bool{}
 	for b, x := range flow.x {
 		if x > 1e-9 {
 			use[kept[b]] = true
 		}
 	}
-	for _, n := range rounded.Nodes {
-		use[n.Type] = true
+	for _, f := range fleets {
+		if f == nil {
+			continue
+		}
+		for _, n := range f.Nodes {
+			use[n.Type] = true
+		}
 	}
 	var out []int
 	for _, k := range kept {
