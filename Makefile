@@ -151,8 +151,9 @@ kubesched: deps-go
 test: deps-test vet kubesched
 	cd tools/kubesched && $(GO) vet ./... && $(GO) test -count=1 ./...
 	PLACELAB_KUBESCHED=$(CURDIR)/$(KUBESCHED) PLACELAB_REQUIRE_KUBESCHED=1 PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_DATA=1 PLACELAB_REQUIRE_PANDAS=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) $(GO) test -count=1 -timeout 30m ./...
-	# the concurrent agents, the background refresh, the healable samples computed beside the replay, concurrent XGBoost predictions and the lifetime runs replayed at once, again under the race detector
+	# the concurrent agents, the background refresh, the healable samples computed beside the replay, concurrent XGBoost predictions, the lifetime runs replayed at once and the fleet search's neighbourhoods solved at once, again under the race detector
 	$(GO) test -race -count=1 -timeout 30m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$|^TestReplayStopsItsBookBeforeReturning$$' ./analysis/ ./analysis/lifetime/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
+	$(GO) test -race -count=1 -timeout 10m -run '^TestLNS' ./optimizer/fleet/
 	# every notebook, headless, top to bottom
 	$(MAKE) notebooks-test
 
@@ -160,6 +161,7 @@ test: deps-test vet kubesched
 test-long: deps-test vet
 	PLACELAB_REQUIRE_CHROMIUM=1 PLACELAB_REQUIRE_SLURM=$(REQUIRE_SLURM) PLACELAB_LONG=1 $(GO) test -count=1 -timeout 120m ./...
 	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 120m -run 'Agents|ConflictAvoidance|StoredPlacementsWithinCapacity|ConcurrentPredictRow|Refresh|TypesOfOneShape|LifetimeCompareWorkers|^TestSameDecisions$$|^TestDeterministic$$|^TestClient$$|^TestStartMatchesSample$$|^TestHealableSamplesOfReplay$$|^TestBookWorkerMatchesBook$$|^TestRealTimeEvictionTimes$$|^TestReplayStopsItsBookBeforeReturning$$' ./analysis/ ./analysis/lifetime/ ./analysis/replay/ ./analysis/replay/healable/ ./optimizer/ ./predict/xgboost/ ./predict/client/
+	PLACELAB_LONG=1 $(GO) test -race -count=1 -timeout 10m -run '^TestLNS' ./optimizer/fleet/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

@@ -47,8 +47,14 @@ the published kube-reserved formulas; the JSON says which).
                     a rounding of that LP, or a baseline when cheaper; each improved
                     by a local search (emptiest nodes drained, nodes downsized, two
                     nodes merged into one cheaper node, pods that break an
-                    anti-affinity set moved); then topology spread kept
-                    by moving pods between zones. Every stage shares --time-limit.
+                    anti-affinity set moved). When column generation ran out of time,
+                    the most wasteful nodes (price less what their pods are worth at
+                    the assignment LP's duals), with the nodes that share their pod
+                    groups or could run their pods, are planned again on their own
+                    against every type, a neighbourhood at a time, and replaced when
+                    that costs less (bound.plan_source ends in +lns). Then topology
+                    spread kept by moving pods between zones. Every stage shares
+                    --time-limit.
   gap_pct           100 × (cost − lb) / lb.
 
 The stages stop on time, not on a count of steps, so two runs (or two machines) can

@@ -67,6 +67,12 @@
 // its patterns). Each candidate fleet then goes through improve:
 // pods that break an anti-affinity set move, the emptiest nodes drain into
 // the others' room, nodes shrink to the cheapest type holding them; the
-// cheapest candidate that passes Check is the plan. Improve runs the same
-// search for a caller, keeping each pod within a class of types (a zone).
+// cheapest candidate that passes Check is the plan. When a column
+// generation was stopped by the clock (the plan then depends on timing
+// already), a large neighbourhood search (lns.go) plans the pods of the
+// plan's most wasteful nodes again, a neighbourhood at a time, with Solve
+// on those pods alone against every kept type, and keeps what costs less;
+// with the restricted LP, half of TimeLimit is kept for it. Improve runs
+// the local search for a caller, keeping each pod within a class of types
+// (a zone).
 package fleet
