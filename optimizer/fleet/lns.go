@@ -27,7 +27,8 @@ import (
 // Seeds go by waste, most first; a neighbourhood grows by the most
 // wasteful node that shares a group with it or can trade pods with the
 // seed, up to lnsNodes nodes and lnsGroups groups. Measured on that
-// snapshot (20 s from the same fleet): neighbourhoods of at most 60 groups
+// snapshot (20 s from the same fleet, one neighbourhood at a time, one
+// run each): neighbourhoods of at most 60 groups
 // ended at gaps of 3.4–3.6%, of 100 at 2.7–3.3%, of 150 with 2-s Solves
 // at 1.97–2.50%; 300 groups with 4-s Solves did worse (3.6%); keeping only
 // the relaxation's 15 types in each Solve, worse again (3.9%).

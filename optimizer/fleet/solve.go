@@ -16,11 +16,11 @@ import (
 
 // Defaults for Options.
 const (
-	// DefaultTimeLimit bounds column generation and the integer master
-	// together: the plan's target is a minute for a 10,000-pod snapshot
-	// against a 1,101-type catalog, of which reading the snapshot and
-	// storing the plan took 9–15 s (bench plan, 2026-12-03); on its
-	// snapshot 35 s, 40 s and 45 s gave the same plan.
+	// DefaultTimeLimit bounds every stage together (the relaxation,
+	// column generation, the integer master and the neighbourhood search):
+	// the plan's target is a minute for a 10,000-pod snapshot against a
+	// 1,101-type catalog, of which reading the snapshot and storing the
+	// plan took 6–7 s (bench plan, 2026-12-03: 47.6 s in all).
 	DefaultTimeLimit = 40 * time.Second
 	// DefaultIntegerTimeLimit bounds CBC's price-and-branch.
 	DefaultIntegerTimeLimit = 15 * time.Second
