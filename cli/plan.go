@@ -91,7 +91,7 @@ placed, unplaceable [{pods, reason, examples}], plan_run, plan_dataset, seconds,
 baselines {current, karpenter, best_single}, catalog {file, sha256, price_column,
 types_read, types_kept, filter, reserved, reserved_formula}, source, dims, bound
 {lp_bound, volume_bound, converged, stop, plan_source, flow_converged, packing_types,
-...}, check, left_out.
+lns_tried, lns_improved, ...}, check, left_out.
 
 Examples:
    placelab ingest k8s nodes.json pods.json --dataset prod

@@ -140,6 +140,11 @@ type Bound struct {
 	// the packing's own column generation ran (0: it did not run).
 	FlowConverged bool `json:"flow_converged"`
 	PackingTypes  int  `json:"packing_types"`
+	// LNSTried and LNSImproved count the neighbourhoods the search after
+	// the packing planned again and those that saved (0 when column
+	// generation ended before the clock and the search did not run).
+	LNSTried    int `json:"lns_tried"`
+	LNSImproved int `json:"lns_improved"`
 	// SpreadMoves counts pods moved after the LP to keep topology spread
 	// (the LP relaxes it), SpreadNodes the nodes added for it.
 	SpreadMoves int `json:"spread_moves"`
@@ -294,7 +299,7 @@ func Run(ctx context.Context, db *store.DB, o Options) (*Result, error) {
 	}
 	r.Bound = Bound{LPBound: round6(fr.LPBound), VolumeBound: round6(fr.VolumeBound), Converged: fr.Converged, Stop: fr.Stop,
 		Iterations: fr.Iterations, Columns: fr.Columns, Candidates: len(p.Types), TypesUsable: fr.TypesUsable, TypesDominated: fr.TypesDominated,
-		Source: fr.Source, IntegerProven: fr.IntegerProven, FlowConverged: fr.FlowConverged, PackingTypes: fr.SubTypes, SpreadMoves: r.Bound.SpreadMoves, SpreadNodes: r.Bound.SpreadNodes,
+		Source: fr.Source, IntegerProven: fr.IntegerProven, FlowConverged: fr.FlowConverged, PackingTypes: fr.SubTypes, LNSTried: fr.LNSTried, LNSImproved: fr.LNSImproved, SpreadMoves: r.Bound.SpreadMoves, SpreadNodes: r.Bound.SpreadNodes,
 		CostBeforeSpread: round6(before)}
 	r.Baselines.Karpenter = Fleet{CostPerHour: round6(fr.Karpenter.Cost), Nodes: len(fr.Karpenter.Nodes), Types: typeCounts(src, fr.Karpenter.Nodes),
 		Seconds: fr.KarpenterSeconds}

@@ -118,7 +118,8 @@ type Result struct {
 	VolumeBound float64 `json:"volume_bound"`
 	// Plan is the cheapest fleet found; Source says where it came from
 	// (lp-… from the bound's column generation, restricted-lp-… from the
-	// packing's, flow-rounding, karpenter, best-single).
+	// packing's, flow-rounding, karpenter, best-single), with +lns when
+	// the neighbourhood search (lns.go) then saved.
 	Plan       Fleet   `json:"plan"`
 	Source     string  `json:"source"`
 	GapPct     float64 `json:"gap_pct"`
