@@ -95,48 +95,61 @@ func TestImproveDrainsAndDownsizes(t *testing.T) {
 	}
 }
 
+// randomProblem is a small random problem over cpu and memory: 1–4
+// types (with limits, when limits, on a third of them), overheads on half
+// of the problems, 1–5 groups, a third of them in one of two anti-affinity
+// sets (one bound per set), a third allowed on a random subset of types.
+func randomProblem(rng *rand.Rand, limits bool) *Problem {
+	p := &Problem{Dims: []string{"cpu", "memory"}}
+	nt := 1 + rng.IntN(4)
+	for k := range nt {
+		c := float64(1 + rng.IntN(8))
+		m := float64(1 + rng.IntN(16))
+		ty := Type{Name: string(rune('A' + k)), Cap: []float64{c, m}, Price: 0.1 + c*0.3 + m*0.05 + rng.Float64()*0.2}
+		if limits && rng.IntN(3) == 0 {
+			ty.Limit = 1 + rng.IntN(4)
+		}
+		p.Types = append(p.Types, ty)
+	}
+	if rng.IntN(2) == 0 {
+		p.Overhead = make([][]float64, nt)
+		for k := range nt {
+			p.Overhead[k] = []float64{0.25, 0.5}
+		}
+	}
+	for g := range 1 + rng.IntN(5) {
+		gr := Group{Name: string(rune('a' + g)), Demand: []float64{0.5 * float64(1+rng.IntN(6)), 0.5 * float64(1+rng.IntN(8))},
+			Count: 1 + rng.IntN(6), AntiKey: -1}
+		if rng.IntN(3) == 0 {
+			gr.AntiKey, gr.MaxPerNode = rng.IntN(2), 1+rng.IntN(2)
+		}
+		if rng.IntN(3) == 0 {
+			gr.Allowed = make([]bool, nt)
+			for k := range gr.Allowed {
+				gr.Allowed[k] = rng.IntN(2) == 0
+			}
+		}
+		p.Groups = append(p.Groups, gr)
+	}
+	// Anti-affinity sets share their bound.
+	for g := range p.Groups {
+		for h := range p.Groups {
+			if p.Groups[g].AntiKey >= 0 && p.Groups[g].AntiKey == p.Groups[h].AntiKey {
+				p.Groups[h].MaxPerNode = p.Groups[g].MaxPerNode
+			}
+		}
+	}
+	return p
+}
+
 // TestImproveKeepsConstraints: on random problems and fleets of one pod
 // per node on its dearest type (the worst start), the improved fleet
 // passes Check, never costs more, and the same input gives the same fleet.
 func TestImproveKeepsConstraints(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 55))
 	for inst := range 300 {
-		p := &Problem{Dims: []string{"cpu", "memory"}}
-		nt := 1 + rng.IntN(4)
-		for k := range nt {
-			c := float64(1 + rng.IntN(8))
-			m := float64(1 + rng.IntN(16))
-			p.Types = append(p.Types, Type{Name: string(rune('A' + k)), Cap: []float64{c, m}, Price: 0.1 + c*0.3 + m*0.05 + rng.Float64()*0.2})
-		}
-		if rng.IntN(2) == 0 {
-			p.Overhead = make([][]float64, nt)
-			for k := range nt {
-				p.Overhead[k] = []float64{0.25, 0.5}
-			}
-		}
-		ng := 1 + rng.IntN(5)
-		for g := range ng {
-			gr := Group{Name: string(rune('a' + g)), Demand: []float64{0.5 * float64(1+rng.IntN(6)), 0.5 * float64(1+rng.IntN(8))},
-				Count: 1 + rng.IntN(6), AntiKey: -1}
-			if rng.IntN(3) == 0 {
-				gr.AntiKey, gr.MaxPerNode = rng.IntN(2), 1+rng.IntN(2)
-			}
-			if rng.IntN(3) == 0 {
-				gr.Allowed = make([]bool, nt)
-				for k := range gr.Allowed {
-					gr.Allowed[k] = rng.IntN(2) == 0
-				}
-			}
-			p.Groups = append(p.Groups, gr)
-		}
-		// Anti-affinity sets share their bound.
-		for g := range p.Groups {
-			for h := range p.Groups {
-				if p.Groups[g].AntiKey >= 0 && p.Groups[g].AntiKey == p.Groups[h].AntiKey {
-					p.Groups[h].MaxPerNode = p.Groups[g].MaxPerNode
-				}
-			}
-		}
+		p := randomProblem(rng, false)
+		nt := len(p.Types)
 		pr := prepare(p)
 		// One pod per node on its dearest allowed type.
 		var in Fleet

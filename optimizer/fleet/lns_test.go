@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -37,44 +38,8 @@ func TestLNSKeepsConstraints(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 54))
 	saved := 0
 	for inst := range 60 {
-		p := &Problem{Dims: []string{"cpu", "memory"}}
-		nt := 1 + rng.IntN(4)
-		for k := range nt {
-			c := float64(1 + rng.IntN(8))
-			m := float64(1 + rng.IntN(16))
-			ty := Type{Name: string(rune('A' + k)), Cap: []float64{c, m}, Price: 0.1 + c*0.3 + m*0.05 + rng.Float64()*0.2}
-			if rng.IntN(3) == 0 {
-				ty.Limit = 1 + rng.IntN(4)
-			}
-			p.Types = append(p.Types, ty)
-		}
-		if rng.IntN(2) == 0 {
-			p.Overhead = make([][]float64, nt)
-			for k := range nt {
-				p.Overhead[k] = []float64{0.25, 0.5}
-			}
-		}
-		for g := range 1 + rng.IntN(5) {
-			gr := Group{Name: string(rune('a' + g)), Demand: []float64{0.5 * float64(1+rng.IntN(6)), 0.5 * float64(1+rng.IntN(8))},
-				Count: 1 + rng.IntN(6), AntiKey: -1}
-			if rng.IntN(3) == 0 {
-				gr.AntiKey, gr.MaxPerNode = rng.IntN(2), 1+rng.IntN(2)
-			}
-			if rng.IntN(3) == 0 {
-				gr.Allowed = make([]bool, nt)
-				for k := range gr.Allowed {
-					gr.Allowed[k] = rng.IntN(2) == 0
-				}
-			}
-			p.Groups = append(p.Groups, gr)
-		}
-		for g := range p.Groups {
-			for h := range p.Groups {
-				if p.Groups[g].AntiKey >= 0 && p.Groups[g].AntiKey == p.Groups[h].AntiKey {
-					p.Groups[h].MaxPerNode = p.Groups[g].MaxPerNode
-				}
-			}
-		}
+		p := randomProblem(rng, true)
+		nt := len(p.Types)
 		pr := prepare(p)
 		// One pod per node on its dearest allowed type with room left
 		// under its limit; an instance the start cannot place is skipped.
@@ -130,5 +95,33 @@ func TestLNSKeepsConstraints(t *testing.T) {
 	}
 	if saved == 0 {
 		t.Fatal("the search saved on no instance: the test proves nothing")
+	}
+}
+
+// TestLNSSharesLimits: two neighbourhoods solved at once (two nodes that
+// share no group, neither able to run the other's pod) both want the one
+// node a limited type has left; only one gets it, so the fleet keeps the
+// limit (Check) and costs 1 + 3 (the two pods do not fit one node).
+func TestLNSSharesLimits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	p := &Problem{Dims: []string{"cpu", "memory"},
+		Types: []Type{
+			{Name: "cheap", Cap: []float64{4, 4}, Price: 1, Limit: 1},
+			{Name: "dear-a", Cap: []float64{4, 4}, Price: 3},
+			{Name: "dear-b", Cap: []float64{4, 4}, Price: 3},
+		},
+		Groups: []Group{
+			{Name: "a", Demand: []float64{3, 3}, Count: 1, AntiKey: -1, Allowed: []bool{true, true, false}},
+			{Name: "b", Demand: []float64{3, 3}, Count: 1, AntiKey: -1, Allowed: []bool{true, false, true}},
+		}}
+	pr := prepare(p)
+	in := Fleet{Nodes: []Node{node(1, 0, 1), node(2, 1, 1)}}
+	in.Cost = in.cost(p)
+	out, tried, _ := pr.lns(t.Context(), in, []int{0, 1, 2}, nil, time.Now().Add(time.Minute))
+	if err := pr.Check(&out); err != nil {
+		t.Fatalf("%v (fleet %+v)", err, out.Nodes)
+	}
+	if out.Cost != 4 {
+		t.Fatalf("cost %g after %d neighbourhoods, want 4", out.Cost, tried)
 	}
 }
