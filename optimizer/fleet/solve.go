@@ -374,10 +374,14 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	// integer master.
 	sub := pr.support(flow, kept, &rounded, o.incumbent)
 	restricted := okRound && len(sub) < len(kept) && len(kept) > restrictAbove
-	incs := []*Fleet{&res.Karpenter, &res.BestSingle, &rounded}
+	// The packing's own run starts from the rounding (and the incumbent
+	// a neighbourhood's Solve is given); the bound's also from the
+	// baselines.
+	packIncs := []*Fleet{&rounded}
 	if o.incumbent != nil {
-		incs = append(incs, o.incumbent)
+		packIncs = append(packIncs, o.incumbent)
 	}
+	incs := append([]*Fleet{&res.Karpenter, &res.BestSingle}, packIncs...)
 	rest := time.Until(cgUntil)
 	boundLimit, boundInteger := time.Until(deadline), o.IntegerTimeLimit
 	boundCols := rest
@@ -429,7 +433,7 @@ func Solve(ctx context.Context, p *Problem, o Options) (*Result, error) {
 		if !o.noLNS {
 			left -= time.Duration(lnsShare * float64(o.TimeLimit))
 		}
-		lrs, _, err := pr.configLP(ctx, sub, nil, false, incs[2:], flow, lpbound.Options{TimeLimit: max(time.Millisecond, left),
+		lrs, _, err := pr.configLP(ctx, sub, nil, false, packIncs, flow, lpbound.Options{TimeLimit: max(time.Millisecond, left),
 			ColumnTimeLimit: max(time.Millisecond, left*3/4), IntegerTimeLimit: o.IntegerTimeLimit, IntegerGap: o.Gap, NodeLimit: o.NodeLimit,
 			IncumbentOnly: true})
 		if err != nil {
