@@ -5,7 +5,8 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"sync"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -65,6 +66,8 @@ func (pr *prepared) lns(ctx context.Context, f Fleet, kept []int, pi []float64, 
 	if len(f.Nodes) == 0 {
 		return f, 0, 0
 	}
+	// Nodes keep their index for the whole search: a replaced node is
+	// marked gone (busy for good), a new one is appended.
 	nodes := slices.Clone(f.Nodes)
 	waste := func(n Node) float64 {
 		x := p.Types[n.Type].Price
@@ -79,126 +82,189 @@ func (pr *prepared) lns(ctx context.Context, f Fleet, kept []int, pi []float64, 
 	for i, n := range nodes {
 		w[i] = waste(n)
 	}
+	// gone: replaced; busy: gone or in a neighbourhood being planned.
+	gone := make([]bool, len(nodes))
+	busy := make([]bool, len(nodes))
 	// done: the node seeded a neighbourhood that saved nothing, and no
 	// node sharing a group with it has changed since.
 	done := make([]bool, len(nodes))
+	// failed: the neighbourhoods (nodesSig) planned again for nothing.
+	failed := map[string]bool{}
+	limited := false
+	for _, k := range kept {
+		limited = limited || p.Types[k].Limit > 0
+	}
+	var byGroup map[int][]int // the nodes not gone, by group; nil: stale
 	workers := max(1, min(runtime.GOMAXPROCS(0), lnsWorkers))
+	// Up to workers neighbourhoods with no node in common are planned at
+	// once, a goroutine each. Their results are taken in the order they
+	// were started, and a neighbourhood starts as soon as the one before
+	// it in line is taken: what is started depends only on the results
+	// taken before, as with one neighbourhood at a time, and the Solves
+	// fall out of step (CBC's solves are serialized, so Solves started
+	// together wait for each other's integer master).
+	type job struct {
+		nb    nbhd
+		spare bool
+		out   chan []Node
+	}
+	var line []*job
+	spareOut := false // a job in line has the limited types' spare
 	tried, improved := 0, 0
-	for tried < lnsRounds && ctx.Err() == nil {
-		left := time.Until(deadline)
-		if left < lnsSubTime/3 {
-			break
-		}
-		byGroup := map[int][]int{}
-		for i, n := range nodes {
-			for _, g := range n.Groups {
-				byGroup[g] = append(byGroup[g], i)
+	for {
+		for len(line) < workers && tried < lnsRounds && ctx.Err() == nil {
+			left := time.Until(deadline)
+			if left < lnsSubTime/3 {
+				break
 			}
-		}
-		// Up to workers neighbourhoods with no node in common, solved at
-		// once.
-		taken := map[int]bool{}
-		var batch []nbhd
-		for len(batch) < workers && tried+len(batch) < lnsRounds {
+			if byGroup == nil {
+				byGroup = map[int][]int{}
+				for i, n := range nodes {
+					if !gone[i] {
+						for _, g := range n.Groups {
+							byGroup[g] = append(byGroup[g], i)
+						}
+					}
+				}
+			}
 			seed := -1
 			for i := range nodes {
-				if !done[i] && !taken[i] && w[i] > lnsMinWaste*p.Types[nodes[i].Type].Price && (seed < 0 || w[i] > w[seed]) {
+				if !done[i] && !busy[i] && w[i] > lnsMinWaste*p.Types[nodes[i].Type].Price && (seed < 0 || w[i] > w[seed]) {
 					seed = i
 				}
 			}
 			if seed < 0 {
 				break
 			}
-			nb := pr.grow(nodes, w, byGroup, taken, seed)
-			for i := range nb.in {
-				taken[i] = true
-			}
-			batch = append(batch, nb)
-		}
-		if len(batch) == 0 {
-			break
-		}
-		tried += len(batch)
-		outs := make([][]Node, len(batch))
-		var wg sync.WaitGroup
-		for b := range batch {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				// The first neighbourhood may take what the limited types
-				// have left; the others only their own nodes' share.
-				outs[b] = pr.replan(ctx, nodes, batch[b].in, kept, b == 0, min(lnsSubTime, left))
-			}()
-		}
-		wg.Wait()
-		gone := map[int]bool{}
-		changed := map[int]bool{}
-		var added []Node
-		for b, nb := range batch {
-			if outs[b] == nil {
-				done[nb.seed] = true
+			nb := pr.grow(nodes, w, byGroup, busy, seed)
+			// A neighbourhood of the same nodes as one that saved
+			// nothing is not planned again: another seed, or a change
+			// beside it, often grows the same one.
+			if nb.sig = nodesSig(nodes, nb.in); failed[nb.sig] {
+				done[seed] = true
 				continue
 			}
-			improved++
+			// Only one neighbourhood at a time may take what the limited
+			// types have left; the others only their own nodes' share.
+			j := &job{nb: nb, spare: !spareOut, out: make(chan []Node, 1)}
+			spareOut = true
+			// The Solve reads a copy of the nodes not gone: the search
+			// appends to its own while it runs.
+			var snap []Node
+			in := map[int]bool{}
+			for i, n := range nodes {
+				if !gone[i] {
+					if nb.in[i] {
+						in[len(snap)] = true
+					}
+					snap = append(snap, n)
+				}
+			}
 			for i := range nb.in {
-				gone[i] = true
+				busy[i] = true
 			}
-			for g := range nb.groups {
-				changed[g] = true
-			}
-			added = append(added, outs[b]...)
+			go func() { j.out <- pr.replan(ctx, snap, in, kept, j.spare, min(lnsSubTime, left)) }()
+			line = append(line, j)
+			tried++
 		}
-		if len(added) == 0 {
+		if len(line) == 0 {
+			break
+		}
+		j := line[0]
+		line = line[1:]
+		out := <-j.out
+		if j.spare {
+			spareOut = false
+		}
+		if out == nil {
+			for i := range j.nb.in {
+				busy[i] = false
+			}
+			done[j.nb.seed] = true
+			// Planned without the limited types' spare, it may save
+			// with it.
+			if j.spare || !limited {
+				failed[j.nb.sig] = true
+			}
 			continue
 		}
-		var keep []Node
-		var kw []float64
-		var kd []bool
+		improved++
+		for i := range j.nb.in {
+			gone[i] = true
+		}
+		// A node sharing a group with the new nodes may seed a different
+		// neighbourhood now.
 		for i, n := range nodes {
-			if !gone[i] {
-				keep, kw = append(keep, n), append(kw, w[i])
-				// A node sharing a group with the new nodes may seed a
-				// different neighbourhood now.
-				shared := false
+			if done[i] && !gone[i] {
 				for _, g := range n.Groups {
-					shared = shared || changed[g]
+					if j.nb.groups[g] {
+						done[i] = false
+						break
+					}
 				}
-				kd = append(kd, done[i] && !shared)
 			}
 		}
-		for _, n := range added {
-			keep, kw, kd = append(keep, n), append(kw, waste(n)), append(kd, false)
+		for _, n := range out {
+			nodes, w = append(nodes, n), append(w, waste(n))
+			gone, busy, done = append(gone, false), append(busy, false), append(done, false)
 		}
-		nodes, w, done = keep, kw, kd
+		byGroup = nil
 	}
 	if improved == 0 {
 		return f, tried, 0
 	}
-	g := Fleet{Nodes: nodes}
+	g := Fleet{}
+	for i, n := range nodes {
+		if !gone[i] {
+			g.Nodes = append(g.Nodes, n)
+		}
+	}
 	g.Cost = g.cost(p)
 	return g, tried, improved
 }
 
-// nbhd is a neighbourhood: its seed, its nodes and their groups.
+// nbhd is a neighbourhood: its seed, its nodes and their groups, and its
+// nodes' signature (nodesSig).
 type nbhd struct {
 	seed   int
 	in     map[int]bool
 	groups map[int]bool
+	sig    string
 }
 
-// grow is the neighbourhood of seed among nodes not taken: the most
+// nodesSig names the nodes[i], i in in, by what they are (type, groups and
+// counts), in an order of their own: nodes are renumbered as the search
+// replaces some, and two nodes alike are the same to a Solve.
+func nodesSig(nodes []Node, in map[int]bool) string {
+	parts := make([]string, 0, len(in))
+	for i := range in {
+		n := nodes[i]
+		b := strconv.AppendInt(nil, int64(n.Type), 10)
+		for j, g := range n.Groups {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(g), 10)
+			b = append(b, 'x')
+			b = strconv.AppendInt(b, int64(n.Counts[j]), 10)
+		}
+		parts = append(parts, string(b))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ";")
+}
+
+// grow is the neighbourhood of seed among nodes not busy: the most
 // wasteful node (w) that shares a group with it or whose pods may all run
 // on the seed's type (it can trade pods with the seed even when they share
 // no group) joins, while there are at most lnsNodes nodes and lnsGroups
 // groups.
-func (pr *prepared) grow(nodes []Node, w []float64, byGroup map[int][]int, taken map[int]bool, seed int) nbhd {
+func (pr *prepared) grow(nodes []Node, w []float64, byGroup map[int][]int, busy []bool, seed int) nbhd {
 	nb := nbhd{seed: seed, in: map[int]bool{seed: true}, groups: map[int]bool{}}
 	for _, g := range nodes[seed].Groups {
 		nb.groups[g] = true
 	}
 	var mates []int
 	for y, n := range nodes {
-		ok := y != seed && !taken[y]
+		ok := y != seed && !busy[y]
 		for _, g := range n.Groups {
 			ok = ok && pr.allowed[g][nodes[seed].Type]
 		}
@@ -209,7 +275,7 @@ func (pr *prepared) grow(nodes []Node, w []float64, byGroup map[int][]int, taken
 	for len(nb.in) < lnsNodes {
 		next := -1
 		better := func(y int) bool {
-			return !nb.in[y] && !taken[y] && (next < 0 || w[y] > w[next] || w[y] == w[next] && y < next)
+			return !nb.in[y] && !busy[y] && (next < 0 || w[y] > w[next] || w[y] == w[next] && y < next)
 		}
 		for _, g := range slices.Sorted(maps.Keys(nb.groups)) {
 			for _, y := range byGroup[g] {

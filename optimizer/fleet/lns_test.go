@@ -125,3 +125,27 @@ func TestLNSSharesLimits(t *testing.T) {
 		t.Fatalf("cost %g after %d neighbourhoods, want 4", out.Cost, tried)
 	}
 }
+
+// TestLNSSkipsFailedNeighbourhoods: five pods of 0.6 cpu on five 1-cpu
+// nodes is the optimum (one pod per node), and every node's neighbourhood
+// is the same five nodes. The search plans it once: the other seeds grow
+// the same neighbourhood, which saved nothing (it planned it five times,
+// once per seed, before neighbourhoods were remembered by their nodes).
+func TestLNSSkipsFailedNeighbourhoods(t *testing.T) {
+	p := &Problem{Dims: []string{"cpu"},
+		Types:  []Type{{Name: "one", Cap: []float64{1}, Price: 1}},
+		Groups: []Group{{Name: "a", Demand: []float64{0.6}, Count: 5, AntiKey: -1}}}
+	pr := prepare(p)
+	in := Fleet{}
+	for range 5 {
+		in.Nodes = append(in.Nodes, node(0, 0, 1))
+	}
+	in.Cost = in.cost(p)
+	out, tried, improved := pr.lns(t.Context(), in, []int{0}, nil, time.Now().Add(time.Minute))
+	if err := pr.Check(&out); err != nil {
+		t.Fatal(err)
+	}
+	if tried != 1 || improved != 0 || out.Cost != 5 {
+		t.Fatalf("%d neighbourhoods tried, %d saved, cost %g; want 1 tried, none saved, cost 5", tried, improved, out.Cost)
+	}
+}
