@@ -29,7 +29,9 @@ empties one lightly used machine onto other non-empty machines, every move judge
 run's own rules (the validators the replay kept), until --budget moves (0: no limit) or
 no move helps. DaemonSet and static pods never move: a DaemonSet's pods leave with an
 emptied node, and a node running a static pod is never emptied. A pod bound by a zone
-topology spread moves only within its zone.
+topology spread moves only within its zone. A VM moves at most once (a machine that took
+a moved VM is not emptied), so moves lists each VM once, from where it was to where the
+plan leaves it.
 
 The placement after the plan is stored as an offline run (plan_run) that placelab check
 verifies, unless --no-store. An instant at which the run held nothing is refused.

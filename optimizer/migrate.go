@@ -70,8 +70,10 @@ const migrateCandidates = 256
 // rest have moved (Dropped), as a drained node's DaemonSet pods do. A VM
 // bounded by a topology spread (MaxSkew) moves only within its cluster:
 // leaving its zone could raise the skew its tenant's other VMs were placed
-// under, which no check at the destination sees. The step with the best
-// density gain per move is applied; the state is changed in place.
+// under, which no check at the destination sees. A VM moves at most
+// once: a machine that received a moved VM is not emptied. The step with
+// the best density gain per move is applied; the state is changed in
+// place.
 func PlanMigrations(s *State, cfg Config, rules Rules, budget int) (MigrationPlan, error) {
 	return PlanMigrationsWith(context.Background(), s, cfg, rules, MigrateOptions{Budget: budget})
 }
@@ -102,13 +104,17 @@ func PlanMigrationsWith(ctx context.Context, s *State, cfg Config, rules Rules, 
 	env := &Env{Inv: s.Inv, State: s, Cfg: &cfg}
 	plan := MigrationPlan{DensityBefore: PackingDensity(s)}
 	inv := s.Inv
+	// moved: the VMs the plan moves. Each moves at most once: a machine
+	// that received one is not emptied, so Moves lists a VM once, from
+	// where it was to where the plan leaves it.
+	moved := map[VMID]bool{}
 	for budget == 0 || len(plan.Moves) < budget {
 		if err := ctx.Err(); err != nil {
 			return plan, err
 		}
 		var cands []int32
 		for m := range inv.Machines {
-			if movable, static := pinsOn(s, int32(m)); movable > 0 && !static {
+			if movable, static := pinsOn(s, int32(m)); movable > 0 && !static && !holdsMoved(s, int32(m), moved) {
 				cands = append(cands, int32(m))
 			}
 		}
@@ -155,6 +161,7 @@ func PlanMigrationsWith(ctx context.Context, s *State, cfg Config, rules Rules, 
 		}
 		for _, mv := range best {
 			move(s, mv.VM, mv.To)
+			moved[mv.VM] = true
 		}
 		for _, vm := range slices.Clone(s.VMsOn(bestSrc)) {
 			s.Remove(vm)
@@ -169,6 +176,16 @@ func PlanMigrationsWith(ctx context.Context, s *State, cfg Config, rules Rules, 
 	}
 	plan.DensityAfter = PackingDensity(s)
 	return plan, nil
+}
+
+// holdsMoved reports whether machine m holds a VM of moved.
+func holdsMoved(s *State, m int32, moved map[VMID]bool) bool {
+	for _, vm := range s.VMsOn(m) {
+		if moved[vm] {
+			return true
+		}
+	}
+	return false
 }
 
 // pinsOn counts the VMs on m that may move and says whether a static pod

@@ -1,6 +1,7 @@
 package optimizer
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -103,5 +104,63 @@ func TestPlanMigrationsPins(t *testing.T) {
 	}
 	if err := s.CheckInvariants(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPlanMigrationsMovesAVMOnce: on seven 10-core, 10-GiB machines laid
+// out as a random search found them, the plan used to move VM 3 off b
+// onto f, then empty f and move VM 3 again, onto d: Moves listed it twice
+// and counted two moves for one VM. Now each VM is listed at most once,
+// from the machine it was on to the machine the plan leaves it on, and
+// the moves are exactly the VMs whose machine changed.
+func TestPlanMigrationsMovesAVMOnce(t *testing.T) {
+	skus := []SKU{{Name: "s", Capacity: Vec{Cores: 10, Memory: 10}}}
+	layout := [][][2]float64{ // per machine, its VMs' (cores, memory)
+		{{6, 5}, {4, 5}}, {{2, 3}}, {{1, 1}, {5, 5}}, {{5, 1}, {2, 4}}, {{6, 6}}, {{4, 5}, {3, 1}}, {{6, 1}},
+	}
+	var ms []MachineSpec
+	var types []VMType
+	for m, vms := range layout {
+		ms = append(ms, MachineSpec{Name: string(rune('a' + m)), Cluster: "c", Rack: "r", Healthy: true})
+		for _, d := range vms {
+			types = append(types, VMType{Name: fmt.Sprint(d), Demand: []Vec{{Cores: d[0], Memory: d[1]}}, Supported: []bool{true}})
+		}
+	}
+	inv, err := NewInventory(skus, ms, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewState(inv)
+	before := map[VMID]int32{}
+	vm := VMID(1)
+	for m, vms := range layout {
+		for range vms {
+			s.Place(Placement{VM: vm, Machine: int32(m), Type: int32(vm - 1), Demand: types[vm-1].Demand[0]})
+			before[vm] = int32(m)
+			vm++
+		}
+	}
+	plan, err := PlanMigrations(s, DefaultConfig(), DefaultRules(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	if plan.MachinesFreed == 0 {
+		t.Fatalf("the plan frees nothing: %+v", plan)
+	}
+	listed := map[VMID]bool{}
+	for _, mv := range plan.Moves {
+		p, _ := s.Lookup(mv.VM)
+		if listed[mv.VM] || mv.From != before[mv.VM] || mv.To != p.Machine {
+			t.Fatalf("move %+v (VM on %d before, %d after; listed before: %v); moves %+v", mv, before[mv.VM], p.Machine, listed[mv.VM], plan.Moves)
+		}
+		listed[mv.VM] = true
+	}
+	for v, m := range before {
+		if p, _ := s.Lookup(v); p.Machine != m && !listed[v] {
+			t.Fatalf("VM %d went from %d to %d with no move listed", v, m, p.Machine)
+		}
 	}
 }
