@@ -51,8 +51,10 @@ the published kube-reserved formulas; the JSON says which).
                     the most wasteful nodes (price less what their pods are worth at
                     the assignment LP's duals), with the nodes that share their pod
                     groups or could run their pods, are planned again on their own
-                    against every type, a neighbourhood at a time, and replaced when
-                    that costs less (bound.plan_source ends in +lns). Then topology
+                    against every type, one neighbourhood per CPU at a time (up to 4,
+                    no node in two; one that saved nothing is not planned again), and
+                    replaced when that costs less (bound.plan_source ends in +lns;
+                    bound.lns_tried and bound.lns_improved count them). Then topology
                     spread kept by moving pods between zones. Every stage shares
                     --time-limit.
   gap_pct           100 × (cost − lb) / lb.

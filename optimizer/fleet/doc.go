@@ -70,8 +70,9 @@
 // cheapest candidate that passes Check is the plan. When a column
 // generation was stopped by the clock (the plan then depends on timing
 // already), a large neighbourhood search (lns.go) plans the pods of the
-// plan's most wasteful nodes again, a neighbourhood at a time, with Solve
-// on those pods alone against every kept type, and keeps what costs less;
+// plan's most wasteful nodes again, one neighbourhood per CPU at a time
+// (up to lnsWorkers, with no node in common), with Solve on those pods
+// alone against every kept type, and keeps what costs less;
 // with the restricted LP, half of TimeLimit is kept for it. Improve runs
 // the local search for a caller, keeping each pod within a class of types
 // (a zone).
